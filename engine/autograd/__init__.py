@@ -1,0 +1,103 @@
+"""torch.autograd: backward, grad, grad modes, anomaly detection, gradcheck."""
+from .grad_mode import (no_grad, enable_grad, set_grad_enabled, is_grad_enabled,
+                        set_detect_anomaly, detect_anomaly, is_anomaly_enabled)
+from .function import Function, Node
+from . import engine as _engine
+
+__all__ = ["backward", "grad", "no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled",
+           "set_detect_anomaly", "detect_anomaly", "is_anomaly_enabled", "gradcheck",
+           "gradgradcheck", "Function", "Node"]
+
+
+def _as_tuple(x):
+    if x is None:
+        return None
+    return tuple(x) if isinstance(x, (list, tuple)) else (x,)
+
+
+def _root_grads(outputs, grad_outputs, create_graph):
+    from ..tensor import Tensor
+    grads = []
+    for i, out in enumerate(outputs):
+        g = grad_outputs[i] if grad_outputs is not None else None
+        if g is None:
+            if out._data.size != 1:
+                raise RuntimeError("grad can be implicitly created only for scalar outputs")
+            if out._data.dtype.kind != "f":
+                raise RuntimeError("grad can be implicitly created only for real scalar outputs")
+            from ..device import get_array_module
+            g = get_array_module(out._data).ones_like(out._data)
+            grads.append(Tensor._make(g, False, None) if create_graph else g)
+            continue
+        if not isinstance(g, Tensor):
+            from ..ops.creation import tensor
+            g = tensor(g, dtype=out.dtype)
+        if tuple(g.shape) != tuple(out.shape):
+            raise RuntimeError(f"Mismatch in shape: grad_output[{i}] has a shape of {tuple(g.shape)} "
+                               f"and output[{i}] has a shape of {tuple(out.shape)}.")
+        grads.append(g if create_graph else g._data)
+    return grads
+
+
+def _check_outputs(outputs):
+    for out in outputs:
+        if not out.requires_grad:
+            raise RuntimeError("element 0 of tensors does not require grad and does not have a grad_fn")
+
+
+def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, inputs=None):
+    """Computes the sum of gradients of given tensors with respect to graph leaves."""
+    tensors = _as_tuple(tensors)
+    grad_tensors = _as_tuple(grad_tensors)
+    _check_outputs(tensors)
+    if retain_graph is None:
+        retain_graph = create_graph
+    grads = _root_grads(tensors, grad_tensors, create_graph)
+    if inputs is not None:
+        inputs = _as_tuple(inputs)
+        captured = _engine.run_backward(tensors, grads, retain_graph, create_graph, inputs=inputs,
+                                        allow_unused=True)
+        for t, g in zip(inputs, captured):
+            if g is not None:
+                t._accumulate(g if create_graph else g, create_graph) if t.grad_fn is None else None
+        return
+    _engine.run_backward(tensors, grads, retain_graph, create_graph)
+
+
+def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False,
+         only_inputs=True, allow_unused=None, is_grads_batched=False, materialize_grads=False):
+    """Computes and returns the sum of gradients of outputs with respect to the inputs."""
+    from ..tensor import Tensor
+    outputs = _as_tuple(outputs)
+    inputs = _as_tuple(inputs)
+    grad_outputs = _as_tuple(grad_outputs)
+    _check_outputs(outputs)
+    for t in inputs:
+        if not t.requires_grad:
+            raise RuntimeError("One of the differentiated Tensors does not require grad")
+    if retain_graph is None:
+        retain_graph = create_graph
+    if allow_unused is None:
+        allow_unused = materialize_grads
+    grads = _root_grads(outputs, grad_outputs, create_graph)
+    captured = _engine.run_backward(outputs, grads, retain_graph, create_graph, inputs=inputs,
+                                    allow_unused=allow_unused)
+    result = []
+    for t, g in zip(inputs, captured):
+        if g is None:
+            result.append(Tensor._make(t._data * 0, False, None) if materialize_grads else None)
+        elif create_graph:
+            result.append(g)
+        else:
+            result.append(Tensor._make(g, False, None))
+    return tuple(result)
+
+
+def gradcheck(*args, **kwargs):
+    from .gradcheck import gradcheck as _gc
+    return _gc(*args, **kwargs)
+
+
+def gradgradcheck(*args, **kwargs):
+    from .gradcheck import gradgradcheck as _ggc
+    return _ggc(*args, **kwargs)

@@ -1,0 +1,164 @@
+"""The backward pass: dependency counts from the roots, a ready queue ordered by
+creation sequence (latest first), gradients summed per node and reduced to each
+input's shape in one place, saved buffers released node by node. Iterative, so
+graph depth is bounded by memory, not the recursion limit (PyTorch's engine.cpp).
+"""
+import heapq
+
+import numpy as np
+
+from . import array_ops
+from .function import AccumulateGrad, Function
+from .state import state
+
+_heappush, _heappop = heapq.heappush, heapq.heappop
+Tensor = None  # set by engine.tensor
+graph_ops = None  # the engine's differentiable namespace, set by engine/__init__
+
+
+def run_backward(roots, root_grads, retain_graph, create_graph, inputs=None, allow_unused=False):
+    """Backpropagates ``root_grads`` from the ``roots`` tensors.
+
+    With ``inputs`` (autograd.grad), gradients reaching those tensors are
+    returned instead of accumulated into ``.grad``, and only the part of the
+    graph that leads to them runs.
+    """
+    buffers = {}
+    for t, g in zip(roots, root_grads):
+        node = t.grad_fn if t.grad_fn is not None else t._grad_accumulator()
+        buffers[node] = g if node not in buffers else buffers[node] + g
+
+    deps = _count_dependencies(buffers)
+    targets = needed = None
+    captured = None
+    if inputs is not None:
+        targets = {}
+        for i, t in enumerate(inputs):
+            node = t.grad_fn if t.grad_fn is not None else t._grad_accumulator()
+            targets.setdefault(node, []).append(i)
+        needed = _needed_nodes(buffers, targets)
+        captured = [None] * len(inputs)
+
+    observer = state.observer
+    F = graph_ops if create_graph else array_ops
+    heap = [(-node.seq, node) for node in buffers if deps.get(node, 0) == 0]
+    heapq.heapify(heap)
+    prev_grad_mode = state.grad_enabled
+    state.grad_enabled = create_graph
+    try:
+        while heap:
+            node = _heappop(heap)[1]
+            g = buffers.pop(node, None)
+            if g is not None and node.pre_hooks:
+                g = _run_hooks(node.pre_hooks, g, create_graph)
+            if targets is not None and node in targets:
+                for i in targets[node]:
+                    captured[i] = g
+                if type(node) is AccumulateGrad:
+                    continue
+            if g is None or (needed is not None and node not in needed):
+                grads = ()
+            elif type(node) is AccumulateGrad:
+                node.variable._accumulate(g, create_graph)
+                grads = ()
+            else:
+                if observer is not None:
+                    observer.on_backward(node, g)
+                grads = node.backward(F, g, *node.unpack(create_graph))
+                if state.anomaly:
+                    _check_anomaly(node, grads)
+                if not retain_graph:
+                    node.release()
+            for i, (nxt, _) in enumerate(node.next_functions):
+                if nxt is None:
+                    continue
+                gi = grads[i] if i < len(grads) else None
+                if gi is not None:
+                    if gi.shape != nxt.shape:
+                        gi = F.sum_to(gi, nxt.shape)
+                    if (gi._data.dtype if create_graph else gi.dtype) != nxt.dtype:
+                        gi = _cast(gi, nxt.dtype, create_graph)
+                    prev = buffers.get(nxt)
+                    buffers[nxt] = gi if prev is None else prev + gi
+                d = deps[nxt] - 1
+                deps[nxt] = d
+                if d == 0:
+                    _heappush(heap, (-nxt.seq, nxt))
+    finally:
+        state.grad_enabled = prev_grad_mode
+
+    if inputs is not None:
+        for i, g in enumerate(captured):
+            if g is None and not allow_unused:
+                raise RuntimeError("One of the differentiated Tensors appears to not have been used in "
+                                   "the graph. Set allow_unused=True if this is the desired behavior.")
+        return captured
+    return None
+
+
+def _count_dependencies(roots):
+    deps = {}
+    stack = list(roots)
+    seen = set(stack)
+    while stack:
+        node = stack.pop()
+        for nxt, _ in node.next_functions:
+            if nxt is None:
+                continue
+            deps[nxt] = deps.get(nxt, 0) + 1
+            if nxt not in seen:
+                seen.add(nxt)
+                stack.append(nxt)
+    return deps
+
+
+def _needed_nodes(roots, targets):
+    """Nodes from which some target is reachable (PyTorch's exec_info)."""
+    needed = set(targets)
+    # iterative post-order: a node is needed if any of its next functions is
+    stack = [(node, False) for node in roots]
+    done = set()
+    while stack:
+        node, expanded = stack.pop()
+        if expanded:
+            if any(n in needed for n, _ in node.next_functions if n is not None):
+                needed.add(node)
+            done.add(node)
+            continue
+        if node in done:
+            continue
+        stack.append((node, True))
+        for nxt, _ in node.next_functions:
+            if nxt is not None and nxt not in done:
+                stack.append((nxt, False))
+    return needed
+
+
+def _run_hooks(hooks, g, create_graph):
+    for hook in list(hooks):
+        t = g if create_graph else Tensor._make(g, False, None)
+        result = hook(t)
+        if result is not None:
+            g = result if create_graph else result._data
+    return g
+
+
+def _cast(g, np_dtype, create_graph):
+    if create_graph:
+        from ..dtypes import from_numpy_dtype
+        return g.to(from_numpy_dtype(np_dtype))
+    return g.astype(np_dtype)
+
+
+def _check_anomaly(node, grads):
+    for i, g in enumerate(grads):
+        if g is None:
+            continue
+        data = g._data if isinstance(g, Tensor) else g
+        if data.dtype.kind == "f" and bool(np.isnan(data).any() if type(data) is np.ndarray else data.isnan().any()):
+            where = f" (forward op created at line {node.line})" if node.line is not None else ""
+            trace = "".join(node.trace[-6:]) if node.trace else ""
+            message = f"Function '{node.name()}' returned nan values in its {i}th output{where}."
+            if trace:
+                message += "\nTraceback of forward call that caused the error:\n" + trace
+            raise RuntimeError(message)

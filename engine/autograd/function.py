@@ -1,0 +1,210 @@
+"""Function: one op's forward on arrays and its backward rule, side by side.
+
+Each op is a subclass. ``forward(self, *arrays, **params)`` computes on raw
+NumPy/CuPy arrays and may stash what backward needs on ``self``;
+``backward(self, F, grad, *saved)`` returns one gradient per input. ``saves``
+declares which inputs (by index) and whether the output (-1) the rule reads,
+and nothing else is retained (Chainer's retain_inputs/retain_outputs).
+
+``F`` is the namespace the rule computes with: array_ops on raw arrays in an
+ordinary backward, the engine's own differentiable functions under
+create_graph=True, so higher-order gradients come from the same rule.
+"""
+import itertools
+import traceback
+
+import numpy as np
+
+from .state import state
+
+_ndarray = np.ndarray
+_np_generic = np.generic
+_sequence = itertools.count()
+Tensor = None  # set by engine.tensor, which imports this module first
+_NO_EDGE = (None, 0)
+
+FREED_MESSAGE = (
+    "Trying to backward through the graph a second time (or directly access saved "
+    "tensors after they have already been freed). Saved intermediate values of the graph "
+    "are freed when you call .backward() or autograd.grad(). Specify retain_graph=True if "
+    "you need to backward through the graph a second time or if you need to access saved "
+    "tensors after calling backward.")
+
+
+class SavedOutput:
+    """An op's own output kept for backward: its array and version counter, not
+    the tensor itself, so the output does not keep its grad_fn alive in a cycle."""
+    __slots__ = ("data", "version")
+
+    def __init__(self, data, version):
+        self.data = data
+        self.version = version
+
+
+class Node:
+    """A vertex of the backward graph: what a tensor's ``grad_fn`` is."""
+    __slots__ = ("next_functions", "seq", "shape", "dtype", "line", "pre_hooks",
+                 "saved", "versions", "extra", "trace", "__weakref__")
+    op = "node"
+
+    def name(self):
+        return type(self).__name__ + "Backward0"
+
+    def register_hook(self, fn):
+        raise NotImplementedError("hooks on grad_fn objects are not supported; use Tensor.register_hook")
+
+    def register_prehook(self, fn):
+        if self.pre_hooks is None:
+            self.pre_hooks = []
+        self.pre_hooks.append(fn)
+        return _RemovableHandle(self.pre_hooks, fn)
+
+    def __repr__(self):
+        return f"<{self.name()} object>"
+
+
+class _RemovableHandle:
+    __slots__ = ("hooks", "fn")
+
+    def __init__(self, hooks, fn):
+        self.hooks, self.fn = hooks, fn
+
+    def remove(self):
+        if self.fn in self.hooks:
+            self.hooks.remove(self.fn)
+
+
+class AccumulateGrad(Node):
+    """Sink of a leaf tensor: sums the gradients that reach it into ``.grad``."""
+    __slots__ = ("variable",)
+    op = "accumulate_grad"
+
+    def name(self):
+        return "AccumulateGrad"
+
+    def __init__(self, variable):
+        self.variable = variable
+        self.next_functions = ()
+        # ready before any op node, as PyTorch schedules them
+        self.seq = (1 << 62) + next(_sequence)
+        self.shape = variable._data.shape
+        self.dtype = variable._data.dtype
+        self.line = None
+        self.pre_hooks = None
+        self.saved = ()
+        self.extra = ()
+
+
+class Function(Node):
+    """Base of every differentiable op (PyTorch's autograd.Function shape)."""
+    __slots__ = ()
+    saves = ()          # input indices, and -1 for the output, that backward reads
+    differentiable = True
+
+    def forward(self, *arrays, **params):
+        raise NotImplementedError
+
+    def backward(self, F, grad, *saved):
+        raise NotImplementedError
+
+    def keep(self, *values):
+        """Keeps extra values (masks, indices) for backward; freed with the saved tensors."""
+        self.extra = values
+
+    @classmethod
+    def apply(cls, *inputs, **params):
+        node = cls.__new__(cls)
+        node.extra = ()
+        data = node.forward(*[x._data if isinstance(x, Tensor) else x for x in inputs], **params)
+        if type(data) is not _ndarray and isinstance(data, _np_generic):
+            data = np.asarray(data)
+        if not (state.grad_enabled and cls.differentiable):
+            return Tensor._make(data, False, None)
+        for x in inputs:
+            if isinstance(x, Tensor) and x.requires_grad:
+                break
+        else:
+            return Tensor._make(data, False, None)
+        node.next_functions = tuple([_edge(x) for x in inputs])
+        node.seq = next(_sequence)
+        node.shape = data.shape
+        node.dtype = data.dtype
+        node.line = state.line
+        node.pre_hooks = None
+        out = Tensor._make(data, True, node)
+        if cls.saves:
+            saved = []
+            versions = []
+            for i in cls.saves:
+                if i == -1:
+                    saved.append(SavedOutput(data, out._version))
+                    versions.append(0)
+                else:
+                    x = inputs[i]
+                    saved.append(x)
+                    versions.append(x._version[0] if isinstance(x, Tensor) else 0)
+            node.saved = saved
+            node.versions = versions
+        else:
+            node.saved = ()
+            node.versions = ()
+        if state.anomaly:
+            node.trace = traceback.format_stack()[:-1]
+        state.node_count += 1
+        if state.node_limit is not None and state.node_count > state.node_limit:
+            from ..limits import LimitExceeded
+            raise LimitExceeded("graph_nodes", state.node_limit)
+        if state.observer is not None:
+            state.observer.on_node(node, out)
+        return out
+
+    def unpack(self, create_graph):
+        """The saved values for backward, checked against in-place changes."""
+        saved = self.saved
+        if saved is None:
+            raise RuntimeError(FREED_MESSAGE)
+        values = []
+        for item, version in zip(saved, self.versions):
+            if isinstance(item, Tensor):
+                if item._version[0] != version:
+                    raise RuntimeError(self._modified_message(item._data, item._version[0], version))
+                values.append(item if create_graph else item._data)
+            elif type(item) is SavedOutput:
+                if item.version[0] != version:
+                    raise RuntimeError(self._modified_message(item.data, item.version[0], version))
+                if create_graph:
+                    out = Tensor._make(item.data, True, self)
+                    out._version = item.version
+                    values.append(out)
+                else:
+                    values.append(item.data)
+            else:
+                values.append(item)
+        extra = self.extra
+        if extra:
+            if create_graph:
+                extra = [Tensor._make(v, False, None) if hasattr(v, "__array__") and not isinstance(v, Tensor)
+                         else v for v in extra]
+            values.extend(extra)
+        return values
+
+    def _modified_message(self, data, now, expected):
+        return (f"one of the variables needed for gradient computation has been modified by an "
+                f"inplace operation: [{data.dtype} {list(data.shape)}], which is saved by "
+                f"{self.name()}, is at version {now}; expected version {expected} instead. Hint: "
+                f"enable anomaly detection to find the operation that failed to compute its gradient.")
+
+    def release(self):
+        """Frees the saved tensors once backward is done with them."""
+        if self.saved:
+            self.saved = None
+            self.extra = ()
+
+
+def _edge(x):
+    if not isinstance(x, Tensor) or not x.requires_grad:
+        return _NO_EDGE
+    fn = x.grad_fn
+    if fn is not None:
+        return (fn, 0)
+    return (x._grad_accumulator(), 0)

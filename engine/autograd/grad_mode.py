@@ -1,0 +1,84 @@
+"""no_grad, enable_grad, set_grad_enabled and anomaly mode, as in torch.autograd."""
+import functools
+
+from .state import state
+
+__all__ = ["no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled",
+           "set_detect_anomaly", "detect_anomaly", "is_anomaly_enabled"]
+
+
+class _GradModeContext:
+    """Base of the grad-mode context managers; each also works as a decorator."""
+    _enabled = None
+
+    def __enter__(self):
+        self._prev = state.grad_enabled
+        state.grad_enabled = self._enabled
+
+    def __exit__(self, *exc):
+        state.grad_enabled = self._prev
+        return False
+
+    def __call__(self, fn):
+        @functools.wraps(fn)
+        def wrapper(*args, **kwargs):
+            with self.__class__():
+                return fn(*args, **kwargs)
+        return wrapper
+
+
+class no_grad(_GradModeContext):
+    """Context manager that disables gradient calculation."""
+    _enabled = False
+
+
+class enable_grad(_GradModeContext):
+    """Context manager that enables gradient calculation."""
+    _enabled = True
+
+
+class set_grad_enabled(_GradModeContext):
+    """Sets gradient calculation on or off, now and as a context manager."""
+
+    def __init__(self, mode):
+        self._prev = state.grad_enabled
+        self._enabled = bool(mode)
+        state.grad_enabled = self._enabled
+
+    def __enter__(self):
+        pass
+
+
+def is_grad_enabled():
+    """Returns True if grad mode is currently enabled."""
+    return state.grad_enabled
+
+
+class set_detect_anomaly:
+    """Turns anomaly detection on or off, now and as a context manager."""
+
+    def __init__(self, mode, check_nan=True):
+        self._prev = state.anomaly
+        state.anomaly = bool(mode)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        state.anomaly = self._prev
+        return False
+
+
+class detect_anomaly(set_detect_anomaly):
+    """Context manager that enables anomaly detection for the autograd engine."""
+
+    def __init__(self, check_nan=True):
+        self._prev = state.anomaly
+
+    def __enter__(self):
+        state.anomaly = True
+        return self
+
+
+def is_anomaly_enabled():
+    return state.anomaly

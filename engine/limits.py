@@ -1,0 +1,41 @@
+"""Resource limits on what one program run may use, and the error past them."""
+from dataclasses import dataclass
+
+
+class LimitExceeded(Exception):
+    """A run went past one of its resource limits; ``limit`` names which."""
+
+    def __init__(self, limit, value=None, message=None):
+        self.limit = limit
+        self.value = value
+        super().__init__(message or f"limit exceeded: {limit}" + (f" (at most {value})" if value is not None else ""))
+
+
+@dataclass
+class Limits:
+    """Per-run limits (SPEC section 2); every field is configurable."""
+    program_bytes: int = 64 * 1024
+    steps: int = 10_000_000
+    wall_time_s: float = 30.0
+    tensor_elements: int = 2 ** 27
+    session_bytes: int = 1 << 30
+    graph_nodes: int = 1_000_000
+    call_depth: int = 200
+    sequence_length: int = 10_000_000
+    string_length: int = 10_000_000
+    output_bytes: int = 1 << 20
+
+
+def check_elements(shape, what="tensor"):
+    """Raises LimitExceeded before allocating a tensor of ``shape`` past the element limit."""
+    from .autograd.state import state
+    limit = state.element_limit
+    if limit is None:
+        return
+    n = 1
+    for s in shape:
+        n *= int(s)
+    if n > limit:
+        raise LimitExceeded("tensor_elements", limit,
+                            f"limit exceeded: tensor_elements: a {what} of shape {list(shape)} has {n} "
+                            f"elements (at most {limit})")
