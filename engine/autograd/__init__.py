@@ -3,6 +3,7 @@ from .grad_mode import (no_grad, enable_grad, set_grad_enabled, is_grad_enabled,
                         set_detect_anomaly, detect_anomaly, is_anomaly_enabled)
 from .function import Function, Node
 from . import engine as _engine
+from .finite_differences import gradcheck, gradgradcheck, GradcheckError
 
 __all__ = ["backward", "grad", "no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled",
            "set_detect_anomaly", "detect_anomaly", "is_anomaly_enabled", "gradcheck",
@@ -92,12 +93,3 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
             result.append(Tensor._make(g, False, None))
     return tuple(result)
 
-
-def gradcheck(*args, **kwargs):
-    from .gradcheck import gradcheck as _gc
-    return _gc(*args, **kwargs)
-
-
-def gradgradcheck(*args, **kwargs):
-    from .gradcheck import gradgradcheck as _ggc
-    return _ggc(*args, **kwargs)
