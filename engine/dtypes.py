@@ -3,6 +3,8 @@ import builtins as _builtins
 
 import numpy as np
 
+from .autograd.state import state
+
 __all__ = ["dtype", "float32", "float64", "int64", "int32", "bool", "float16",
            "int16", "int8", "uint8", "result_type", "as_dtype", "to_numpy_dtype",
            "from_numpy_dtype", "get_default_dtype", "set_default_dtype"]
@@ -51,21 +53,20 @@ _BY_NAME = {d.name: d for d in _ALL}
 _BY_NAME.update(half=float16, float=float32, double=float64, short=int16,
                 int=int32, long=int64)
 
-_default_float = float32
+state.default_dtype = float32
 
 
 def get_default_dtype():
-    """Returns the current default floating point dtype."""
-    return _default_float
+    """Get the current default floating point torch.dtype."""
+    return state.default_dtype
 
 
 def set_default_dtype(d):
-    """Sets the default floating point dtype (float32 or float64)."""
-    global _default_float
+    """Sets the default floating point dtype to d (float32 or float64)."""
     d = as_dtype(d)
-    if not d.is_floating_point:
+    if d not in (float32, float64):
         raise TypeError(f"only floating-point types are supported as the default type, got {d}")
-    _default_float = d
+    state.default_dtype = d
 
 
 def from_numpy_dtype(np_dtype):
@@ -86,7 +87,7 @@ def as_dtype(d):
     if d is None:
         return None
     if d is _py_float:
-        return _default_float
+        return state.default_dtype
     if d is _py_int:
         return int64
     if d is _builtin_bool:
@@ -111,7 +112,7 @@ def _scalar_category(x):
 
 
 def _default_for(category):
-    return (bool, int64, _default_float)[category]
+    return (bool, int64, state.default_dtype)[category]
 
 
 def _promote_pair(a, b):

@@ -12,6 +12,7 @@ from . import dtypes as _dt
 from .autograd import engine as _engine
 from .autograd import function as _function
 from .autograd.state import state
+from . import printing as _printing
 from .device import CPU, as_device, device_of
 
 __all__ = ["Tensor"]
@@ -26,11 +27,23 @@ class Tensor:
     # NumPy defers to our reflected operators instead of building object arrays.
     __array_ufunc__ = None
 
-    def __init__(self, *args, **kwargs):
-        from .ops.creation import tensor as _tensor_fn
-        src = _tensor_fn(args[0] if len(args) == 1 else list(args), dtype=_dt.get_default_dtype()
-                         if not args or not isinstance(args[0], Tensor) else None)
-        self._init_from(src._data, kwargs.get("requires_grad", False))
+    def __init__(self, *args, dtype=None, device=None, requires_grad=False):
+        """``torch.Tensor(data)`` copies data in the default dtype; ``torch.Tensor(2, 3)``
+        makes a (zeroed) tensor of that size."""
+        from .ops import creation
+        if args and all(isinstance(a, int) and not isinstance(a, bool) for a in args):
+            src = creation.zeros(*args, dtype=dtype, device=device)
+        elif len(args) == 1 and isinstance(args[0], Size):
+            src = creation.zeros(tuple(args[0]), dtype=dtype, device=device)
+        elif len(args) == 1:
+            src = creation.tensor(args[0], dtype=dtype or _dt.get_default_dtype(), device=device)
+        elif not args:
+            src = creation.zeros(0, dtype=dtype, device=device)
+        else:
+            raise TypeError(f"new(): invalid arguments {args!r}")
+        self._init_from(src._data, False)
+        if requires_grad:
+            self.requires_grad_()
 
     def _init_from(self, data, requires_grad):
         self._data = data
@@ -227,8 +240,8 @@ class Tensor:
 
     def requires_grad_(self, requires_grad=True):
         """Change if autograd should record operations on this tensor (in place)."""
-        if requires_grad and self._data.dtype.kind != "f":
-            raise RuntimeError("only Tensors of floating point dtype can require gradients")
+        if requires_grad and self._data.dtype.kind not in "fc":
+            raise RuntimeError("only Tensors of floating point and complex dtype can require gradients")
         if not requires_grad and self.grad_fn is not None:
             raise RuntimeError("you can only change requires_grad flags of leaf variables. If you want to "
                                "use a computed variable in a subgraph that doesn't require differentiation "
@@ -243,16 +256,11 @@ class Tensor:
         if self.grad_fn is None or self._retains_grad:
             return
         self._retains_grad = True
-        ref = weakref.ref(self)
-
-        def retain(grad):
-            t = ref()
-            if t is not None:
-                t.grad = grad.detach().clone() if t.grad is None else t.grad + grad.detach()
-        self.grad_fn.register_prehook(retain)
+        self.grad_fn.register_prehook(_RetainGrad(self))
 
     def register_hook(self, hook):
-        """Registers a backward hook called with the gradient of this tensor."""
+        """Registers a backward hook, called with the gradient of this tensor; a returned
+        tensor replaces the gradient."""
         if not self.requires_grad:
             raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
         if self.grad_fn is not None:
@@ -270,16 +278,14 @@ class Tensor:
         return acc
 
     def _accumulate(self, g, create_graph):
-        """AccumulateGrad: runs the leaf's hooks, then sums ``g`` into ``.grad``."""
-        if self._hooks:
-            g = _engine._run_hooks(self._hooks, g, create_graph)
+        """AccumulateGrad: sums the gradient ``g`` (hooks already run) into ``.grad``."""
         if create_graph:
             self.grad = g if self.grad is None else self.grad + g
         elif self.grad is None:
-            # the engine may hand the same array to several inputs: own a copy
+            # the engine may hand one array to several inputs, or the caller's own: own a copy
             self.grad = Tensor._make(g.copy(), False, None)
         elif self.grad.grad_fn is None and not self.grad.requires_grad:
-            self.grad._data = self.grad._data + g
+            self.grad._data += g
             self.grad._version[0] += 1
         else:
             self.grad = self.grad + Tensor._make(g, False, None)
@@ -394,10 +400,11 @@ class Tensor:
         return self.to("cuda" if device is None else device)
 
     def type(self, dtype=None):
+        """Returns the type name if dtype is not given, else casts this tensor to dtype."""
         if dtype is None:
-            return {"float32": "torch.FloatTensor", "float64": "torch.DoubleTensor",
-                    "int64": "torch.LongTensor", "int32": "torch.IntTensor",
-                    "bool": "torch.BoolTensor"}.get(self.dtype.name, "torch.Tensor")
+            return _function._LEGACY_TYPE_NAMES.get(self.dtype.name, "torch.Tensor")
+        if isinstance(dtype, str) and dtype in _LEGACY_DTYPES:
+            dtype = _LEGACY_DTYPES[dtype]
         return self.to(dtype)
 
     def double(self):
@@ -425,6 +432,22 @@ class Tensor:
 _new = object.__new__
 _function.Tensor = Tensor
 _engine.Tensor = Tensor
+_LEGACY_DTYPES = {name: _dt.as_dtype(d) for d, name in _function._LEGACY_TYPE_NAMES.items()}
+
+
+class _RetainGrad:
+    """The retain_grad hook: stores the gradient reaching a non-leaf tensor in its .grad.
+    It holds the tensor weakly, so the graph does not keep the tensor alive."""
+    __slots__ = ("ref",)
+    retains_grad = True
+
+    def __init__(self, t):
+        self.ref = weakref.ref(t)
+
+    def __call__(self, grad):
+        t = self.ref()
+        if t is not None:
+            t.grad = grad.detach().clone() if t.grad is None else t.grad + grad.detach()
 
 
 class Size(tuple):
@@ -480,20 +503,4 @@ def _rebuild(data, requires_grad):
 
 
 def _format(t):
-    data = _host(t._data)
-    kind = data.dtype.kind
-    if kind == "f":
-        body = np.array2string(data, separator=", ", precision=4, suppress_small=True,
-                               prefix="tensor(", max_line_width=80, threshold=1000)
-    else:
-        body = np.array2string(data, separator=", ", prefix="tensor(", threshold=1000)
-    extras = []
-    if t._data.dtype not in (np.float32, np.int64, np.bool_):
-        extras.append(f"dtype={t.dtype!r}")
-    if t.device.type != "cpu":
-        extras.append(f"device='{t.device}'")
-    if t.grad_fn is not None:
-        extras.append(f"grad_fn=<{t.grad_fn.name()}>")
-    elif t.requires_grad:
-        extras.append("requires_grad=True")
-    return "tensor(" + body + "".join(", " + e for e in extras) + ")"
+    return _printing.format_tensor(t, _host(t._data), t.dtype, t.device)

@@ -60,7 +60,7 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
                                         allow_unused=True)
         for t, g in zip(inputs, captured):
             if g is not None:
-                t._accumulate(g if create_graph else g, create_graph) if t.grad_fn is None else None
+                t._accumulate(g, create_graph)
         return
     _engine.run_backward(tensors, grads, retain_graph, create_graph)
 

@@ -139,3 +139,115 @@ def index_put(x, index, values, accumulate=False):
     else:
         out[index] = values
     return out
+
+
+# ---- shape, indexing and linear algebra: the kernels their ops run on in forward and backward
+def _add_at(out, index, values):
+    """out[index] += values with repeated indices adding up (NumPy's ufunc.at, CuPy's scatter_add)."""
+    if type(out) is np.ndarray:
+        np.add.at(out, index, values)
+    else:
+        import cupyx
+        cupyx.scatter_add(out, index, values)
+
+
+def flip(x, dims):
+    return get_array_module(x).flip(x, axis=tuple(dims)) if dims else x
+
+
+def roll(x, shifts, dims):
+    return get_array_module(x).roll(x, tuple(shifts), axis=tuple(dims))
+
+
+def _tri_mask(x, k):
+    n, m = x.shape[-2:]
+    return get_array_module(x).tri(n, m, k, dtype=bool)
+
+
+def tril(x, diagonal=0):
+    return get_array_module(x).where(_tri_mask(x, diagonal), x, x.dtype.type(0))
+
+
+def triu(x, diagonal=0):
+    return get_array_module(x).where(_tri_mask(x, diagonal - 1), x.dtype.type(0), x)
+
+
+def diagonal(x, offset=0, dim1=0, dim2=1):
+    from ..ops.shape import _diagonal_view
+    return _diagonal_view(x, offset, dim1, dim2)
+
+
+def diagonal_scatter(x, src, offset=0, dim1=0, dim2=1):
+    out = x.copy()
+    diagonal(out, offset, dim1, dim2)[...] = src
+    return out
+
+
+def _along(index, dim):
+    """The full NumPy index that makes out[...] address index's positions along dim
+    (gather/scatter's ``out[i][index[i][j]] ... `` rule): index on dim, aranges elsewhere."""
+    xp = get_array_module(index)
+    nd = index.ndim
+    parts = []
+    for d, n in enumerate(index.shape):
+        if d == dim:
+            parts.append(index)
+        else:
+            shape = [1] * nd
+            shape[d] = n
+            parts.append(xp.arange(n).reshape(shape))
+    return tuple(parts)
+
+
+def gather(x, dim, index):
+    if x.ndim == 0:
+        return x.reshape(1)[index.reshape(1)].reshape(index.shape)
+    return x[_along(index, dim)]
+
+
+def _fit(src, index):
+    """src cut down to index's shape (scatter reads only that corner of a larger src)."""
+    if not hasattr(src, "shape") or src.shape == index.shape or src.ndim == 0:
+        return src
+    return src[tuple(slice(0, n) for n in index.shape)]
+
+
+def scatter(x, dim, index, src):
+    out = x.copy()
+    if out.ndim == 0:
+        out.reshape(1)[index.reshape(1)] = _fit(src, index).reshape(-1) if hasattr(src, "shape") else src
+        return out
+    out[_along(index, dim)] = _fit(src, index)
+    return out
+
+
+def scatter_add(x, dim, index, src):
+    out = x.copy()
+    src = _fit(src, index)
+    if out.ndim == 0:
+        _add_at(out.reshape(1), index.reshape(1), src.reshape(-1))
+        return out
+    _add_at(out, _along(index, dim), src)
+    return out
+
+
+def index_select(x, dim, index):
+    if x.ndim == 0:
+        return x.reshape(1)[index.reshape(-1)]
+    return get_array_module(x).take(x, index.reshape(-1), axis=dim)
+
+
+def index_add(x, dim, index, source, alpha=1):
+    out = x.copy()
+    if alpha != 1:
+        source = source * alpha
+    if out.ndim == 0:
+        _add_at(out.reshape(1), index.reshape(-1), source.reshape(-1))
+        return out
+    _add_at(out, (slice(None),) * dim + (index.reshape(-1),), source)
+    return out
+
+
+def einsum(equation, *operands):
+    from ..ops.linalg import _einsum_arrays
+    return _einsum_arrays(equation, operands)

@@ -8,6 +8,7 @@ import heapq
 import numpy as np
 
 from . import array_ops
+from ..device import get_array_module
 from .function import AccumulateGrad, Function
 from .state import state
 
@@ -49,26 +50,34 @@ def run_backward(roots, root_grads, retain_graph, create_graph, inputs=None, all
         while heap:
             node = _heappop(heap)[1]
             g = buffers.pop(node, None)
-            if g is not None and node.pre_hooks:
-                g = _run_hooks(node.pre_hooks, g, create_graph)
-            if targets is not None and node in targets:
-                for i in targets[node]:
-                    captured[i] = g
-                if type(node) is AccumulateGrad:
-                    continue
             if g is None or (needed is not None and node not in needed):
                 grads = ()
-            elif type(node) is AccumulateGrad:
-                node.variable._accumulate(g, create_graph)
-                grads = ()
             else:
+                is_leaf = type(node) is AccumulateGrad
+                hooks = node.variable._hooks if is_leaf else node.pre_hooks
+                if hooks:
+                    g = _run_hooks(hooks, g, create_graph)
                 if observer is not None:
                     observer.on_backward(node, g)
-                grads = node.backward(F, g, *node.unpack(create_graph))
-                if state.anomaly:
-                    _check_anomaly(node, grads)
-                if not retain_graph:
-                    node.release()
+                if is_leaf:
+                    if targets is None:
+                        node.variable._accumulate(g, create_graph)
+                    else:
+                        for i in targets[node]:
+                            captured[i] = g
+                    continue
+                grads = None
+                if targets is not None and node in targets:
+                    for i in targets[node]:
+                        captured[i] = g
+                    if not any(n in needed for n, _ in node.next_functions):
+                        grads = ()  # nothing below this target is asked for
+                if grads is None:
+                    grads = node.backward(F, g, *node.unpack(create_graph))
+                    if state.anomaly:
+                        _check_anomaly(node, grads)
+                    if not retain_graph:
+                        node.release()
             for i, (nxt, _) in enumerate(node.next_functions):
                 if nxt is None:
                     continue
@@ -90,8 +99,8 @@ def run_backward(roots, root_grads, retain_graph, create_graph, inputs=None, all
     if inputs is not None:
         for i, g in enumerate(captured):
             if g is None and not allow_unused:
-                raise RuntimeError("One of the differentiated Tensors appears to not have been used in "
-                                   "the graph. Set allow_unused=True if this is the desired behavior.")
+                raise RuntimeError(f"The differentiated Tensor at index {i} appears to not have been used "
+                                   f"in the graph. Set allow_unused=True if this is the desired behavior.")
         return captured
     return None
 
@@ -155,10 +164,11 @@ def _check_anomaly(node, grads):
         if g is None:
             continue
         data = g._data if isinstance(g, Tensor) else g
-        if data.dtype.kind == "f" and bool(np.isnan(data).any() if type(data) is np.ndarray else data.isnan().any()):
-            where = f" (forward op created at line {node.line})" if node.line is not None else ""
-            trace = "".join(node.trace[-6:]) if node.trace else ""
-            message = f"Function '{node.name()}' returned nan values in its {i}th output{where}."
-            if trace:
-                message += "\nTraceback of forward call that caused the error:\n" + trace
+        if data.dtype.kind == "f" and bool(get_array_module(data).isnan(data).any()):
+            message = f"Function '{node.name()}' returned nan values in its {i}th output."
+            if node.line is not None:
+                message += f" Its forward op was created at line {node.line}."
+            elif node.trace:
+                message += ("\nTraceback of forward call that caused the error:\n"
+                            + "".join(node.trace[-6:]))
             raise RuntimeError(message)

@@ -11,6 +11,7 @@ ordinary backward, the engine's own differentiable functions under
 create_graph=True, so higher-order gradients come from the same rule.
 """
 import itertools
+import re
 import traceback
 
 import numpy as np
@@ -54,10 +55,16 @@ class Node:
         raise NotImplementedError("hooks on grad_fn objects are not supported; use Tensor.register_hook")
 
     def register_prehook(self, fn):
-        if self.pre_hooks is None:
-            self.pre_hooks = []
-        self.pre_hooks.append(fn)
-        return _RemovableHandle(self.pre_hooks, fn)
+        """Runs ``fn(grad)`` on the gradient reaching this node; a returned tensor replaces it."""
+        hooks = self.pre_hooks
+        if hooks is None:
+            hooks = self.pre_hooks = []
+        # the retain_grad hook always runs last, after every other tensor hook (as PyTorch)
+        if hooks and getattr(hooks[-1], "retains_grad", False):
+            hooks.insert(len(hooks) - 1, fn)
+        else:
+            hooks.append(fn)
+        return _RemovableHandle(hooks, fn)
 
     def __repr__(self):
         return f"<{self.name()} object>"
@@ -93,6 +100,7 @@ class AccumulateGrad(Node):
         self.pre_hooks = None
         self.saved = ()
         self.extra = ()
+        self.trace = None
 
 
 class Function(Node):
@@ -148,14 +156,13 @@ class Function(Node):
         else:
             node.saved = ()
             node.versions = ()
-        if state.anomaly:
-            node.trace = traceback.format_stack()[:-1]
+        node.trace = traceback.format_stack()[:-1] if state.anomaly else None
         state.node_count += 1
         if state.node_limit is not None and state.node_count > state.node_limit:
             from ..limits import LimitExceeded
             raise LimitExceeded("graph_nodes", state.node_limit)
         if state.observer is not None:
-            state.observer.on_node(node, out)
+            state.observer.on_node(node, out, inputs)
         return out
 
     def unpack(self, create_graph):
@@ -167,11 +174,12 @@ class Function(Node):
         for item, version in zip(saved, self.versions):
             if isinstance(item, Tensor):
                 if item._version[0] != version:
-                    raise RuntimeError(self._modified_message(item._data, item._version[0], version))
+                    raise RuntimeError(self._modified_message(item._data, item._version[0], version,
+                                                              item.grad_fn))
                 values.append(item if create_graph else item._data)
             elif type(item) is SavedOutput:
                 if item.version[0] != version:
-                    raise RuntimeError(self._modified_message(item.data, item.version[0], version))
+                    raise RuntimeError(self._modified_message(item.data, item.version[0], version, self))
                 if create_graph:
                     out = Tensor._make(item.data, True, self)
                     out._version = item.version
@@ -188,17 +196,31 @@ class Function(Node):
             values.extend(extra)
         return values
 
-    def _modified_message(self, data, now, expected):
+    def _modified_message(self, data, now, expected, producer):
+        from ..dtypes import from_numpy_dtype
+        kind = _LEGACY_TYPE_NAMES.get(from_numpy_dtype(data.dtype).name, "torch.Tensor")
+        made_by = ""
+        if producer is not None:
+            made_by = f", which is output 0 of {_BACKWARD_SUFFIX.sub('', producer.name())}"
         return (f"one of the variables needed for gradient computation has been modified by an "
-                f"inplace operation: [{data.dtype} {list(data.shape)}], which is saved by "
-                f"{self.name()}, is at version {now}; expected version {expected} instead. Hint: "
-                f"enable anomaly detection to find the operation that failed to compute its gradient.")
+                f"inplace operation: [{kind} {list(data.shape)}]{made_by}, is at version {now}; "
+                f"expected version {expected} instead. It was saved for {self.name()}. Hint: enable "
+                f"anomaly detection to find the operation that failed to compute its gradient, with "
+                f"torch.autograd.set_detect_anomaly(True).")
 
     def release(self):
-        """Frees the saved tensors once backward is done with them."""
-        if self.saved:
+        """Frees the saved tensors and kept values once backward is done with them."""
+        if self.saved or self.extra:
             self.saved = None
             self.extra = ()
+
+
+_BACKWARD_SUFFIX = re.compile(r"Backward\d*$")
+_LEGACY_TYPE_NAMES = {"float32": "torch.FloatTensor", "float64": "torch.DoubleTensor",
+                      "float16": "torch.HalfTensor", "int64": "torch.LongTensor",
+                      "int32": "torch.IntTensor", "int16": "torch.ShortTensor",
+                      "int8": "torch.CharTensor", "uint8": "torch.ByteTensor",
+                      "bool": "torch.BoolTensor"}
 
 
 def _edge(x):

@@ -38,7 +38,7 @@ class enable_grad(_GradModeContext):
 
 
 class set_grad_enabled(_GradModeContext):
-    """Sets gradient calculation on or off, now and as a context manager."""
+    """Sets gradient calculation on or off: at once, as a context manager or as a decorator."""
 
     def __init__(self, mode):
         self._prev = state.grad_enabled
@@ -47,6 +47,17 @@ class set_grad_enabled(_GradModeContext):
 
     def __enter__(self):
         pass
+
+    def __call__(self, fn):
+        # as a decorator the mode applies to the calls only, not from here on
+        state.grad_enabled = self._prev
+        mode = self._enabled
+
+        @functools.wraps(fn)
+        def wrapper(*args, **kwargs):
+            with set_grad_enabled(mode):
+                return fn(*args, **kwargs)
+        return wrapper
 
 
 def is_grad_enabled():

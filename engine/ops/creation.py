@@ -72,82 +72,82 @@ def set_rng_state(new_state):
 
 
 # ------------------------------------------------------------------ from data
-def _infer_dtype(data):
-    """torch.tensor's inference: any float makes float32, all ints int64, all bools bool."""
-    kind = _scan(data, 0)
-    return (_dt.bool, _dt.int64, _dt.get_default_dtype())[kind]
+def _scalar_dtype(x):
+    """The dtype torch.tensor gives one element: Python bool, int and float as bool,
+    int64 and the default float; NumPy scalars and one-element tensors keep theirs."""
+    if isinstance(x, (np.generic, np.ndarray, Tensor)):
+        if isinstance(x, Tensor) and x._data.size != 1 or isinstance(x, np.ndarray) and x.size != 1:
+            raise ValueError("only one element tensors can be converted to Python scalars")
+        return _dt.from_numpy_dtype(x.dtype if not isinstance(x, Tensor) else x._data.dtype)
+    if isinstance(x, bool):
+        return _dt.bool
+    if isinstance(x, numbers.Integral):
+        return _dt.int64
+    if isinstance(x, numbers.Real):
+        return _dt.get_default_dtype()
+    raise TypeError(f"Could not infer dtype of {type(x).__name__}")
 
 
-def _scan(data, kind):
-    if isinstance(data, bool):
-        return max(kind, 0)
-    if isinstance(data, numbers.Integral):
-        return max(kind, 1)
-    if isinstance(data, numbers.Real):
-        return 2
+def _inspect(data):
+    """Shape and inferred dtype of nested sequences; ragged nesting raises ValueError.
+
+    Returns (shape, dtype or None for no elements, whether any element is a tensor)."""
+    shape = []
+    d = data
+    while isinstance(d, (list, tuple)):
+        shape.append(len(d))
+        if not d:
+            break
+        d = d[0]
+    ndim = len(shape)
+    found = None
+    has_tensor = False
+    stack = [(data, 0)]
+    while stack:
+        x, dim = stack.pop()
+        if isinstance(x, (list, tuple)):
+            if dim >= ndim:
+                raise ValueError(f"expected a number at dim {dim} (got a sequence of length {len(x)})")
+            if len(x) != shape[dim]:
+                raise ValueError(f"expected sequence of length {shape[dim]} at dim {dim} (got {len(x)})")
+            stack.extend((item, dim + 1) for item in x)
+            continue
+        if dim != ndim:
+            raise ValueError(f"expected sequence of length {shape[dim]} at dim {dim} (got a scalar)")
+        dtype = _scalar_dtype(x)
+        has_tensor = has_tensor or isinstance(x, Tensor)
+        found = dtype if found is None else _dt._promote_pair(found, dtype)
+    return tuple(shape), found, has_tensor
+
+
+def _items(data):
+    """Nested sequences with every tensor element replaced by its Python value."""
     if isinstance(data, Tensor):
-        c = data.dtype.category
-        return max(kind, c)
-    if isinstance(data, np.ndarray):
-        return max(kind, _dt.from_numpy_dtype(data.dtype).category)
+        return data.item()
     if isinstance(data, (list, tuple)):
-        for item in data:
-            kind = _scan(item, kind)
-            if kind == 2:
-                return 2
-        return kind
-    raise TypeError(f"Could not infer dtype of {type(data).__name__}")
-
-
-def _to_array(data, np_dtype, xp):
-    if isinstance(data, Tensor):
-        return xp.asarray(data._data, dtype=np_dtype)
-    if isinstance(data, (list, tuple)) and any(isinstance(x, Tensor) for x in _flat_first(data)):
-        data = _tensors_to_lists(data)
-    try:
-        arr = np.array(data, dtype=np_dtype)
-    except ValueError as e:
-        raise ValueError(f"expected sequence of equal-length lists (ragged nested sequence): {e}") from None
-    if arr.dtype == object:
-        raise ValueError("expected a nested sequence of numbers")
-    return arr if xp is np else xp.asarray(arr)
-
-
-def _flat_first(data):
-    while isinstance(data, (list, tuple)) and data:
-        yield data[0]
-        data = data[0]
-
-
-def _tensors_to_lists(data):
-    if isinstance(data, Tensor):
-        return data.tolist()
-    if isinstance(data, (list, tuple)):
-        return [_tensors_to_lists(x) for x in data]
+        return [_items(x) for x in data]
     return data
 
 
 def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=False):
     """Constructs a tensor with no autograd history by copying data."""
-    dtype = _dt.as_dtype(dtype) if dtype is not None else _infer_dtype(data)
+    dtype = _dt.as_dtype(dtype) if dtype is not None else None
     dev = as_device(device) or (data.device if isinstance(data, Tensor) else CPU)
     xp = array_module_for(dev)
-    if isinstance(data, (list, tuple)):
-        check_elements(_nested_shape(data), "tensor")
-    arr = _to_array(data, dtype.np, xp)
-    if isinstance(data, (Tensor, np.ndarray)) and arr is getattr(data, "_data", data):
-        arr = arr.copy()
+    if isinstance(data, Tensor):
+        arr = data._data.astype(dtype.np if dtype is not None else data._data.dtype, copy=True)
+        arr = xp.asarray(arr) if xp is not np else _host(arr)
+    elif isinstance(data, np.ndarray) or hasattr(data, "__cuda_array_interface__"):
+        arr = xp.array(data, dtype=dtype.np if dtype is not None else None, copy=True)
+        _dt.from_numpy_dtype(arr.dtype)  # unsupported dtypes (object, complex) raise here
+    else:
+        shape, inferred, has_tensor = _inspect(data)
+        check_elements(shape, "tensor")
+        dtype = dtype or inferred or _dt.get_default_dtype()
+        arr = np.array(_items(data) if has_tensor else data, dtype=dtype.np)
+        if xp is not np:
+            arr = xp.asarray(arr)
     return _finish(arr, requires_grad)
-
-
-def _nested_shape(data):
-    shape = []
-    while isinstance(data, (list, tuple)):
-        shape.append(len(data))
-        if not data:
-            break
-        data = data[0]
-    return shape
 
 
 def _finish(arr, requires_grad):
@@ -208,7 +208,7 @@ def empty(*size, dtype=None, device=None, requires_grad=False, out=None, layout=
 def full(size, fill_value, *, dtype=None, device=None, requires_grad=False, out=None, layout=None):
     """Creates a tensor of size filled with fill_value; the dtype is inferred from it."""
     if dtype is None:
-        dtype = _infer_dtype(fill_value.item() if isinstance(fill_value, Tensor) else fill_value)
+        dtype = _scalar_dtype(fill_value)
     xp, dtype = _xp_dtype(dtype, device)
     size = size if isinstance(size, (list, tuple)) else (size,)
     value = fill_value.item() if isinstance(fill_value, Tensor) else fill_value
@@ -282,8 +282,14 @@ def logspace(start, end, steps, base=10.0, *, dtype=None, device=None, requires_
 
 
 # ------------------------------------------------------------------ random
-def _random(sample, shape, dtype, device, requires_grad):
+_LEGACY_NAMES = {"int64": "Long", "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte",
+                 "bool": "Bool"}
+
+
+def _random(sample, shape, dtype, device, requires_grad, kernel=None):
     xp, dtype = _xp_dtype(dtype, device)
+    if kernel is not None and not dtype.is_floating_point:
+        raise NotImplementedError(f'"{kernel}" not implemented for \'{_LEGACY_NAMES[dtype.name]}\'')
     arr = sample(shape).astype(dtype.np, copy=False)
     return _finish(arr if xp is np else xp.asarray(arr), requires_grad)
 
@@ -291,21 +297,26 @@ def _random(sample, shape, dtype, device, requires_grad):
 def rand(*size, generator=None, dtype=None, device=None, requires_grad=False, out=None, layout=None):
     """Returns a tensor of random numbers from a uniform distribution on [0, 1)."""
     shape = _shape(size)
-    return _random(lambda s: _gen(generator).rng.random(s, dtype=np.float64), shape, dtype, device, requires_grad)
+    return _random(lambda s: _gen(generator).rng.random(s, dtype=np.float64), shape, dtype, device, requires_grad,
+                   "check_uniform_bounds")
 
 
 def randn(*size, generator=None, dtype=None, device=None, requires_grad=False, out=None, layout=None):
     """Returns a tensor of random numbers from the standard normal distribution."""
     shape = _shape(size)
-    return _random(lambda s: _gen(generator).rng.standard_normal(s), shape, dtype, device, requires_grad)
+    return _random(lambda s: _gen(generator).rng.standard_normal(s), shape, dtype, device, requires_grad,
+                   "normal_kernel_cpu")
 
 
 def randint(low, high=None, size=None, *, generator=None, dtype=None, device=None, requires_grad=False):
     """Returns a tensor of random integers drawn uniformly from [low, high)."""
+    if size is None and isinstance(high, (list, tuple)):
+        low, high, size = 0, low, high   # randint(high, size)
     if high is None:
         low, high = 0, low
     if size is None:
         raise TypeError("randint() missing 1 required positional argument: 'size'")
+    low, high = int(low), int(high)
     if high <= low:
         raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={low} >= to={high}")
     shape = _shape(tuple(size))
