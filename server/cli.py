@@ -1,33 +1,41 @@
-"""The ``gradserve`` command."""
+"""The ``gradserve`` command: ``gradserve serve`` runs the server."""
 import argparse
+import sys
+
+
+def _serve(args):
+    import uvicorn
+
+    from .app import create_app
+    from .settings import Settings
+
+    settings = Settings.from_env(host=args.host, port=args.port, workers=args.workers, backend=args.backend)
+    app = create_app(settings)
+    base = f"http://{settings.host}:{settings.port}"
+    print(f"gradserve: serving on {base} ({settings.workers} CPU workers, backend {settings.backend})\n"
+          f"  browser: {base}/viewer   (graph viewer)   {base}/docs   (API)\n"
+          f"  client:  gradserve.client.Client({base!r})", file=sys.stderr, flush=True)
+    uvicorn.run(app, host=settings.host, port=settings.port, log_level=args.log_level,
+                ws_max_size=settings.ws_max_message_bytes, ws_ping_interval=settings.ws_ping_interval_s,
+                ws_ping_timeout=settings.ws_ping_interval_s, timeout_graceful_shutdown=5)
+
+
+def build_parser():
+    parser = argparse.ArgumentParser(prog="gradserve", description="Autograd as a service.")
+    sub = parser.add_subparsers(dest="command", required=True)
+    serve = sub.add_parser("serve", help="run the HTTP/WebSocket server and its workers")
+    serve.add_argument("--host", default=None, help="address to bind (default 127.0.0.1)")
+    serve.add_argument("--port", type=int, default=None, help="port (default 8000)")
+    serve.add_argument("--workers", type=int, default=None, help="CPU worker processes (default: one per core)")
+    serve.add_argument("--backend", choices=["local"], default=None, help="where sessions run (default local)")
+    serve.add_argument("--log-level", default="info", choices=["critical", "error", "warning", "info", "debug"])
+    serve.set_defaults(func=_serve)
+    return parser
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(prog="gradserve", description="Autograd as a service.")
-    sub = parser.add_subparsers(dest="command", required=True)
-    serve = sub.add_parser("serve", help="run the server")
-    serve.add_argument("--host", default="127.0.0.1")
-    serve.add_argument("--port", type=int, default=8000)
-    serve.add_argument("--workers", type=int, default=None)
-    args = parser.parse_args(argv)
-    if args.command == "serve":
-        _demo()
-
-
-def _demo():
-    # Until the HTTP server lands: a short define-by-run demo on the engine.
-    import gradserve.engine as torch
-    torch.manual_seed(0)
-    w = torch.randn(3, requires_grad=True)
-    x = torch.randn(8, 3)
-    y = x @ torch.tensor([1.0, -2.0, 0.5])
-    for step in range(200):
-        loss = ((x @ w - y) ** 2).mean()
-        loss.backward()
-        with torch.no_grad():
-            w -= 0.1 * w.grad
-            w.grad = None
-    print(f"fitted w = {w.tolist()} (true [1.0, -2.0, 0.5]), loss = {loss.item():.2e}")
+    args = build_parser().parse_args(argv)
+    args.func(args)
 
 
 if __name__ == "__main__":

@@ -1,0 +1,60 @@
+"""The application factory: ``create_app(settings)`` builds the FastAPI app,
+its worker backend, session registry and metrics; the lifespan starts the
+workers and the session sweeper and stops them."""
+import asyncio
+import contextlib
+import logging
+
+from fastapi import FastAPI
+from fastapi.middleware.cors import CORSMiddleware
+
+from . import errors
+from .backends import make_backend
+from .body_limit import BodySizeLimit
+from .metrics import Metrics
+from .routes import checkpoint, health, runs, sessions, stream, variables, viewer
+from .runs import RunService
+from .sessions import SessionRegistry, sweep_forever
+from .settings import Settings
+
+log = logging.getLogger("gradserve.server")
+
+
+def create_app(settings: Settings | None = None) -> FastAPI:
+    settings = settings or Settings.from_env()
+    settings.validate()
+    backend = make_backend(settings)
+    registry = SessionRegistry(settings)
+    metrics = Metrics(registry, backend)
+
+    async def close_session(session):
+        await backend.close_session(session.placement, session.id)
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app):
+        await backend.start()
+        sweeper = asyncio.create_task(sweep_forever(registry, close_session, settings.sweep_interval_s))
+        try:
+            yield
+        finally:
+            sweeper.cancel()
+            await backend.stop()
+
+    app = FastAPI(title="gradserve", version="0.1.0", lifespan=lifespan,
+                  description="Autograd as a service: run PyTorch-flavoured programs define-by-run on "
+                              "session-scoped workers; values, gradients and graphs over HTTP and WebSocket.")
+    app.state.settings = settings
+    app.state.backend = backend
+    app.state.sessions = registry
+    app.state.metrics = metrics
+    app.state.runs = RunService(settings, backend, metrics)
+    app.state.creating = 0
+    for module in (sessions, runs, variables, checkpoint, stream, health, viewer):
+        app.include_router(module.router)
+    errors.install(app)
+    if settings.cors_origins:
+        app.add_middleware(CORSMiddleware, allow_origins=list(settings.cors_origins), allow_credentials=True,
+                           allow_methods=["GET", "POST", "PUT", "DELETE"],
+                           allow_headers=["Authorization", "Content-Type"])
+    app.add_middleware(BodySizeLimit, max_bytes=settings.max_body_bytes)
+    return app

@@ -1,0 +1,13 @@
+"""Worker backends: where sessions live and programs run."""
+from .base import BackendUnavailable, Placement, RunCancelled, RunDeadline, SessionGone, WorkerBackend
+
+__all__ = ["make_backend", "WorkerBackend", "Placement", "SessionGone", "RunDeadline", "RunCancelled",
+           "BackendUnavailable"]
+
+
+def make_backend(settings):
+    """The backend named by ``settings.backend``."""
+    if settings.backend == "local":
+        from .local import LocalBackend
+        return LocalBackend(settings)
+    raise ValueError(f"unknown backend {settings.backend!r} (available: local)")

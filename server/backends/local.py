@@ -1,0 +1,348 @@
+"""The embedded backend: worker processes on this machine, spoken to over pipes.
+
+Each worker slot holds one process (spawned, never forked, so it shares
+nothing with the server) and many sessions. Commands to one worker go one at a
+time, in arrival order; a reader thread per worker hands replies and streamed
+events to the event loop. A worker that dies, or that is killed because a run
+ignored its cancel past the grace period, is replaced by a fresh process in the
+same slot; the sessions it held answer 410 from then on.
+"""
+import asyncio
+import itertools
+import json
+import logging
+import multiprocessing
+import os
+import threading
+import time
+
+from .. import worker as worker_module
+from ..wire_frames import FrameError, recv_message, send_message
+from .base import BackendUnavailable, Placement, RunCancelled, RunDeadline, SessionGone, WorkerBackend
+
+log = logging.getLogger("gradserve.workers")
+
+_SPAWN = multiprocessing.get_context("spawn")
+_ENV_LOCK = threading.Lock()
+# Sends above this size go through a thread so the event loop never blocks on a pipe.
+_INLINE_SEND_BYTES = 32 * 1024
+
+
+class _WorkerProcess:
+    """One worker process in a slot, with its pipes and the commands in flight."""
+
+    def __init__(self, slot, generation, device, config, env, loop, on_death):
+        self.slot = slot
+        self.generation = generation
+        self.device = device
+        self.config = config
+        self.env = env
+        self.loop = loop
+        self.on_death = on_death
+        self.process = None
+        self.conn = None
+        self.cancel_conn = None
+        self.alive = False
+        self.sessions = set()
+        self.lock = asyncio.Lock()  # one command at a time
+        self.pending = {}           # req id -> Future of (header, buffers)
+        self.event_handlers = {}    # run id -> callable(events)
+        self.current_run = None
+        self.precancelled = set()
+        self.started_at = None
+        self._hello = loop.create_future()
+        self._req_ids = itertools.count(1)
+
+    async def start(self, timeout_s=120.0):
+        conn, child_conn = _SPAWN.Pipe(duplex=True)
+        cancel_r, cancel_w = _SPAWN.Pipe(duplex=False)
+        self.conn, self.cancel_conn = conn, cancel_w
+        self.process = _SPAWN.Process(target=worker_module.main, args=(child_conn, cancel_r, self.config),
+                                      name=f"gradserve-worker-{self.slot}", daemon=True)
+        with _ENV_LOCK:  # spawn copies os.environ as it is at start()
+            saved = {k: os.environ.get(k) for k in self.env}
+            os.environ.update(self.env)
+            try:
+                await asyncio.to_thread(self.process.start)
+            finally:
+                for k, v in saved.items():
+                    if v is None:
+                        os.environ.pop(k, None)
+                    else:
+                        os.environ[k] = v
+        child_conn.close()
+        cancel_r.close()
+        threading.Thread(target=self._read, daemon=True, name=f"gradserve-worker-{self.slot}-reader").start()
+        await asyncio.wait_for(self._hello, timeout_s)
+        self.alive = True
+        self.started_at = time.time()
+
+    @property
+    def pid(self):
+        return self.process.pid if self.process is not None else None
+
+    # ------------------------------------------------------------ reading
+    def _read(self):
+        """Reader thread: hands every message to the event loop, in order."""
+        call = self.loop.call_soon_threadsafe
+        try:
+            while True:
+                header, buffers = recv_message(self.conn)
+                if "event" in header:
+                    call(self._on_events, header["event"], header.get("events") or [])
+                elif "reply" in header:
+                    call(self._on_reply, header, buffers)
+                elif "hello" in header:
+                    call(self._on_hello)
+        except (EOFError, OSError, FrameError, ValueError):
+            pass
+        try:
+            call(self._on_eof)
+        except RuntimeError:  # the loop is closed: the server is shutting down
+            pass
+
+    def _on_hello(self):
+        if not self._hello.done():
+            self._hello.set_result(None)
+
+    def _on_events(self, run_id, events):
+        handler = self.event_handlers.get(run_id)
+        if handler is not None:
+            try:
+                handler(events)
+            except Exception:
+                log.exception("event handler failed")
+
+    def _on_reply(self, header, buffers):
+        fut = self.pending.get(header.get("reply"))
+        if fut is not None and not fut.done():
+            fut.set_result((header, buffers))
+
+    def _on_eof(self):
+        if not self._hello.done():
+            self._hello.set_exception(BackendUnavailable(f"worker {self.slot} exited while starting"))
+        self._mark_dead()
+        self.on_death(self)
+
+    def _mark_dead(self):
+        was_alive, self.alive = self.alive, False
+        for fut in self.pending.values():
+            if not fut.done():
+                fut.set_exception(SessionGone("the worker holding this session died"))
+        return was_alive
+
+    # ------------------------------------------------------------ commands
+    async def call(self, header, buffers, on_events, deadline_s, grace_s):
+        run_id = header.get("run")
+        async with self.lock:
+            if not self.alive:
+                raise SessionGone("the worker holding this session died")
+            if run_id is not None and run_id in self.precancelled:
+                self.precancelled.discard(run_id)
+                raise RunCancelled(run_id)
+            req = next(self._req_ids)
+            header["req"] = req
+            fut = self.loop.create_future()
+            self.pending[req] = fut
+            if on_events is not None and run_id is not None:
+                self.event_handlers[run_id] = on_events
+            self.current_run = run_id
+            try:
+                await self._send(header, buffers)
+                if deadline_s is None:
+                    return await fut
+                try:
+                    return await asyncio.wait_for(asyncio.shield(fut), deadline_s)
+                except asyncio.TimeoutError:
+                    self.send_cancel(run_id)
+                try:
+                    return await asyncio.wait_for(asyncio.shield(fut), grace_s)
+                except asyncio.TimeoutError:
+                    log.warning("worker %d: run %s ignored its cancel for %.1fs; replacing the worker",
+                                self.slot, run_id, grace_s)
+                    self.kill()
+                    raise RunDeadline(run_id) from None
+            finally:
+                self.current_run = None
+                self.pending.pop(req, None)
+                if run_id is not None:
+                    self.event_handlers.pop(run_id, None)
+                if fut.done() and not fut.cancelled():
+                    fut.exception()  # retrieved: no "never retrieved" warning after a kill
+
+    async def _send(self, header, buffers):
+        size = sum(len(b) for b in buffers)
+        try:
+            if size <= _INLINE_SEND_BYTES:
+                send_message(self.conn, header, buffers)
+            else:
+                await asyncio.to_thread(send_message, self.conn, header, buffers)
+        except (OSError, ValueError):
+            raise SessionGone("the worker holding this session died") from None
+
+    def send_cancel(self, run_id):
+        if run_id == self.current_run and run_id is not None:
+            try:
+                self.cancel_conn.send_bytes(json.dumps({"run": run_id}).encode())
+            except (OSError, ValueError):
+                pass
+        elif run_id is not None:
+            self.precancelled.add(run_id)
+
+    def kill(self):
+        """Kills the process now; its death is handled like any other."""
+        if self._mark_dead():
+            try:
+                self.process.kill()
+            except (OSError, AttributeError):
+                pass
+            self.on_death(self)
+
+    async def stop(self):
+        self.alive = False
+        for c in (self.conn, self.cancel_conn):
+            try:
+                c.close()
+            except (OSError, AttributeError):
+                pass
+        if self.process is not None and self.process.pid is not None:
+            await asyncio.to_thread(self.process.join, 3.0)
+            if self.process.is_alive():
+                self.process.kill()
+                await asyncio.to_thread(self.process.join, 3.0)
+
+
+class LocalBackend(WorkerBackend):
+    """Worker processes on this machine: CPU workers, plus one per visible GPU."""
+
+    def __init__(self, settings):
+        self.settings = settings
+        self.grace_s = settings.cancel_grace_s
+        self.slots = []
+        self.restarts = []
+        self._starting = {}
+        self._stopping = False
+        self.loop = None
+
+    def _slot_specs(self):
+        specs = [("cpu", None)] * max(1, self.settings.workers)
+        gpus = self.settings.gpu_workers
+        if gpus is None:
+            from gradserve.engine.device import cuda_available
+            gpus = 0
+            if cuda_available():
+                import cupy
+                gpus = cupy.cuda.runtime.getDeviceCount()
+        specs += [("cuda", i) for i in range(gpus)]
+        return specs
+
+    def _new_process(self, slot, generation):
+        device, gpu = self._specs[slot]
+        threads = str(self.settings.worker_threads)
+        env = {"OMP_NUM_THREADS": threads, "OPENBLAS_NUM_THREADS": threads, "MKL_NUM_THREADS": threads}
+        if gpu is not None:
+            env["CUDA_VISIBLE_DEVICES"] = str(gpu)
+        config = {"device": device, "memory_bytes": self.settings.worker_memory_bytes,
+                  "max_files": self.settings.worker_max_files}
+        return _WorkerProcess(slot, generation, device, config, env, self.loop, self._on_death)
+
+    async def start(self):
+        self.loop = asyncio.get_running_loop()
+        self._specs = self._slot_specs()
+        self.slots = [self._new_process(i, 0) for i in range(len(self._specs))]
+        self.restarts = [0] * len(self.slots)
+        await asyncio.gather(*(w.start() for w in self.slots))
+        log.info("started %d workers: %s", len(self.slots), ", ".join(f"{w.device} pid {w.pid}" for w in self.slots))
+
+    async def stop(self):
+        self._stopping = True
+        for task in list(self._starting.values()):
+            task.cancel()
+        await asyncio.gather(*(w.stop() for w in self.slots), return_exceptions=True)
+
+    def _on_death(self, dead):
+        if self._stopping or self.slots[dead.slot] is not dead or dead.slot in self._starting:
+            return
+        log.warning("worker %d (pid %s) died; its %d sessions are gone; starting a replacement",
+                    dead.slot, dead.pid, len(dead.sessions))
+        self.restarts[dead.slot] += 1
+        self._starting[dead.slot] = self.loop.create_task(self._replace(dead))
+
+    async def _replace(self, dead):
+        try:
+            if dead.process is not None:
+                dead.process.kill()
+                await asyncio.to_thread(dead.process.join, 5.0)
+            await dead.stop()
+            delay = 0.1
+            while not self._stopping:
+                fresh = self._new_process(dead.slot, dead.generation + 1)
+                self.slots[dead.slot] = fresh
+                try:
+                    await fresh.start()
+                    return
+                except (BackendUnavailable, asyncio.TimeoutError, OSError) as e:
+                    log.error("worker %d failed to start (%s); retrying", dead.slot, e)
+                    await fresh.stop()
+                    await asyncio.sleep(delay)
+                    delay = min(delay * 2, 10.0)
+                    dead = fresh
+        finally:
+            self._starting.pop(dead.slot, None)
+
+    # ------------------------------------------------------------ interface
+    def ready(self):
+        return any(w.alive for w in self.slots)
+
+    def devices(self):
+        return sorted({device for device, _ in getattr(self, "_specs", [])})
+
+    def health(self):
+        return {"workers": [{"worker": w.slot, "device": w.device, "alive": w.alive, "sessions": len(w.sessions),
+                             "restarts": self.restarts[w.slot], "busy": w.current_run is not None}
+                            for w in self.slots]}
+
+    def worker_pid(self, placement):
+        """The pid of the process holding a placement (for tests and operators)."""
+        w = self.slots[placement.worker]
+        return w.pid if w.generation == placement.generation else None
+
+    async def open_session(self, session_id, device):
+        candidates = [w for w in self.slots if w.alive and w.device == device]
+        if not candidates:
+            raise BackendUnavailable(f"no {device} worker is available")
+        w = min(candidates, key=lambda w: (len(w.sessions), w.slot))
+        w.sessions.add(session_id)
+        placement = Placement(w.slot, w.generation)
+        try:
+            await self.call(placement, {"op": "open", "session": session_id})
+        except BaseException:
+            w.sessions.discard(session_id)
+            raise
+        return placement
+
+    async def close_session(self, placement, session_id):
+        w = self.slots[placement.worker]
+        if w.generation != placement.generation:
+            return
+        w.sessions.discard(session_id)
+        if w.alive:
+            try:
+                await w.call({"op": "close", "session": session_id}, (), None, None, self.grace_s)
+            except SessionGone:
+                pass
+
+    def is_alive(self, placement):
+        w = self.slots[placement.worker]
+        return w.generation == placement.generation and w.alive
+
+    async def call(self, placement, header, buffers=(), *, on_events=None, deadline_s=None):
+        w = self.slots[placement.worker]
+        if w.generation != placement.generation:
+            raise SessionGone("the worker holding this session died")
+        return await w.call(header, buffers, on_events, deadline_s, self.grace_s)
+
+    async def cancel(self, placement, run_id):
+        w = self.slots[placement.worker]
+        if w.generation == placement.generation and w.alive:
+            w.send_cancel(run_id)

@@ -1,0 +1,112 @@
+"""Every error answers ``{"error": {"type", "message", ...}}``; this module maps
+exceptions to that body and its status."""
+import logging
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+from starlette.exceptions import HTTPException
+
+from .backends.base import BackendUnavailable, RunDeadline, SessionGone
+from .tensor_wire import TensorFormatError
+
+log = logging.getLogger("gradserve.server")
+
+_TYPES = {400: "BadRequest", 401: "Unauthorized", 403: "Forbidden", 404: "NotFound", 405: "MethodNotAllowed",
+          408: "Timeout", 409: "Conflict", 410: "Gone", 413: "TooLarge", 415: "UnsupportedMediaType",
+          422: "ValidationError", 429: "TooManyRequests", 503: "Unavailable"}
+
+
+class ApiError(Exception):
+    """An error answer: status, the error object, optional headers and extra top-level fields."""
+
+    def __init__(self, status, type_, message, *, headers=None, extra=None, **fields):
+        super().__init__(message)
+        self.status = status
+        self.error = {"type": type_, "message": message, **fields}
+        self.headers = headers
+        self.extra = extra or {}
+
+    @classmethod
+    def from_error(cls, status, error, extra=None):
+        e = cls(status, error.get("type", "Error"), error.get("message", ""), extra=extra)
+        e.error = error
+        return e
+
+    def response(self):
+        return JSONResponse({"error": self.error, **self.extra}, status_code=self.status, headers=self.headers)
+
+
+def unauthorized(message="missing bearer token"):
+    return ApiError(401, "Unauthorized", message, headers={"WWW-Authenticate": "Bearer"})
+
+
+SESSION_NOT_FOUND = ("SessionNotFound", "no such session, or the token does not match it")
+
+
+def session_not_found():
+    return ApiError(404, *SESSION_NOT_FOUND)
+
+
+def session_gone():
+    return ApiError(410, "SessionGone", "the worker holding this session died; its state is lost "
+                                        "(delete it and create a new one)")
+
+
+def deadline_exceeded(limit_s):
+    return ApiError(408, "LimitExceeded", f"limit exceeded: wall_time: the run did not stop within {limit_s} s "
+                                          "and its worker was replaced; the session's state is lost",
+                    limit="wall_time")
+
+
+def tensor_error(e):
+    fields = {"field": e.where}
+    if e.limit:
+        return ApiError(422, "LimitExceeded", str(e), limit=e.limit, **fields)
+    return ApiError(422, "ValidationError", str(e), **fields)
+
+
+def install(app: FastAPI):
+    @app.exception_handler(ApiError)
+    async def _api_error(request: Request, exc: ApiError):
+        return exc.response()
+
+    @app.exception_handler(HTTPException)
+    async def _http_error(request: Request, exc: HTTPException):
+        message = exc.detail if isinstance(exc.detail, str) else str(exc.detail)
+        return JSONResponse({"error": {"type": _TYPES.get(exc.status_code, "Error"), "message": message}},
+                            status_code=exc.status_code, headers=getattr(exc, "headers", None))
+
+    @app.exception_handler(RequestValidationError)
+    async def _validation_error(request: Request, exc: RequestValidationError):
+        details = []
+        for err in exc.errors():
+            where = ".".join(str(p) for p in err.get("loc", ()))
+            details.append({"field": where, "message": err.get("msg", "")})
+        summary = "; ".join(f"{d['field']}: {d['message']}" for d in details[:5]) or "invalid request"
+        return JSONResponse({"error": {"type": "ValidationError", "message": summary, "details": details}},
+                            status_code=422)
+
+    @app.exception_handler(TensorFormatError)
+    async def _tensor_error(request: Request, exc: TensorFormatError):
+        return tensor_error(exc).response()
+
+    @app.exception_handler(SessionGone)
+    async def _gone(request: Request, exc: SessionGone):
+        return session_gone().response()
+
+    @app.exception_handler(BackendUnavailable)
+    async def _unavailable(request: Request, exc: BackendUnavailable):
+        return ApiError(503, "Unavailable", str(exc), headers={"Retry-After": "1"}).response()
+
+    @app.exception_handler(RunDeadline)
+    async def _deadline(request: Request, exc: RunDeadline):
+        return deadline_exceeded(request.app.state.settings.limits.wall_time_s).response()
+
+    @app.exception_handler(Exception)
+    async def _unexpected(request: Request, exc: Exception):
+        # A bug, never the caller's input: log it whole, answer without internals.
+        log.exception("unhandled error on %s %s", request.method, request.url.path)
+        return JSONResponse({"error": {"type": "InternalError",
+                                       "message": "the server failed on this request; it has been logged"}},
+                            status_code=500)

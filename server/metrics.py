@@ -1,0 +1,48 @@
+"""Prometheus metrics: runs, errors, run latency, sessions, worker health."""
+from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, generate_latest
+from prometheus_client.core import GaugeMetricFamily, CounterMetricFamily
+
+
+class Metrics:
+    def __init__(self, sessions, backend):
+        self.registry = CollectorRegistry(auto_describe=True)
+        self.runs = Counter("gradserve_runs", "Program runs by transport and outcome",
+                            ["transport", "outcome"], registry=self.registry)
+        self.errors = Counter("gradserve_run_errors", "Failed runs by error type", ["type"], registry=self.registry)
+        self.latency = Histogram("gradserve_run_seconds", "Run latency as the server sees it, queueing included",
+                                 ["transport"], registry=self.registry,
+                                 buckets=(.001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10, 30, 60))
+        self.rejected = Counter("gradserve_rejected_runs", "Runs turned away (busy session, queue full)",
+                                ["reason"], registry=self.registry)
+        self.queued = Gauge("gradserve_runs_in_flight", "Runs admitted and not yet answered", registry=self.registry)
+        self.registry.register(_LiveCollector(sessions, backend))
+
+    def render(self):
+        return generate_latest(self.registry)
+
+
+class _LiveCollector:
+    """Values read at scrape time from the session registry and the backend."""
+
+    def __init__(self, sessions, backend):
+        self.sessions = sessions
+        self.backend = backend
+
+    def describe(self):
+        return []
+
+    def collect(self):
+        yield GaugeMetricFamily("gradserve_sessions", "Live sessions", value=len(self.sessions))
+        alive = GaugeMetricFamily("gradserve_worker_up", "1 when the worker process is alive",
+                                  labels=["worker", "device"])
+        hosted = GaugeMetricFamily("gradserve_worker_sessions", "Sessions on each worker", labels=["worker", "device"])
+        restarts = CounterMetricFamily("gradserve_worker_restarts", "Worker processes replaced",
+                                       labels=["worker", "device"])
+        for w in self.backend.health()["workers"]:
+            labels = [str(w["worker"]), w["device"]]
+            alive.add_metric(labels, 1.0 if w["alive"] else 0.0)
+            hosted.add_metric(labels, w["sessions"])
+            restarts.add_metric(labels, w["restarts"])
+        yield alive
+        yield hosted
+        yield restarts

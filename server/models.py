@@ -1,0 +1,150 @@
+"""Request and response bodies: the single source of the OpenAPI schema.
+
+Tensors are typed ``Any`` for validation (``tensor_wire`` reads them, fast and
+with messages that name the tensor) and described precisely for the schema.
+"""
+from datetime import datetime
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, WithJsonSchema
+
+_NUMBER = {"oneOf": [{"type": "number"}, {"type": "boolean"}, {"enum": ["NaN", "Infinity", "-Infinity"]}]}
+_NESTED = {"oneOf": [_NUMBER, {"type": "array", "items": {}}]}
+
+TensorIn = Annotated[Any, WithJsonSchema({
+    "title": "TensorIn",
+    "description": "A nested list (typed as torch.tensor types it), a bare number, {data, dtype, requires_grad}, "
+                   "{b64, shape, dtype} (raw little-endian C-order bytes), or a KServe v2 tensor "
+                   "{name, shape, datatype, data}.",
+    "oneOf": [
+        _NESTED,
+        {"type": "object", "required": ["data"], "properties": {
+            "data": _NESTED, "dtype": {"type": "string", "example": "float32"},
+            "requires_grad": {"type": "boolean"}}},
+        {"type": "object", "required": ["b64", "shape", "dtype"], "properties": {
+            "b64": {"type": "string", "format": "byte"},
+            "shape": {"type": "array", "items": {"type": "integer", "minimum": 0}},
+            "dtype": {"type": "string"}, "requires_grad": {"type": "boolean"}}},
+        {"type": "object", "required": ["shape", "datatype", "data"], "properties": {
+            "name": {"type": "string"}, "shape": {"type": "array", "items": {"type": "integer", "minimum": 0}},
+            "datatype": {"enum": ["BOOL", "UINT8", "INT8", "INT16", "INT32", "INT64", "FP16", "FP32", "FP64"]},
+            "data": {"type": "array", "items": {}}}},
+    ]})]
+
+TensorOut = Annotated[Any, WithJsonSchema({
+    "title": "TensorOut",
+    "type": "object",
+    "description": "{shape, dtype, data} with data a nested list or a bare number, or {shape, dtype, b64}; "
+                   "NaN and infinities travel as the strings \"NaN\", \"Infinity\", \"-Infinity\".",
+    "required": ["shape", "dtype"],
+    "properties": {"shape": {"type": "array", "items": {"type": "integer"}}, "dtype": {"type": "string"},
+                   "data": {}, "b64": {"type": "string"}}})]
+
+
+class _Body(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class CreateSession(_Body):
+    device: Literal["cpu", "cuda"] = "cpu"
+    ttl_s: float | None = Field(None, gt=0, description="lifetime in seconds (capped by the server)")
+
+
+class SessionCreated(BaseModel):
+    id: str
+    token: str = Field(description="the session's bearer token; shown once")
+    device: str
+    expires_at: datetime
+
+
+class VariableInfo(BaseModel):
+    shape: list[int]
+    dtype: str
+    requires_grad: bool
+    has_grad: bool
+
+
+class SessionInfo(BaseModel):
+    id: str
+    device: str
+    created_at: datetime
+    expires_at: datetime
+    variables: dict[str, VariableInfo]
+    bytes: int
+
+
+class RunRequest(_Body):
+    program: str = Field(description="program source (SPEC section 2)")
+    inputs: dict[str, TensorIn] = Field(default_factory=dict, description="bound as variables before the run")
+    outputs: list[str] | None = Field(None, description="names or dotted paths to return; omitted: every "
+                                                        "top-level name the run bound to a tensor (at most 64)")
+    graph: bool = False
+    encoding: Literal["json", "base64"] = "json"
+
+
+class RunResult(BaseModel):
+    values: dict[str, Any]
+    grads: dict[str, TensorOut]
+    graph: dict[str, Any] | None
+    stdout: str
+    elapsed_ms: float
+
+
+class VariableValue(BaseModel):
+    value: TensorOut
+    grad: TensorOut | None
+
+
+class ErrorDetail(BaseModel):
+    model_config = ConfigDict(extra="allow")
+    type: str
+    message: str
+    line: int | None = None
+    col: int | None = None
+    traceback: list[dict[str, Any]] | None = None
+    limit: str | None = None
+
+
+class ErrorBody(BaseModel):
+    model_config = ConfigDict(extra="allow")
+    error: ErrorDetail
+
+
+class GraphNode(BaseModel):
+    model_config = ConfigDict(extra="allow")
+    id: int
+    kind: Literal["leaf", "op", "output"]
+    op: str | None = None
+    name: str | None = None
+    shape: list[int]
+    dtype: str
+    requires_grad: bool
+    line: int | None = None
+    value: dict[str, Any] | None = None
+    grad: dict[str, Any] | None = None
+
+
+class GraphEdge(BaseModel):
+    model_config = ConfigDict(populate_by_name=True)
+    from_: int = Field(alias="from")
+    to: int
+    input_index: int
+
+
+class Graph(BaseModel):
+    nodes: list[GraphNode]
+    edges: list[GraphEdge]
+
+
+class Health(BaseModel):
+    status: str
+
+
+class Readiness(BaseModel):
+    status: str
+    workers: list[dict[str, Any]]
+
+
+def errors(*statuses):
+    """OpenAPI ``responses`` entries for the error statuses a route may answer."""
+    return {status: {"model": ErrorBody} for status in statuses}

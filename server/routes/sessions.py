@@ -1,0 +1,53 @@
+"""POST /v1/sessions, GET and DELETE /v1/sessions/{id}."""
+from fastapi import APIRouter, Body, Depends, Request, Response
+
+from .. import auth
+from ..errors import ApiError
+from ..models import CreateSession, SessionCreated, SessionInfo, errors
+from ..sessions import iso
+from ..worker_calls import call
+
+router = APIRouter(prefix="/v1/sessions", tags=["sessions"])
+
+
+@router.post("", status_code=201, response_model=SessionCreated,
+             responses=errors(401, 413, 422, 429, 503))
+async def create_session(request: Request, body: CreateSession = Body(default_factory=CreateSession),
+                         _key=Depends(auth.api_key)):
+    """Creates a session on a worker; the answer holds its token, shown this once."""
+    state = request.app.state
+    settings = state.settings
+    if len(state.sessions) + state.creating >= settings.max_sessions:
+        raise ApiError(429, "TooManyRequests", f"the server holds its maximum of {settings.max_sessions} sessions",
+                       headers={"Retry-After": "5"})
+    if body.device not in state.backend.devices():
+        raise ApiError(422, "ValidationError", f"no {body.device} workers on this server "
+                                               f"(devices: {', '.join(state.backend.devices())})", field="device")
+    ttl_s = min(body.ttl_s or settings.session_ttl_s, settings.max_session_ttl_s)
+    session, token = state.sessions.new(body.device, ttl_s)
+    state.creating += 1
+    try:
+        session.placement = await state.backend.open_session(session.id, body.device)
+    finally:
+        state.creating -= 1
+    state.sessions.add(session)
+    return {"id": session.id, "token": token, "device": session.device, "expires_at": iso(session.expires_at)}
+
+
+@router.get("/{session_id}", response_model=SessionInfo, responses=errors(401, 404, 410))
+async def get_session(request: Request, session=Depends(auth.session)):
+    """The session's variables (tensors and module parameters) and the bytes they hold."""
+    reply, _ = await call(request, session, {"op": "describe"})
+    return {"id": session.id, "device": session.device, "created_at": iso(session.created_at),
+            "expires_at": iso(session.expires_at), "variables": reply["variables"], "bytes": reply["bytes"]}
+
+
+@router.delete("/{session_id}", status_code=204, response_class=Response, responses=errors(401, 404))
+async def delete_session(request: Request, session=Depends(auth.any_session)):
+    """Deletes the session and frees everything it holds on its worker."""
+    state = request.app.state
+    state.sessions.remove(session.id)
+    if session.run_id is not None:
+        await state.runs.cancel(session, session.run_id)
+    await state.backend.close_session(session.placement, session.id)
+    return Response(status_code=204)

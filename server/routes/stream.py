@@ -1,0 +1,192 @@
+"""WebSocket /v1/sessions/{id}/stream (SPEC section 4).
+
+The Origin is checked before the socket is accepted. The token comes as
+``?token=`` (checked before accepting too) or in the first message. Client
+messages: run, cancel, watch (and ping). Each connection has a sender task
+draining its own bounded EventQueue, so a stalled reader holds up nobody else.
+"""
+import asyncio
+import json
+import logging
+from urllib.parse import urlsplit
+
+from fastapi import APIRouter, WebSocket, WebSocketDisconnect
+from fastapi.responses import JSONResponse
+
+from ..errors import SESSION_NOT_FOUND, ApiError
+from ..events import EventQueue
+from ..runs import Cancelled, RunSpec
+
+router = APIRouter(tags=["stream"])
+log = logging.getLogger("gradserve.stream")
+
+# Close codes: 1008 policy (bad origin), 1009 too big, 4401 no token, 4404 unknown session or wrong token,
+# 4410 the session's worker died, 1013 the client reads too slowly to keep up.
+
+
+def origin_allowed(websocket, allowed):
+    """Non-browser clients send no Origin; browsers must come from the allowlist or the server's own origin."""
+    origin = websocket.headers.get("origin")
+    if origin is None or origin in allowed:
+        return True
+    return urlsplit(origin).netloc.lower() == (websocket.headers.get("host") or "").lower()
+
+
+async def _deny(websocket, status, type_, message):
+    try:
+        await websocket.send_denial_response(JSONResponse({"error": {"type": type_, "message": message}},
+                                                          status_code=status))
+    except RuntimeError:  # the server cannot answer a handshake with a response: close instead
+        await websocket.close(code=1008)
+
+
+@router.websocket("/v1/sessions/{session_id}/stream")
+async def stream(websocket: WebSocket, session_id: str):
+    state = websocket.app.state
+    if not origin_allowed(websocket, state.settings.cors_origins):
+        return await _deny(websocket, 403, "Forbidden", "this origin may not open streams")
+    token = websocket.query_params.get("token")
+    first = None
+    if token is not None:
+        session = state.sessions.authenticate(session_id, token)
+        if session is None:
+            return await _deny(websocket, 404, *SESSION_NOT_FOUND)
+        if not state.backend.is_alive(session.placement):
+            return await _deny(websocket, 410, "SessionGone", "the worker holding this session died")
+        await websocket.accept()
+    else:
+        await websocket.accept()
+        try:
+            text = await asyncio.wait_for(websocket.receive_text(), state.settings.ws_auth_timeout_s)
+            first = json.loads(text)
+            token = first.get("token") if isinstance(first, dict) else None
+        except (asyncio.TimeoutError, ValueError, KeyError, WebSocketDisconnect):
+            token = None
+        if not isinstance(token, str):
+            return await _refuse(websocket, 4401, "Unauthorized", "send the session token as ?token= or in the "
+                                                                  "first message: {\"token\": ...}")
+        session = state.sessions.authenticate(session_id, token)
+        if session is None:
+            return await _refuse(websocket, 4404, *SESSION_NOT_FOUND)
+        if not state.backend.is_alive(session.placement):
+            return await _refuse(websocket, 4410, "SessionGone", "the worker holding this session died")
+        if first.get("type") not in ("run", "cancel", "watch", "ping"):
+            first = None
+    await Connection(websocket, state, session).serve(first)
+
+
+async def _refuse(websocket, code, type_, message):
+    try:
+        await websocket.send_text(json.dumps({"type": "error", "run": None, "seq": 0,
+                                              "error": {"type": type_, "message": message}}))
+        await websocket.close(code=code)
+    except (WebSocketDisconnect, RuntimeError):
+        pass
+
+
+class Connection:
+    def __init__(self, websocket, state, session):
+        self.ws = websocket
+        self.state = state
+        self.session = session
+        self.queue = EventQueue(state.settings.ws_queue_events)
+        self.runs = {}  # run id -> task, for runs this connection started
+        self.own_seq = 0
+
+    async def serve(self, first):
+        sender = asyncio.create_task(self._send_events())
+        try:
+            if first is not None:
+                await self._handle(first)
+            max_bytes = self.state.settings.ws_max_message_bytes
+            while True:
+                text = await self.ws.receive_text()
+                if len(text) > max_bytes:
+                    self._notice("TooLarge", f"messages are capped at {max_bytes} bytes")
+                    await self.ws.close(code=1009)
+                    return
+                try:
+                    message = json.loads(text)
+                except ValueError:
+                    self._notice("ValidationError", "messages must be JSON objects")
+                    continue
+                await self._handle(message)
+        except (WebSocketDisconnect, RuntimeError):
+            pass
+        finally:
+            self.session.watchers.discard(self.queue)
+            for run_id, task in self.runs.items():
+                if not task.done():
+                    await self.state.runs.cancel(self.session, run_id)
+            sender.cancel()
+
+    async def _handle(self, message):
+        if not isinstance(message, dict):
+            return self._notice("ValidationError", "messages must be JSON objects")
+        kind = message.get("type")
+        if kind == "run":
+            run_id = message.get("id")
+            if not isinstance(run_id, str) or not run_id or len(run_id) > 128:
+                return self._notice("ValidationError", "a run needs an \"id\" (a string of at most 128 characters)")
+            if run_id in self.runs and not self.runs[run_id].done():
+                return self._notice("Conflict", f"run {run_id!r} is already in progress", run=run_id)
+            self.runs = {k: t for k, t in self.runs.items() if not t.done()}
+            self.runs[run_id] = asyncio.create_task(self._run(run_id, message))
+        elif kind == "cancel":
+            run_id = message.get("id")
+            if run_id in self.runs and not self.runs[run_id].done():
+                await self.state.runs.cancel(self.session, run_id)
+        elif kind == "watch":
+            self.session.watchers.add(self.queue)
+        elif kind == "ping":
+            self._notice_event({"type": "pong"})
+        elif "token" not in message or len(message) > 1:
+            self._notice("ValidationError", "unknown message type; use run, cancel, watch or ping")
+
+    async def _run(self, run_id, message):
+        program = message.get("program")
+        inputs = message.get("inputs") or {}
+        outputs = message.get("outputs")
+        if not isinstance(program, str) or not isinstance(inputs, dict) or not (
+                outputs is None or isinstance(outputs, list) and all(isinstance(o, str) for o in outputs)):
+            return self._notice("ValidationError", "a run needs \"program\" (a string), \"inputs\" (an object) and "
+                                                   "\"outputs\" (a list of names, or omitted)", run=run_id)
+        encoding = message.get("encoding", "json")
+        spec = RunSpec(program=program, inputs=inputs, outputs=outputs, graph=bool(message.get("graph", False)),
+                       encoding=encoding if encoding in ("json", "base64") else "json",
+                       trace=bool(message.get("trace", True)), size_hint=len(program))
+        try:
+            await self.state.runs.execute(self.session, spec, run_id=run_id, transport="ws", own_queue=self.queue)
+        except Cancelled:
+            pass
+        except ApiError as e:
+            if e.status in (409, 413, 429):  # refused before it was admitted: no run event was sent
+                self._notice(e.error["type"], e.error["message"], run=run_id, status=e.status, **{
+                    k: v for k, v in e.error.items() if k not in ("type", "message")})
+        except Exception:
+            log.exception("run %s failed unexpectedly", run_id)
+            self._notice("InternalError", "the server failed on this run; it has been logged", run=run_id)
+
+    def _notice(self, type_, message, run=None, status=None, **fields):
+        """An error that belongs to no started run (bad message, busy session)."""
+        event = {"type": "error", "run": run, "error": {"type": type_, "message": message, **fields}}
+        if status is not None:
+            event["status"] = status
+        self._notice_event(event)
+
+    def _notice_event(self, event):
+        event.setdefault("run", None)
+        event["seq"] = self.own_seq
+        self.own_seq += 1
+        self.queue.put(event)
+
+    async def _send_events(self):
+        try:
+            while True:
+                event = await self.queue.get()
+                if self.queue.overflowing:
+                    await self.ws.close(code=1013)
+                    return
+                await self.ws.send_text(json.dumps(event, separators=(",", ":")))
+        except (WebSocketDisconnect, RuntimeError, ConnectionError):
+            pass

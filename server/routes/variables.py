@@ -1,0 +1,68 @@
+"""Variables and graphs of a session: GET/PUT /variables/{name}, GET /graph?of=name."""
+from typing import Literal
+
+from fastapi import APIRouter, Body, Depends, Path, Query, Request, Response
+from fastapi.responses import JSONResponse
+from starlette.concurrency import run_in_threadpool
+
+from .. import auth
+from ..errors import ApiError, tensor_error
+from ..models import Graph, TensorIn, VariableValue, errors
+from ..runs import decode_value
+from ..tensor_wire import TensorFormatError, decode_tensor
+from ..wire_frames import pack_array
+from ..worker_calls import call
+
+router = APIRouter(prefix="/v1/sessions/{session_id}", tags=["variables"])
+
+_NAME = Path(max_length=256, pattern=r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z0-9_]+)*$",
+             description="a variable name or a dotted path such as model.fc.weight")
+_OFFLOAD_BYTES = 256 * 1024
+
+
+@router.get("/variables/{name}", response_model=VariableValue, responses=errors(401, 404, 410, 422))
+async def get_variable(request: Request, name: str = _NAME, encoding: Literal["json", "base64"] = "json",
+                       session=Depends(auth.session)):
+    """A variable's value and gradient."""
+    reply, out = await call(request, session, {"op": "get", "name": name})
+
+    def encode():
+        grad = reply["grad"]
+        return {"value": decode_value(reply["value"], out, encoding),
+                "grad": decode_value(grad, out, encoding) if grad is not None else None}
+
+    body = await run_in_threadpool(encode) if sum(len(b) for b in out) > _OFFLOAD_BYTES else encode()
+    return JSONResponse(body)
+
+
+@router.put("/variables/{name}", status_code=204, response_class=Response, responses=errors(401, 404, 410, 413, 422))
+async def put_variable(request: Request, name: str = _NAME, tensor: TensorIn = Body(...),
+                       session=Depends(auth.session)):
+    """Binds a tensor to a variable (a dotted path restores into an existing module's parameter)."""
+    limits = request.app.state.settings.limits
+    buffers = []
+
+    def decode():
+        try:
+            array, requires_grad = decode_tensor(tensor, name, limits.tensor_elements)
+        except TensorFormatError as e:
+            raise tensor_error(e) from None
+        entry = pack_array(array, buffers)
+        entry["requires_grad"] = requires_grad
+        return entry
+
+    big = int(request.headers.get("content-length") or 0) > _OFFLOAD_BYTES
+    entry = await run_in_threadpool(decode) if big else decode()
+    await call(request, session, {"op": "put", "name": name, "tensor": entry,
+                                  "session_bytes": limits.session_bytes}, buffers)
+    return Response(status_code=204)
+
+
+@router.get("/graph", response_model=Graph, responses=errors(401, 404, 410, 422))
+async def get_graph(request: Request, of: str = Query(max_length=256, description="the variable whose graph to show"),
+                    session=Depends(auth.session)):
+    """The graph that produced a variable (SPEC section 5)."""
+    if not of.replace(".", "_").isidentifier():
+        raise ApiError(422, "ValidationError", f"{of[:80]!r} is not a variable name or dotted path", field="of")
+    reply, _ = await call(request, session, {"op": "graph", "of": of})
+    return JSONResponse(reply["graph"])

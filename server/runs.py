@@ -1,0 +1,160 @@
+"""Running programs, for HTTP and WebSocket alike: admission (one run at a time
+per session, a global cap on runs in flight), the deadline, and turning the
+worker's reply into the wire payload."""
+import time
+import uuid
+from dataclasses import dataclass
+
+from starlette.concurrency import run_in_threadpool
+
+from .backends.base import RunCancelled, RunDeadline, SessionGone
+from .errors import ApiError, deadline_exceeded, session_gone, tensor_error
+from .events import RunEvents
+from .tensor_wire import TensorFormatError, decode_tensor, encode_tensor
+from .wire_frames import is_array_entry, pack_array, unpack_array
+
+# Above this many bytes, decoding and encoding tensors moves off the event loop.
+_OFFLOAD_BYTES = 256 * 1024
+
+
+@dataclass
+class RunSpec:
+    program: str
+    inputs: dict
+    outputs: list | None = None
+    graph: bool = False
+    encoding: str = "json"
+    trace: bool = False
+    size_hint: int = 0  # bytes of the request that carried it
+
+
+class RunFailed(ApiError):
+    """A run that ended in an error: status and the SPEC section 2 error body."""
+
+
+class Cancelled(Exception):
+    pass
+
+
+class RunService:
+    def __init__(self, settings, backend, metrics):
+        self.settings = settings
+        self.backend = backend
+        self.metrics = metrics
+        self.in_flight = 0
+
+    def new_run_id(self):
+        return uuid.uuid4().hex[:16]
+
+    async def execute(self, session, spec, *, run_id, transport, own_queue=None):
+        """Runs ``spec`` in ``session``; returns the result payload or raises ApiError / Cancelled."""
+        limits = self.settings.limits
+        if len(spec.program.encode("utf-8", "surrogatepass")) > limits.program_bytes:
+            raise ApiError(413, "LimitExceeded", f"limit exceeded: program_bytes: the program is larger than "
+                                                 f"{limits.program_bytes} bytes", limit="program_bytes")
+        if session.run_id is not None:
+            self.metrics.rejected.labels("session_busy").inc()
+            raise ApiError(409, "Conflict", "a run is already in progress in this session; wait for it or "
+                                            "cancel it", run=session.run_id)
+        if self.in_flight >= self.settings.max_queued_runs:
+            self.metrics.rejected.labels("queue_full").inc()
+            raise ApiError(429, "TooManyRequests", "too many runs are queued; retry shortly",
+                           headers={"Retry-After": "1"})
+        session.run_id = run_id
+        self.in_flight += 1
+        self.metrics.queued.inc()
+        events = RunEvents(run_id, session, own_queue)
+        started = time.perf_counter()
+        outcome = "error"
+        try:
+            payload = await self._execute(session, spec, run_id, events)
+            outcome = "ok"
+            if events.active:
+                events.publish({"type": "result", **payload})
+            return payload
+        except Cancelled:
+            outcome = "cancelled"
+            if events.active:
+                events.publish({"type": "cancelled"})
+            raise
+        except ApiError as e:
+            outcome = "timeout" if e.status == 408 else "gone" if e.status == 410 else "error"
+            self.metrics.errors.labels(e.error.get("type", "Error")).inc()
+            if events.active:
+                events.publish({"type": "error", "status": e.status, "error": e.error, **e.extra})
+            raise
+        finally:
+            session.run_id = None
+            self.in_flight -= 1
+            self.metrics.queued.dec()
+            self.metrics.runs.labels(transport, outcome).inc()
+            self.metrics.latency.labels(transport).observe(time.perf_counter() - started)
+
+    async def cancel(self, session, run_id):
+        if session.run_id == run_id:
+            await self.backend.cancel(session.placement, run_id)
+
+    async def _execute(self, session, spec, run_id, events):
+        limits = self.settings.limits
+        buffers = []
+        if spec.size_hint > _OFFLOAD_BYTES:
+            inputs = await run_in_threadpool(_decode_inputs, spec.inputs, limits.tensor_elements, buffers)
+        else:
+            inputs = _decode_inputs(spec.inputs, limits.tensor_elements, buffers)
+        stream = events.active
+        header = {"op": "run", "session": session.id, "run": run_id, "program": spec.program, "inputs": inputs,
+                  "outputs": spec.outputs, "graph": spec.graph, "stream": stream,
+                  "trace": stream and (spec.trace or bool(session.watchers)),
+                  "limits": limits.__dict__}
+        on_events = events.publish_many if stream else None
+        try:
+            reply, out = await self.backend.call(session.placement, header, buffers, on_events=on_events,
+                                                 deadline_s=limits.wall_time_s + self.settings.cancel_grace_s)
+        except RunCancelled:
+            raise Cancelled() from None
+        except RunDeadline:
+            raise deadline_exceeded(limits.wall_time_s) from None
+        except SessionGone:
+            raise session_gone() from None
+        if reply.get("failed"):
+            error = reply["error"]
+            if error.get("type") == "Cancelled" and events.own is not None:
+                raise Cancelled()
+            raise RunFailed.from_error(reply["status"], error, extra={"stdout": reply.get("stdout", ""),
+                                                                     "elapsed_ms": reply.get("elapsed_ms")})
+        if not reply.get("ok"):
+            raise ApiError.from_error(reply.get("status", 500), reply.get("error", {}))
+        if sum(len(b) for b in out) > _OFFLOAD_BYTES:
+            return await run_in_threadpool(result_payload, reply, out, spec.encoding)
+        return result_payload(reply, out, spec.encoding)
+
+
+def _decode_inputs(inputs, max_elements, buffers):
+    entries = {}
+    for name, obj in inputs.items():
+        if not name.isidentifier():
+            raise ApiError(422, "ValidationError", f"inputs: {name[:80]!r} is not a variable name",
+                           field=f"inputs.{name[:80]}")
+        try:
+            array, requires_grad = decode_tensor(obj, f"inputs.{name}", max_elements)
+        except TensorFormatError as e:
+            raise tensor_error(e) from None
+        entry = pack_array(array, buffers)
+        entry["requires_grad"] = requires_grad
+        entries[name] = entry
+    return entries
+
+
+def decode_value(entry, buffers, encoding):
+    """A reply value (array entry, {"num"}, {"list"}) as wire JSON."""
+    if is_array_entry(entry):
+        return encode_tensor(unpack_array(entry, buffers), encoding)
+    if "num" in entry:
+        return entry["num"]
+    return [decode_value(v, buffers, encoding) for v in entry["list"]]
+
+
+def result_payload(reply, buffers, encoding):
+    return {"values": {k: decode_value(v, buffers, encoding) for k, v in reply["values"].items()},
+            "grads": {k: decode_value(v, buffers, encoding) for k, v in reply["grads"].items()},
+            "graph": reply.get("graph"), "stdout": reply.get("stdout", ""), "elapsed_ms": reply.get("elapsed_ms")}

@@ -1,0 +1,95 @@
+"""The worker's one door into the engine: the program interpreter, graph export
+and tensor conversion. Nothing else in the server imports
+``gradserve.engine.program`` or ``gradserve.engine.graph``, so how they are
+called lives in this file alone.
+"""
+import numpy as np
+
+import gradserve.engine as torch
+from gradserve.engine.limits import Limits
+
+__all__ = ["Limits", "new_namespace", "run_program", "graph_json", "tensor_from_array",
+           "array_of", "is_tensor", "tensor_info", "tensor_nbytes", "error_status",
+           "InterpreterUnavailable"]
+
+
+class InterpreterUnavailable(RuntimeError):
+    """The engine's program interpreter or graph export is not installed."""
+
+
+def _program():
+    try:
+        from gradserve.engine import program
+        program.run, program.Namespace  # noqa: B018 - fail here, not mid-run
+    except (ImportError, AttributeError) as e:
+        raise InterpreterUnavailable(f"the program interpreter (gradserve.engine.program) is missing: {e}") from None
+    return program
+
+
+def _graph():
+    try:
+        from gradserve.engine import graph
+    except ImportError as e:
+        raise InterpreterUnavailable(f"graph export (gradserve.engine.graph) is missing: {e}") from None
+    return graph
+
+
+def new_namespace():
+    """A fresh session namespace (variables, random generator, print options)."""
+    return _program().Namespace()
+
+
+def run_program(namespace, source, limits, *, on_graph_event=None, cancel=None, on_stdout=None, on_log=None):
+    """Runs ``source`` in ``namespace``; returns the interpreter's Outcome (never raises for program faults).
+
+    With ``on_graph_event``, a graph observer reports node and backward events to it as they happen.
+    """
+    program = _program()
+    observer = _graph().GraphObserver(on_graph_event) if on_graph_event is not None else None
+    return program.run(source, namespace, limits, observer=observer, cancel=cancel,
+                       on_stdout=on_stdout, on_log=on_log)
+
+
+def graph_json(named_tensors):
+    """SPEC section 5 graph JSON of the graph that produced ``named_tensors`` ({name: tensor})."""
+    return _graph().to_json(*named_tensors.values(), names=dict(named_tensors))
+
+
+def error_status(error):
+    """The HTTP status a program error answers with (SPEC section 2)."""
+    if error.type == "LimitExceeded":
+        if error.limit == "wall_time":
+            return 408
+        if error.limit == "program_bytes":
+            return 413
+    if error.type == "Cancelled":
+        return 408
+    return 422
+
+
+def tensor_from_array(array, requires_grad=False, device="cpu"):
+    """An engine leaf tensor holding a copy of ``array`` on ``device``."""
+    t = torch.from_numpy(np.array(array, copy=True))
+    if device != "cpu":
+        t = t.to(device)
+    if requires_grad:
+        t.requires_grad_(True)
+    return t
+
+
+def array_of(tensor):
+    """A host NumPy array of a tensor's values."""
+    return np.asarray(tensor.detach().cpu().numpy())
+
+
+def is_tensor(value):
+    return isinstance(value, torch.Tensor)
+
+
+def tensor_info(tensor):
+    return {"shape": list(tensor.shape), "dtype": tensor.dtype.name,
+            "requires_grad": bool(tensor.requires_grad), "has_grad": tensor.grad is not None}
+
+
+def tensor_nbytes(tensor):
+    return tensor.numel() * tensor.element_size()

@@ -1,0 +1,101 @@
+"""Sessions as the API sees them: id, token, lifetime, where they live.
+
+The token is 256 random bits; only its SHA-256 is kept, and it is compared in
+constant time. An unknown id and a wrong token look the same to the caller.
+A session expires at its TTL or after ``idle_timeout_s`` without a request,
+whichever comes first; a background sweeper frees expired sessions.
+"""
+import asyncio
+import hashlib
+import hmac
+import logging
+import secrets
+import time
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+
+log = logging.getLogger("gradserve.sessions")
+
+_DUMMY_DIGEST = hashlib.sha256(b"no such session").digest()
+
+
+def _digest(token):
+    return hashlib.sha256(token.encode("utf-8", "surrogatepass")).digest()
+
+
+def iso(ts):
+    return datetime.fromtimestamp(ts, timezone.utc).isoformat().replace("+00:00", "Z")
+
+
+@dataclass(eq=False)
+class Session:
+    id: str
+    token_digest: bytes
+    device: str
+    created_at: float
+    ttl_expires_at: float
+    idle_timeout_s: float
+    last_used: float
+    placement: object = None
+    run_id: str | None = None                   # the run in progress (one at a time per session)
+    watchers: set = field(default_factory=set)  # WebSocket connections receiving every run's events
+
+    @property
+    def expires_at(self):
+        return min(self.ttl_expires_at, self.last_used + self.idle_timeout_s)
+
+    def expired(self, now):
+        return now >= self.expires_at
+
+
+class SessionRegistry:
+    def __init__(self, settings):
+        self.settings = settings
+        self.sessions = {}
+
+    def __len__(self):
+        return len(self.sessions)
+
+    def new(self, device, ttl_s):
+        """A new session record and its token (not yet placed on a worker)."""
+        now = time.time()
+        token = secrets.token_urlsafe(32)
+        session = Session(id=secrets.token_urlsafe(12), token_digest=_digest(token), device=device,
+                          created_at=now, ttl_expires_at=now + ttl_s,
+                          idle_timeout_s=self.settings.idle_timeout_s, last_used=now)
+        return session, token
+
+    def add(self, session):
+        self.sessions[session.id] = session
+
+    def authenticate(self, session_id, token):
+        """The live session with this id and token, or None (the same for either mismatch)."""
+        session = self.sessions.get(session_id)
+        expected = session.token_digest if session is not None else _DUMMY_DIGEST
+        matches = hmac.compare_digest(expected, _digest(token))
+        if session is None or not matches:
+            return None
+        now = time.time()
+        if session.expired(now):
+            return None
+        session.last_used = now
+        return session
+
+    def remove(self, session_id):
+        return self.sessions.pop(session_id, None)
+
+    def expired(self):
+        now = time.time()
+        return [s for s in self.sessions.values() if s.expired(now) and s.run_id is None]
+
+
+async def sweep_forever(registry, close, interval_s):
+    """Frees expired sessions every ``interval_s`` seconds, with ``close(session)``."""
+    while True:
+        await asyncio.sleep(interval_s)
+        for session in registry.expired():
+            registry.remove(session.id)
+            try:
+                await close(session)
+            except Exception:
+                log.exception("freeing expired session %s failed", session.id)

@@ -1,0 +1,82 @@
+"""Server settings: defaults, overridden by GRADSERVE_* environment variables
+and then by explicit arguments (the command line, tests)."""
+import dataclasses
+import os
+from dataclasses import dataclass, field
+
+from gradserve.engine.limits import Limits
+
+MiB = 1 << 20
+
+
+def _split(text):
+    return tuple(part.strip() for part in text.split(",") if part.strip())
+
+
+@dataclass
+class Settings:
+    host: str = "127.0.0.1"
+    port: int = 8000
+    backend: str = "local"
+    workers: int = field(default_factory=lambda: os.cpu_count() or 1)  # CPU worker processes
+    gpu_workers: int | None = None        # None: one per GPU CuPy finds
+    worker_threads: int = 1               # BLAS threads per worker (workers already use the cores)
+    worker_memory_bytes: int = 8 << 30    # RLIMIT_AS of each CPU worker; 0 leaves it unset
+    worker_max_files: int = 256           # RLIMIT_NOFILE of each worker
+    api_keys: tuple = ()                  # when set, POST /v1/sessions needs one as a Bearer token
+    cors_origins: tuple = ()              # browser origins allowed to call the API and open streams
+    max_sessions: int = 1000
+    session_ttl_s: float = 3600.0         # default lifetime of a session
+    max_session_ttl_s: float = 7 * 24 * 3600.0
+    idle_timeout_s: float = 1800.0        # a session unused this long expires
+    sweep_interval_s: float = 5.0
+    max_body_bytes: int = 64 * MiB        # request bodies, counted as they stream in
+    max_queued_runs: int = 256            # runs admitted (queued or running) across all sessions
+    cancel_grace_s: float = 2.0           # after a deadline, how long a cancelled run may take to stop
+    ws_max_message_bytes: int = 64 * MiB
+    ws_queue_events: int = 1024           # events buffered per WebSocket before coalescing
+    ws_ping_interval_s: float = 20.0
+    ws_auth_timeout_s: float = 10.0
+    limits: Limits = field(default_factory=Limits)
+
+    @classmethod
+    def from_env(cls, env=None, **overrides):
+        """Settings from GRADSERVE_<FIELD> (and GRADSERVE_LIMIT_<FIELD> for limits), then ``overrides``."""
+        env = os.environ if env is None else env
+        values = {}
+        for f in dataclasses.fields(cls):
+            raw = env.get("GRADSERVE_" + f.name.upper())
+            if raw is None or f.name == "limits":
+                continue
+            values[f.name] = _parse(f.name, raw, f.type)
+        limits = {}
+        for f in dataclasses.fields(Limits):
+            raw = env.get("GRADSERVE_LIMIT_" + f.name.upper())
+            if raw is not None:
+                limits[f.name] = float(raw) if f.type in (float, "float") else int(raw)
+        values["limits"] = Limits(**limits)
+        values.update({k: v for k, v in overrides.items() if v is not None})
+        if isinstance(values.get("limits"), dict):
+            values["limits"] = dataclasses.replace(Limits(), **values["limits"])
+        settings = cls(**values)
+        settings.validate()
+        return settings
+
+    def validate(self):
+        if "*" in self.cors_origins:
+            raise ValueError("GRADSERVE_CORS_ORIGINS cannot be '*': list the origins (credentials are allowed)")
+        if self.workers < 1:
+            raise ValueError("at least one worker is needed")
+
+
+def _parse(name, raw, type_):
+    type_ = str(type_)
+    if "tuple" in type_:
+        return _split(raw)
+    if "None" in type_ and raw.strip().lower() in ("", "none", "auto"):
+        return None
+    if "float" in type_:
+        return float(raw)
+    if "int" in type_:
+        return int(raw)
+    return raw

@@ -1,0 +1,360 @@
+"""A worker: the process that holds sessions and runs their programs.
+
+It keeps no server state (no tokens, no expiry): only each session's engine
+namespace, keyed by session id. Commands arrive one at a time as
+``wire_frames`` messages and each gets one reply; while a run executes, the
+worker pushes its events (started, node, backward, stdout, log) on the same
+pipe as they happen. A second pipe carries cancel requests, read by a thread,
+so a run can be stopped while the main thread is busy in it.
+
+``Worker.handle`` is transport-free: the local backend drives it over pipes,
+and a Ray actor can host the same class.
+"""
+import json
+import math
+import os
+import signal
+import threading
+import time
+
+from . import runtime
+from .wire_frames import pack_array, recv_message, send_message, unpack_array
+
+MAX_AUTO_OUTPUTS = 64
+# Node and backward events of one run past which only their count is reported.
+MAX_TRACE_EVENTS = 200_000
+
+
+class WorkerError(Exception):
+    """A command failed for a reason the caller should see (status and error body)."""
+
+    def __init__(self, status, type_, message, **extra):
+        super().__init__(message)
+        self.status = status
+        self.error = {"type": type_, "message": message, **extra}
+
+
+class EventBatcher:
+    """Buffers one run's events and sends them in batches; stdout and log go out at once."""
+    __slots__ = ("send", "run_id", "pending", "last_flush", "traced", "dropped")
+
+    def __init__(self, send, run_id):
+        self.send = send
+        self.run_id = run_id
+        self.pending = []
+        self.last_flush = time.monotonic()
+        self.traced = 0
+        self.dropped = {"node": 0, "backward": 0}
+
+    def graph_event(self, event):
+        if self.traced >= MAX_TRACE_EVENTS:
+            self.dropped[event["type"]] = self.dropped.get(event["type"], 0) + 1
+            return
+        self.traced += 1
+        self.pending.append(event)
+        if len(self.pending) >= 512 or time.monotonic() - self.last_flush > 0.02:
+            self.flush()
+
+    def stdout(self, text):
+        self.pending.append({"type": "stdout", "text": text})
+        self.flush()
+
+    def log(self, metrics):
+        self.pending.append({"type": "log", "metrics": _json_safe(metrics)})
+        self.flush()
+
+    def emit(self, event):
+        self.pending.append(event)
+        self.flush()
+
+    def flush(self):
+        if self.pending:
+            self.send({"event": self.run_id, "events": self.pending})
+            self.pending = []
+        self.last_flush = time.monotonic()
+
+    def close(self):
+        if self.dropped["node"] or self.dropped["backward"]:
+            self.pending.append({"type": "dropped", **self.dropped})
+        self.flush()
+
+
+class Worker:
+    def __init__(self, device="cpu", send_event=None):
+        self.device = device
+        self.sessions = {}
+        self._send_event = send_event
+        self._lock = threading.Lock()
+        self._current = None  # (run id, cancel Event) of the run in progress
+
+    # ------------------------------------------------------------ dispatch
+    def handle(self, header, buffers):
+        """Executes one command; returns (reply header, reply buffers). Never raises."""
+        op = header.get("op")
+        method = getattr(self, "op_" + op, None) if isinstance(op, str) else None
+        try:
+            if method is None:
+                raise WorkerError(400, "BadCommand", f"unknown command {op!r}")
+            reply, out = method(header, buffers)
+            reply["ok"] = True
+        except WorkerError as e:
+            reply, out = {"ok": False, "status": e.status, "error": e.error}, []
+        except runtime.InterpreterUnavailable as e:
+            reply, out = {"ok": False, "status": 503, "error": {"type": "Unavailable", "message": str(e)}}, []
+        except MemoryError:
+            reply, out = {"ok": False, "status": 422, "error": {
+                "type": "MemoryError", "message": "the worker ran out of memory for this request"}}, []
+        except Exception as e:  # a bug: report it, keep serving the other sessions
+            reply, out = {"ok": False, "status": 500, "error": {
+                "type": "InternalError", "message": f"{type(e).__name__}: {e}"}}, []
+        return reply, out
+
+    def cancel(self, run_id):
+        """Asks the run ``run_id`` to stop at its next step (called from another thread)."""
+        with self._lock:
+            if self._current is not None and self._current[0] == run_id:
+                self._current[1].set()
+
+    def _namespace(self, header):
+        try:
+            return self.sessions[header["session"]]
+        except KeyError:
+            raise WorkerError(404, "SessionNotFound", "no such session on this worker") from None
+
+    # ------------------------------------------------------------ sessions
+    def op_ping(self, header, buffers):
+        return {"pid": os.getpid(), "sessions": len(self.sessions)}, []
+
+    def op_open(self, header, buffers):
+        self.sessions[header["session"]] = runtime.new_namespace()
+        return {}, []
+
+    def op_close(self, header, buffers):
+        self.sessions.pop(header["session"], None)
+        return {}, []
+
+    def op_describe(self, header, buffers):
+        ns = self._namespace(header)
+        variables = {name: runtime.tensor_info(t) for name, t in ns.tensors().items()}
+        return {"variables": variables, "bytes": int(ns.nbytes())}, []
+
+    # ------------------------------------------------------------ runs
+    def op_run(self, header, buffers):
+        ns = self._namespace(header)
+        run_id = header["run"]
+        limits = runtime.Limits(**header.get("limits", {}))
+        self._bind_inputs(ns, header.get("inputs") or {}, buffers, limits)
+        events = None
+        if header.get("stream") and self._send_event is not None:
+            events = EventBatcher(self._send_event, run_id)
+            events.emit({"type": "started"})
+        cancel = threading.Event()
+        with self._lock:
+            self._current = (run_id, cancel)
+        try:
+            outcome = runtime.run_program(
+                ns, header["program"], limits,
+                on_graph_event=events.graph_event if events is not None and header.get("trace") else None,
+                cancel=cancel,
+                on_stdout=events.stdout if events is not None else None,
+                on_log=events.log if events is not None else None)
+        finally:
+            with self._lock:
+                self._current = None
+            if events is not None:
+                events.close()
+        elapsed_ms = round(outcome.elapsed_s * 1000.0, 3)
+        if not outcome.ok:
+            error = outcome.error
+            return {"failed": True, "status": runtime.error_status(error), "error": error.to_dict(),
+                    "stdout": outcome.stdout, "elapsed_ms": elapsed_ms}, []
+        out = []
+        names = header.get("outputs")
+        if names is None:
+            names = [n for n in dict.fromkeys(outcome.bound) if runtime.is_tensor(_lookup(ns, n))]
+            names = names[:MAX_AUTO_OUTPUTS]
+        values, grads, tensors = {}, {}, {}
+        for name in names:
+            value = _lookup(ns, name, required=True)
+            values[name] = _encode_value(name, value, out)
+            if runtime.is_tensor(value):
+                tensors[name] = value
+                if value.grad is not None:
+                    grads[name] = pack_array(runtime.array_of(value.grad), out)
+        graph = runtime.graph_json(tensors) if header.get("graph") else None
+        return {"values": values, "grads": grads, "graph": graph, "stdout": outcome.stdout,
+                "elapsed_ms": elapsed_ms}, out
+
+    def _bind_inputs(self, ns, inputs, buffers, limits):
+        budget = limits.session_bytes - ns.nbytes()
+        tensors = {}
+        for name, entry in inputs.items():
+            array = unpack_array(entry, buffers)
+            budget -= array.nbytes
+            if budget < 0:
+                raise WorkerError(422, "LimitExceeded", f"limit exceeded: session_bytes: input {name!r} would take "
+                                  f"the session past {limits.session_bytes} bytes", limit="session_bytes")
+            tensors[name] = runtime.tensor_from_array(array, entry.get("requires_grad", False), self.device)
+        for name, t in tensors.items():
+            ns.set(name, t)
+
+    # ------------------------------------------------------------ variables
+    def op_get(self, header, buffers):
+        value = _lookup(self._namespace(header), header["name"], required=True, status=404)
+        if not runtime.is_tensor(value):
+            raise WorkerError(422, "TypeError", f"{header['name']!r} is a {type(value).__name__}, not a tensor")
+        out = []
+        grad = pack_array(runtime.array_of(value.grad), out) if value.grad is not None else None
+        return {"value": pack_array(runtime.array_of(value), out), "grad": grad}, out
+
+    def op_put(self, header, buffers):
+        ns = self._namespace(header)
+        name, entry = header["name"], header["tensor"]
+        array = unpack_array(entry, buffers)
+        _check_budget(ns, array.nbytes, header.get("session_bytes"))
+        t = runtime.tensor_from_array(array, entry.get("requires_grad", False), self.device)
+        if "." in name:
+            self._load(ns, {name: t})
+        else:
+            ns.set(name, t)
+        return {}, []
+
+    def op_graph(self, header, buffers):
+        name = header["of"]
+        value = _lookup(self._namespace(header), name, required=True, status=404)
+        if not runtime.is_tensor(value):
+            raise WorkerError(422, "TypeError", f"{name!r} is a {type(value).__name__}, not a tensor")
+        return {"graph": runtime.graph_json({name: value})}, []
+
+    # ------------------------------------------------------------ checkpoints
+    def op_save(self, header, buffers):
+        out = []
+        tensors = {name: pack_array(runtime.array_of(t), out)
+                   for name, t in self._namespace(header).tensors().items()}
+        return {"tensors": tensors}, out
+
+    def op_load(self, header, buffers):
+        ns = self._namespace(header)
+        arrays = {name: unpack_array(entry, buffers) for name, entry in header["tensors"].items()}
+        _check_budget(ns, sum(a.nbytes for a in arrays.values()), header.get("session_bytes"))
+        self._load(ns, {name: runtime.tensor_from_array(a, False, self.device) for name, a in arrays.items()})
+        return {"restored": len(arrays)}, []
+
+    def _load(self, ns, tensors):
+        try:
+            ns.load_tensors(tensors)
+        except (KeyError, ValueError, TypeError, RuntimeError) as e:
+            raise WorkerError(422, type(e).__name__, _message(e)) from None
+
+
+def _message(e):
+    return e.args[0] if isinstance(e, KeyError) and e.args else str(e)
+
+
+def _lookup(ns, name, required=False, status=422):
+    try:
+        return ns.resolve(name)
+    except (KeyError, AttributeError, IndexError, TypeError) as e:
+        if not required:
+            return None
+        raise WorkerError(status, "KeyError", f"no variable or attribute {name!r} in the session",
+                          name=name, detail=_message(e)) from None
+
+
+def _check_budget(ns, nbytes, session_bytes):
+    if session_bytes is not None and ns.nbytes() + nbytes > session_bytes:
+        raise WorkerError(422, "LimitExceeded", f"limit exceeded: session_bytes: this would take the session "
+                          f"past {session_bytes} bytes", limit="session_bytes")
+
+
+def _encode_value(name, value, out):
+    """A run output in reply form: an array entry, {"num": x}, or {"list": [...]}."""
+    if runtime.is_tensor(value):
+        return pack_array(runtime.array_of(value), out)
+    if isinstance(value, (bool, int, float)):
+        return {"num": _json_number(value)}
+    if isinstance(value, (list, tuple)):
+        return {"list": [_encode_value(name, v, out) for v in value]}
+    raise WorkerError(422, "TypeError", f"output {name!r} is a {type(value).__name__}, not a tensor or a number",
+                      name=name)
+
+
+def _json_number(x):
+    if isinstance(x, float) and not math.isfinite(x):
+        return "NaN" if x != x else ("Infinity" if x > 0 else "-Infinity")
+    return x
+
+
+def _json_safe(value):
+    """Metrics from log(): numbers stay numbers, one-element tensors become numbers, the rest text."""
+    if isinstance(value, dict):
+        return {str(k): _json_safe(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_json_safe(v) for v in value]
+    if isinstance(value, (bool, int, float)) or value is None:
+        return _json_number(value)
+    if isinstance(value, str):
+        return value
+    if runtime.is_tensor(value) and value.numel() == 1:
+        return _json_number(value.item())
+    return str(value)
+
+
+# ---------------------------------------------------------------- process entry
+def _limit_self(device, memory_bytes, max_files):
+    """The worker's own resource limits: the last line of defence against a hostile program."""
+    import resource
+
+    def lower(which, value):
+        soft, hard = resource.getrlimit(which)
+        if hard != resource.RLIM_INFINITY:
+            value = min(value, hard)
+        resource.setrlimit(which, (value, value))
+
+    signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # a write past RLIMIT_FSIZE fails instead of killing
+    lower(resource.RLIMIT_FSIZE, 0)
+    lower(resource.RLIMIT_CORE, 0)
+    lower(resource.RLIMIT_NOFILE, max_files)
+    if device == "cpu" and memory_bytes:  # CUDA maps far more address space than it uses
+        lower(resource.RLIMIT_AS, memory_bytes)
+
+
+def main(conn, cancel_conn, config):
+    """Process entry point (multiprocessing spawn target)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the server stops its workers itself
+    # With RLIMIT_FSIZE at 0 nothing may be written to a log file the server's output goes to.
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, 1)
+    os.dup2(devnull, 2)
+    send_lock = threading.Lock()
+
+    def send(header, buffers=()):
+        with send_lock:
+            send_message(conn, header, buffers)
+
+    worker = Worker(config.get("device", "cpu"), send_event=send)
+    try:
+        runtime.new_namespace()  # import the interpreter now, not on the first request
+    except runtime.InterpreterUnavailable:
+        pass
+    _limit_self(worker.device, config.get("memory_bytes"), config.get("max_files", 256))
+
+    def listen_for_cancels():
+        while True:
+            try:
+                message = json.loads(cancel_conn.recv_bytes())
+            except (EOFError, OSError):
+                os._exit(0)  # the server is gone
+            worker.cancel(message.get("run"))
+
+    threading.Thread(target=listen_for_cancels, daemon=True, name="cancel-listener").start()
+    send({"hello": os.getpid()})
+    while True:
+        try:
+            header, buffers = recv_message(conn)
+        except (EOFError, OSError):
+            return
+        reply, out = worker.handle(header, buffers)
+        reply["reply"] = header.get("req")
+        del header, buffers
+        send(reply, out)
