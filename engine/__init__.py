@@ -6,6 +6,7 @@ from .dtypes import (dtype, float16, float32, float64, uint8, int8, int16, int32
                      half, float, double, short, int, long, get_default_dtype, set_default_dtype)
 from .device import device, cuda_available as _cuda_available
 from .tensor import Tensor, Size
+from .printing import set_printoptions, get_printoptions
 from .autograd import (no_grad, enable_grad, set_grad_enabled, is_grad_enabled, is_anomaly_enabled,
                        set_detect_anomaly)
 from . import autograd

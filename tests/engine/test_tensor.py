@@ -1,0 +1,245 @@
+"""Tensor basics (SPEC section 1, "Basics"): metadata, conversions, casts, devices, printing."""
+import math
+
+import numpy as np
+import pytest
+
+import gradserve.engine as gs
+
+try:
+    import torch
+except ImportError:
+    torch = None
+
+
+# ------------------------------------------------------------------ metadata
+def test_shape_size_dim_numel(lib):
+    x = lib.zeros(2, 3, 4)
+    assert x.shape == (2, 3, 4) and x.size() == (2, 3, 4)
+    assert x.size(1) == 3 and x.size(-1) == 4
+    assert x.dim() == 3 and x.ndim == 3 and x.numel() == 24
+    assert list(x.shape) == [2, 3, 4] and repr(x.shape) == "torch.Size([2, 3, 4])"
+    assert x.shape.numel() == 24
+
+
+def test_size_of_missing_dimension_raises_index_error(lib):
+    with pytest.raises(IndexError, match="Dimension out of range"):
+        lib.zeros(2, 3).size(2)
+
+
+def test_dtype_and_device(lib):
+    x = lib.tensor([1.0])
+    assert x.dtype == lib.float32 and x.dtype is lib.float
+    assert x.device.type == "cpu" and str(x.device) == "cpu"
+    assert x.is_floating_point() and not lib.tensor([1]).is_floating_point()
+    assert repr(lib.float64) == "torch.float64"
+
+
+def test_is_tensor(lib):
+    assert lib.is_tensor(lib.tensor(1.0)) and not lib.is_tensor([1.0]) and not lib.is_tensor(1.0)
+    assert isinstance(lib.tensor(1.0), lib.Tensor)
+
+
+# ------------------------------------------------------------------ conversions
+def test_item_gives_python_numbers(lib):
+    assert lib.tensor(2.5).item() == 2.5 and type(lib.tensor(2.5).item()) is float
+    assert lib.tensor([7]).item() == 7 and type(lib.tensor([7]).item()) is int
+    assert lib.tensor(True).item() is True
+
+
+def test_item_of_many_elements_raises(lib):
+    with pytest.raises(RuntimeError, match="a Tensor with 2 elements cannot be converted to Scalar"):
+        lib.tensor([1.0, 2.0]).item()
+
+
+def test_tolist(lib):
+    assert lib.tensor([[1, 2], [3, 4]]).tolist() == [[1, 2], [3, 4]]
+    assert lib.tensor(1.5).tolist() == 1.5
+    assert lib.tensor([True]).tolist() == [True]
+
+
+def test_numpy_shares_memory(lib):
+    x = lib.tensor([1.0, 2.0])
+    a = x.numpy()
+    assert isinstance(a, np.ndarray) and a.dtype == np.float32
+    a[0] = 5.0
+    assert x[0].item() == 5.0
+
+
+def test_numpy_of_tensor_requiring_grad_raises(lib):
+    with pytest.raises(RuntimeError, match="Can't call numpy\\(\\) on Tensor that requires grad"):
+        lib.tensor([1.0], requires_grad=True).numpy()
+
+
+def test_python_number_conversions(lib):
+    x = lib.tensor([2.75])
+    assert float(x) == 2.75 and int(x) == 2 and bool(lib.tensor([1.0]))
+    assert f"{lib.tensor(3.14159):.2f}" == "3.14"
+    assert [1, 2, 3][lib.tensor(1)] == 2
+
+
+def test_bool_of_many_elements_raises(lib):
+    with pytest.raises(RuntimeError, match="Boolean value of Tensor with more than one value is ambiguous"):
+        bool(lib.tensor([1.0, 2.0]))
+
+
+def test_len_and_iteration(lib):
+    x = lib.tensor([[1, 2], [3, 4], [5, 6]])
+    assert len(x) == 3
+    assert [row.tolist() for row in x] == [[1, 2], [3, 4], [5, 6]]
+    with pytest.raises(TypeError):
+        len(lib.tensor(1.0))
+
+
+# ------------------------------------------------------------------ casts
+@pytest.mark.parametrize("method, dtype", [("double", "float64"), ("float", "float32"), ("long", "int64"),
+                                           ("int", "int32"), ("bool", "bool")])
+def test_cast_methods(lib, method, dtype):
+    y = getattr(lib.tensor([0.0, 1.5, -2.0]), method)()
+    assert y.dtype == getattr(lib, dtype)
+
+
+def test_to_dtype_and_type_as(lib):
+    x = lib.tensor([1.5, -2.5])
+    assert x.to(lib.float64).dtype == lib.float64
+    assert x.to(dtype=lib.int64).tolist() == [1, -2]
+    assert x.type_as(lib.tensor([1])).dtype == lib.int64
+    assert x.to(lib.tensor([1.0], dtype=lib.float64)).dtype == lib.float64
+    assert x.to(lib.float32) is x and x.to("cpu") is x and x.cpu() is x
+
+
+def test_type_names(lib):
+    assert lib.tensor([1.0]).type() == "torch.FloatTensor"
+    assert lib.tensor([1]).type() == "torch.LongTensor"
+    assert lib.tensor([1.0]).type(lib.float64).dtype == lib.float64
+
+
+def test_cast_is_differentiable(lib):
+    x = lib.tensor([1.0, 2.0], requires_grad=True)
+    y = x.double() * 3
+    y.sum().backward()
+    assert x.grad.dtype == lib.float32
+    assert x.grad.tolist() == [3.0, 3.0]
+
+
+def test_float64_stays_float64(lib):
+    x = lib.tensor([1.0, 2.0], dtype=lib.float64, requires_grad=True)
+    y = (x * 2.5 + 1).exp() / lib.tensor([3.0])
+    assert y.dtype == lib.float64
+    y.sum().backward()
+    assert x.grad.dtype == lib.float64
+    assert lib.tensor(np.array([1.0, 2.0])).dtype == lib.float64
+
+
+def test_default_dtype_can_be_set_to_float64(lib):
+    assert lib.get_default_dtype() == lib.float32
+    lib.set_default_dtype(lib.float64)
+    try:
+        assert lib.tensor([1.5]).dtype == lib.float64 and lib.zeros(2).dtype == lib.float64
+        assert lib.tensor([1]).dtype == lib.int64
+    finally:
+        lib.set_default_dtype(lib.float32)
+    assert lib.tensor([1.5]).dtype == lib.float32
+
+
+def test_cuda_without_a_device_raises():
+    if gs.cuda.is_available():
+        pytest.skip("a CUDA device is present")
+    assert not gs.cuda.is_available() and gs.cuda.device_count() == 0
+    with pytest.raises(RuntimeError, match="CUDA"):
+        gs.tensor([1.0]).cuda()
+    with pytest.raises(RuntimeError, match="CUDA"):
+        gs.zeros(2, device="cuda")
+
+
+def test_device_objects(lib):
+    d = lib.device("cpu")
+    assert d.type == "cpu" and d == lib.device("cpu") and str(d) == "cpu"
+    assert lib.device("cuda:1").index == 1
+    assert lib.zeros(1, device=d).device == d
+
+
+# ------------------------------------------------------------------ torch.Tensor(...)
+def test_tensor_class_constructs_from_data_and_sizes(lib):
+    assert lib.Tensor([1, 2]).dtype == lib.float32 and lib.Tensor([1, 2]).tolist() == [1.0, 2.0]
+    assert lib.Tensor(2, 3).shape == (2, 3)
+    assert lib.Tensor().shape == (0,)
+
+
+def test_empty_is_zeroed():
+    assert gs.empty(3, 2).tolist() == [[0.0, 0.0]] * 3
+    assert gs.empty_like(gs.ones(4)).tolist() == [0.0] * 4
+
+
+# ------------------------------------------------------------------ data and grad attributes
+def test_data_is_detached_and_shared(lib):
+    x = lib.tensor([1.0, 2.0], requires_grad=True)
+    d = x.data
+    assert not d.requires_grad
+    d[0] = 7.0
+    assert x[0].item() == 7.0
+
+
+def test_grad_can_be_assigned_and_cleared(lib):
+    x = lib.tensor([1.0, 2.0], requires_grad=True)
+    x.grad = lib.tensor([0.5, 0.5])
+    (x * 2).sum().backward()
+    assert x.grad.tolist() == [2.5, 2.5]
+    x.grad = None
+    (x * 2).sum().backward()
+    assert x.grad.tolist() == [2.0, 2.0]
+
+
+# ------------------------------------------------------------------ printing
+REPR_CASES = {
+    "[1.0, 2.0]": "tensor([1., 2.])",
+    "[1.0, 2.5]": "tensor([1.0000, 2.5000])",
+    "[-1.5, 2.0]": "tensor([-1.5000,  2.0000])",
+    "3.0": "tensor(3.)",
+    "0.1": "tensor(0.1000)",
+    "[1e-05, 1.0]": "tensor([1.0000e-05, 1.0000e+00])",
+    "[1e9, 1.0]": "tensor([1.0000e+09, 1.0000e+00])",
+    "[[1.0, 2.0], [3.0, 4.0]]": "tensor([[1., 2.],\n        [3., 4.]])",
+    "[float('inf'), 1.5, float('nan')]": "tensor([   inf, 1.5000,    nan])",
+    "[0.0, 0.0]": "tensor([0., 0.])",
+    "[1, 2, 30]": "tensor([ 1,  2, 30])",
+    "[True, False]": "tensor([ True, False])",
+    "[]": "tensor([])",
+    "[[], []]": "tensor([], size=(2, 0))",
+    "[[[1, 2]], [[3, 4]]]": "tensor([[[1, 2]],\n\n        [[3, 4]]])",
+}
+
+
+@pytest.mark.parametrize("source", list(REPR_CASES))
+def test_repr_matches_pytorch(lib, source):
+    t = lib.tensor(eval(source, {}, {}))  # noqa: S307 - test literals only
+    assert repr(t) == REPR_CASES[source] and str(t) == REPR_CASES[source]
+
+
+@pytest.mark.parametrize("make", [
+    lambda lib: lib.tensor([1.0, 2.0], dtype=lib.float64),
+    lambda lib: lib.tensor([1, 2], dtype=lib.int32),
+    lambda lib: lib.tensor(3, dtype=lib.float64),
+    lambda lib: lib.tensor([1.0, 2.0], requires_grad=True),
+    lambda lib: (lib.tensor([1.0, 2.0], requires_grad=True) * 2).sum(),
+    lambda lib: lib.arange(2000.0),
+    lambda lib: lib.arange(2000).reshape(40, 50),
+    lambda lib: lib.arange(30.0) / 7,
+    lambda lib: lib.linspace(-3, 3, 24).reshape(2, 3, 4),
+    lambda lib: lib.zeros(2, 0, dtype=lib.int64),
+    lambda lib: lib.tensor([[1e-3, 123456.0], [0.5, -2.0]]),
+])
+def test_repr_of_more_tensors_matches_pytorch(make):
+    if torch is None:
+        pytest.skip("PyTorch is not installed")
+    assert repr(make(gs)) == repr(make(torch))
+
+
+def test_set_printoptions_precision():
+    gs.set_printoptions(precision=2)
+    try:
+        assert repr(gs.tensor([1.12345])) == "tensor([1.12])"
+        assert gs.get_printoptions()["precision"] == 2
+    finally:
+        gs.set_printoptions(profile="default")
+    assert repr(gs.tensor([1.12345])) == "tensor([1.1235])"
