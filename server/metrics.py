@@ -1,6 +1,8 @@
 """Prometheus metrics: runs, errors, run latency, sessions, worker health."""
-from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, generate_latest
-from prometheus_client.core import GaugeMetricFamily, CounterMetricFamily
+from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, disable_created_metrics, generate_latest
+from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily
+
+disable_created_metrics()
 
 
 class Metrics:

@@ -178,7 +178,9 @@ def encode_tensor(array, encoding="json"):
     """An output tensor: {"shape", "dtype", "data"} (a bare number for 0-d) or {"shape", "dtype", "b64"}."""
     out = {"shape": list(array.shape), "dtype": array.dtype.name}
     if encoding == "base64":
-        out["b64"] = base64.b64encode(np.ascontiguousarray(array, dtype=array.dtype.newbyteorder("<"))).decode()
+        if array.dtype.byteorder == ">" or not array.flags.c_contiguous:
+            array = array.astype(array.dtype.newbyteorder("<"), order="C")
+        out["b64"] = base64.b64encode(array.data if array.ndim else array.tobytes()).decode()
         return out
     if array.dtype.kind == "f" and array.size and not np.isfinite(array).all():
         data = array.astype(object)

@@ -38,9 +38,10 @@ def recv_message(conn):
 
 def pack_array(array, buffers):
     """Appends an array's bytes to ``buffers`` and returns its header entry."""
-    array = np.ascontiguousarray(array)
     if array.dtype.byteorder == ">":
         array = array.astype(array.dtype.newbyteorder("<"))
+    if not array.flags.c_contiguous:  # (np.ascontiguousarray would turn a 0-d array into 1-d)
+        array = array.copy(order="C")
     buffers.append(memoryview(array).cast("B") if array.size else b"")
     return {"buf": len(buffers) - 1, "dtype": array.dtype.name, "shape": list(array.shape)}
 

@@ -28,6 +28,21 @@ _ENV_LOCK = threading.Lock()
 _INLINE_SEND_BYTES = 32 * 1024
 
 
+def _start_with_env(process, env):
+    """Starts ``process`` with ``env`` added to its environment (spawn copies os.environ at start)."""
+    with _ENV_LOCK:
+        saved = {k: os.environ.get(k) for k in env}
+        os.environ.update(env)
+        try:
+            process.start()
+        finally:
+            for k, v in saved.items():
+                if v is None:
+                    os.environ.pop(k, None)
+                else:
+                    os.environ[k] = v
+
+
 class _WorkerProcess:
     """One worker process in a slot, with its pipes and the commands in flight."""
 
@@ -59,17 +74,7 @@ class _WorkerProcess:
         self.conn, self.cancel_conn = conn, cancel_w
         self.process = _SPAWN.Process(target=worker_module.main, args=(child_conn, cancel_r, self.config),
                                       name=f"gradserve-worker-{self.slot}", daemon=True)
-        with _ENV_LOCK:  # spawn copies os.environ as it is at start()
-            saved = {k: os.environ.get(k) for k in self.env}
-            os.environ.update(self.env)
-            try:
-                await asyncio.to_thread(self.process.start)
-            finally:
-                for k, v in saved.items():
-                    if v is None:
-                        os.environ.pop(k, None)
-                    else:
-                        os.environ[k] = v
+        await asyncio.to_thread(_start_with_env, self.process, self.env)
         child_conn.close()
         cancel_r.close()
         threading.Thread(target=self._read, daemon=True, name=f"gradserve-worker-{self.slot}-reader").start()

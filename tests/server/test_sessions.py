@@ -1,0 +1,118 @@
+"""Sessions: create, describe, delete, tokens, API keys, TTL and idle expiry."""
+import time
+from datetime import datetime
+
+from server_harness import open_session
+
+
+def test_create_session_answers_id_token_device_and_expiry(http):
+    r = http.post("/v1/sessions", json={"device": "cpu", "ttl_s": 60})
+    assert r.status_code == 201
+    body = r.json()
+    assert set(body) == {"id", "token", "device", "expires_at"}
+    assert body["device"] == "cpu"
+    assert len(body["token"]) >= 43  # 256 bits in URL-safe base64
+    expires = datetime.fromisoformat(body["expires_at"].replace("Z", "+00:00"))
+    assert 50 < expires.timestamp() - time.time() <= 61
+    http.delete(f"/v1/sessions/{body['id']}", headers={"Authorization": f"Bearer {body['token']}"})
+
+
+def test_create_session_without_body_uses_defaults(http):
+    r = http.post("/v1/sessions")
+    assert r.status_code == 201, r.text
+    assert r.json()["device"] == "cpu"
+
+
+def test_get_session_lists_tensor_variables_and_bytes(session):
+    assert session.put("/variables/w", json={"data": [[1.0, 2.0]], "dtype": "float64", "requires_grad": True}
+                       ).status_code == 204
+    body = session.get().json()
+    assert body["id"] == session.id and body["device"] == "cpu"
+    assert body["variables"]["w"] == {"shape": [1, 2], "dtype": "float64", "requires_grad": True, "has_grad": False}
+    assert body["bytes"] >= 16
+    assert {"created_at", "expires_at"} <= set(body)
+
+
+def test_request_without_token_answers_401(http, session):
+    r = http.get(session.path)
+    assert r.status_code == 401
+    assert r.headers["www-authenticate"] == "Bearer"
+    assert r.json()["error"]["type"] == "Unauthorized"
+
+
+def test_wrong_token_and_unknown_session_answer_the_same_404(http, session):
+    wrong = http.get(session.path, headers={"Authorization": "Bearer " + "x" * 43})
+    unknown = http.get("/v1/sessions/nonexistent", headers=session.headers)
+    assert wrong.status_code == unknown.status_code == 404
+    assert wrong.json() == unknown.json()
+
+
+def test_token_of_one_session_does_not_open_another(http):
+    a, b = open_session(http), open_session(http)
+    r = http.get(b.path, headers=a.headers)
+    assert r.status_code == 404
+    a.delete(), b.delete()
+
+
+def test_delete_frees_the_session_and_its_worker_state(http, live_server):
+    s = open_session(http)
+    worker = live_server.backend.slots[live_server.app.state.sessions.sessions[s.id].placement.worker]
+    assert s.id in worker.sessions
+    assert s.delete().status_code == 204
+    assert s.get().status_code == 404
+    assert s.id not in worker.sessions
+    assert s.delete().status_code == 404
+
+
+def test_api_keys_guard_session_creation(http, live_server):
+    with live_server.setting(api_keys=("k1", "k2")):
+        assert http.post("/v1/sessions").status_code == 401
+        assert http.post("/v1/sessions", headers={"Authorization": "Bearer nope"}).status_code == 401
+        r = http.post("/v1/sessions", headers={"Authorization": "Bearer k2"})
+        assert r.status_code == 201
+    body = r.json()
+    http.delete(f"/v1/sessions/{body['id']}", headers={"Authorization": f"Bearer {body['token']}"})
+
+
+def test_session_expires_at_its_ttl_and_the_sweeper_frees_it(http, live_server):
+    s = open_session(http, ttl_s=0.5)
+    placement = live_server.app.state.sessions.sessions[s.id].placement
+    assert s.get().status_code == 200
+    time.sleep(0.8)
+    assert s.get().status_code == 404
+    deadline = time.monotonic() + 5
+    while s.id in live_server.backend.slots[placement.worker].sessions and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert s.id not in live_server.backend.slots[placement.worker].sessions
+    assert s.id not in live_server.app.state.sessions.sessions
+
+
+def test_idle_session_expires(http, live_server):
+    with live_server.setting(idle_timeout_s=0.4):
+        s = open_session(http)
+    time.sleep(0.25)
+    assert s.get().status_code == 200  # a request keeps it alive
+    time.sleep(0.25)
+    assert s.get().status_code == 200
+    time.sleep(0.6)
+    assert s.get().status_code == 404
+
+
+def test_max_sessions_answers_429(http, live_server):
+    with live_server.setting(max_sessions=len(live_server.app.state.sessions)):
+        r = http.post("/v1/sessions")
+    assert r.status_code == 429
+    assert "retry-after" in r.headers
+
+
+def test_bad_session_bodies_answer_422(http):
+    for body in ({"device": "tpu"}, {"ttl_s": -1}, {"ttl_s": "soon"}, {"colour": "red"}, [1, 2]):
+        r = http.post("/v1/sessions", json=body)
+        assert r.status_code == 422, (body, r.text)
+        assert r.json()["error"]["type"] == "ValidationError"
+
+
+def test_cuda_session_without_gpu_workers_answers_422(http):
+    r = http.post("/v1/sessions", json={"device": "cuda"})
+    assert r.status_code == 422
+    assert "cuda" in r.json()["error"]["message"]
