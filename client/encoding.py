@@ -1,0 +1,130 @@
+"""Tensors on the wire (SPEC section 3): NumPy arrays to JSON objects and back.
+
+Inputs go as a nested list (typed by the server as ``torch.tensor`` types it), a bare number, the
+object form ``{"data", "dtype", "requires_grad"}`` or ``{"b64", "shape", "dtype"}``. Outputs come
+back as ``{"shape", "dtype", "data"}`` or ``{"shape", "dtype", "b64"}``; non-finite floats travel
+as the strings ``"NaN"``, ``"Infinity"`` and ``"-Infinity"``.
+"""
+from __future__ import annotations
+
+import base64
+import math
+from typing import Any
+
+import numpy as np
+
+ENCODINGS = ("json", "base64")
+
+def _float_json(x: float) -> float | str:
+    if math.isfinite(x):
+        return x
+    return "NaN" if math.isnan(x) else ("Infinity" if x > 0 else "-Infinity")
+
+
+def array_to_data(array: np.ndarray) -> Any:
+    """A nested list (a bare value for 0-d) with NaN and infinities spelled as strings."""
+    if array.dtype.kind == "f" and not np.isfinite(array).all():
+        out = array.astype(object)
+        out[np.isnan(array)] = "NaN"
+        out[np.isposinf(array)] = "Infinity"
+        out[np.isneginf(array)] = "-Infinity"
+        return out.tolist()
+    return array.tolist()
+
+
+def _nested_json(value: Any) -> Any:
+    """A nested Python list with non-finite floats spelled as strings (numbers kept as they are)."""
+    if isinstance(value, (list, tuple)):
+        return [_nested_json(v) for v in value]
+    if isinstance(value, float):
+        return _float_json(value)
+    if isinstance(value, np.generic):
+        return _nested_json(value.item())
+    return value
+
+
+def torch_typed_array(data: Any) -> np.ndarray:
+    """Python data typed as ``torch.tensor`` types it: floats float32, integers int64, bools bool."""
+    array = np.asarray(data)
+    if array.dtype.kind == "f":
+        return array.astype(np.float32)
+    if array.dtype.kind in "iu":
+        return array.astype(np.int64)
+    if array.dtype.kind == "b":
+        return array
+    raise TypeError(f"cannot send {type(data).__name__} of dtype {array.dtype} as a tensor")
+
+
+def _dtype_name(dtype: Any) -> str:
+    return np.dtype(dtype).name
+
+
+def encode_tensor(value: Any, *, encoding: str = "json", requires_grad: bool = False,
+                  dtype: Any = None) -> Any:
+    """The wire form of an input tensor.
+
+    NumPy arrays and scalars keep their dtype (the object form always names it); Python lists and
+    numbers are left for the server to type like ``torch.tensor`` unless ``dtype`` is given or
+    ``encoding="base64"`` needs raw bytes.
+    """
+    if encoding not in ENCODINGS:
+        raise ValueError(f"encoding must be one of {ENCODINGS}, not {encoding!r}")
+    is_python = isinstance(value, (bool, int, float, list, tuple))
+    if is_python and dtype is None and encoding == "json":
+        data = _nested_json(value)
+        if not requires_grad and not isinstance(data, str):
+            return data
+        obj: dict[str, Any] = {"data": data}
+        if isinstance(data, str):  # a bare non-finite float: say it is a float tensor
+            obj["dtype"] = "float32"
+        if requires_grad:
+            obj["requires_grad"] = True
+        return obj
+    if is_python:
+        array = torch_typed_array(value) if dtype is None else np.asarray(value, dtype=dtype)
+    else:
+        array = np.asarray(value, dtype=dtype)
+    if array.dtype.kind not in "fiub":
+        raise TypeError(f"cannot send an array of dtype {array.dtype} as a tensor")
+    if encoding == "base64":
+        little = array.astype(array.dtype.newbyteorder("<"), copy=False)
+        obj = {"b64": base64.b64encode(np.ascontiguousarray(little).tobytes()).decode("ascii"),
+               "shape": list(array.shape), "dtype": _dtype_name(array.dtype)}
+    else:
+        obj = {"data": array_to_data(array), "dtype": _dtype_name(array.dtype)}
+    if requires_grad:
+        obj["requires_grad"] = True
+    return obj
+
+
+def is_tensor_object(value: Any) -> bool:
+    """Whether a decoded JSON value is a tensor object (as opposed to a number or a list)."""
+    return isinstance(value, dict) and "dtype" in value and ("data" in value or "b64" in value)
+
+
+def decode_tensor(obj: dict) -> np.ndarray:
+    """A NumPy array (0-d for a scalar tensor) from a tensor object, dtype kept."""
+    dtype = np.dtype(obj["dtype"])
+    shape = tuple(obj.get("shape", ()))
+    if "b64" in obj:
+        raw = base64.b64decode(obj["b64"])
+        array = np.frombuffer(raw, dtype=dtype.newbyteorder("<")).astype(dtype)
+        return array.reshape(shape)
+    # NumPy parses "NaN", "Infinity" and "-Infinity" when it casts strings to a float dtype.
+    array = np.array(obj["data"], dtype=dtype)
+    if "shape" in obj and array.shape != shape:
+        array = array.reshape(shape)
+    return array
+
+
+def decode_value(value: Any) -> Any:
+    """An output value: tensor objects become arrays, lists stay lists, numbers stay numbers."""
+    if is_tensor_object(value):
+        return decode_tensor(value)
+    if isinstance(value, list):
+        return [decode_value(v) for v in value]
+    if isinstance(value, str) and value in ("NaN", "Infinity", "-Infinity"):
+        return float(value)  # Python parses "NaN" and "Infinity" itself
+    if isinstance(value, dict):
+        return {k: decode_value(v) for k, v in value.items()}
+    return value

@@ -1,0 +1,273 @@
+"""Streamed runs over ``/v1/sessions/{id}/stream`` (SPEC section 4), sync and async.
+
+``_StreamState`` holds everything but the I/O: the messages to send, the filtering of events by
+run id, the end of the stream (a ``Result`` or ``Cancelled``; an ``Error`` is yielded and then
+raised), and the progress bar. ``EventStream`` and ``AsyncEventStream`` only move the bytes.
+"""
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+import uuid
+from typing import Any
+from urllib.parse import quote, urlencode
+
+from websockets.asyncio.client import connect as async_connect
+from websockets.exceptions import ConnectionClosed, InvalidStatus
+from websockets.sync.client import connect as sync_connect
+
+from .errors import APIConnectionError, APIError, GradserveError, error_from_response, parse_body
+from .events import Cancelled, Error, Event, Log, Result, parse_event
+from .progress import ProgressBar
+from .results import RunResult
+from .retries import RetryPolicy
+
+# Connection failures before or during the handshake (TimeoutError and refusals are OSErrors).
+_NOT_CONNECTED = (OSError,)
+
+
+def stream_url(base_url: str, session_id: str, token: str) -> str:
+    scheme, rest = base_url.split("://", 1)
+    ws_scheme = {"http": "ws", "https": "wss"}.get(scheme, scheme)
+    path = f"/v1/sessions/{quote(session_id, safe='')}/stream"
+    return f"{ws_scheme}://{rest.rstrip('/')}{path}?{urlencode({'token': token})}"
+
+
+def _handshake_error(exc: InvalidStatus) -> APIError:
+    response = exc.response
+    return error_from_response(response.status_code, parse_body(response.body or b""))
+
+
+class _StreamState:
+    """The I/O-free part of a stream: what to send first, and what each message means."""
+
+    def __init__(self, run_message: dict | None, progress: bool | ProgressBar = False):
+        self.run_id = run_message["id"] if run_message else None
+        self.first_message = run_message or {"type": "watch"}
+        self.finished = False
+        self.result: RunResult | None = None
+        self._raise: GradserveError | None = None
+        self._bar = (progress if isinstance(progress, ProgressBar)
+                     else ProgressBar() if progress else None)
+
+    def pending_error(self) -> GradserveError | None:
+        """The exception to raise now that the ``Error`` event has been yielded (once)."""
+        exc, self._raise = self._raise, None
+        return exc
+
+    def accept(self, raw: str | bytes) -> Event | None:
+        """The event for a message, or None when it belongs to another run."""
+        message = json.loads(raw)
+        if not isinstance(message, dict):
+            return None
+        event = parse_event(message)
+        if self.run_id is not None and event.run is not None and event.run != self.run_id:
+            return None
+        if self._bar is not None and isinstance(event, Log):
+            self._bar.update(event)
+        if self.run_id is None:  # watching: every run's events, no end
+            return event
+        if isinstance(event, Result):
+            self.result = event.result
+            self._end(finished=True)
+        elif isinstance(event, Cancelled):
+            self._end(finished=False)
+        elif isinstance(event, Error):
+            self._raise = event.error
+            self._end(finished=False)
+        return event
+
+    def connection_lost(self, exc: BaseException) -> GradserveError:
+        self._end(finished=False)
+        return APIConnectionError(f"the stream closed before the run finished: {exc}")
+
+    def _end(self, finished: bool) -> None:
+        self.finished = True
+        if self._bar is not None:
+            self._bar.close(finished)
+
+    def cancel_message(self) -> str:
+        return json.dumps({"type": "cancel", "id": self.run_id})
+
+
+def run_message(program: str, inputs: dict | None, outputs: list | None, trace: bool,
+                encoding: str = "json") -> dict:
+    message: dict[str, Any] = {"type": "run", "id": uuid.uuid4().hex, "program": program,
+                               "inputs": inputs or {}, "trace": bool(trace),
+                               "encoding": encoding}
+    if outputs is not None:
+        message["outputs"] = list(outputs)
+    return message
+
+
+class EventStream:
+    """Iterates a run's events; a ``Result`` ends it and an ``Error`` is yielded, then raised.
+
+    Use it as a context manager (or iterate it to the end) so the WebSocket is closed.
+    """
+
+    def __init__(self, url: str, state: _StreamState, retry: RetryPolicy, open_timeout: float):
+        self._url = url
+        self._state = state
+        self._retry = retry
+        self._open_timeout = open_timeout
+        self._ws = None
+
+    @property
+    def run_id(self) -> str | None:
+        return self._state.run_id
+
+    @property
+    def result(self) -> RunResult | None:
+        """The run's result, once the ``Result`` event has arrived."""
+        return self._state.result
+
+    def _open(self):
+        if self._ws is not None:
+            return self._ws
+        attempt = 0
+        while True:
+            try:
+                self._ws = sync_connect(self._url, open_timeout=self._open_timeout,
+                                        max_size=None, compression=None)
+                break
+            except InvalidStatus as exc:
+                raise _handshake_error(exc) from exc
+            except _NOT_CONNECTED as exc:
+                # Nothing was sent yet (the run message follows the handshake): safe to repeat.
+                if not self._retry.should_retry(attempt, idempotent=True, error=exc):
+                    raise APIConnectionError(f"cannot open the stream: {exc}") from exc
+                time.sleep(self._retry.delay(attempt))
+                attempt += 1
+        self._ws.send(json.dumps(self._state.first_message))
+        return self._ws
+
+    def __iter__(self):
+        return self
+
+    def __next__(self) -> Event:
+        exc = self._state.pending_error()
+        if exc is not None:
+            raise exc
+        if self._state.finished:
+            self.close()
+            raise StopIteration
+        ws = self._open()
+        while True:
+            try:
+                raw = ws.recv()
+            except ConnectionClosed as closed:
+                self.close()
+                raise self._state.connection_lost(closed) from closed
+            event = self._state.accept(raw)
+            if event is None:
+                continue
+            if self._state.finished:
+                self.close()
+            return event
+
+    def cancel(self) -> None:
+        """Ask the server to stop the run; the stream then ends with a ``Cancelled`` event."""
+        self._open().send(self._state.cancel_message())
+
+    def wait(self) -> RunResult:
+        """Consume the remaining events and return the result (raises the run's error)."""
+        for _ in self:
+            pass
+        if self._state.result is None:
+            raise APIConnectionError("the stream ended without a result (cancelled)")
+        return self._state.result
+
+    def close(self) -> None:
+        if self._ws is not None:
+            self._ws.close()
+
+    def __enter__(self) -> "EventStream":
+        return self
+
+    def __exit__(self, *exc_info) -> None:
+        self.close()
+
+
+class AsyncEventStream:
+    """The async twin of ``EventStream``: ``async for event in session.stream(...)``."""
+
+    def __init__(self, url: str, state: _StreamState, retry: RetryPolicy, open_timeout: float):
+        self._url = url
+        self._state = state
+        self._retry = retry
+        self._open_timeout = open_timeout
+        self._ws = None
+
+    @property
+    def run_id(self) -> str | None:
+        return self._state.run_id
+
+    @property
+    def result(self) -> RunResult | None:
+        return self._state.result
+
+    async def _open(self):
+        if self._ws is not None:
+            return self._ws
+        attempt = 0
+        while True:
+            try:
+                self._ws = await async_connect(self._url, open_timeout=self._open_timeout,
+                                               max_size=None, compression=None)
+                break
+            except InvalidStatus as exc:
+                raise _handshake_error(exc) from exc
+            except _NOT_CONNECTED as exc:
+                # Nothing was sent yet (the run message follows the handshake): safe to repeat.
+                if not self._retry.should_retry(attempt, idempotent=True, error=exc):
+                    raise APIConnectionError(f"cannot open the stream: {exc}") from exc
+                await asyncio.sleep(self._retry.delay(attempt))
+                attempt += 1
+        await self._ws.send(json.dumps(self._state.first_message))
+        return self._ws
+
+    def __aiter__(self):
+        return self
+
+    async def __anext__(self) -> Event:
+        exc = self._state.pending_error()
+        if exc is not None:
+            raise exc
+        if self._state.finished:
+            await self.close()
+            raise StopAsyncIteration
+        ws = await self._open()
+        while True:
+            try:
+                raw = await ws.recv()
+            except ConnectionClosed as closed:
+                await self.close()
+                raise self._state.connection_lost(closed) from closed
+            event = self._state.accept(raw)
+            if event is None:
+                continue
+            if self._state.finished:
+                await self.close()
+            return event
+
+    async def cancel(self) -> None:
+        await (await self._open()).send(self._state.cancel_message())
+
+    async def wait(self) -> RunResult:
+        async for _ in self:
+            pass
+        if self._state.result is None:
+            raise APIConnectionError("the stream ended without a result (cancelled)")
+        return self._state.result
+
+    async def close(self) -> None:
+        if self._ws is not None:
+            await self._ws.close()
+
+    async def __aenter__(self) -> "AsyncEventStream":
+        return self
+
+    async def __aexit__(self, *exc_info) -> None:
+        await self.close()
