@@ -20,6 +20,10 @@ from .ops.elementwise import result_dtype as _result_dtype
 from .autograd import engine as _autograd_engine
 from .autograd import tensor_ops as _tensor_ops
 from .limits import LimitExceeded, Limits
+from . import graph  # noqa: E402 - after the ops it describes
+from . import nn, optim
+from .nn.functional import (softmax, log_softmax, dropout, conv1d, conv2d, cosine_similarity,  # noqa: F401
+                            pairwise_distance)
 
 _autograd_engine.graph_ops = _tensor_ops
 

@@ -1,0 +1,267 @@
+"""The graph behind tensors as JSON (SPEC section 5), and the observer that
+streams it while a run builds it and while backward walks it.
+
+Nodes are of three kinds: ``leaf`` (a tensor made by the program rather than
+by an op: a parameter's AccumulateGrad, or a constant input the observer saw),
+``op`` (one Function node) and ``output`` (each tensor passed to ``to_json``).
+An edge ``{"from", "to", "input_index"}`` says that node ``from`` is input
+number ``input_index`` of node ``to``.
+
+The engine calls an observer only when one is installed (``observe``), so
+without one graph export costs the engine nothing. Ids come from a ``NodeIds``,
+which holds nothing strongly: the ids the observer streamed are the ids
+``to_json(..., ids=observer.ids)`` exports.
+"""
+import contextlib
+import math
+import weakref
+
+import numpy as np
+
+from . import dtypes as _dt
+from .autograd.function import AccumulateGrad
+from .autograd.state import state
+from .device import get_array_module
+from .tensor import Tensor
+
+__all__ = ["to_json", "summary", "NodeIds", "GraphObserver", "observe"]
+
+HEAD = 8  # values a summary shows
+
+
+# ------------------------------------------------------------------ summaries
+def _number(x):
+    """A JSON-safe Python number: NaN and infinities become the strings SPEC names."""
+    if isinstance(x, float):
+        if math.isnan(x):
+            return "NaN"
+        if math.isinf(x):
+            return "Infinity" if x > 0 else "-Infinity"
+    return x
+
+
+def summary(array_or_tensor):
+    """{"min", "max", "mean", "norm", "head"} of a tensor or array, JSON-safe."""
+    data = array_or_tensor._data if isinstance(array_or_tensor, Tensor) else array_or_tensor
+    xp = get_array_module(data)
+    flat = data.reshape(-1)
+    head = flat[:HEAD]
+    head = (head if type(head) is np.ndarray else head.get()).tolist()
+    if flat.size == 0:
+        return {"min": None, "max": None, "mean": None, "norm": None, "head": []}
+    values = flat.astype(np.float64) if data.dtype.kind in "bf" else flat
+    integral = data.dtype.kind in "iu"
+    lo, hi = values.min(), values.max()
+    wide = flat.astype(np.float64)
+    with np.errstate(all="ignore"):
+        mean = float(wide.mean())
+        norm = float(xp.sqrt((wide * wide).sum()))
+    return {
+        "min": int(lo) if integral else _number(float(lo)),
+        "max": int(hi) if integral else _number(float(hi)),
+        "mean": _number(mean),
+        "norm": _number(norm),
+        "head": [_number(float(v)) if isinstance(v, float) else v for v in head],
+    }
+
+
+def _dtype_name(np_dtype):
+    return _dt.from_numpy_dtype(np_dtype).name
+
+
+# ------------------------------------------------------------------ ids
+class NodeIds:
+    """Stable integer ids for the nodes of one run, in the order they are first seen.
+
+    Op nodes are keyed by their Node, leaves by their tensor (a leaf's
+    AccumulateGrad may be made again), output nodes by their tensor in a space
+    of their own. Keys are held weakly: an entry goes when its object does.
+    """
+
+    def __init__(self):
+        self._ids = {}        # (space, id(obj)) -> (weakref, node id)
+        self._next = 0
+        self.inputs = {}      # op node id -> input node ids, in input order (None: not a tensor)
+        self.values = {}      # node id -> summary of its value when it was made
+        self.grads = {}       # node id -> summary of the gradient backward last brought it
+        self.constants = {}   # node id -> node JSON of a constant leaf the observer saw
+
+    def get(self, obj, space="node"):
+        entry = self._ids.get((space, id(obj)))
+        return entry[1] if entry is not None and entry[0]() is obj else None
+
+    def assign(self, obj, space="node"):
+        """The id of ``obj``, and whether it was new."""
+        key = (space, id(obj))
+        entry = self._ids.get(key)
+        if entry is not None and entry[0]() is obj:
+            return entry[1], False
+        nid = self._next
+        self._next += 1
+        ids = self._ids
+        self._ids[key] = (weakref.ref(obj, lambda _, key=key: ids.pop(key, None)), nid)
+        return nid, True
+
+
+def _key(node):
+    return node.variable if type(node) is AccumulateGrad else node
+
+
+def _leaf_json(nid, t, name=None):
+    return {"id": nid, "kind": "leaf", "op": None, "name": name, "shape": list(t._data.shape),
+            "dtype": _dtype_name(t._data.dtype), "requires_grad": bool(t.requires_grad), "line": None,
+            "value": summary(t), "grad": summary(t.grad) if t.grad is not None else None}
+
+
+def _op_json(nid, node, name=None, value=None, grad=None):
+    return {"id": nid, "kind": "op", "op": node.op, "grad_fn": node.name(), "name": name,
+            "shape": list(node.shape), "dtype": _dtype_name(node.dtype), "requires_grad": True,
+            "line": node.line, "value": value, "grad": grad}
+
+
+# ------------------------------------------------------------------ export
+def to_json(*tensors, names=None, ids=None):
+    """The graph that produced ``tensors``: {"nodes": [...], "edges": [...]} (SPEC section 5).
+
+    ``names`` maps variable names to tensors, so that leaves, outputs and
+    named intermediates carry their "name"; ``ids`` (an observer's NodeIds)
+    keeps the ids, values and gradients that observer streamed.
+    """
+    ids = ids if ids is not None else NodeIds()
+    by_tensor = {}
+    named_nodes = {}
+    for name, t in (names or {}).items():
+        if isinstance(t, Tensor):
+            by_tensor.setdefault(id(t), name)
+            if t.grad_fn is not None:
+                named_nodes.setdefault(t.grad_fn, (name, t))
+
+    # every node the outputs' history reaches, without recursion
+    ops, leaves = set(), set()
+    stack = [t.grad_fn if t.grad_fn is not None else t._grad_accumulator()
+             for t in tensors if t.requires_grad]
+    seen = set(stack)
+    while stack:
+        node = stack.pop()
+        (leaves if type(node) is AccumulateGrad else ops).add(node)
+        for nxt, _ in node.next_functions:
+            if nxt is not None and nxt not in seen:
+                seen.add(nxt)
+                stack.append(nxt)
+
+    nodes, edges = [], []
+    emitted = set()
+
+    def emit_leaf(acc):
+        nid, _ = ids.assign(acc.variable)
+        if nid not in emitted:
+            emitted.add(nid)
+            nodes.append(_leaf_json(nid, acc.variable, by_tensor.get(id(acc.variable))))
+        return nid
+
+    # creation order: every input is exported before the op that reads it
+    for node in sorted(ops, key=lambda n: n.seq):
+        inputs = []
+        for nxt, _ in node.next_functions:
+            if nxt is None:
+                inputs.append(None)
+            elif type(nxt) is AccumulateGrad:
+                inputs.append(emit_leaf(nxt))
+            else:
+                inputs.append(ids.assign(nxt)[0])
+        nid, _ = ids.assign(node)
+        recorded = ids.inputs.get(nid)
+        if recorded is not None and len(recorded) == len(inputs):
+            for i, cid in enumerate(recorded):   # constants the observer saw fill the gaps
+                if inputs[i] is None and cid is not None and cid in ids.constants:
+                    inputs[i] = cid
+                    if cid not in emitted:
+                        emitted.add(cid)
+                        nodes.append(ids.constants[cid])
+        name, named = named_nodes.get(node, (None, None))
+        value = summary(named) if named is not None else ids.values.get(nid)
+        grad = summary(named.grad) if named is not None and named.grad is not None else ids.grads.get(nid)
+        emitted.add(nid)
+        nodes.append(_op_json(nid, node, name, value, grad))
+        edges.extend({"from": src, "to": nid, "input_index": i} for i, src in enumerate(inputs) if src is not None)
+    for acc in sorted(leaves, key=lambda n: ids.assign(n.variable)[0]):
+        emit_leaf(acc)   # a leaf passed as an output with no op after it
+
+    for t in tensors:
+        nid, _ = ids.assign(t, space="output")
+        fn = t.grad_fn
+        nodes.append({"id": nid, "kind": "output", "op": fn.op if fn is not None else None,
+                      "name": by_tensor.get(id(t)), "shape": list(t._data.shape),
+                      "dtype": _dtype_name(t._data.dtype), "requires_grad": bool(t.requires_grad),
+                      "line": fn.line if fn is not None else None, "value": summary(t),
+                      "grad": summary(t.grad) if t.grad is not None else None})
+        if fn is not None:
+            edges.append({"from": ids.assign(fn)[0], "to": nid, "input_index": 0})
+        elif t.requires_grad:
+            edges.append({"from": ids.assign(t)[0], "to": nid, "input_index": 0})
+    return {"nodes": nodes, "edges": edges}
+
+
+# ------------------------------------------------------------------ observer
+class GraphObserver:
+    """Reports each node as the engine creates it and each gradient as backward reaches it.
+
+    ``on_event`` receives ``{"type": "node", "node": {... "inputs": [ids]}}``
+    (inputs first: a leaf or constant is reported just before its first
+    consumer) and ``{"type": "backward", "node": id, "grad": summary}``.
+    """
+
+    def __init__(self, on_event):
+        self.on_event = on_event
+        self.ids = NodeIds()
+
+    def _leaf(self, t):
+        nid, new = self.ids.assign(t)
+        if new:
+            node = _leaf_json(nid, t)
+            if not t.requires_grad:
+                self.ids.constants[nid] = node
+            self.on_event({"type": "node", "node": dict(node, inputs=[])})
+        return nid
+
+    def _known(self, node):
+        """The id of a node made before observing began, reporting it on first sight."""
+        if type(node) is AccumulateGrad:
+            return self._leaf(node.variable)
+        nid, new = self.ids.assign(node)
+        if new:
+            self.on_event({"type": "node", "node": dict(_op_json(nid, node), inputs=[])})
+        return nid
+
+    def on_node(self, node, out, inputs):
+        input_ids = []
+        for x, (nxt, _) in zip(inputs, node.next_functions):
+            if nxt is not None:
+                input_ids.append(self._known(nxt))
+            elif isinstance(x, Tensor):
+                input_ids.append(self._leaf(x))
+            else:
+                input_ids.append(None)
+        nid, _ = self.ids.assign(node)
+        value = summary(out)
+        self.ids.inputs[nid] = input_ids
+        self.ids.values[nid] = value
+        self.on_event({"type": "node", "node": dict(_op_json(nid, node, value=value), inputs=input_ids)})
+
+    def on_backward(self, node, grad):
+        nid = self._known(node)
+        g = summary(grad)
+        self.ids.grads[nid] = g
+        self.on_event({"type": "backward", "node": nid, "grad": g})
+
+
+@contextlib.contextmanager
+def observe(observer):
+    """Installs ``observer`` (a GraphObserver, or any object with on_node and on_backward)
+    for the duration of the block."""
+    prev = state.observer
+    state.observer = observer
+    try:
+        yield observer
+    finally:
+        state.observer = prev
