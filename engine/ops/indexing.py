@@ -1,58 +1,108 @@
-"""Indexing: ``x[index]`` and ``x[index] = value``, with PyTorch's index forms.
+"""Indexing: ``x[index]`` and ``x[index] = value`` with PyTorch's index forms, and
+the index-driven ops: gather, scatter, scatter_add, index_select, index_add,
+masked_fill, masked_select, take, take_along_dim.
 
 Basic indexing (ints, slices, None, Ellipsis) gives a view; advanced indexing
 (integer tensors, lists, boolean masks) gives a copy. The backward of a read is
-a scatter-add into zeros, whose own backward is the read again.
+a scatter-add into zeros, whose own backward is the read again: every pair here
+is each other's adjoint (gather / scatter_add, index_select / index_add).
 """
 import numpy as np
 
+from ..autograd import array_ops as _arr
 from ..autograd.function import Function
+from ..autograd.state import state
 from ..device import get_array_module
-from ..tensor import Tensor
-from .shape import ViewFunction
+from ..tensor import Tensor, _wrap_dim
+from .shape import Slice, broadcast_shapes, expand, flatten, reshape
 
-__all__ = ["nonzero", "index_put"]
+__all__ = ["nonzero", "argwhere", "index_put", "gather", "scatter", "scatter_add", "index_select",
+           "index_add", "masked_fill", "masked_select", "take", "take_along_dim"]
+
+_ndarray = np.ndarray
+_INDEX_TYPE_ERROR = "tensors used as indices must be long, int, byte or bool tensors"
 
 
 def _xp(x):
-    return np if type(x) is np.ndarray else get_array_module(x)
+    return np if type(x) is _ndarray else get_array_module(x)
 
 
+# ------------------------------------------------------------------ index conversion
 def _convert_index(index, data):
-    """Turns a PyTorch index into a NumPy one, and says whether it is basic (a view)."""
-    if not isinstance(index, tuple):
-        index = (index,)
+    """Turns a PyTorch index into a NumPy one, checked against data's shape.
+
+    Returns (index tuple, basic): basic means only ints, slices, None and
+    Ellipsis, so the result is a view.
+    """
+    shape = data.shape
+    if type(index) is int:  # x[i], the form loops use: checked and returned at once
+        if not shape:
+            raise IndexError("invalid index of a 0-dim tensor. Use `tensor.item()` in Python or "
+                             "`tensor.item<T>()` in C++ to convert a 0-dim tensor to a number")
+        if not -shape[0] <= index < shape[0]:
+            raise IndexError(f"index {index} is out of bounds for dimension 0 with size {shape[0]}")
+        return (index, Ellipsis), True
+    items = index if type(index) is tuple else (index,)
     out = []
     basic = True
-    for item in index:
-        if isinstance(item, Tensor):
-            arr = item._data
-            if arr.dtype.kind not in "biu":
-                raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
-            out.append(arr)
-            basic = False
-        elif isinstance(item, slice):
-            if item.step is not None and _int(item.step) <= 0:
+    for item in items:
+        t = type(item)
+        if t is int or t is slice or item is None or item is Ellipsis:
+            if t is slice and not (type(item.start) in _PLAIN and type(item.stop) in _PLAIN
+                                   and type(item.step) in _PLAIN):
+                item = slice(_opt_int(item.start), _opt_int(item.stop), _opt_int(item.step))
+            if t is slice and item.step is not None and item.step <= 0:
                 raise ValueError("step must be greater than zero")
-            out.append(slice(_opt_int(item.start), _opt_int(item.stop), _opt_int(item.step)))
-        elif item is None or item is Ellipsis:
             out.append(item)
-        elif isinstance(item, bool):
-            out.append(item)
-            basic = False
-        elif isinstance(item, (list, tuple)):
-            arr = np.asarray(item)
-            if arr.dtype == object or arr.dtype.kind not in "biu" and arr.size:
-                raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
-            out.append(arr.astype(np.int64) if arr.size == 0 else arr)
-            basic = False
-        elif isinstance(item, np.ndarray):
+        elif t is bool:
             out.append(item)
             basic = False
         else:
-            out.append(_int(item))
-    _check_bounds(out, data.shape)
+            arr = _index_array(item, data)
+            if arr.ndim == 0 and arr.dtype.kind in "iu":
+                out.append(int(arr))  # a 0-dim integer tensor indexes like an int (a view)
+            else:
+                out.append(arr)
+                basic = False
+    _check_bounds(out, shape)
+    if basic and Ellipsis not in out:
+        out.append(Ellipsis)  # NumPy then returns a 0-d view, not a scalar copy, for x[i, j]
     return tuple(out), basic
+
+
+_PLAIN = (int, type(None))
+
+
+def _index_array(item, data):
+    """An index item that is not an int, slice, None, Ellipsis or bool, as an array on data's device."""
+    if isinstance(item, Tensor):
+        arr = item._data
+    elif isinstance(item, np.generic):
+        arr = np.asarray(item)
+    elif hasattr(item, "dtype") and hasattr(item, "shape"):
+        arr = item
+    elif isinstance(item, (list, tuple)):
+        try:
+            arr = np.asarray(item)
+        except ValueError:
+            raise IndexError(_INDEX_TYPE_ERROR) from None
+        if arr.size == 0:
+            arr = arr.astype(np.int64)
+    else:
+        return np.asarray(_int(item))
+    kind = arr.dtype.kind
+    if kind not in "biu":
+        raise IndexError(_INDEX_TYPE_ERROR)
+    if arr.dtype == np.uint8:
+        arr = arr.astype(np.bool_)  # PyTorch reads byte tensors as masks
+    xp = _xp(data)
+    if type(arr) is not type(data):
+        arr = xp.asarray(arr) if xp is not np else _host(arr)
+    return arr
+
+
+def _host(a):
+    return a if type(a) is _ndarray else a.get()
 
 
 def _int(x):
@@ -67,55 +117,89 @@ def _opt_int(x):
     return None if x is None else _int(x)
 
 
+def _consumes(item):
+    """How many dimensions of the indexed tensor an index item uses up."""
+    if item is None or item is Ellipsis or type(item) is bool:
+        return 0
+    if type(item) is int or type(item) is slice:
+        return 1
+    return item.ndim if item.dtype == np.bool_ else 1
+
+
 def _check_bounds(index, shape):
-    dim = 0
-    n_real = sum(1 for i in index if i is not None and i is not Ellipsis and not (
-        hasattr(i, "dtype") and i.dtype == np.bool_) and not isinstance(i, bool)) + sum(
-        i.ndim for i in index if hasattr(i, "dtype") and i.dtype == np.bool_)
-    if n_real > len(shape):
-        raise IndexError(f"too many indices for tensor of dimension {len(shape)}")
+    """IndexError, in PyTorch's words, for indices past the tensor's dimensions or sizes."""
+    used = 0
     for item in index:
-        if item is Ellipsis:
-            dim = len(shape) - (n_real - dim)
-            continue
-        if item is None or isinstance(item, bool):
-            continue
-        if isinstance(item, int):
+        used += _consumes(item)
+    if used > len(shape):
+        raise IndexError(f"too many indices for tensor of dimension {len(shape)}")
+    dim = 0
+    for item in index:
+        t = type(item)
+        if t is int:
             size = shape[dim]
             if not -size <= item < size:
                 raise IndexError(f"index {item} is out of bounds for dimension {dim} with size {size}")
             dim += 1
-        elif hasattr(item, "dtype"):
-            if item.dtype == np.bool_:
-                if item.shape != shape[dim:dim + item.ndim]:
-                    raise IndexError(f"The shape of the mask {list(item.shape)} at index {dim} does not match "
-                                     f"the shape of the indexed tensor {list(shape[dim:dim + item.ndim])}")
-                dim += item.ndim
-            else:
-                size = shape[dim]
-                if item.size and (int(item.max()) >= size or int(item.min()) < -size):
-                    bad = int(item.max()) if int(item.max()) >= size else int(item.min())
-                    raise IndexError(f"index {bad} is out of bounds for dimension {dim} with size {size}")
-                dim += 1
+        elif t is slice:
+            dim += 1
+        elif item is Ellipsis:
+            dim = len(shape) - (used - dim)
+        elif item is None or t is bool:
+            continue
+        elif item.dtype == np.bool_:
+            for j, n in enumerate(item.shape):
+                if n != shape[dim + j]:
+                    raise IndexError(f"The shape of the mask {list(item.shape)} at index {j} does not match the "
+                                     f"shape of the indexed tensor {list(shape)} at index {dim + j}")
+            dim += item.ndim
         else:
+            size = shape[dim]
+            if item.size:
+                hi, lo = int(item.max()), int(item.min())
+                if hi >= size or lo < -size:
+                    bad = hi if hi >= size else lo
+                    raise IndexError(f"index {bad} is out of bounds for dimension {dim} with size {size}")
             dim += 1
 
 
-class GetItemView(ViewFunction):
-    """x[basic index]: a view."""
-    __slots__ = ("in_shape", "index")
-    op = "select"
+def _split_ints(index):
+    """PyTorch applies an index's ints before its arrays (so x[0, :, [1, 2]] has shape (3, 2),
+    where NumPy gives (2, 3)): the basic part with the ints, and the rest without them."""
+    first, rest = [], []
+    for item in index:
+        if type(item) is int:
+            first.append(item)
+        elif item is Ellipsis:
+            first.append(item)
+            rest.append(item)
+        elif item is None:
+            rest.append(item)
+        else:
+            first.extend([slice(None)] * _consumes(item))
+            rest.append(item)
+    if Ellipsis not in first:
+        first.append(Ellipsis)
+    return tuple(first), tuple(rest)
 
-    def forward(self, x, index):
-        self.in_shape = x.shape
-        self.index = index
-        return x[index]
 
-    def backward(self, F, g):
-        return (F.index_put(F.new_zeros(g, self.in_shape), self.index, g, accumulate=True),)
+def _has_int(index):
+    for item in index:
+        if type(item) is int:
+            return True
+    return False
 
 
-class GetItem(Function):
+def _accumulates(index):
+    """Whether an advanced index can name one element twice (integer arrays can; masks cannot)."""
+    for item in index:
+        if hasattr(item, "dtype") and item.dtype != np.bool_:
+            return True
+    return False
+
+
+# ------------------------------------------------------------------ x[index]
+class Index(Function):
     """x[advanced index]: a copy."""
     __slots__ = ("in_shape", "index")
     op = "index"
@@ -125,7 +209,8 @@ class GetItem(Function):
         self.index = index
         return x[index]
 
-    backward = GetItemView.backward
+    def backward(self, F, g):
+        return (F.index_put(F.new_zeros(g, self.in_shape), self.index, g, _accumulates(self.index)),)
 
 
 class IndexPut(Function):
@@ -136,65 +221,425 @@ class IndexPut(Function):
     def forward(self, x, values, index, accumulate=False):
         self.index = index
         self.accumulate = accumulate
-        out = x.copy()
-        if hasattr(values, "shape"):
-            self.v_shape = values.shape
-            if values.dtype != x.dtype:
-                values = values.astype(x.dtype)
-        else:
-            self.v_shape = None
-        if accumulate:
-            _xp(out).add.at(out, index, values)  # repeated indices add up
-        else:
-            out[index] = values
-        return out
+        self.v_shape = values.shape if hasattr(values, "shape") else None
+        return _index_put_array(x.copy(), index, values, accumulate)
 
     def backward(self, F, g):
         gx = g if self.accumulate else F.index_put(g, self.index, 0.0)
         gv = None
-        if self.v_shape is not None:
+        if self.v_shape is not None and self.next_functions[1][0] is not None:
             gv = F.getitem(g, self.index)
             if tuple(gv.shape) != tuple(self.v_shape):
                 gv = F.sum_to(gv, self.v_shape)
         return gx, gv
 
 
+class SetItem(IndexPut):
+    """x[index] = values recorded on x itself: x's memory is written, not copied.
+
+    Safe because the rule saves nothing: its backward needs only the index.
+    """
+    __slots__ = ()
+
+    def forward(self, x, values, index, accumulate=False):
+        self.index = index
+        self.accumulate = accumulate
+        self.v_shape = values.shape if hasattr(values, "shape") else None
+        return _index_put_array(x, index, values, accumulate)
+
+    def name(self):
+        return "IndexPutBackward0"
+
+
+def _index_put_array(out, index, values, accumulate):
+    if hasattr(values, "dtype") and values.dtype != out.dtype:
+        values = values.astype(out.dtype)
+    if not out.flags.writeable:
+        raise RuntimeError("unsupported operation: more than one element of the written-to tensor refers to a "
+                           "single memory location. Please clone() the tensor before performing the operation.")
+    if accumulate:
+        _arr._add_at(out, index, values)  # repeated indices add up
+    else:
+        out[index] = values
+    return out
+
+
 def getitem(x, index):
+    """x[index] with PyTorch's index forms."""
     idx, basic = _convert_index(index, x._data)
     if basic:
-        return GetItemView.apply(x, index=idx)
-    return GetItem.apply(x, index=idx)
+        return Slice.apply(x, index=idx)
+    if _has_int(idx):
+        first, rest = _split_ints(idx)
+        return Index.apply(Slice.apply(x, index=first), index=rest)
+    return Index.apply(x, index=idx)
 
 
 def index_put(input, indices, values, accumulate=False):
     """Returns input with the positions ``indices`` set to (or increased by) values."""
     idx, _ = _convert_index(indices, input._data)
-    return IndexPut.apply(input, values, index=idx, accumulate=accumulate)
+    return IndexPut.apply(input, _value(values, input), index=idx, accumulate=accumulate)
+
+
+def _value(value, like):
+    if isinstance(value, (list, tuple)) or (hasattr(value, "dtype") and not isinstance(value, Tensor)):
+        from .creation import tensor
+        return tensor(value, dtype=like.dtype, device=like.device)
+    return value
 
 
 def _setitem(self, index, value):
-    idx, _ = _convert_index(index, self._data)
-    if isinstance(value, Tensor) and value._data.ndim > 0:
-        target_shape = self._data[idx].shape
+    """x[index] = value, recorded in the graph when autograd is on."""
+    idx, basic = _convert_index(index, self._data)
+    value = _value(value, self)
+    if not basic and _has_int(idx):
+        first, idx = _split_ints(idx)
+        self = Slice.apply(self, index=first)
+    if isinstance(value, Tensor) and value._data.ndim:
+        target = self._data[idx].shape
+        vshape = value._data.shape
+        while len(vshape) > len(target) and vshape[0] == 1:
+            vshape = vshape[1:]  # PyTorch drops leading unit dimensions of the value
         try:
-            np.broadcast_shapes(value._data.shape, target_shape)
+            np.broadcast_shapes(vshape, target)
         except ValueError:
             raise RuntimeError(f"shape mismatch: value tensor of shape {list(value._data.shape)} cannot be "
-                               f"broadcast to indexing result of shape {list(target_shape)}") from None
-    self._inplace(lambda x, v: IndexPut.apply(x, v, index=idx), value)
+                               f"broadcast to indexing result of shape {list(target)}") from None
+        if vshape != value._data.shape:
+            value = reshape(value, vshape)
+    tracked = state.grad_enabled and (self.requires_grad or (isinstance(value, Tensor) and value.requires_grad))
+    if not tracked:
+        _index_put_array(self._data, idx, value._data if isinstance(value, Tensor) else value, False)
+        self._version[0] += 1
+        return
+    if self._base is not None and self._view is not None:
+        self._inplace(lambda x, v: IndexPut.apply(x, v, index=idx), value)
+        return
+    if self.requires_grad and self.grad_fn is None:
+        raise RuntimeError("a view of a leaf Variable that requires grad is being used in an in-place operation.")
+    out = SetItem.apply(self, value, index=idx)
+    self._version[0] += 1
+    self.grad_fn = out.grad_fn
+    self.requires_grad = True
 
 
 def nonzero(input, *, as_tuple=False):
     """Returns the indices of the elements of input that are non-zero."""
-    idx = _xp(input._data).nonzero(input._data)
+    data = input._data
+    xp = _xp(data)
+    if data.ndim == 0:
+        hit = int(bool(data))
+        if as_tuple:
+            return (Tensor._make(xp.zeros(hit, np.int64), False, None),)
+        return Tensor._make(xp.zeros((hit, 0), np.int64), False, None)
+    idx = xp.nonzero(data)
     if as_tuple:
         return tuple(Tensor._make(i.astype(np.int64), False, None) for i in idx)
-    return Tensor._make(_xp(input._data).stack(idx, axis=1).astype(np.int64), False, None)
+    return Tensor._make(xp.stack(idx, axis=1).astype(np.int64), False, None)
 
 
-Tensor.__getitem__ = getitem
-Tensor.__setitem__ = _setitem
-Tensor.nonzero = nonzero
-Tensor.index_put = index_put
-Tensor.index_put_ = lambda self, indices, values, accumulate=False: self._inplace(
-    index_put, indices, values, accumulate)
+def argwhere(input):
+    """Returns a tensor containing the indices of all non-zero elements of input."""
+    return nonzero(input)
+
+
+# ------------------------------------------------------------------ gather / scatter
+def _index_data(index, fn, like):
+    """The array behind an index argument (tensor or array), checked to be integral."""
+    arr = index._data if isinstance(index, Tensor) else index
+    if not hasattr(arr, "dtype"):
+        arr = np.asarray(arr)
+    if arr.dtype.kind not in "iu":
+        raise RuntimeError(f"{fn}(): Expected dtype int64 for index")
+    xp = _xp(like)
+    if type(arr) is not type(like):
+        arr = xp.asarray(arr) if xp is not np else _host(arr)
+    return arr
+
+
+def _check_range(index, size, dim):
+    if index.size:
+        hi, lo = int(index.max()), int(index.min())
+        if hi >= size or lo < 0:
+            raise RuntimeError(f"index {hi if hi >= size else lo} is out of bounds for dimension {dim} with size "
+                               f"{size}")
+
+
+def _check_gather_shapes(fn, x_shape, dim, idx_shape, src_shape=None):
+    what = "self" if fn != "gather" else "input"
+    if len(idx_shape) != len(x_shape) and not (len(idx_shape) <= 1 and len(x_shape) <= 1):
+        raise RuntimeError(f"Index tensor must have the same number of dimensions as {what} tensor")
+    if src_shape is not None and len(idx_shape) != len(src_shape) and not (len(idx_shape) <= 1 and len(src_shape) <= 1):
+        raise RuntimeError("Index tensor must have the same number of dimensions as src tensor")
+    for d in range(len(idx_shape)):
+        if d != dim and len(x_shape) > d and idx_shape[d] > x_shape[d]:
+            if src_shape is None:
+                raise RuntimeError(f"Size does not match at dimension {d} expected index {list(idx_shape)} to be "
+                                   f"no larger than self {list(x_shape)} apart from dimension {dim}")
+            raise RuntimeError(f"Expected index {list(idx_shape)} to be no larger than self {list(x_shape)} apart "
+                               f"from dimension {dim} and to be no larger size than src {list(src_shape)}")
+        if src_shape is not None and len(src_shape) > d and idx_shape[d] > src_shape[d]:
+            raise RuntimeError(f"Expected index {list(idx_shape)} to be no larger than self {list(x_shape)} apart "
+                               f"from dimension {dim} and to be no larger size than src {list(src_shape)}")
+
+
+class Gather(Function):
+    __slots__ = ("dim", "in_shape")
+    op = "gather"
+
+    def forward(self, x, dim, index):
+        self.dim, self.in_shape = dim, x.shape
+        self.keep(index)
+        return _arr.gather(x, dim, index)
+
+    def backward(self, F, g, index):
+        return (F.scatter_add(F.new_zeros(g, self.in_shape), self.dim, index, g),)
+
+
+class Scatter(Function):
+    __slots__ = ("dim", "src_is_tensor")
+    op = "scatter"
+
+    def forward(self, x, src, dim, index):
+        self.dim = dim
+        self.src_is_tensor = hasattr(src, "shape")
+        self.keep(index)
+        if self.src_is_tensor and src.dtype != x.dtype:
+            raise RuntimeError("scatter(): Expected self.dtype to be equal to src.dtype")
+        return _arr.scatter(x, dim, index, src)
+
+    def backward(self, F, g, index):
+        gsrc = F.gather(g, self.dim, index) if self.src_is_tensor else None
+        return F.scatter(g, self.dim, index, 0.0), gsrc
+
+
+class ScatterAdd(Function):
+    __slots__ = ("dim",)
+    op = "scatter_add"
+
+    def forward(self, x, src, dim, index):
+        if src.dtype != x.dtype:
+            raise RuntimeError("scatter_add(): Expected self.dtype to be equal to src.dtype")
+        self.dim = dim
+        self.keep(index)
+        return _arr.scatter_add(x, dim, index, src)
+
+    def backward(self, F, g, index):
+        return g, F.gather(g, self.dim, index)
+
+
+def gather(input, dim, index, *, sparse_grad=False, out=None):
+    """Gathers values along an axis specified by dim: out[i][j] = input[i][index[i][j]] (dim 1)."""
+    x = input._data
+    dim = _wrap_dim(dim, x.ndim)
+    idx = _index_data(index, "gather", x)
+    _check_gather_shapes("gather", x.shape, dim, idx.shape)
+    _check_range(idx, x.shape[dim] if x.ndim else 1, dim)
+    return Gather.apply(input, dim=dim, index=idx)
+
+
+def _scatter_args(fn, input, dim, index, src):
+    x = input._data
+    dim = _wrap_dim(dim, x.ndim)
+    idx = _index_data(index, fn, x)
+    src_shape = src._data.shape if isinstance(src, Tensor) else None
+    _check_gather_shapes(fn, x.shape, dim, idx.shape, src_shape)
+    _check_range(idx, x.shape[dim] if x.ndim else 1, dim)
+    if src_shape is not None and src._data.ndim and src_shape != idx.shape:
+        src = Slice.apply(src, index=tuple(slice(0, n) for n in idx.shape))  # only index's corner is read
+    return dim, idx, src
+
+
+def scatter(input, dim, index, src=None, value=None, *, reduce=None):
+    """Writes the values of src (or value) into input at the indices along dim (out of place)."""
+    if reduce is not None:
+        raise NotImplementedError("scatter(reduce=...) is not supported; use scatter_add or scatter_reduce")
+    src = value if src is None else src
+    if src is None:
+        raise TypeError("scatter() missing 1 required argument: 'src' or 'value'")
+    if isinstance(src, Tensor) and src._data.ndim == 0 and input._data.ndim:
+        src = src.item() if not src.requires_grad else expand(src, tuple(index.shape))
+    dim, idx, src = _scatter_args("scatter", input, dim, index, src)
+    return Scatter.apply(input, src, dim=dim, index=idx)
+
+
+def scatter_add(input, dim, index, src):
+    """Adds all values of src into input at the indices along dim (out of place)."""
+    dim, idx, src = _scatter_args("scatter_add", input, dim, index, src)
+    return ScatterAdd.apply(input, src, dim=dim, index=idx)
+
+
+class IndexSelect(Function):
+    __slots__ = ("dim", "in_shape")
+    op = "index_select"
+
+    def forward(self, x, dim, index):
+        self.dim, self.in_shape = dim, x.shape
+        self.keep(index)
+        return _arr.index_select(x, dim, index)
+
+    def backward(self, F, g, index):
+        return (F.index_add(F.new_zeros(g, self.in_shape), self.dim, index, g),)
+
+
+class IndexAdd(Function):
+    __slots__ = ("dim", "alpha")
+    op = "index_add"
+
+    def forward(self, x, src, dim, index, alpha):
+        self.dim, self.alpha = dim, alpha
+        self.keep(index)
+        if src.dtype != x.dtype:
+            src = src.astype(x.dtype)
+        return _arr.index_add(x, dim, index, src, alpha)
+
+    def backward(self, F, g, index):
+        gsrc = F.index_select(g, self.dim, index)
+        return g, gsrc if self.alpha == 1 else gsrc * self.alpha
+
+
+def _vector_index(index, fn, like):
+    idx = index._data if isinstance(index, Tensor) else index
+    if not hasattr(idx, "dtype"):
+        idx = np.asarray(idx)
+    if idx.ndim > 1:
+        raise IndexError(f"{fn}(): Index is supposed to be a vector")
+    if idx.dtype.kind not in "iu":
+        raise RuntimeError(f"{fn}(): Expected dtype int32 or int64 for index")
+    return _index_data(idx.reshape(-1), fn, like)
+
+
+def index_select(input, dim, index, *, out=None):
+    """Returns the entries of input along dim at the positions in index (a 1-D tensor)."""
+    x = input._data
+    dim = _wrap_dim(dim, x.ndim)
+    idx = _vector_index(index, "index_select", x)
+    size = x.shape[dim] if x.ndim else 1
+    if idx.size and (int(idx.max()) >= size or int(idx.min()) < -size):
+        bad = int(idx.max()) if int(idx.max()) >= size else int(idx.min())
+        raise IndexError(f"index_select(): index {bad} is out of bounds for dimension {dim} with size {size}")
+    return IndexSelect.apply(input, dim=dim, index=idx)
+
+
+def index_add(input, dim, index, source, *, alpha=1, out=None):
+    """Adds alpha times the slices of source into input at the positions index along dim."""
+    x = input._data
+    dim = _wrap_dim(dim, x.ndim)
+    idx = _vector_index(index, "index_add", x)
+    s = source._data.shape
+    if x.ndim and (len(s) != x.ndim or any(s[d] != x.shape[d] for d in range(x.ndim) if d != dim)):
+        raise RuntimeError(f"source tensor shape must match self tensor shape, excluding the specified dimension. "
+                           f"Got self.shape = {list(x.shape)} source.shape = {list(s)}")
+    n = s[dim] if s else 1
+    if idx.size != n:
+        raise RuntimeError(f"index_add_(): Number of indices ({idx.size}) should be equal to source.size(dim) ({n})")
+    _check_range(idx, x.shape[dim] if x.ndim else 1, dim)
+    return IndexAdd.apply(input, source, dim=dim, index=idx, alpha=alpha)
+
+
+# ------------------------------------------------------------------ masks
+class MaskedFill(Function):
+    __slots__ = ("value_is_tensor",)
+    op = "masked_fill"
+
+    def forward(self, x, value, mask):
+        self.keep(mask)
+        self.value_is_tensor = hasattr(value, "shape")
+        return _xp(x).where(mask, value, x).astype(x.dtype, copy=False)
+
+    def backward(self, F, g, mask):
+        gv = F.sum(F.where(mask, g, 0.0)) if self.value_is_tensor else None
+        return F.where(mask, 0.0, g), gv
+
+
+def masked_fill(input, mask, value):
+    """Fills elements of input with value where mask is True."""
+    m = mask._data if isinstance(mask, Tensor) else np.asarray(mask)
+    if m.dtype != np.bool_:
+        from ..dtypes import from_numpy_dtype
+        raise RuntimeError(f"masked_fill_ only supports boolean masks, but got mask with dtype "
+                           f"{_C_NAMES.get(from_numpy_dtype(m.dtype).name, m.dtype)}")
+    if isinstance(value, Tensor):
+        if value._data.ndim:
+            raise RuntimeError(f"masked_fill_ only supports a 0-dimensional value tensor, but got tensor with "
+                               f"{value._data.ndim} dimension(s).")
+        if not value.requires_grad:
+            value = value.item()
+    broadcast_shapes(input._data.shape, m.shape)
+    return MaskedFill.apply(input, value, mask=_index_data_any(m, input._data))
+
+
+_C_NAMES = {"int64": "long int", "int32": "int", "int16": "short int", "int8": "signed char",
+            "uint8": "unsigned char", "float32": "float", "float64": "double", "float16": "c10::Half"}
+
+
+def _index_data_any(arr, like):
+    if type(arr) is not type(like):
+        return get_array_module(like).asarray(arr) if type(like) is not _ndarray else _host(arr)
+    return arr
+
+
+def _masked_fill_(self, mask, value):
+    shape = self._data.shape
+    m_shape = mask._data.shape if isinstance(mask, Tensor) else np.shape(mask)
+    if tuple(broadcast_shapes(shape, m_shape)) != shape:
+        raise RuntimeError(f"output with shape {list(shape)} doesn't match the broadcast shape "
+                           f"{list(broadcast_shapes(shape, m_shape))}")
+    return self._inplace(masked_fill, mask, value)
+
+
+def masked_select(input, mask):
+    """Returns a 1-D tensor of the elements of input where the boolean mask is True."""
+    m = mask if isinstance(mask, Tensor) else Tensor._make(np.asarray(mask), False, None)
+    if m._data.dtype != np.bool_:
+        raise RuntimeError("masked_select: expected BoolTensor for mask")
+    shape = tuple(broadcast_shapes(input._data.shape, m._data.shape))
+    return getitem(expand(input, shape), expand(m, shape))
+
+
+def take(input, index):
+    """Returns input's elements at the given indices, input read as a 1-D tensor."""
+    idx = _index_data(index, "take", input._data)
+    n = input._data.size
+    if idx.size and (int(idx.max()) >= n or int(idx.min()) < -n):
+        bad = int(idx.max()) if int(idx.max()) >= n else int(idx.min())
+        raise IndexError(f"out of range: tried to access index {bad} on a tensor of {n} elements.")
+    return getitem(flatten(input), Tensor._make(idx, False, None))
+
+
+def take_along_dim(input, indices, dim=None):
+    """Selects values from input at the 1-dimensional indices from indices along the given dim."""
+    if dim is None:
+        return gather(flatten(input), 0, flatten(indices))
+    x, idx = input._data, indices._data
+    dim = _wrap_dim(dim, x.ndim)
+    if x.ndim != idx.ndim:
+        raise RuntimeError(f"torch.take_along_dim(): input and indices should have the same number of "
+                           f"dimensions, but got {x.ndim} dimensions for input, and {idx.ndim} dimensions for "
+                           f"indices")
+    xs, ixs = list(x.shape), list(idx.shape)
+    xs[dim] = ixs[dim] = 1
+    batch = list(broadcast_shapes(xs, ixs))
+    want_x, want_i = list(batch), list(batch)
+    want_x[dim], want_i[dim] = x.shape[dim], idx.shape[dim]
+    return gather(expand(input, want_x), dim, expand(indices, want_i))
+
+
+# ------------------------------------------------------------------ Tensor methods
+def _register():
+    Tensor.__getitem__ = getitem
+    Tensor.__setitem__ = _setitem
+    for name in ("nonzero", "argwhere", "index_put", "gather", "scatter", "scatter_add", "index_select",
+                 "index_add", "masked_fill", "masked_select", "take", "take_along_dim"):
+        setattr(Tensor, name, globals()[name])
+    Tensor.index_put_ = lambda self, indices, values, accumulate=False: self._inplace(
+        index_put, indices, values, accumulate)
+    Tensor.scatter_ = lambda self, dim, index, src=None, value=None, reduce=None: self._inplace(
+        scatter, dim, index, src, value, reduce=reduce)
+    Tensor.scatter_add_ = lambda self, dim, index, src: self._inplace(scatter_add, dim, index, src)
+    Tensor.index_add_ = lambda self, dim, index, source, *, alpha=1: self._inplace(
+        index_add, dim, index, source, alpha=alpha)
+    Tensor.masked_fill_ = _masked_fill_
+
+
+_register()

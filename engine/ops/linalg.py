@@ -1,50 +1,478 @@
-"""Linear algebra: matmul and its relatives, einsum, transposes of matrices."""
+"""Linear algebra: matmul and its relatives (mm, bmm, mv, dot, outer, inner), einsum,
+tensordot, trace, and the fused multiply-adds (addmm, addmv, addr, baddbmm, addbmm).
+
+matmul and einsum are the two primitives with backward rules; the rest are
+written in terms of them. Shapes are checked before anything is computed, with
+PyTorch's messages, and every product's size is checked against the element limit.
+"""
+import math
+from collections import Counter
+
 import numpy as np
 
+from .. import dtypes as _dt
 from ..autograd.function import Function
-from ..tensor import Tensor
+from ..device import get_array_module
+from ..limits import check_elements
+from ..tensor import Tensor, _wrap_dim
+from .shape import broadcast_shapes, diagonal, expand, permute, reshape, transpose, unsqueeze
 
-__all__ = ["matmul"]
+__all__ = ["matmul", "mm", "bmm", "mv", "dot", "vdot", "inner", "outer", "ger", "einsum", "tensordot",
+           "trace", "addmm", "addmv", "addr", "baddbmm", "addbmm"]
+
+# einsum subscripts, in the order an implicit output lists them (PyTorch's: A-Z, then a-z)
+_LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+_C_TYPE = {"float32": "float", "float64": "double", "float16": "c10::Half", "int64": "long int", "int32": "int",
+           "int16": "short int", "int8": "signed char", "uint8": "unsigned char", "bool": "bool"}
+_SCALAR_TYPE = {"float32": "Float", "float64": "Double", "float16": "Half", "int64": "Long", "int32": "Int",
+                "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool"}
 
 
+def _name(x, table):
+    return table.get(_dt.from_numpy_dtype(x._data.dtype).name, str(x._data.dtype))
+
+
+# ------------------------------------------------------------------ matmul
 class MatMul(Function):
     __slots__ = ()
     op = "matmul"
     saves = (0, 1)
 
     def forward(self, a, b):
-        if a.ndim == 0 or b.ndim == 0:
-            raise RuntimeError("both arguments to matmul need to be at least 1D, but they are "
-                               f"{a.ndim}D and {b.ndim}D")
-        if a.dtype != b.dtype:
-            raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: {a.dtype} != {b.dtype}")
-        try:
-            return a @ b
-        except ValueError:
-            raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({_fmt(a.shape)} and "
-                               f"{_fmt(b.shape)})") from None
+        return a @ b
 
     def backward(self, F, g, a, b):
+        need_a = self.next_functions[0][0] is not None
+        need_b = self.next_functions[1][0] is not None
+        ga = gb = None
         if a.ndim == 1 and b.ndim == 1:     # dot
-            return g * b, g * a
+            return (g * b if need_a else None), (g * a if need_b else None)
         if a.ndim == 1:                     # (k) @ (..., k, n) -> (..., n)
-            ga = F.matmul(F.unsqueeze(g, -2), F.transpose(b, -1, -2))
-            return F.reshape(F.sum_to(ga, (1, a.shape[0])), a.shape), F.matmul(F.unsqueeze(a, -1), F.unsqueeze(g, -2))
+            if need_a:
+                ga = F.sum_to(F.matmul(F.unsqueeze(g, -2), F.transpose(b, -1, -2)), (1, a.shape[0]))
+                ga = F.reshape(ga, a.shape)
+            if need_b:
+                gb = F.matmul(F.unsqueeze(a, -1), F.unsqueeze(g, -2))
+            return ga, gb
         if b.ndim == 1:                     # (..., m, k) @ (k) -> (..., m)
-            gb = F.matmul(F.unsqueeze(g, -2), a)
-            return F.matmul(F.unsqueeze(g, -1), F.unsqueeze(b, -2)), F.reshape(F.sum_to(gb, (1, b.shape[0])), b.shape)
-        return F.matmul(g, F.transpose(b, -1, -2)), F.matmul(F.transpose(a, -1, -2), g)
+            if need_a:
+                ga = F.matmul(F.unsqueeze(g, -1), F.unsqueeze(b, -2))
+            if need_b:
+                gb = F.reshape(F.sum_to(F.matmul(F.unsqueeze(g, -2), a), (1, b.shape[0])), b.shape)
+            return ga, gb
+        if need_a:
+            ga = F.matmul(g, F.transpose(b, -1, -2))
+        if need_b:
+            if b.ndim == 2 and a.ndim > 2:  # a weight shared over a batch: one matrix product, no batch of them
+                k, n = b.shape
+                gb = F.matmul(F.transpose(F.reshape(a, (-1, k)), 0, 1), F.reshape(g, (-1, n)))
+            else:
+                gb = F.matmul(F.transpose(a, -1, -2), g)
+        return ga, gb
 
 
-def _fmt(shape):
-    return "x".join(str(s) for s in (shape if len(shape) > 1 else (1,) + tuple(shape)))
+def _matmul_shape(sa, sb):
+    """The shape of a @ b, or PyTorch's error for operands that do not multiply."""
+    na, nb = len(sa), len(sb)
+    if na == 0 or nb == 0:
+        raise RuntimeError(f"both arguments to matmul need to be at least 1D, but they are {na}D and {nb}D")
+    if na == 1 and nb == 1:
+        if sa[0] != sb[0]:
+            raise RuntimeError(f"inconsistent tensor size, expected tensor [{sa[0]}] and src [{sb[0]}] to have the "
+                               f"same number of elements, but got {sa[0]} and {sb[0]} elements respectively")
+        return ()
+    if nb == 1:
+        if sa[-1] != sb[0]:
+            rows = math.prod(sa[:-1])
+            raise RuntimeError(f"size mismatch, got input ({rows}), mat ({rows}x{sa[-1]}), vec ({sb[0]})")
+        return tuple(sa[:-1])
+    if nb == 2:
+        k = sa[-1]
+        if k != sb[0]:
+            rows = math.prod(sa[:-1]) if na > 1 else 1
+            raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({rows}x{k} and {sb[0]}x{sb[1]})")
+        return tuple(sa[:-1]) + (sb[1],)
+    batch = tuple(broadcast_shapes(sa[:-2], sb[:-2]))
+    k = sa[-1]
+    if k != sb[-2]:
+        n = math.prod(batch)
+        raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: [{n}, {k}] but got: "
+                           f"[{n}, {sb[-2]}].")
+    return batch + ((sa[-2],) if na > 1 else ()) + (sb[-1],)
+
+
+def _check_dtypes(a, b, op):
+    if a._data.dtype != b._data.dtype:
+        if op == "dot":
+            raise RuntimeError(f"dot : expected both vectors to have same dtype, but found "
+                               f"{_name(a, _SCALAR_TYPE)} and {_name(b, _SCALAR_TYPE)}")
+        if op == "mv":
+            v, m = _name(b, _SCALAR_TYPE), _name(a, _SCALAR_TYPE)
+            raise RuntimeError(f"addmv input tensors must have the same dtype, but got {v}, {m}, and {v}")
+        raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: {_name(a, _C_TYPE)} != "
+                           f"{_name(b, _C_TYPE)}")
+    if a._data.dtype == np.bool_:
+        raise RuntimeError(f"\"{op}\" not implemented for 'Bool'")
+
+
+def _product(a, b, op):
+    shape = _matmul_shape(a._data.shape, b._data.shape)
+    _check_dtypes(a, b, op)
+    check_elements(shape, f"{op} result")
+    return MatMul.apply(a, b)
 
 
 def matmul(input, other, *, out=None):
     """Matrix product of two tensors, with NumPy's batching and broadcasting."""
-    return MatMul.apply(input, other)
+    a, b = input._data.ndim, other._data.ndim
+    op = "dot" if a == b == 1 else "mv" if b == 1 and a == 2 else "matmul"
+    return _product(input, other, op)
 
 
-Tensor.matmul = matmul
-Tensor.__matmul__ = matmul
-Tensor.__rmatmul__ = lambda self, other: matmul(other, self)
+def mm(input, mat2, *, out=None):
+    """Performs a matrix multiplication of the matrices input and mat2."""
+    if input._data.ndim != 2:
+        raise RuntimeError("self must be a matrix")
+    if mat2._data.ndim != 2:
+        raise RuntimeError("mat2 must be a matrix")
+    return _product(input, mat2, "mm")
+
+
+def bmm(input, mat2, *, out=None):
+    """Performs a batch matrix-matrix product of matrices stored in input and mat2 (both 3-D)."""
+    if input._data.ndim != 3:
+        raise RuntimeError("batch1 must be a 3D tensor")
+    if mat2._data.ndim != 3:
+        raise RuntimeError("batch2 must be a 3D tensor")
+    sa, sb = input._data.shape, mat2._data.shape
+    if sb[0] != sa[0] or sb[1] != sa[2]:
+        raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: [{sa[0]}, {sa[2]}] but "
+                           f"got: [{sb[0]}, {sb[1]}].")
+    return _product(input, mat2, "bmm")
+
+
+def mv(input, vec, *, out=None):
+    """Performs a matrix-vector product of the matrix input and the vector vec."""
+    if input._data.ndim != 2 or vec._data.ndim != 1:
+        raise RuntimeError(f"vector + matrix @ vector expected, got 1, {input._data.ndim}, {vec._data.ndim}")
+    return _product(input, vec, "mv")
+
+
+def dot(input, tensor, *, out=None):
+    """Computes the dot product of two 1-D tensors."""
+    if input._data.ndim != 1 or tensor._data.ndim != 1:
+        raise RuntimeError(f"1D tensors expected, but got {input._data.ndim}D and {tensor._data.ndim}D tensors")
+    return _product(input, tensor, "dot")
+
+
+vdot = dot
+
+
+def inner(input, other, *, out=None):
+    """Computes the dot product over the last dimension of two tensors."""
+    if input._data.ndim == 0 or other._data.ndim == 0:
+        return input * other
+    sa, sb = input._data.shape, other._data.shape
+    if sa[-1] != sb[-1]:
+        raise RuntimeError(f"inner() the last dimension must match on both input tensors but got shapes "
+                           f"{list(sa)} and {list(sb)}")
+    return tensordot(input, other, ([-1], [-1]))
+
+
+def outer(input, vec2, *, out=None):
+    """Outer product of input and vec2 (two 1-D tensors)."""
+    if input._data.ndim != 1:
+        raise RuntimeError(f"outer: Expected 1-D argument self, but got {input._data.ndim}-D")
+    if vec2._data.ndim != 1:
+        raise RuntimeError(f"outer: Expected 1-D argument vec2, but got {vec2._data.ndim}-D")
+    check_elements((input._data.shape[0], vec2._data.shape[0]), "outer result")
+    return unsqueeze(input, 1) * vec2
+
+
+ger = outer
+
+
+def trace(input):
+    """Returns the sum of the elements of the diagonal of the input 2-D matrix."""
+    if input._data.ndim != 2:
+        raise RuntimeError(f"trace: expected a matrix, but got tensor with dim {input._data.ndim}")
+    return diagonal(input).sum()
+
+
+def tensordot(a, b, dims=2, out=None):
+    """Returns a contraction of a and b over multiple dimensions."""
+    na, nb = a._data.ndim, b._data.ndim
+    if isinstance(dims, Tensor):
+        dims = dims.tolist()
+    if isinstance(dims, int):
+        if dims < 0:
+            raise RuntimeError(f"tensordot expects dims >= 0, but got dims={dims}")
+        if dims > min(na, nb):
+            raise RuntimeError(f"tensordot expects dims < ndim_a or ndim_b, but got dims={dims}")
+        da, db = list(range(-dims, 0)), list(range(dims))
+    else:
+        da, db = ([d] if isinstance(d, int) else list(d) for d in dims)
+    if len(da) != len(db):
+        raise RuntimeError("both dimension lists should have same length")
+    sa, sb = a._data.shape, b._data.shape
+    for x, y in zip(da, db):
+        if sa[_wrap_dim(x, na)] != sb[_wrap_dim(y, nb)]:
+            raise RuntimeError(f"contracted dimensions need to match, but first has size {sa[_wrap_dim(x, na)]} in "
+                               f"dim {x} and second has size {sb[_wrap_dim(y, nb)]} in dim {y}")
+    ca = [_wrap_dim(d, na) for d in da]
+    cb = [_wrap_dim(d, nb) for d in db]
+    fa = [d for d in range(na) if d not in ca]
+    fb = [d for d in range(nb) if d not in cb]
+    k = math.prod(sa[d] for d in ca)
+    out_shape = tuple(sa[d] for d in fa) + tuple(sb[d] for d in fb)
+    check_elements(out_shape, "tensordot result")
+    left = reshape(permute(a, fa + ca), (math.prod(sa[d] for d in fa), k))
+    right = reshape(permute(b, cb + fb), (k, math.prod(sb[d] for d in fb)))
+    return reshape(mm(left, right), out_shape)
+
+
+# ------------------------------------------------------------------ fused multiply-adds
+def _scaled_sum(input, product, beta, alpha, op):
+    # input is broadcast to the product's shape first, for PyTorch's error when it cannot be
+    base = expand(input, tuple(product._data.shape))
+    if alpha != 1:
+        product = product * alpha
+    if beta == 0:
+        return product  # PyTorch ignores input when beta is 0 (its nan and inf do not propagate)
+    return product + (base if beta == 1 else base * beta)
+
+
+def addmm(input, mat1, mat2, *, beta=1, alpha=1, out=None):
+    """beta * input + alpha * (mat1 @ mat2)."""
+    return _scaled_sum(input, mm(mat1, mat2), beta, alpha, "addmm")
+
+
+def addmv(input, mat, vec, *, beta=1, alpha=1, out=None):
+    """beta * input + alpha * (mat @ vec)."""
+    return _scaled_sum(input, mv(mat, vec), beta, alpha, "addmv")
+
+
+def addr(input, vec1, vec2, *, beta=1, alpha=1, out=None):
+    """beta * input + alpha * outer(vec1, vec2)."""
+    return _scaled_sum(input, outer(vec1, vec2), beta, alpha, "addr")
+
+
+def baddbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
+    """beta * input + alpha * bmm(batch1, batch2)."""
+    return _scaled_sum(input, bmm(batch1, batch2), beta, alpha, "baddbmm")
+
+
+def addbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
+    """beta * input + alpha * (the sum over the batch of bmm(batch1, batch2))."""
+    return _scaled_sum(input, bmm(batch1, batch2).sum(0), beta, alpha, "addbmm")
+
+
+# ------------------------------------------------------------------ einsum
+class Einsum(Function):
+    """einsum over explicit subscripts ("ij,jk->ik"; ellipses already spelled out).
+
+    The gradient of an operand is the einsum of the output gradient with the
+    other operands, so it is differentiable again (create_graph). A subscript
+    repeated within the operand ("ii") is put back on the diagonal through an
+    identity matrix; one summed away only there gets a vector of ones.
+    """
+    __slots__ = ("equation",)
+    op = "einsum"
+
+    def forward(self, *operands, equation):
+        self.equation = equation
+        return _einsum_arrays(equation, operands)
+
+    def backward(self, F, g, *operands):
+        lhs, out = self.equation.split("->")
+        subs = lhs.split(",")
+        return tuple(_einsum_grad(F, g, operands, subs, out, i) if self.next_functions[i][0] is not None else None
+                     for i in range(len(subs)))
+
+
+_EINSUM_ARITY = {}
+
+
+def _einsum_node(n):
+    """Einsum for n operands: its ``saves`` names all of them."""
+    cls = _EINSUM_ARITY.get(n)
+    if cls is None:
+        cls = _EINSUM_ARITY[n] = type("Einsum", (Einsum,), {"__slots__": (), "saves": tuple(range(n))})
+    return cls
+
+
+def _einsum_arrays(equation, operands):
+    xp = get_array_module(operands[0])
+    dtypes = {o.dtype for o in operands}
+    if len(dtypes) > 1:
+        want = _dt.result_type(*operands).np
+        operands = [o.astype(want) for o in operands]
+    if xp is np:
+        big = len(operands) > 2 or (len(operands) == 2 and operands[0].size * operands[1].size > 4096)
+        out = np.einsum(equation, *operands, optimize="greedy" if big else False)
+    else:
+        out = xp.einsum(equation, *operands)
+    if len(operands) == 1:
+        out = out.copy()  # a one-operand einsum may be a view of its input
+    return out
+
+
+def _einsum_grad(F, g, operands, subs, out, i):
+    s = subs[i]
+    shape = operands[i].shape
+    others = [j for j in range(len(subs)) if j != i]
+    present = set(out)
+    for j in others:
+        present.update(subs[j])
+    used = set("".join(subs) + out)
+    fresh = (c for c in _LETTERS if c not in used)
+    is_tensor = isinstance(g, Tensor)
+    data = g._data if is_tensor else g
+    xp = get_array_module(data)
+    terms = [out] + [subs[j] for j in others]
+    args = [g] + [operands[j] for j in others]
+    target = []
+    seen = set()
+    for c, n in zip(s, shape):
+        if c in seen:
+            c2 = next(fresh)
+            const = xp.eye(n, dtype=data.dtype)
+            terms.append(c + c2)
+            target.append(c2)
+        else:
+            seen.add(c)
+            target.append(c)
+            if c in present:
+                continue
+            const = xp.ones(n, dtype=data.dtype)
+            terms.append(c)
+            present.add(c)
+        args.append(Tensor._make(const, False, None) if is_tensor else const)
+    return F.einsum(",".join(terms) + "->" + "".join(target), *args)
+
+
+def _parse_einsum(equation, shapes):
+    """Checks an einsum equation against the operand shapes, as PyTorch does, and spells it
+    out: (subscripts per operand, output subscripts, size of each subscript)."""
+    eq = equation.replace(" ", "")
+    for pos, ch in enumerate(eq):
+        if not (ch in _LETTERS or ch in ".,->"):
+            raise RuntimeError(f"einsum(): invalid subscript given at index {pos} in the equation string, "
+                               f"subscripts must be in [a-zA-Z]")
+    lhs, arrow, rhs = eq.partition("->")
+    if "-" in lhs or ">" in lhs or "-" in rhs or ">" in rhs:
+        raise RuntimeError("einsum(): invalid equation: '->' may appear only once, between inputs and output")
+    terms = lhs.split(",")
+    if len(terms) > len(shapes):
+        raise RuntimeError("einsum(): fewer operands were provided than specified in the equation")
+    if len(terms) < len(shapes):
+        raise RuntimeError("einsum(): more operands were provided than specified in the equation")
+    free = [c for c in _LETTERS if c not in eq]
+    n_ell = 0
+    ell_dims = []
+    for i, (term, shape) in enumerate(zip(terms, shapes)):
+        if "." in term:
+            if term.count("...") != 1 or "." in term.replace("...", "", 1):
+                raise RuntimeError(f"einsum(): found '.' for operand {i} that is not part of any ellipsis")
+            k = len(shape) - (len(term) - 3)
+            if k < 0:
+                raise RuntimeError(f"einsum(): the number of subscripts in the equation ({len(term) - 3}) is more "
+                                   f"than the number of dimensions ({len(shape)}) for operand {i}")
+            n_ell = max(n_ell, k)
+            ell_dims.append(k)
+        else:
+            if len(term) != len(shape):
+                raise RuntimeError(f"einsum(): the number of subscripts in the equation ({len(term)}) does not "
+                                   f"match the number of dimensions ({len(shape)}) for operand {i} and no ellipsis "
+                                   f"was given")
+            ell_dims.append(None)
+    if n_ell > len(free):
+        raise RuntimeError("einsum(): too many dimensions: at most 52 subscripts are supported")
+    ell = "".join(free[:n_ell])
+    subs = [t if k is None else t.replace("...", ell[n_ell - k:]) for t, k in zip(terms, ell_dims)]
+    sizes = {}
+    for i, (s, shape) in enumerate(zip(subs, shapes)):
+        here = {}
+        for c, n in zip(s, shape):
+            if c in here:
+                if here[c] != n:
+                    raise RuntimeError(f"einsum(): subscript {c} is repeated for operand {i} but the sizes don't "
+                                       f"match, {here[c]} != {n}")
+                continue
+            here[c] = n
+            prev = sizes.get(c)
+            if prev is None or prev == 1:
+                sizes[c] = n
+            elif n != 1 and n != prev:
+                if c in ell:
+                    raise RuntimeError(f"einsum(): dimension {ell.index(c)} covered by ellipsis in operand {i}"
+                                       f"has size {n} which does not broadcast with previously seen ellipsis with "
+                                       f"size {prev} for the respective dimension")
+                raise RuntimeError(f"einsum(): subscript {c} has size {n} for operand {i} which does not broadcast "
+                                   f"with previously seen size {prev}")
+    if not arrow:
+        counts = Counter(c for s in subs for c in s if c not in ell)
+        out = ell + "".join(sorted((c for c, n in counts.items() if n == 1), key=_LETTERS.index))
+    else:
+        if "." in rhs and (rhs.count("...") != 1 or "." in rhs.replace("...", "", 1)):
+            raise RuntimeError("einsum(): found '.' for output but an ellipsis (...) was expected")
+        out = rhs.replace("...", ell)
+        for c in out:
+            if c not in sizes:
+                raise RuntimeError(f"einsum(): output subscript {c} does not appear in the equation for any input "
+                                   f"operand")
+            if out.count(c) > 1:
+                raise RuntimeError(f"einsum(): output subscript {c} appears more than once in the output")
+    return subs, out, sizes
+
+
+def _sublist_equation(args):
+    """einsum(op1, [0, 1], op2, [1, 2], [0, 2]) -> ("AB,BC->AC", [op1, op2])."""
+    def letters(sub):
+        return "".join("..." if d is Ellipsis else _LETTERS[d] for d in sub)
+    operands = list(args[0::2][:len(args) // 2])
+    terms = [letters(s) for s in args[1::2][:len(args) // 2]]
+    equation = ",".join(terms)
+    if len(args) % 2:
+        equation += "->" + letters(args[-1])
+    return equation, operands
+
+
+def einsum(*args):
+    """Sums the product of the elements of the operands along dimensions given by Einstein notation."""
+    if args and isinstance(args[0], str):
+        equation, operands = args[0], list(args[1:])
+        if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
+            operands = list(operands[0])
+    else:
+        equation, operands = _sublist_equation(args)
+    for i, o in enumerate(operands):
+        if not isinstance(o, Tensor):
+            raise TypeError(f"einsum(): argument 'operands' must be tuple of Tensors, but found element of type "
+                            f"{type(o).__name__} at pos {i}")
+    if not operands:
+        raise RuntimeError("einsum(): must provide at least one operand")
+    subs, out, sizes = _parse_einsum(equation, [o._data.shape for o in operands])
+    for i, (s, o) in enumerate(zip(subs, operands)):
+        want = tuple(sizes[c] for c in s)
+        if want != o._data.shape:  # size-1 dimensions broadcast
+            operands[i] = expand(o, want)
+    check_elements(tuple(sizes[c] for c in out), "einsum result")
+    return _einsum_node(len(operands)).apply(*operands, equation=",".join(subs) + "->" + out)
+
+
+# ------------------------------------------------------------------ Tensor methods
+def _register():
+    for name in ("matmul", "mm", "bmm", "mv", "dot", "vdot", "inner", "outer", "ger", "trace", "addmm", "addmv",
+                 "addr", "baddbmm", "addbmm"):
+        setattr(Tensor, name, globals()[name])
+    for name in ("addmm", "addmv", "addr", "baddbmm", "addbmm"):
+        fn = globals()[name]
+        setattr(Tensor, name + "_", lambda self, a, b, *, beta=1, alpha=1, _fn=fn: self._inplace(
+            _fn, a, b, beta=beta, alpha=alpha))
+    Tensor.__matmul__ = matmul
+    Tensor.__rmatmul__ = lambda self, other: matmul(other, self)
+    Tensor.__imatmul__ = lambda self, other: self._inplace(matmul, other)
+
+
+_register()

@@ -1,20 +1,44 @@
-"""Shape ops: views (reshape, expand, transpose, permute, basic indexing) and the
-ops that undo them in backward (sum_to, view scatter).
+"""Shape ops: views (reshape, expand, permute, narrow, diagonal, basic indexing),
+the ops that rearrange values (cat, stack, repeat, flip, roll, tril/triu) and
+the adjoints that undo them in backward (sum_to, diagonal_scatter, view scatter).
 
 A view shares its base's memory and version counter, and remembers how it was
 made (``_view``) so an in-place change to it can be replayed on the base.
 """
+import math
+
 import numpy as np
 
+from .. import dtypes as _dt
+from ..autograd import array_ops as _arr
 from ..autograd.function import Function
 from ..device import get_array_module
 from ..limits import check_elements
-from ..tensor import Tensor, _wrap_dim
+from ..tensor import Size, Tensor, _wrap_dim
 
-__all__ = ["reshape", "view", "expand", "expand_as", "broadcast_to", "sum_to", "transpose",
-           "swapaxes", "swapdims", "permute", "t", "contiguous", "clone", "unsqueeze"]
+__all__ = [
+    "reshape", "view", "flatten", "unflatten", "ravel", "squeeze", "unsqueeze", "expand", "expand_as",
+    "broadcast_to", "broadcast_tensors", "broadcast_shapes", "sum_to", "transpose", "swapaxes", "swapdims",
+    "permute", "t", "adjoint", "movedim", "moveaxis", "contiguous", "clone", "narrow", "select", "split",
+    "tensor_split", "chunk", "unbind", "cat", "concat", "concatenate", "stack", "hstack", "vstack",
+    "dstack", "column_stack", "atleast_1d", "atleast_2d", "atleast_3d", "repeat", "tile",
+    "repeat_interleave", "flip", "fliplr", "flipud", "roll", "rot90", "tril", "triu", "diag",
+    "diag_embed", "diagonal", "diagonal_scatter", "meshgrid",
+]
 
 
+def _xp(x):
+    return np if type(x) is np.ndarray else get_array_module(x)
+
+
+def _dims_arg(dims):
+    """``f(x, 1, 2)`` and ``f(x, (1, 2))`` both mean dims (1, 2)."""
+    if len(dims) == 1 and isinstance(dims[0], (list, tuple, Size)):
+        return tuple(dims[0])
+    return dims
+
+
+# ------------------------------------------------------------------ views
 class ViewFunction(Function):
     """An op whose output aliases its input's memory."""
     __slots__ = ()
@@ -28,40 +52,70 @@ class ViewFunction(Function):
         return out
 
 
-def _xp(x):
-    return np if type(x) is np.ndarray else get_array_module(x)
+def _view_strides(shape, strides, new_shape):
+    """Strides that show an array of ``shape``/``strides`` as ``new_shape`` without a
+    copy, or None when its memory layout does not allow it (PyTorch's computeStride)."""
+    if not shape:
+        return (0,) * len(new_shape)
+    if 0 in shape:
+        return None
+    new_strides = [0] * len(new_shape)
+    view_d = len(new_shape) - 1
+    chunk_base = strides[-1]
+    tensor_numel = view_numel = 1
+    for d in range(len(shape) - 1, -1, -1):
+        tensor_numel *= shape[d]
+        if d == 0 or (shape[d - 1] != 1 and strides[d - 1] != tensor_numel * chunk_base):
+            while view_d >= 0 and (view_numel < tensor_numel or new_shape[view_d] == 1):
+                new_strides[view_d] = view_numel * chunk_base
+                view_numel *= new_shape[view_d]
+                view_d -= 1
+            if view_numel != tensor_numel:
+                return None
+            if d > 0:
+                chunk_base = strides[d - 1]
+                tensor_numel = view_numel = 1
+    return tuple(new_strides) if view_d == -1 else None
 
 
-# ------------------------------------------------------------------ reshape
+def _viewable(x, shape):
+    return x.flags.c_contiguous or x.size == 0 or _view_strides(x.shape, x.strides, shape) is not None
+
+
 class Reshape(ViewFunction):
     __slots__ = ("in_shape",)
     op = "reshape"
 
     def forward(self, x, shape):
         self.in_shape = x.shape
-        return x.reshape(shape)
+        if x.flags.c_contiguous or x.size == 0:
+            return x.reshape(shape)
+        strides = _view_strides(x.shape, x.strides, shape)
+        if strides is None:
+            raise RuntimeError("view size is not compatible with input tensor's size and stride (at least one "
+                               "dimension spans across two contiguous subspaces). Use .reshape(...) instead.")
+        return _xp(x).lib.stride_tricks.as_strided(x, shape, strides)
 
     def backward(self, F, g):
         return (F.reshape(g, self.in_shape),)
 
 
 class Copy(Function):
-    """A reshape that had to copy (the input was not contiguous)."""
+    """A reshape that had to copy (the input's layout did not allow a view)."""
     __slots__ = ("in_shape",)
     op = "reshape"
 
     def forward(self, x, shape):
         self.in_shape = x.shape
-        return np.ascontiguousarray(x).reshape(shape) if type(x) is np.ndarray else x.copy().reshape(shape)
+        return _xp(x).ascontiguousarray(x).reshape(shape)
 
     def backward(self, F, g):
         return (F.reshape(g, self.in_shape),)
 
 
 def _infer_shape(shape, numel):
-    if len(shape) == 1 and isinstance(shape[0], (list, tuple)):
-        shape = shape[0]
-    shape = [int(s) for s in shape]
+    shape = _dims_arg(shape)
+    shape = [s.__index__() for s in shape]
     if shape.count(-1) > 1:
         raise RuntimeError("only one dimension can be inferred")
     known = 1
@@ -79,25 +133,25 @@ def _infer_shape(shape, numel):
     return tuple(shape)
 
 
-def reshape(input, *shape):
-    """Returns a tensor with the same data and number of elements as input, in the given shape."""
-    shape = _infer_shape(shape, input._data.size)
-    if shape == input._data.shape:
-        return Reshape.apply(input, shape=shape)
-    if input._data.flags.c_contiguous:
+def _reshape(input, shape):
+    """A view when the layout allows one, else a copy (what reshape promises)."""
+    if _viewable(input._data, shape):
         return Reshape.apply(input, shape=shape)
     return Copy.apply(input, shape=shape)
 
 
-def view(input, *shape):
+def reshape(input, *shape, **kwargs):
+    """Returns a tensor with the same data and number of elements as input, in the given shape."""
+    shape = shape or (kwargs["shape"],)
+    return _reshape(input, _infer_shape(shape, input._data.size))
+
+
+def view(input, *shape, **kwargs):
     """Returns a new tensor with the same data as input but of a different shape."""
+    shape = shape or (kwargs.get("size", kwargs.get("dtype")),)
     if len(shape) == 1 and not isinstance(shape[0], (int, list, tuple)) and not hasattr(shape[0], "__index__"):
         return input.to(shape[0])  # view(dtype) is a reinterpretation PyTorch allows; we convert
-    shape = _infer_shape(shape, input._data.size)
-    if shape != input._data.shape and not input._data.flags.c_contiguous:
-        raise RuntimeError("view size is not compatible with input tensor's size and stride (at least one "
-                           "dimension spans across two contiguous subspaces). Use .reshape(...) instead.")
-    return Reshape.apply(input, shape=shape)
+    return Reshape.apply(input, shape=_infer_shape(shape, input._data.size))
 
 
 def contiguous(input, memory_format=None):
@@ -123,6 +177,63 @@ def clone(input, *, memory_format=None):
     return Clone.apply(input)
 
 
+def flatten(input, start_dim=0, end_dim=-1):
+    """Flattens input by reshaping it into a one-dimensional tensor (or dims start_dim..end_dim)."""
+    shape = input._data.shape
+    if not shape:
+        return Reshape.apply(input, shape=(1,))
+    start, end = _wrap_dim(start_dim, len(shape)), _wrap_dim(end_dim, len(shape))
+    if start > end:
+        raise RuntimeError("flatten() has invalid args: start_dim cannot come after end_dim")
+    if start == end:
+        return input
+    return _reshape(input, shape[:start] + (math.prod(shape[start:end + 1]),) + shape[end + 1:])
+
+
+def ravel(input):
+    """Returns a contiguous flattened tensor."""
+    return flatten(input)
+
+
+def unflatten(input, dim, sizes):
+    """Expands a dimension of the input tensor over multiple dimensions."""
+    shape = input._data.shape
+    dim = _wrap_dim(dim, len(shape))
+    sizes = [int(s) for s in sizes]
+    if sizes.count(-1) > 1:
+        raise RuntimeError("unflatten: only one dimension can be inferred")
+    known = math.prod(s for s in sizes if s != -1)
+    if -1 in sizes and known and shape[dim] % known == 0:
+        sizes[sizes.index(-1)] = shape[dim] // known
+    if math.prod(sizes) != shape[dim]:
+        raise RuntimeError(f"unflatten: Provided sizes {sizes} don't multiply up to the size of dim {dim} "
+                           f"({shape[dim]}) in the input tensor")
+    return Reshape.apply(input, shape=shape[:dim] + tuple(sizes) + shape[dim + 1:])
+
+
+def squeeze(input, dim=None):
+    """Returns a tensor with the dimensions of input of size 1 removed (all, or those in dim)."""
+    shape = input._data.shape
+    if dim is None:
+        dims = range(len(shape))
+    elif isinstance(dim, (list, tuple)):
+        dims = {_wrap_dim(d, len(shape)) for d in dim}
+    else:
+        dims = (_wrap_dim(dim, len(shape)),)
+    new = tuple(n for i, n in enumerate(shape) if not (i in dims and n == 1))
+    if new == shape:
+        return input
+    return Reshape.apply(input, shape=new)
+
+
+def unsqueeze(input, dim):
+    """Returns a new tensor with a dimension of size one inserted at the specified position."""
+    ndim = input._data.ndim + 1
+    dim = _wrap_dim(dim, ndim)
+    shape = input._data.shape[:dim] + (1,) + input._data.shape[dim:]
+    return Reshape.apply(input, shape=shape)
+
+
 # ------------------------------------------------------------------ broadcasting
 class Expand(ViewFunction):
     __slots__ = ("in_shape",)
@@ -142,25 +253,22 @@ class SumTo(Function):
     op = "sum_to"
 
     def forward(self, x, shape):
-        from ..autograd.array_ops import sum_to as _sum_to
         self.in_shape = x.shape
-        return _sum_to(x, shape)
+        return _arr.sum_to(x, shape)
 
     def backward(self, F, g):
         return (F.expand(g, self.in_shape),)
 
 
-def expand(input, *sizes):
+def expand(input, *sizes, **kwargs):
     """Returns a new view of input with singleton dimensions expanded to a larger size."""
-    if len(sizes) == 1 and isinstance(sizes[0], (list, tuple)):
-        sizes = sizes[0]
-    sizes = list(sizes)
+    sizes = list(_dims_arg(sizes or (kwargs["size"],)))
     ndim = input._data.ndim
     if len(sizes) < ndim:
         raise RuntimeError(f"expand: the number of sizes provided ({len(sizes)}) must be greater or equal "
                            f"to the number of dimensions in the tensor ({ndim})")
     lead = len(sizes) - ndim
-    for i in range(len(sizes)):
+    for i in reversed(range(len(sizes))):  # PyTorch reports the last mismatching dimension
         if sizes[i] == -1:
             if i < lead:
                 raise RuntimeError("expand: -1 is not allowed in a leading, non-existing dimension")
@@ -176,11 +284,35 @@ def expand(input, *sizes):
 
 
 def expand_as(input, other):
+    """Expands input to the size of other."""
     return expand(input, tuple(other.shape))
 
 
 def broadcast_to(input, shape):
+    """Broadcasts input to the shape ``shape``."""
     return expand(input, tuple(shape))
+
+
+def broadcast_shapes(*shapes):
+    """The shape the given shapes broadcast to (RuntimeError as PyTorch when they do not)."""
+    shapes = [tuple(s) if isinstance(s, (list, tuple)) else (int(s),) for s in shapes]
+    ndim = max((len(s) for s in shapes), default=0)
+    out = [1] * ndim
+    for s in shapes:
+        for i, n in enumerate(s, ndim - len(s)):
+            if n != out[i] and n != 1:
+                if out[i] != 1:
+                    raise RuntimeError(f"The size of tensor a ({out[i]}) must match the size of tensor b ({n}) "
+                                       f"at non-singleton dimension {i}")
+                out[i] = n
+    return Size(out)
+
+
+def broadcast_tensors(*tensors):
+    """Broadcasts the given tensors to a common shape."""
+    tensors = _dims_arg(tensors)
+    shape = tuple(broadcast_shapes(*[t._data.shape for t in tensors]))
+    return tuple(expand(t, shape) for t in tensors)
 
 
 def sum_to(input, shape):
@@ -200,13 +332,12 @@ class Permute(ViewFunction):
         return x.transpose(dims)
 
     def backward(self, F, g):
-        return (F.permute(g, tuple(np.argsort(self.dims))),)
+        return (F.permute(g, tuple(np.argsort(self.dims).tolist())),)
 
 
-def permute(input, *dims):
+def permute(input, *dims, **kwargs):
     """Returns a view of input with its dimensions permuted."""
-    if len(dims) == 1 and isinstance(dims[0], (list, tuple)):
-        dims = dims[0]
+    dims = _dims_arg(dims or (kwargs["dims"],))
     ndim = input._data.ndim
     if len(dims) != ndim:
         raise RuntimeError(f"permute(sparse_coo): number of dimensions in the tensor input does not match "
@@ -221,10 +352,10 @@ def permute(input, *dims):
 def transpose(input, dim0, dim1):
     """Returns a view of input with dimensions dim0 and dim1 swapped."""
     ndim = input._data.ndim
-    if ndim == 0:
-        return input
     dims = list(range(ndim))
     d0, d1 = _wrap_dim(dim0, ndim), _wrap_dim(dim1, ndim)
+    if ndim == 0:
+        return input
     dims[d0], dims[d1] = dims[d1], dims[d0]
     return Permute.apply(input, dims=tuple(dims))
 
@@ -239,12 +370,625 @@ def t(input):
     return transpose(input, 0, 1) if input._data.ndim == 2 else input
 
 
-def unsqueeze(input, dim):
-    """Returns a new tensor with a dimension of size one inserted at the specified position."""
+def adjoint(input):
+    """Returns a view of the tensor conjugated and with the last two dimensions transposed."""
+    return _matrix_transpose(input)
+
+
+def _matrix_transpose(input):
+    if input._data.ndim < 2:
+        raise RuntimeError(f"tensor.mT is only supported on matrices or batches of matrices. Got "
+                           f"{input._data.ndim}-D tensor.")
+    return transpose(input, -2, -1)
+
+
+def _reverse_dims(input):
+    return permute(input, tuple(range(input._data.ndim - 1, -1, -1)))
+
+
+def movedim(input, source, destination):
+    """Moves the dimension(s) of input at source to the position(s) in destination."""
+    ndim = input._data.ndim
+    src = [source] if isinstance(source, int) else list(source)
+    dst = [destination] if isinstance(destination, int) else list(destination)
+    if len(src) != len(dst):
+        raise RuntimeError(f"movedim: Invalid source or destination dims: source ({src} dims) should contain "
+                           f"the same number of dims as destination ({dst} dims)")
+    src = [_wrap_dim(d, ndim) for d in src]
+    dst = [_wrap_dim(d, ndim) for d in dst]
+    for name, dims in (("source", src), ("destination", dst)):
+        if len(set(dims)) != len(dims):
+            raise RuntimeError(f"movedim: repeated dim in `{name}` ({dims})")
+    order = [d for d in range(ndim) if d not in src]
+    for d, s in sorted(zip(dst, src)):
+        order.insert(d, s)
+    if order == list(range(ndim)):
+        return input
+    return Permute.apply(input, dims=tuple(order))
+
+
+moveaxis = movedim
+
+
+# ------------------------------------------------------------------ strided views: slices, diagonals
+class Slice(ViewFunction):
+    """x[basic index] (ints, slices, None, ...), narrow, select, split: a strided view."""
+    __slots__ = ("in_shape", "index")
+    op = "slice"
+
+    def forward(self, x, index):
+        self.in_shape = x.shape
+        self.index = index
+        return x[index]
+
+    def backward(self, F, g):
+        # basic indices never select an element twice: a plain write, no accumulation
+        return (F.index_put(F.new_zeros(g, self.in_shape), self.index, g),)
+
+
+def _slice_dim(dim, sl):
+    # the trailing Ellipsis keeps an all-int index a 0-d view rather than a NumPy scalar copy
+    return (slice(None),) * dim + (sl, Ellipsis)
+
+
+def narrow(input, dim, start, length):
+    """Returns a view of input narrowed along dim to [start, start + length)."""
+    shape = input._data.shape
+    dim = _wrap_dim(dim, len(shape))
+    start, length = int(start), int(length)
+    size = shape[dim]
+    if not -size <= start <= size:
+        raise IndexError(f"start out of range (expected to be in range of [{-size}, {size}], but got {start})")
+    if start < 0:
+        start += size
+    if length < 0:
+        raise RuntimeError("narrow(): length must be non-negative.")
+    if start + length > size:
+        raise RuntimeError(f"start ({start}) + length ({length}) exceeds dimension size ({size}).")
+    return Slice.apply(input, index=_slice_dim(dim, slice(start, start + length)))
+
+
+def select(input, dim, index):
+    """Slices input along dim at the given index (a view with that dimension removed)."""
+    shape = input._data.shape
+    dim = _wrap_dim(dim, len(shape))
+    index = int(index)
+    if not -shape[dim] <= index < shape[dim]:
+        raise IndexError(f"select(): index {index} out of range for tensor of size {list(shape)} at "
+                         f"dimension {dim}")
+    return Slice.apply(input, index=_slice_dim(dim, index))
+
+
+def _split_at(input, dim, bounds):
+    return tuple(Slice.apply(input, index=_slice_dim(dim, slice(a, b))) for a, b in zip(bounds, bounds[1:]))
+
+
+def split(tensor, split_size_or_sections, dim=0):
+    """Splits the tensor into chunks of a given size, or of the given list of sizes."""
+    size = tensor._data.shape[_wrap_dim(dim, tensor._data.ndim)] if tensor._data.ndim else 0
+    dim = _wrap_dim(dim, tensor._data.ndim)
+    if isinstance(split_size_or_sections, (list, tuple)):
+        sizes = [int(s) for s in split_size_or_sections]
+        if sum(sizes) != size or any(s < 0 for s in sizes):
+            raise RuntimeError(f"split_with_sizes expects split_sizes to sum exactly to {size} (input tensor's "
+                               f"size at dimension {dim}), but got split_sizes={sizes}")
+    else:
+        step = int(split_size_or_sections)
+        if step < 0:
+            raise RuntimeError(f"split expects split_size be non-negative, but got split_size={step}")
+        if step == 0:
+            if size:
+                raise RuntimeError(f"split_size can only be 0 if dimension size is 0, but got dimension size of "
+                                   f"{size}")
+            return (Slice.apply(tensor, index=_slice_dim(dim, slice(None))),)
+        sizes = [min(step, size - a) for a in range(0, size, step)] or [0]
+    bounds = [0]
+    for s in sizes:
+        bounds.append(bounds[-1] + s)
+    return _split_at(tensor, dim, bounds)
+
+
+def chunk(input, chunks, dim=0):
+    """Attempts to split a tensor into the specified number of chunks (views)."""
+    chunks = int(chunks)
+    if chunks <= 0:
+        raise RuntimeError(f"chunk expects `chunks` to be greater than 0, got: {chunks}")
+    size = input._data.shape[_wrap_dim(dim, input._data.ndim)]
+    return split(input, max(-(-size // chunks), 1) if size else 1, dim)
+
+
+def tensor_split(input, indices_or_sections, dim=0):
+    """Splits a tensor into sub-tensors at the given indices or into n nearly equal sections."""
+    dim = _wrap_dim(dim, input._data.ndim)
+    size = input._data.shape[dim]
+    if isinstance(indices_or_sections, Tensor) and indices_or_sections._data.ndim == 0:
+        indices_or_sections = int(indices_or_sections)
+    if isinstance(indices_or_sections, int):
+        n = indices_or_sections
+        if n <= 0:
+            raise RuntimeError(f"number of sections must be larger than 0, got {n}")
+        q, r = divmod(size, n)
+        bounds = [0]
+        for i in range(n):
+            bounds.append(bounds[-1] + q + (i < r))
+    else:
+        bounds = [0] + [min(max(int(i) + size if int(i) < 0 else int(i), 0), size)
+                        for i in indices_or_sections] + [size]
+    return _split_at(input, dim, bounds)
+
+
+def unbind(input, dim=0):
+    """Removes a tensor dimension, returning a tuple of all slices along it."""
+    dim = _wrap_dim(dim, input._data.ndim)
+    return tuple(Slice.apply(input, index=_slice_dim(dim, i)) for i in range(input._data.shape[dim]))
+
+
+def _diagonal_geometry(shape, offset, dim1, dim2):
+    ndim = len(shape)
+    d1, d2 = _wrap_dim(dim1, ndim), _wrap_dim(dim2, ndim)
+    if d1 == d2:
+        raise RuntimeError(f"diagonal dimensions cannot be identical {dim1}, {dim2}")
+    if offset >= 0:
+        length = max(0, min(shape[d1], shape[d2] - offset))
+    else:
+        length = max(0, min(shape[d1] + offset, shape[d2]))
+    return d1, d2, length
+
+
+def _diagonal_view(x, offset, dim1, dim2):
+    """A writable strided view of the diagonal (NumPy's own diagonal is read-only)."""
+    d1, d2, length = _diagonal_geometry(x.shape, offset, dim1, dim2)
+    if length:
+        start = [0] * x.ndim
+        start[d1 if offset < 0 else d2] = abs(offset)
+        x = x[tuple(slice(s, None) for s in start)]
+    keep = [d for d in range(x.ndim) if d not in (d1, d2)]
+    shape = tuple(x.shape[d] for d in keep) + (length,)
+    strides = tuple(x.strides[d] for d in keep) + (x.strides[d1] + x.strides[d2],)
+    return _xp(x).lib.stride_tricks.as_strided(x, shape, strides)
+
+
+class Diagonal(ViewFunction):
+    __slots__ = ("in_shape", "offset", "dim1", "dim2")
+    op = "diagonal"
+
+    def forward(self, x, offset, dim1, dim2):
+        self.in_shape, self.offset, self.dim1, self.dim2 = x.shape, offset, dim1, dim2
+        return _diagonal_view(x, offset, dim1, dim2)
+
+    def backward(self, F, g):
+        return (F.diagonal_scatter(F.new_zeros(g, self.in_shape), g, self.offset, self.dim1, self.dim2),)
+
+
+class DiagonalScatter(Function):
+    """input with its diagonal (offset, dim1, dim2) replaced by src."""
+    __slots__ = ("offset", "dim1", "dim2", "src_shape")
+    op = "diagonal_scatter"
+
+    def forward(self, x, src, offset, dim1, dim2):
+        self.offset, self.dim1, self.dim2, self.src_shape = offset, dim1, dim2, src.shape
+        return _arr.diagonal_scatter(x, src, offset, dim1, dim2)
+
+    def backward(self, F, g):
+        gx = F.diagonal_scatter(g, F.new_zeros(g, self.src_shape), self.offset, self.dim1, self.dim2)
+        return gx, F.diagonal(g, self.offset, self.dim1, self.dim2)
+
+
+def diagonal(input, offset=0, dim1=0, dim2=1):
+    """Returns a partial view of input with its diagonal elements with respect to dim1 and dim2."""
+    if input._data.ndim < 2:
+        raise RuntimeError(f"diagonal(): input must be at least 2-D, but got {input._data.ndim}-D")
+    d1, d2, _ = _diagonal_geometry(input._data.shape, int(offset), dim1, dim2)
+    return Diagonal.apply(input, offset=int(offset), dim1=d1, dim2=d2)
+
+
+_diagonal = diagonal
+
+
+def diagonal_scatter(input, src, offset=0, dim1=0, dim2=1):
+    """Embeds the values of src into input along the diagonal elements of input."""
+    d1, d2, length = _diagonal_geometry(input._data.shape, int(offset), dim1, dim2)
+    want = tuple(n for i, n in enumerate(input._data.shape) if i not in (d1, d2)) + (length,)
+    if tuple(src.shape) != want:
+        raise RuntimeError(f"diagonal_scatter(): expected src to have a size equal to the slice of self. src "
+                           f"size = {list(src.shape)}, slice size = {list(want)}")
+    return DiagonalScatter.apply(input, src, offset=int(offset), dim1=d1, dim2=d2)
+
+
+def diag_embed(input, offset=0, dim1=-2, dim2=-1):
+    """Creates a tensor whose diagonals (dim1, dim2) are filled by the last dimension of input."""
+    n = input._data.shape[-1] + abs(int(offset))
     ndim = input._data.ndim + 1
-    dim = _wrap_dim(dim, ndim)
-    shape = input._data.shape[:dim] + (1,) + input._data.shape[dim:]
-    return Reshape.apply(input, shape=shape)
+    d1, d2 = _wrap_dim(dim1, ndim), _wrap_dim(dim2, ndim)
+    if d1 == d2:
+        raise RuntimeError(f"diagonal dimensions cannot be identical {dim1}, {dim2}")
+    batch = list(input._data.shape[:-1])
+    shape = [0] * ndim
+    rest = iter(batch)
+    for i in range(ndim):
+        shape[i] = n if i in (d1, d2) else next(rest)
+    check_elements(shape)
+    base = Tensor._make(_xp(input._data).zeros(tuple(shape), input._data.dtype), False, None)
+    return diagonal_scatter(base, input, offset, d1, d2)
+
+
+def diag(input, diagonal=0):
+    """A 1-D input becomes a 2-D tensor with it on the given diagonal; a 2-D input gives its diagonal."""
+    ndim = input._data.ndim
+    if ndim == 1:
+        return diag_embed(input, diagonal, 0, 1)
+    if ndim == 2:
+        return clone(_diagonal(input, diagonal))
+    raise RuntimeError(f"diag(): Supports 1D or 2D tensors. Got {ndim}D")
+
+
+# ------------------------------------------------------------------ joining
+def _common_dtype(arrays):
+    out = arrays[0].dtype
+    for a in arrays[1:]:
+        if a.dtype != out:
+            return _dt.result_type(*arrays).np
+    return out
+
+
+def _check_tensors(tensors, fn):
+    if isinstance(tensors, Tensor):
+        raise TypeError(f"{fn}(): argument 'tensors' (position 1) must be tuple of Tensors, not Tensor")
+    tensors = list(tensors)
+    for i, x in enumerate(tensors):
+        if not isinstance(x, Tensor):
+            raise TypeError(f"expected Tensor as element {i} in argument 0, but got {type(x).__name__}")
+    return tensors
+
+
+class Cat(Function):
+    __slots__ = ("dim", "bounds")
+    op = "cat"
+
+    def forward(self, *arrays, dim):
+        dtype = _common_dtype(arrays)
+        arrays = [a if a.dtype == dtype else a.astype(dtype) for a in arrays]
+        self.dim = dim
+        bounds = [0]
+        for a in arrays:
+            bounds.append(bounds[-1] + a.shape[dim])
+        self.bounds = bounds
+        return _xp(arrays[0]).concatenate(arrays, axis=dim)
+
+    def backward(self, F, g):
+        head = (slice(None),) * self.dim
+        b = self.bounds
+        return tuple(F.getitem(g, head + (slice(b[i], b[i + 1]),)) for i in range(len(b) - 1))
+
+
+def cat(tensors, dim=0, *, out=None, axis=None):
+    """Concatenates the given sequence of tensors in the given dimension."""
+    if axis is not None:
+        dim = axis
+    tensors = _check_tensors(tensors, "cat")
+    if not tensors:
+        raise ValueError("torch.cat(): expected a non-empty list of Tensors")
+    # PyTorch's legacy rule: 1-D empty tensors are skipped whatever the others' shape
+    ndim = max(x._data.ndim for x in tensors)
+    parts = [x for x in tensors if x._data.shape != (0,) or ndim == 1]
+    ref = parts[0]._data
+    if ref.ndim == 0:
+        raise RuntimeError("zero-dimensional tensor (at position 0) cannot be concatenated")
+    dim = _wrap_dim(dim, ref.ndim)
+    total = 0
+    for i, x in enumerate(parts):
+        s = x._data.shape
+        if len(s) != ref.ndim:
+            raise RuntimeError(f"Tensors must have same number of dimensions: got {ref.ndim} and {len(s)}")
+        for d in range(ref.ndim):
+            if d != dim and s[d] != ref.shape[d]:
+                raise RuntimeError(f"Sizes of tensors must match except in dimension {dim}. Expected size "
+                                   f"{ref.shape[d]} but got size {s[d]} for tensor number {i} in the list.")
+        total += s[dim]
+    check_elements(ref.shape[:dim] + (total,) + ref.shape[dim + 1:])
+    return Cat.apply(*parts, dim=dim)
+
+
+concat = concatenate = cat
+
+
+class Stack(Function):
+    __slots__ = ("dim", "n")
+    op = "stack"
+
+    def forward(self, *arrays, dim):
+        dtype = _common_dtype(arrays)
+        arrays = [a if a.dtype == dtype else a.astype(dtype) for a in arrays]
+        self.dim, self.n = dim, len(arrays)
+        return _xp(arrays[0]).stack(arrays, axis=dim)
+
+    def backward(self, F, g):
+        head = (slice(None),) * self.dim
+        return tuple(F.getitem(g, head + (i, Ellipsis)) for i in range(self.n))
+
+
+def stack(tensors, dim=0, *, out=None):
+    """Concatenates a sequence of tensors along a new dimension."""
+    tensors = _check_tensors(tensors, "stack")
+    if not tensors:
+        raise RuntimeError("stack expects a non-empty TensorList")
+    shape = tensors[0]._data.shape
+    for i, x in enumerate(tensors[1:], 1):
+        if x._data.shape != shape:
+            raise RuntimeError(f"stack expects each tensor to be equal size, but got {list(shape)} at entry 0 "
+                               f"and {list(x._data.shape)} at entry {i}")
+    dim = _wrap_dim(dim, len(shape) + 1)
+    check_elements(shape[:dim] + (len(tensors),) + shape[dim:])
+    return Stack.apply(*tensors, dim=dim)
+
+
+def atleast_1d(*tensors):
+    """Returns a 1-dimensional view of each input tensor with zero dimensions."""
+    out = tuple(reshape(x, (1,)) if x._data.ndim == 0 else x for x in _dims_arg(tensors))
+    return out[0] if len(out) == 1 else out
+
+
+def atleast_2d(*tensors):
+    """Returns a 2-dimensional view of each input tensor with fewer dimensions."""
+    out = tuple(reshape(x, (1,) * (2 - x._data.ndim) + x._data.shape) if x._data.ndim < 2 else x
+                for x in _dims_arg(tensors))
+    return out[0] if len(out) == 1 else out
+
+
+def atleast_3d(*tensors):
+    """Returns a 3-dimensional view of each input tensor with fewer dimensions."""
+    def up(x):
+        s = x._data.shape
+        if len(s) == 0:
+            return reshape(x, (1, 1, 1))
+        if len(s) == 1:
+            return reshape(x, (1, s[0], 1))
+        if len(s) == 2:
+            return reshape(x, s + (1,))
+        return x
+    out = tuple(up(x) for x in _dims_arg(tensors))
+    return out[0] if len(out) == 1 else out
+
+
+def hstack(tensors, *, out=None):
+    """Stacks tensors in sequence horizontally (column wise)."""
+    tensors = [atleast_1d(x) for x in _check_tensors(tensors, "hstack")]
+    return cat(tensors, 0 if tensors and tensors[0]._data.ndim == 1 else 1)
+
+
+def vstack(tensors, *, out=None):
+    """Stacks tensors in sequence vertically (row wise)."""
+    return cat([atleast_2d(x) for x in _check_tensors(tensors, "vstack")], 0)
+
+
+def dstack(tensors, *, out=None):
+    """Stacks tensors in sequence depthwise (along the third axis)."""
+    return cat([atleast_3d(x) for x in _check_tensors(tensors, "dstack")], 2)
+
+
+def column_stack(tensors, *, out=None):
+    """Creates a new tensor by horizontally stacking the tensors in tensors."""
+    tensors = _check_tensors(tensors, "column_stack")
+    return hstack([reshape(x, (-1, 1)) if x._data.ndim <= 1 else x for x in tensors])
+
+
+# ------------------------------------------------------------------ repeating
+class Repeat(Function):
+    __slots__ = ("in_shape", "reps")
+    op = "repeat"
+
+    def forward(self, x, reps):
+        self.in_shape, self.reps = x.shape, reps
+        padded = (1,) * (len(reps) - x.ndim) + x.shape
+        return _xp(x).tile(x.reshape(padded), reps)
+
+    def backward(self, F, g):
+        # out[r0, s0, r1, s1, ...] = x[s0, s1, ...]: sum the copies back over the r axes
+        padded = (1,) * (len(self.reps) - len(self.in_shape)) + self.in_shape
+        split = tuple(n for pair in zip(self.reps, padded) for n in pair)
+        summed = F.sum(F.reshape(g, split), tuple(range(0, 2 * len(padded), 2)))
+        return (F.reshape(summed, self.in_shape),)
+
+
+def repeat(input, *sizes, **kwargs):
+    """Repeats this tensor along the specified dimensions."""
+    reps = tuple(int(s) for s in _dims_arg(sizes or (kwargs["repeats"],)))
+    if len(reps) < input._data.ndim:
+        raise RuntimeError("Number of dimensions of repeat dims can not be smaller than number of dimensions "
+                           "of tensor")
+    if any(r < 0 for r in reps):
+        raise RuntimeError(f"Trying to create tensor with negative dimension: {list(reps)}")
+    padded = (1,) * (len(reps) - input._data.ndim) + input._data.shape
+    check_elements([r * n for r, n in zip(reps, padded)])
+    return Repeat.apply(input, reps=reps)
+
+
+def tile(input, dims):
+    """Constructs a tensor by repeating the elements of input (dims padded with ones in front)."""
+    dims = tuple(dims) if isinstance(dims, (list, tuple)) else (int(dims),)
+    return repeat(input, (1,) * (input._data.ndim - len(dims)) + dims)
+
+
+def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
+    """Repeats elements of a tensor (each element ``repeats`` times, along dim or flattened)."""
+    from .indexing import index_select
+    if repeats is None:  # repeat_interleave(counts): the indices, each repeated count times
+        counts = input._data
+        if counts.ndim > 1:
+            raise RuntimeError("repeat_interleave only accept 1D vector as repeat")
+        xp = _xp(counts)
+        return Tensor._make(xp.repeat(xp.arange(counts.shape[0]), counts), False, None)
+    if dim is None:
+        input, dim = flatten(input), 0
+    dim = _wrap_dim(dim, input._data.ndim)
+    size = input._data.shape[dim] if input._data.ndim else 1
+    if isinstance(repeats, Tensor) and repeats._data.ndim == 0:
+        repeats = int(repeats)
+    if isinstance(repeats, int):
+        if repeats < 0:
+            raise RuntimeError("repeats can not be negative")
+        shape = input._data.shape
+        check_elements(shape[:dim] + (shape[dim] * repeats,) + shape[dim + 1:])
+        grown = expand(unsqueeze(input, dim + 1), shape[:dim + 1] + (repeats,) + shape[dim + 1:])
+        return reshape(grown, shape[:dim] + (shape[dim] * repeats,) + shape[dim + 1:])
+    counts = repeats._data if isinstance(repeats, Tensor) else np.asarray(repeats)
+    if counts.ndim != 1 or counts.shape[0] != size:
+        raise RuntimeError(f"repeats must have the same size as input along dim, but got repeats.size(0) = "
+                           f"{counts.shape[0] if counts.ndim else 1} and input.size({dim}) = {size}")
+    if counts.size and int(counts.min()) < 0:
+        raise RuntimeError("repeats can not be negative")
+    xp = _xp(input._data)
+    index = xp.repeat(xp.arange(size), xp.asarray(counts))
+    return index_select(input, dim, Tensor._make(index, False, None))
+
+
+# ------------------------------------------------------------------ rearranging values
+class Flip(Function):
+    __slots__ = ("dims",)
+    op = "flip"
+
+    def forward(self, x, dims):
+        self.dims = dims
+        return _arr.flip(x, dims).copy()
+
+    def backward(self, F, g):
+        return (F.flip(g, self.dims),)
+
+
+def flip(input, *dims, **kwargs):
+    """Reverses the order of the elements of input along the given dims."""
+    dims = _dims_arg(dims or (kwargs["dims"],))
+    dims = (dims,) if isinstance(dims, int) else dims
+    ndim = input._data.ndim
+    wrapped = tuple(_wrap_dim(d, ndim) for d in dims)
+    for d in wrapped:
+        if wrapped.count(d) > 1:
+            raise RuntimeError(f"dim {d} appears multiple times in the list of dims")
+    if ndim == 0:
+        wrapped = ()
+    return Flip.apply(input, dims=wrapped)
+
+
+def fliplr(input):
+    """Flips the tensor in the left/right direction (dim 1)."""
+    if input._data.ndim < 2:
+        raise RuntimeError("Input must be >= 2-d.")
+    return flip(input, (1,))
+
+
+def flipud(input):
+    """Flips the tensor in the up/down direction (dim 0)."""
+    if input._data.ndim < 1:
+        raise RuntimeError("Input must be >= 1-d.")
+    return flip(input, (0,))
+
+
+class Roll(Function):
+    __slots__ = ("shifts", "dims")
+    op = "roll"
+
+    def forward(self, x, shifts, dims):
+        self.shifts, self.dims = shifts, dims
+        return _arr.roll(x, shifts, dims)
+
+    def backward(self, F, g):
+        return (F.roll(g, tuple(-s for s in self.shifts), self.dims),)
+
+
+def roll(input, shifts, dims=None):
+    """Rolls the tensor along the given dimension(s); with no dims, over the flattened tensor."""
+    shifts = tuple(int(s) for s in shifts) if isinstance(shifts, (list, tuple)) else (int(shifts),)
+    if dims is None or (isinstance(dims, (list, tuple)) and len(dims) == 0):
+        if len(shifts) != 1:
+            raise RuntimeError(f"shifts and dimensions must align. shifts: {len(shifts)}, dims:0")
+        shape = input._data.shape
+        return reshape(Roll.apply(flatten(input), shifts=shifts, dims=(0,)), shape)
+    dims = tuple(dims) if isinstance(dims, (list, tuple)) else (dims,)
+    if len(shifts) != len(dims):
+        raise RuntimeError(f"shifts and dimensions must align. shifts: {len(shifts)}, dims:{len(dims)}")
+    dims = tuple(_wrap_dim(d, input._data.ndim) for d in dims)
+    return Roll.apply(input, shifts=shifts, dims=dims)
+
+
+def rot90(input, k=1, dims=(0, 1)):
+    """Rotates a tensor by 90 degrees k times in the plane given by dims."""
+    dims = tuple(dims)
+    if len(dims) != 2:
+        raise RuntimeError(f"expected total rotation dims == 2, but got dims = {len(dims)}")
+    ndim = input._data.ndim
+    if ndim < 2:
+        raise RuntimeError(f"expected total dims >= 2, but got total dims = {ndim}")
+    d0, d1 = _wrap_dim(dims[0], ndim), _wrap_dim(dims[1], ndim)
+    if d0 == d1:
+        raise RuntimeError(f"expected rotation dims to be different, but got dim0 = {d0} and dim1 = {d1}")
+    k %= 4
+    if k == 1:
+        return transpose(flip(input, (d1,)), d0, d1)
+    if k == 2:
+        return flip(input, (d0, d1))
+    if k == 3:
+        return transpose(flip(input, (d0,)), d0, d1)
+    return clone(input)
+
+
+class Tril(Function):
+    __slots__ = ("k",)
+    op = "tril"
+
+    def forward(self, x, k):
+        self.k = k
+        return _arr.tril(x, k)
+
+    def backward(self, F, g):
+        return (F.tril(g, self.k),)
+
+
+class Triu(Function):
+    __slots__ = ("k",)
+    op = "triu"
+
+    def forward(self, x, k):
+        self.k = k
+        return _arr.triu(x, k)
+
+    def backward(self, F, g):
+        return (F.triu(g, self.k),)
+
+
+def tril(input, diagonal=0, *, out=None):
+    """Returns the lower triangular part of the matrix (or batch of matrices) input."""
+    if input._data.ndim < 2:
+        raise RuntimeError("tril: input tensor must have at least 2 dimensions")
+    return Tril.apply(input, k=int(diagonal))
+
+
+def triu(input, diagonal=0, *, out=None):
+    """Returns the upper triangular part of the matrix (or batch of matrices) input."""
+    if input._data.ndim < 2:
+        raise RuntimeError("triu: input tensor must have at least 2 dimensions")
+    return Triu.apply(input, k=int(diagonal))
+
+
+def meshgrid(*tensors, indexing="ij"):
+    """Creates grids of coordinates specified by the 1-D inputs."""
+    tensors = _dims_arg(tensors)
+    if indexing not in ("ij", "xy"):
+        raise RuntimeError(f"torch.meshgrid: indexing must be one of \"xy\" or \"ij\", but received: {indexing}")
+    for x in tensors:
+        if x._data.ndim > 1:
+            raise RuntimeError("torch.meshgrid: Expected 0D or 1D tensor in the tensor list but got: "
+                               f"{x._data.ndim}D")
+    sizes = [x._data.size for x in tensors]
+    swap = indexing == "xy" and len(tensors) >= 2
+    if swap:
+        sizes[0], sizes[1] = sizes[1], sizes[0]
+    out = []
+    for i, x in enumerate(tensors):
+        pos = {0: 1, 1: 0}.get(i, i) if swap else i
+        shape = [1] * len(tensors)
+        shape[pos] = -1
+        out.append(expand(reshape(x, tuple(shape)), tuple(sizes)))
+    return tuple(out)
 
 
 # ------------------------------------------------------------------ in place on views
@@ -255,9 +999,7 @@ class ViewScatter(Function):
 
     def forward(self, base, src, chain):
         self.chain = chain
-        out = base.copy()
-        _region(out, chain)[...] = src
-        return out
+        return _write_region(base.copy(order="K"), chain, src)
 
     def backward(self, F, g):
         if isinstance(g, Tensor):
@@ -266,11 +1008,8 @@ class ViewScatter(Function):
                 region = cls.apply(region, **params)
             gb = ViewScatter.apply(g, region * 0, chain=self.chain)
             return gb, region
-        gb = g.copy()
-        region = _region(gb, self.chain)
-        gsrc = region.copy()
-        region[...] = 0
-        return gb, gsrc
+        gsrc = _region(g, self.chain).copy()
+        return _write_region(g.copy(order="K"), self.chain, 0), gsrc
 
 
 def _region(array, chain):
@@ -279,35 +1018,68 @@ def _region(array, chain):
     return array
 
 
+def _write_region(out, chain, src):
+    """Writes src into the region of ``out`` (a fresh array) that ``chain`` selects; returns out."""
+    region = out
+    for cls, params in chain:
+        if cls is Reshape and not _viewable(region, params["shape"]):
+            break  # this layout cannot show the region as a view: go by element positions
+        region = cls.__new__(cls).forward(region, **params)
+    else:
+        if not region.flags.writeable:
+            raise RuntimeError("unsupported operation: more than one element of the written-to tensor refers "
+                               "to a single memory location. Please clone() the tensor before performing the "
+                               "operation.")
+        region[...] = src
+        return out
+    out = _xp(out).ascontiguousarray(out)
+    positions = _region(_xp(out).arange(out.size).reshape(out.shape), chain)
+    out.reshape(-1)[positions] = src
+    return out
+
+
 # ------------------------------------------------------------------ Tensor methods
-def _size_args(fn):
-    def method(self, *shape):
-        return fn(self, *shape)
+def _method(fn):
+    def method(self, *args, **kwargs):
+        return fn(self, *args, **kwargs)
     method.__name__ = fn.__name__
+    method.__doc__ = fn.__doc__
     return method
 
 
 def _register():
-    Tensor.reshape = _size_args(reshape)
-    Tensor.view = _size_args(view)
-    Tensor.expand = _size_args(expand)
-    Tensor.permute = _size_args(permute)
-    Tensor.expand_as = expand_as
-    Tensor.broadcast_to = broadcast_to
-    Tensor.sum_to_size = lambda self, *size: sum_to(self, size[0] if len(size) == 1 and isinstance(
-        size[0], (list, tuple)) else size)
-    Tensor.transpose = transpose
-    Tensor.unsqueeze = unsqueeze
-    Tensor.swapaxes = Tensor.swapdims = transpose
-    Tensor.t = t
-    Tensor.contiguous = contiguous
-    Tensor.clone = clone
+    for fn in (reshape, view, expand, permute, flip, repeat):
+        setattr(Tensor, fn.__name__, _method(fn))
+    for name in ("flatten", "unflatten", "ravel", "squeeze", "unsqueeze", "expand_as", "broadcast_to",
+                 "transpose", "swapaxes", "swapdims", "t", "adjoint", "movedim", "moveaxis", "contiguous",
+                 "clone", "narrow", "select", "split", "tensor_split", "chunk", "unbind", "tile",
+                 "repeat_interleave", "fliplr", "flipud", "roll", "rot90", "tril", "triu", "diag",
+                 "diag_embed", "diagonal", "diagonal_scatter"):
+        setattr(Tensor, name, globals()[name])
+    Tensor.sum_to_size = lambda self, *size: sum_to(self, _dims_arg(size))
     Tensor.view_as = lambda self, other: view(self, tuple(other.shape))
     Tensor.reshape_as = lambda self, other: reshape(self, tuple(other.shape))
-    Tensor.T = property(lambda self: permute(self, tuple(reversed(range(self._data.ndim)))))
-    Tensor.mT = property(lambda self: transpose(self, -2, -1))
+    Tensor.T = property(_reverse_dims)
+    Tensor.mT = property(_matrix_transpose)
     Tensor.H = Tensor.T
     Tensor.mH = Tensor.mT
+    Tensor.tril_ = lambda self, diagonal=0: self._inplace(tril, diagonal)
+    Tensor.triu_ = lambda self, diagonal=0: self._inplace(triu, diagonal)
+    Tensor.t_ = lambda self: _restride(self, t(self))
+    Tensor.transpose_ = lambda self, dim0, dim1: _restride(self, transpose(self, dim0, dim1))
+    Tensor.squeeze_ = lambda self, dim=None: _restride(self, squeeze(self, dim))
+    Tensor.unsqueeze_ = lambda self, dim: _restride(self, unsqueeze(self, dim))
+
+
+def _restride(self, result):
+    """In-place metadata ops (t_, squeeze_, ...): this tensor takes the new view's shape and history."""
+    if result is not self:
+        self._data = result._data
+        if self.grad_fn is not None:
+            self.grad_fn = result.grad_fn
+        else:
+            self._accumulator = None
+    return self
 
 
 _register()
