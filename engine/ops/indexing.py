@@ -52,7 +52,7 @@ def _convert_index(index, data):
                                    and type(item.step) in _PLAIN):
                 item = slice(_opt_int(item.start), _opt_int(item.stop), _opt_int(item.step))
             if t is slice and item.step is not None and item.step <= 0:
-                raise ValueError("step must be greater than zero")
+                raise ValueError("step must be greater than zero" if item.step else "slice step cannot be zero")
             out.append(item)
         elif t is bool:
             out.append(item)
@@ -565,7 +565,7 @@ def masked_fill(input, mask, value):
                                f"{value._data.ndim} dimension(s).")
         if not value.requires_grad:
             value = value.item()
-    broadcast_shapes(input._data.shape, m.shape)
+    broadcast_shapes(m.shape, input._data.shape)
     return MaskedFill.apply(input, value, mask=_index_data_any(m, input._data))
 
 

@@ -397,7 +397,7 @@ def _parse_einsum(equation, shapes):
             if c in here:
                 if here[c] != n:
                     raise RuntimeError(f"einsum(): subscript {c} is repeated for operand {i} but the sizes don't "
-                                       f"match, {here[c]} != {n}")
+                                       f"match, {n} != {here[c]}")
                 continue
             here[c] = n
             prev = sizes.get(c)
