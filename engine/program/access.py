@@ -1,0 +1,959 @@
+"""The one gate between programs and host objects.
+
+Isolation is by construction: a program only ever holds values of the kinds
+``wrap`` accepts (plain numbers, strings and containers, engine tensors, modules
+and other engine objects, the interpreter's own functions, classes and
+iterators, and views of the engine's modules), and it reaches attributes only
+through ``get_attr``/``set_attr``, which refuse names starting with ``_`` (but
+the dunders a program's own class body defines) and look every other name up
+in a policy chosen by the object's type. Whatever an attribute or a host call
+returns goes through ``wrap`` again: NumPy arrays become tensors, NumPy scalars
+Python numbers, host generators the interpreter's iterators, and anything else
+(modules, frames, host functions that are not the engine's, NumPy dtypes, ...)
+is refused.
+"""
+import importlib
+import math
+import types
+from collections import OrderedDict, defaultdict
+
+import numpy as np
+
+from ..autograd.state import state, _State
+from ..dtypes import dtype as _DType
+from ..device import device as _Device
+from ..tensor import Tensor, Size
+from . import guards
+from .errors import PROGRAM_EXCEPTIONS, ProgramBaseException, limit_abort
+from .values import BoundMethod, Function, ProgramIterator
+
+__all__ = ["get_attr", "set_attr", "del_attr", "wrap", "ModuleView", "make_views", "is_program_class",
+           "CLASS_DUNDERS", "is_program_value"]
+
+_NoneType = type(None)
+_MethodType = types.MethodType
+_BuiltinMethod = types.BuiltinMethodType
+_FunctionType = types.FunctionType
+_MethodWrapper = type((1).__add__)
+_GeneratorTypes = (types.GeneratorType,)
+_ENGINE = "gradserve.engine"
+_PROGRAM = "gradserve.engine.program"
+
+# dunders a program's class body may define (and then reach on its own objects)
+CLASS_DUNDERS = frozenset((
+    "__init__", "__call__", "__len__", "__getitem__", "__setitem__", "__delitem__", "__contains__",
+    "__iter__", "__repr__", "__str__", "__eq__", "__ne__", "__lt__", "__le__", "__gt__", "__ge__",
+    "__hash__", "__bool__", "__add__", "__radd__", "__iadd__", "__sub__", "__rsub__", "__isub__",
+    "__mul__", "__rmul__", "__imul__", "__truediv__", "__rtruediv__", "__itruediv__", "__floordiv__",
+    "__rfloordiv__", "__mod__", "__rmod__", "__pow__", "__rpow__", "__matmul__", "__rmatmul__",
+    "__neg__", "__pos__", "__abs__", "__enter__", "__exit__", "__float__", "__int__",
+))
+
+
+def _attr_error(obj, name, why=None):
+    if why is None:
+        why = f"'{_type_name(obj)}' object has no attribute '{name}'"
+    return PROGRAM_EXCEPTIONS["AttributeError"](why)
+
+
+def _private_error(name):
+    return PROGRAM_EXCEPTIONS["AttributeError"](
+        f"attribute '{name}' is not accessible: names starting with '_' are private to the host")
+
+
+def _type_name(obj):
+    if isinstance(obj, ModuleView):
+        return "module"
+    return type(obj).__name__
+
+
+def is_program_class(cls):
+    """Whether ``cls`` is a class a program defined (or derives from one)."""
+    return isinstance(cls, type) and _has_marker(cls)
+
+
+def _has_marker(t):
+    for k in t.__mro__:
+        if "__gs_program__" in k.__dict__:
+            return True
+    return False
+
+
+def _engine_module(name):
+    return name.startswith(_ENGINE) and not name.startswith(_PROGRAM)
+
+
+# --------------------------------------------------------------------------- wrap
+_OK_TYPES = {_NoneType, bool, int, float, complex, str, bytes, range, slice, type(Ellipsis),
+             Tensor, Size, _DType, _Device, Function, BoundMethod, ProgramIterator,
+             type({}.keys()), type({}.values()), type({}.items())}
+_CONTAINERS = (list, tuple, dict, set, frozenset)
+_KIND = {}   # type -> "ok" | "container" | "engine" | None (decide per value)
+_REFUSED_TYPES = {_State}
+_ITERATOR_TYPES = (types.GeneratorType, type(iter([])), type(iter(())), type(iter({})), type(iter(range(0))),
+                   map, filter, zip, enumerate, reversed, type(iter(set())), type(iter({}.values())),
+                   type(iter({}.items())), type(iter("")))
+
+
+def _kind_of(t):
+    kind = _KIND.get(t)
+    if kind is not None:
+        return kind
+    if _has_marker(t):
+        return "ok"   # program classes come and go: never cached
+    if t in _OK_TYPES:
+        kind = "ok"
+    elif t in _REFUSED_TYPES:
+        kind = "refuse"
+    elif issubclass(t, Tensor) or issubclass(t, ProgramBaseException):
+        kind = "ok" if not issubclass(t, _CONTAINERS) else "container"
+    elif issubclass(t, _CONTAINERS):
+        kind = "container" if (t.__module__ in ("builtins", "collections") or _engine_module(t.__module__)) \
+            else "refuse"
+    elif t.__module__ and _engine_module(t.__module__):
+        kind = "ok"
+    else:
+        kind = "decide"
+    if len(_KIND) < 4096:
+        _KIND[t] = kind
+    return kind
+
+
+def _refuse(v):
+    return PROGRAM_EXCEPTIONS["TypeError"](
+        f"a value of type '{type(v).__name__}' is not available in programs")
+
+
+def wrap(v, rt=None):
+    """The program-side value for host value ``v``; raises TypeError when there is none."""
+    t = type(v)
+    if t in _OK_TYPES:
+        return v
+    kind = _KIND.get(t) or _kind_of(t)
+    if kind == "ok":
+        return v
+    if kind == "container":
+        return _wrap_container(v, rt)
+    if kind == "refuse":
+        raise _refuse(v)
+    return _decide(v, rt)
+
+
+def _decide(v, rt):
+    if isinstance(v, type):
+        if _class_ok(v):
+            return v
+        raise _refuse(v)
+    if isinstance(v, np.ndarray):
+        return _from_array(v)
+    if isinstance(v, np.generic):
+        return v.item()
+    if isinstance(v, _FunctionType):
+        # the engine's functions, and the interpreter's own (builtins, guarded methods)
+        if (v.__module__ or "").startswith(_ENGINE):
+            return v
+        raise _refuse(v)
+    if isinstance(v, (_MethodType, _BuiltinMethod, _MethodWrapper)):
+        owner = getattr(v, "__self__", None)
+        if owner is None or isinstance(owner, types.ModuleType):
+                raise _refuse(v)
+        if is_program_value(owner) and (not isinstance(v, _MethodType) or _function_ok(v.__func__)):
+            return v
+        raise _refuse(v)
+    if isinstance(v, (staticmethod, classmethod)):
+        if isinstance(v.__func__, Function):
+            return v
+        raise _refuse(v)
+    if isinstance(v, property):
+        if all(f is None or isinstance(f, Function) for f in (v.fget, v.fset, v.fdel)):
+            return v
+        raise _refuse(v)
+    if isinstance(v, _ITERATOR_TYPES):
+        if rt is None:
+            raise _refuse(v)
+        return ProgramIterator(v, rt, True)
+    if isinstance(v, types.ModuleType):
+        raise _refuse(v)
+    raise _refuse(v)
+
+
+def _function_ok(fn):
+    if isinstance(fn, Function):
+        return True
+    module = getattr(fn, "__module__", None) or ""
+    return _engine_module(module) or isinstance(fn, types.BuiltinFunctionType)
+
+
+def _class_ok(cls):
+    if cls in _BUILTIN_CLASSES:
+        return True
+    if issubclass(cls, ProgramBaseException):
+        return True
+    if is_program_class(cls):
+        return True
+    return _engine_module(cls.__module__ or "") and cls not in _REFUSED_TYPES
+
+
+_BUILTIN_CLASSES = {bool, int, float, complex, str, list, tuple, dict, set, frozenset, range, slice, object,
+                    staticmethod, classmethod, property}
+
+
+def _from_array(a):
+    limit = state.element_limit
+    if limit is not None and a.size > limit:
+        raise limit_abort("tensor_elements", f"limit exceeded: tensor_elements: an array of {a.size} elements "
+                                             f"(at most {limit})")
+    if a.dtype == object:
+        raise PROGRAM_EXCEPTIONS["TypeError"]("arrays of Python objects are not available in programs")
+    return Tensor._make(np.array(a, copy=True), False, None)
+
+
+def is_program_value(v):
+    """Whether ``v`` may be held by a program as it is."""
+    t = type(v)
+    if t in _OK_TYPES:
+        return True
+    kind = _KIND.get(t) or _kind_of(t)
+    if kind == "ok":
+        return True
+    if kind == "container":
+        try:
+            return _wrap_container(v, None) is v
+        except Exception:
+            return False
+    if kind == "decide":
+        try:
+            return _decide(v, None) is v
+        except Exception:
+            return False
+    return False
+
+
+def _wrap_container(v, rt):
+    """Checks a container's contents; returns it as is when all are program values,
+    else a converted copy."""
+    stack = [v]
+    seen = 0
+    clean = True
+    while stack:
+        c = stack.pop()
+        items = c.items() if isinstance(c, dict) else c
+        for x in items:
+            if isinstance(c, dict):
+                k, x = x
+                if type(k) not in _OK_TYPES and _kind_of(type(k)) not in ("ok",):
+                    clean = False
+            tx = type(x)
+            seen += 1
+            if tx in _OK_TYPES:
+                continue
+            kind = _KIND.get(tx) or _kind_of(tx)
+            if kind == "ok":
+                continue
+            if kind == "container":
+                stack.append(x)
+                continue
+            clean = False
+            break
+        if not clean:
+            break
+    if clean:
+        return v
+    return _convert(v, rt, 0)
+
+
+def _convert(v, rt, depth):
+    if depth > 200:
+        raise PROGRAM_EXCEPTIONS["RecursionError"]("value nested too deeply")
+    t = type(v)
+    kind = _KIND.get(t) or _kind_of(t)
+    if kind != "container":
+        return wrap(v, rt)
+    if isinstance(v, dict):
+        return {_convert(k, rt, depth + 1): _convert(x, rt, depth + 1) for k, x in v.items()}
+    items = [_convert(x, rt, depth + 1) for x in v]
+    if isinstance(v, tuple):
+        return tuple(items)
+    if isinstance(v, (set, frozenset)):
+        return set(items)
+    return items
+
+
+# --------------------------------------------------------------------------- attributes
+def _is_super(obj):
+    return type(obj) is super
+
+
+def _dunder_allowed(obj, name):
+    """``__init__`` and the dunders a program's own class body defines, on its own objects."""
+    if name not in CLASS_DUNDERS:
+        return False
+    if _is_super(obj):
+        return True
+    cls = obj if isinstance(obj, type) else type(obj)
+    if not is_program_class(cls):
+        return False
+    for k in cls.__mro__:
+        if "__gs_program__" in k.__dict__ and name in k.__dict__:
+            return True
+    return name == "__init__"
+
+
+def get_attr(obj, name):
+    """``obj.name`` as a program sees it."""
+    if name[0] == "_":
+        if not (name.startswith("__") and _dunder_allowed(obj, name)):
+            raise _private_error(name)
+        return wrap(getattr(obj, name))
+    t = type(obj)
+    policy = _POLICIES.get(t)
+    if policy is None:
+        policy = _policy_for(t)
+    return policy(obj, name)
+
+
+def _tensor_get(obj, name):
+    special = _TENSOR_SPECIAL.get(name)
+    if special is not None:
+        return special(obj)
+    if name in _TENSOR_DENY:
+        raise _attr_error(obj, name, f"Tensor.{name} is not available in programs")
+    try:
+        v = getattr(obj, name)
+    except AttributeError:
+        raise _attr_error(obj, name) from None
+    tv = type(v)
+    if tv is _MethodType or tv in _OK_TYPES:
+        return v
+    return wrap(v)
+
+
+def _generic_get(obj, name):
+    try:
+        v = getattr(obj, name)
+    except AttributeError as e:
+        raise _attr_error(obj, name, str(e) or None) from None
+    tv = type(v)
+    if tv in _OK_TYPES:
+        return v
+    return wrap(v)
+
+
+def _engine_class_get(cls, name):
+    try:
+        v = getattr(cls, name)
+    except AttributeError:
+        raise _attr_error(cls, name, f"type object '{cls.__name__}' has no attribute '{name}'") from None
+    if isinstance(v, (list, dict, set)):
+        v = type(v)(v) if not isinstance(v, defaultdict) else dict(v)  # engine class state stays the engine's
+    if isinstance(v, property):
+        raise _attr_error(cls, name, f"{cls.__name__}.{name} is a property; read it on an instance")
+    return wrap(v)
+
+
+def _allowlist_get(allowed):
+    def get(obj, name):
+        if name not in allowed:
+            raise _attr_error(obj, name)
+        return _generic_get(obj, name)
+    return get
+
+
+def _no_attrs(obj, name):
+    raise _attr_error(obj, name)
+
+
+def _view_get(view, name):
+    return view.get(name)
+
+
+_POLICIES = {}
+
+_STR_ATTRS = frozenset((
+    "lower", "upper", "strip", "lstrip", "rstrip", "split", "rsplit", "splitlines", "startswith",
+    "endswith", "find", "rfind", "index", "rindex", "count", "isdigit", "isalpha", "isalnum", "isspace",
+    "isupper", "islower", "istitle", "isnumeric", "isdecimal", "isidentifier", "isprintable", "isascii",
+    "title", "capitalize", "swapcase", "casefold", "partition", "rpartition", "removeprefix",
+    "removesuffix", "replace", "join", "center", "ljust", "rjust", "zfill", "expandtabs"))
+_LIST_ATTRS = frozenset(("append", "extend", "insert", "remove", "pop", "clear", "index", "count", "sort",
+                         "reverse", "copy"))
+_DICT_ATTRS = frozenset(("keys", "values", "items", "get", "pop", "popitem", "setdefault", "update", "clear",
+                         "copy"))
+_SET_ATTRS = frozenset(("add", "remove", "discard", "pop", "clear", "copy", "union", "intersection",
+                        "difference", "symmetric_difference", "update", "issubset", "issuperset",
+                        "isdisjoint", "intersection_update", "difference_update",
+                        "symmetric_difference_update"))
+_NUMBER_ATTRS = frozenset(("real", "imag", "conjugate", "bit_length", "bit_count", "is_integer",
+                           "as_integer_ratio", "numerator", "denominator"))
+
+_TENSOR_DENY = frozenset(("storage", "untyped_storage", "as_strided", "as_strided_", "set_", "share_memory_",
+                          "pin_memory", "data_ptr", "tofile", "__array__", "apply_", "map_", "map2_"))
+_DTYPE_ATTRS = frozenset(("is_floating_point", "is_signed", "itemsize", "is_complex", "to_real", "to_complex"))
+_DEVICE_ATTRS = frozenset(("type", "index"))
+_GENERATOR_ATTRS = frozenset(("manual_seed", "seed", "initial_seed", "get_state", "set_state", "device"))
+_NODE_ATTRS = frozenset(("name", "next_functions", "register_hook", "register_prehook", "variable", "metadata"))
+
+
+def _str_limit():
+    return _LIMITS.string_length
+
+
+def _seq_limit():
+    return _LIMITS.sequence_length
+
+
+class _LimitValues:
+    """The sizes the current run allows for strings and lists (set by the runner)."""
+    __slots__ = ("string_length", "sequence_length")
+
+    def __init__(self):
+        self.string_length = 10_000_000
+        self.sequence_length = 10_000_000
+
+
+_LIMITS = _LimitValues()
+
+
+def _guard_replace(s, old, new, count=-1):
+    if isinstance(old, str) and isinstance(new, str) and len(new) > len(old):
+        n = s.count(old) if old else len(s) + 1
+        if count is not None and count >= 0:
+            n = min(n, count)
+        guards.check_length(len(s) + n * (len(new) - len(old)), _str_limit(), "string")
+
+
+def _guard_width(s, width, *rest):
+    if isinstance(width, int):
+        guards.check_length(width, _str_limit(), "string")
+
+
+def _guard_expandtabs(s, tabsize=8):
+    if isinstance(tabsize, int):
+        guards.check_length(len(s) + s.count("\t") * max(tabsize, 0), _str_limit(), "string")
+
+
+def _guard_join(s, items):
+    if isinstance(items, (list, tuple)):
+        total = len(s) * max(len(items) - 1, 0)
+        for x in items:
+            if isinstance(x, str):
+                total += len(x)
+        guards.check_length(total, _str_limit(), "string")
+
+
+_STR_GUARDS = {"replace": _guard_replace, "center": _guard_width, "ljust": _guard_width,
+               "rjust": _guard_width, "zfill": _guard_width, "expandtabs": _guard_expandtabs}
+
+
+def _str_get(obj, name):
+    if name not in _STR_ATTRS:
+        if name in ("format", "format_map"):
+            raise _attr_error(obj, name, f"str.{name} is not available in programs; use an f-string")
+        raise _attr_error(obj, name)
+    guard = _STR_GUARDS.get(name)
+    if guard is not None:
+        bound = getattr(obj, name)
+
+        def call(*args, **kwargs):
+            guard(obj, *args, **kwargs)
+            return bound(*args, **kwargs)
+        return call
+    if name == "join":
+        return _JOIN_FACTORY(obj)
+    return getattr(obj, name)
+
+
+def _list_get(obj, name):
+    if name not in _LIST_ATTRS:
+        raise _attr_error(obj, name)
+    special = _LIST_FACTORIES.get(name)
+    if special is not None:
+        return special(obj)
+    return getattr(obj, name)
+
+
+def _dict_get(obj, name):
+    if name not in _DICT_ATTRS:
+        raise _attr_error(obj, name)
+    return getattr(obj, name)
+
+
+def _set_get(obj, name):
+    if name not in _SET_ATTRS:
+        raise _attr_error(obj, name)
+    return getattr(obj, name)
+
+
+def _number_get(obj, name):
+    if name not in _NUMBER_ATTRS:
+        raise _attr_error(obj, name)
+    try:
+        return getattr(obj, name)
+    except AttributeError:
+        raise _attr_error(obj, name) from None
+
+
+def _tuple_get(obj, name):
+    if name not in ("count", "index"):
+        raise _attr_error(obj, name)
+    return getattr(obj, name)
+
+
+def _range_get(obj, name):
+    if name not in ("start", "stop", "step", "count", "index"):
+        raise _attr_error(obj, name)
+    return getattr(obj, name)
+
+
+def _slice_get(obj, name):
+    if name not in ("start", "stop", "step"):
+        raise _attr_error(obj, name)
+    return getattr(obj, name)
+
+
+def _exception_get(obj, name):
+    if name == "args":
+        return obj.args
+    raise _attr_error(obj, name)
+
+
+def _super_get(obj, name):
+    try:
+        v = getattr(obj, name)
+    except AttributeError:
+        raise _attr_error(obj, name, f"'super' object has no attribute '{name}'") from None
+    return wrap(v)
+
+
+def _property_get(obj, name):
+    if name not in ("setter", "getter", "deleter"):
+        raise _attr_error(obj, name)
+    return getattr(obj, name)
+
+
+# filled by the builtins module: factories for list methods and str.join that count steps
+_LIST_FACTORIES = {}
+_JOIN_FACTORY = None
+
+
+def _tensor_numpy(t):
+    def numpy(force=False):
+        """A program's ``Tensor.numpy()``: a detached copy of the values, as a tensor
+        (programs never hold NumPy arrays)."""
+        if t.requires_grad and not force:
+            raise PROGRAM_EXCEPTIONS["RuntimeError"]("Can't call numpy() on Tensor that requires grad. "
+                                                     "Use tensor.detach().numpy() instead.")
+        return t.detach().cpu().clone()
+    return numpy
+
+
+def _tensor_tolist(t):
+    n = t._data.size
+    if n > _LIMITS.sequence_length:
+        raise limit_abort("sequence_length", f"limit exceeded: sequence_length: tolist() of a tensor with {n} "
+                                             f"elements (at most {_LIMITS.sequence_length})")
+    return t.tolist
+
+
+def _tensor_guard(name, check):
+    def get(t):
+        try:
+            method = getattr(t, name)
+        except AttributeError:
+            raise _attr_error(t, name) from None
+
+        def call(*args, **kwargs):
+            try:
+                check(t, *args, **kwargs)
+            except Exception:
+                pass  # malformed arguments: the op raises its own error
+            return method(*args, **kwargs)
+        call.__name__ = name
+        return call
+    return get
+
+
+# Tensor attributes answered by the interpreter: name -> fn(tensor) -> value
+_TENSOR_SPECIAL = {
+    "numpy": _tensor_numpy,
+    "tolist": _tensor_tolist,
+    "outer": _tensor_guard("outer", guards.check_outer),
+    "ger": _tensor_guard("ger", guards.check_outer),
+    "kron": _tensor_guard("kron", guards.check_kron),
+    "matmul": _tensor_guard("matmul", guards.check_matmul),
+    "mm": _tensor_guard("mm", guards.check_matmul),
+    "bmm": _tensor_guard("bmm", guards.check_matmul),
+}
+
+
+def _policy_for(t):
+    policy = None
+    if issubclass(t, Tensor):
+        policy = _tensor_get
+    elif t is ModuleView:
+        policy = _view_get
+    elif t is super:
+        policy = _super_get
+    elif _has_marker(t):
+        return _generic_get   # program classes come and go: not cached
+    elif issubclass(t, ProgramBaseException):
+        policy = _exception_get
+    elif t is str:
+        policy = _str_get
+    elif t is list:
+        policy = _list_get
+    elif issubclass(t, dict):
+        policy = _dict_get
+    elif issubclass(t, (set, frozenset)):
+        policy = _set_get
+    elif t in (int, float, bool, complex):
+        policy = _number_get
+    elif issubclass(t, tuple) and not _engine_module(t.__module__ or ""):
+        policy = _tuple_get
+    elif t is range:
+        policy = _range_get
+    elif t is slice:
+        policy = _slice_get
+    elif t is property:
+        policy = _property_get
+    elif t is _DType:
+        policy = _allowlist_get(_DTYPE_ATTRS)
+    elif t is _Device:
+        policy = _allowlist_get(_DEVICE_ATTRS)
+    elif t is type:
+        policy = _class_get
+    elif _engine_module(t.__module__ or "") and t not in _REFUSED_TYPES:
+        name = t.__name__
+        if name == "Generator":
+            policy = _allowlist_get(_GENERATOR_ATTRS)
+        elif _is_node_type(t):
+            policy = _allowlist_get(_NODE_ATTRS)
+        else:
+            policy = _generic_get
+    else:
+        policy = _no_attrs
+    _POLICIES[t] = policy
+    return policy
+
+
+def _is_node_type(t):
+    from ..autograd.function import Node
+    return issubclass(t, Node)
+
+
+def _class_get(cls, name):
+    if is_program_class(cls):
+        try:
+            v = getattr(cls, name)
+        except AttributeError:
+            raise _attr_error(cls, name, f"type object '{cls.__name__}' has no attribute '{name}'") from None
+        if isinstance(v, property):
+            return v
+        return wrap(v)
+    if issubclass(cls, ProgramBaseException) or cls in _BUILTIN_CLASSES:
+        raise _attr_error(cls, name, f"type object '{cls.__name__}' has no attribute '{name}'")
+    if _engine_module(cls.__module__ or ""):
+        return _engine_class_get(cls, name)
+    raise _attr_error(cls, name)
+
+
+# --------------------------------------------------------------------------- stores
+_TENSOR_STORE = frozenset(("data", "grad", "requires_grad"))
+
+
+def _is_settable_engine_class(cls):
+    """Modules, optimizers and learning-rate schedulers: the engine classes whose
+    instances a session owns (it may set their attributes, and derive from them)."""
+    for k in cls.__mro__:
+        if k.__name__ in ("Module", "Optimizer", "LRScheduler", "_LRScheduler") and _engine_module(k.__module__):
+            return True
+    return False
+
+
+def _is_settable_engine(obj):
+    return _is_settable_engine_class(type(obj))
+
+
+def set_attr(obj, name, value):
+    """``obj.name = value`` as a program may do it."""
+    if name[0] == "_":
+        raise _private_error(name)
+    t = type(obj)
+    if isinstance(obj, Tensor):
+        if name not in _TENSOR_STORE:
+            raise _attr_error(obj, name, f"cannot set attribute '{name}' of a Tensor in programs")
+        if name == "data":
+            if not isinstance(value, Tensor):
+                raise PROGRAM_EXCEPTIONS["TypeError"]("Tensor.data must be set to a Tensor")
+            obj.data = value
+        elif name == "grad":
+            if value is not None and not isinstance(value, Tensor):
+                raise PROGRAM_EXCEPTIONS["TypeError"](
+                    f"assigned grad expected to be a Tensor or None but got grad of type {type(value).__name__}")
+            obj.grad = value
+        else:
+            obj.requires_grad_(bool(value))
+        return
+    if t is ModuleView:
+        raise _attr_error(obj, name, f"cannot set attribute '{name}' of module '{obj.name}': the engine's "
+                                     f"modules are read-only in programs")
+    if is_program_class(t) or (isinstance(obj, type) and is_program_class(obj)) or _is_settable_engine(obj):
+        if isinstance(obj, type):
+            type.__setattr__(obj, name, value)
+        else:
+            setattr(obj, name, value)
+        return
+    raise _attr_error(obj, name, f"cannot set attribute '{name}' on a '{_type_name(obj)}' object in programs")
+
+
+def del_attr(obj, name):
+    if name[0] == "_":
+        raise _private_error(name)
+    if type(obj) is ModuleView:
+        raise _attr_error(obj, name, f"cannot delete attribute '{name}' of module '{obj.name}': the engine's "
+                                     f"modules are read-only in programs")
+    t = type(obj)
+    if is_program_class(t) or (isinstance(obj, type) and is_program_class(obj)) or _is_settable_engine(obj):
+        delattr(obj, name)
+        return
+    raise _attr_error(obj, name, f"cannot delete attribute '{name}' of a '{_type_name(obj)}' object in programs")
+
+
+# --------------------------------------------------------------------------- module views
+_MISSING = object()
+
+
+class ModuleView:
+    """A program's view of one of the engine's modules (``torch``, ``nn``, ``F``, ``optim``,
+    ``math``): the module's public names that pass the policy. Read-only: a program
+    cannot change the engine's modules, for itself or anyone else."""
+    __slots__ = ("name", "_source", "_views", "_cache")
+
+    def __init__(self, name, source, views):
+        self.name = name
+        self._source = source       # ViewSource, shared by every session
+        self._views = views         # this session's views by name
+        self._cache = {}
+
+    def get(self, name):
+        v = self._cache.get(name, _MISSING)
+        if v is not _MISSING:
+            return v
+        v = self._source.resolve(self, name)
+        if type(v) not in (list, dict, set):
+            self._cache[name] = v
+        return v
+
+    def names(self):
+        return self._source.names()
+
+    def __repr__(self):
+        return f"<module '{self.name}'>"
+
+
+class ViewSource:
+    """How names of one view resolve: a host module's public names under a policy,
+    child views, replacements, and names refused."""
+
+    def __init__(self, name, module=None, children=None, extra=None, deny=(), allow=None):
+        self.name = name
+        self.module = module
+        self.children = children or {}
+        self.extra = extra or {}
+        self.deny = frozenset(deny)
+        self.allow = frozenset(allow) if allow is not None else None
+
+    def _host_module(self):
+        if self.module is None:
+            return None
+        try:
+            return importlib.import_module(self.module)
+        except ImportError:
+            return None
+
+    def names(self):
+        mod = self._host_module()
+        found = set(self.children) | set(self.extra)
+        if mod is not None:
+            for n in dir(mod):
+                if not n.startswith("_") and n not in self.deny and (self.allow is None or n in self.allow):
+                    found.add(n)
+        return sorted(found)
+
+    def resolve(self, view, name):
+        missing = _attr_error(view, name, f"module '{self.name}' has no attribute '{name}'")
+        if name in self.children:
+            return view._views[self.children[name]]
+        if name in self.extra:
+            v = self.extra[name]
+            return v() if isinstance(v, _Lazy) else v
+        if name in self.deny:
+            raise _attr_error(view, name, f"{self.name}.{name} is not available in programs")
+        if self.allow is not None and name not in self.allow:
+            raise missing
+        mod = self._host_module()
+        if mod is None:
+            raise missing
+        try:
+            v = getattr(mod, name)
+        except AttributeError:
+            raise missing from None
+        if _view_value_ok(v):
+            if isinstance(v, (list, dict, set)):
+                return type(v)(v)
+            return v
+        raise _attr_error(view, name, f"{self.name}.{name} is not available in programs")
+
+
+def _view_value_ok(v):
+    if isinstance(v, types.ModuleType):
+        return False
+    if isinstance(v, type):
+        return _engine_module(v.__module__ or "") and v not in _REFUSED_TYPES
+    if isinstance(v, (_FunctionType, types.BuiltinFunctionType)):
+        return _engine_module(getattr(v, "__module__", None) or "")
+    if isinstance(v, (_DType, _Device)):
+        return True
+    if type(v) in (int, float, str, bool, _NoneType):
+        return True
+    return False
+
+
+class _Lazy:
+    """A replacement resolved on first use (the engine module may not be loaded yet)."""
+    __slots__ = ("fn",)
+
+    def __init__(self, fn):
+        self.fn = fn
+
+    def __call__(self):
+        return self.fn()
+
+
+def _guarded(module, name, check):
+    def make():
+        fn = getattr(importlib.import_module(module), name)
+
+        def guarded(*args, **kwargs):
+            try:
+                check(*args, **kwargs)
+            except Exception:
+                pass  # malformed arguments: the op itself raises its own error
+            return fn(*args, **kwargs)
+        guarded.__name__ = name
+        guarded.__qualname__ = name
+        guarded.__module__ = module
+        return guarded
+    return _Lazy(make)
+
+
+def _math_pow(x, y):
+    return math.pow(x, y)
+
+
+def _math_factorial(n):
+    if isinstance(n, int) and n > 20_000:
+        raise guards.abort_int(int(n * math.log2(max(n, 2))))
+    return math.factorial(n)
+
+
+def _math_comb(n, k):
+    if isinstance(n, int) and n > 20_000:
+        raise guards.abort_int(n)
+    return math.comb(n, k)
+
+
+def _math_perm(n, k=None):
+    if isinstance(n, int) and n > 20_000:
+        raise guards.abort_int(n)
+    return math.perm(n, k)
+
+
+_MATH_NAMES = ("acos", "acosh", "asin", "asinh", "atan", "atan2", "atanh", "ceil", "copysign", "cos", "cosh",
+               "degrees", "dist", "erf", "erfc", "exp", "expm1", "fabs", "floor", "fmod", "frexp", "gamma",
+               "gcd", "hypot", "isclose", "isfinite", "isinf", "isnan", "isqrt", "ldexp", "lgamma", "log",
+               "log10", "log1p", "log2", "modf", "radians", "remainder", "sin", "sinh", "sqrt", "tan", "tanh",
+               "trunc", "exp2", "cbrt", "e", "pi", "tau", "inf", "nan")
+
+
+def _math_extra():
+    extra = {}
+    for n in _MATH_NAMES:
+        if hasattr(math, n):
+            extra[n] = getattr(math, n)
+    extra.update(pow=_math_pow, factorial=_math_factorial, comb=_math_comb, perm=_math_perm)
+    for fn in (_math_pow, _math_factorial, _math_comb, _math_perm):
+        fn.__module__ = _PROGRAM + ".builtins"
+    return extra
+
+
+# refused whatever the engine defines under these names: files, threads, global
+# switches, raw memory
+_TORCH_DENY = ("save", "load", "from_numpy", "frombuffer", "from_file", "as_strided", "set_num_threads",
+               "set_num_interop_threads", "use_deterministic_algorithms", "compile", "jit", "hub", "utils",
+               "library", "ops", "classes", "backends", "distributed", "multiprocessing", "testing", "fx",
+               "onnx", "serialization", "storage", "UntypedStorage", "TypedStorage", "set_default_tensor_type",
+               "graph", "limits", "printing", "device_module", "dtypes", "tensor_ops", "program")
+_AUTOGRAD_ALLOW = ("backward", "grad", "no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled",
+                   "set_detect_anomaly", "detect_anomaly", "is_anomaly_enabled", "gradcheck", "gradgradcheck",
+                   "GradcheckError", "Variable")
+
+
+def _sources():
+    e = _ENGINE
+    torch_extra = {
+        "outer": _guarded(e, "outer", guards.check_outer),
+        "ger": _guarded(e, "ger", guards.check_outer),
+        "kron": _guarded(e, "kron", guards.check_kron),
+        "einsum": _guarded(e, "einsum", guards.check_einsum),
+        "cartesian_prod": _guarded(e, "cartesian_prod", guards.check_cartesian_prod),
+        "meshgrid": _guarded(e, "meshgrid", guards.check_meshgrid),
+        "matmul": _guarded(e, "matmul", guards.check_matmul),
+        "mm": _guarded(e, "mm", guards.check_matmul),
+        "bmm": _guarded(e, "bmm", guards.check_matmul),
+    }
+    f_extra = {
+        "one_hot": _guarded(e + ".nn.functional", "one_hot", guards.check_one_hot),
+        "pad": _guarded(e + ".nn.functional", "pad", guards.check_pad),
+    }
+    return {
+        "torch": ViewSource("torch", e, children={"nn": "torch.nn", "optim": "torch.optim",
+                                                  "autograd": "torch.autograd", "linalg": "torch.linalg"},
+                            extra=torch_extra, deny=_TORCH_DENY),
+        "torch.nn": ViewSource("torch.nn", e + ".nn", children={"functional": "torch.nn.functional",
+                                                               "init": "torch.nn.init",
+                                                               "utils": "torch.nn.utils"},
+                               ),
+        "torch.nn.functional": ViewSource("torch.nn.functional", e + ".nn.functional", extra=f_extra),
+        "torch.nn.init": ViewSource("torch.nn.init", e + ".nn.init"),
+        "torch.nn.utils": ViewSource("torch.nn.utils", e + ".nn.utils"),
+        "torch.optim": ViewSource("torch.optim", e + ".optim", children={"lr_scheduler": "torch.optim.lr_scheduler"}),
+        "torch.optim.lr_scheduler": ViewSource("torch.optim.lr_scheduler", e + ".optim.lr_scheduler"),
+        "torch.autograd": ViewSource("torch.autograd", e + ".autograd", allow=_AUTOGRAD_ALLOW),
+        "torch.linalg": ViewSource("torch.linalg", e + ".linalg"),
+        "math": ViewSource("math", None, extra=_math_extra()),
+    }
+
+
+_SOURCES = None
+
+
+def make_views():
+    """A session's own set of module views, by module name."""
+    global _SOURCES
+    if _SOURCES is None:
+        _SOURCES = _sources()
+    views = {}
+    for name, source in _SOURCES.items():
+        views[name] = ModuleView(name, source, views)
+    return views
+
+
+def set_limits(string_length, sequence_length):
+    _LIMITS.string_length = string_length
+    _LIMITS.sequence_length = sequence_length
+
+
+# make sure ordered/default dicts from the engine count as containers
+_KIND[OrderedDict] = "container"
+_KIND[defaultdict] = "container"

@@ -1,0 +1,519 @@
+"""The builtins programs see (SPEC section 2), as the interpreter's own functions.
+
+Those that loop over a program's data (``sum``, ``sorted``, ``list``, ``min``,
+``any``, ``map``, ``zip``, ...) loop here, in Python, one step per element, so
+``sum(range(10**12))`` meets the step limit instead of running in C for hours.
+``str``/``repr``/``print`` estimate the size of what they would build first.
+``getattr``/``hasattr``/``setattr`` go through the attribute gate.
+"""
+import math
+
+from ..autograd.state import state
+from ..tensor import Tensor
+from . import access, guards, operators
+from .errors import PROGRAM_EXCEPTIONS, limit_abort
+from .values import BoundMethod, Function, ProgramIterator
+
+__all__ = ["Builtins", "make_builtins", "materialize", "repr_size_check", "SUPER", "UNAVAILABLE"]
+
+_TypeError = PROGRAM_EXCEPTIONS["TypeError"]
+_SIZED = (list, tuple, str, dict, set, frozenset, range, type({}.keys()), type({}.values()),
+          type({}.items()))
+_PLAIN_ITER = frozenset((list, tuple, str, dict, set, frozenset, range, ProgramIterator,
+                         type({}.keys()), type({}.values()), type({}.items())))
+_current = None   # the running session's Builtins (for helpers called from operators)
+
+# names Python has that programs do not, with a clearer NameError
+UNAVAILABLE = frozenset(("eval", "exec", "compile", "open", "__import__", "globals", "locals", "vars", "dir",
+                         "type", "input", "breakpoint", "help", "memoryview", "bytearray", "id", "exit",
+                         "quit", "delattr", "__builtins__", "classmethod_descriptor", "copyright",
+                         "credits", "license"))
+
+
+def _estimate_repr(v, budget):
+    """About how many characters ``repr(v)`` would have (tensors by their print options)."""
+    total = 0
+    stack = [v]
+    while stack and budget > 0:
+        x = stack.pop()
+        budget -= 1
+        t = type(x)
+        if t is str:
+            total += len(x) + 2
+        elif t is int:
+            total += 1 + (x.bit_length() * 3) // 10 if x > 1 << 62 or x < -(1 << 62) else 8
+        elif t in (float, bool, type(None)):
+            total += 8
+        elif isinstance(x, Tensor):
+            total += _tensor_repr_size(x)
+        elif t in (list, tuple, set, frozenset):
+            total += 2 + 2 * len(x)
+            stack.extend(x)
+        elif isinstance(x, dict):
+            total += 2 + 4 * len(x)
+            stack.extend(x.keys())
+            stack.extend(x.values())
+        else:
+            total += 32
+    return total
+
+
+def _tensor_repr_size(t):
+    opts = state.print_options
+    shape = t._data.shape
+    n = t._data.size
+    precision = getattr(opts, "precision", 4) or 4
+    threshold = getattr(opts, "threshold", 1000)
+    edge = getattr(opts, "edgeitems", 3) or 3
+    if threshold is not None and n > threshold:
+        n = 1
+        for d in shape:
+            n *= min(d, 2 * edge + 1)
+    return 16 + n * (int(min(precision, 10 ** 9)) + 10)
+
+
+def repr_size_check(v, limit):
+    if type(v) in (int, float, bool, type(None)):
+        return
+    if type(v) is str:
+        return
+    size = _estimate_repr(v, 100_000)
+    if size > limit:
+        raise limit_abort("string_length", f"limit exceeded: string_length: printing this value would build "
+                                           f"about {size} characters (at most {limit})")
+
+
+def materialize(iterable):
+    """A list of ``iterable``'s items, one step each (the interpreter's own loop)."""
+    return _current.materialize(iterable)
+
+
+class Builtins:
+    """One session's builtins: functions closed over its runtime."""
+
+    def __init__(self, rt, views):
+        self.rt = rt
+        self.views = views
+        self.table = self._table()
+        self.intercept = {list: self.b_list, tuple: self.b_tuple, set: self.b_set, frozenset: self.b_frozenset,
+                          dict: self.b_dict, str: self.b_str, bytes: self.b_bytes}
+
+    def activate(self):
+        global _current
+        _current = self
+
+    # ------------------------------------------------------------------ calling
+    def call(self, f, args, kwargs):
+        """Calls any callable a program holds with program values."""
+        tf = type(f)
+        if tf is Function:
+            return f.invoke(args, kwargs)
+        if tf is BoundMethod:
+            return f.fn.invoke([f.obj, *args], kwargs)
+        if tf is type:
+            impl = self.intercept.get(f)
+            if impl is not None:
+                return impl(*args, **kwargs) if kwargs else impl(*args)
+        r = f(*args, **kwargs) if kwargs else f(*args)
+        tr = type(r)
+        if tr is Tensor:
+            limit = self.rt.elem_limit
+            if limit is not None and r._data.size > limit:
+                raise self.rt.elements_abort(r)
+            return r
+        if tr in _FAST_RESULT:
+            if tr is str and len(r) > self.rt.str_limit:
+                guards.check_length(len(r), self.rt.str_limit, "string")
+            return r
+        return access.wrap(r, self.rt)
+
+    def step(self, n=1):
+        rt = self.rt
+        rt.steps += n
+        if rt.steps >= rt.check_at:
+            rt.check()
+
+    def iterate(self, value):
+        """``iter(value)`` for a program: host iterators' items are checked."""
+        it = iter(value)
+        if type(value) in _PLAIN_ITER or type(value) is Tensor:
+            return it
+        if type(it) is ProgramIterator:
+            return it
+        return ProgramIterator(it, self.rt, True)
+
+    def materialize(self, iterable):
+        t = type(iterable)
+        rt = self.rt
+        if t in _SIZED:
+            n = len(iterable)
+            guards.check_length(n, rt.seq_limit, "list")
+            self.step(n)
+            return list(iterable)
+        out = []
+        limit = rt.seq_limit
+        for x in self.iterate(iterable):
+            rt.steps += 1
+            if rt.steps >= rt.check_at:
+                rt.check()
+            out.append(x)
+            if len(out) > limit:
+                guards.check_length(len(out), limit, "list")
+        return out
+
+    # ------------------------------------------------------------------ the table
+    def _table(self):
+        t = {}
+        for name in ("range", "len", "abs", "round", "int", "float", "bool", "isinstance", "issubclass",
+                     "callable", "chr", "ord", "divmod", "hex", "oct", "bin", "hash", "slice", "object",
+                     "staticmethod", "classmethod", "property", "complex"):
+            t[name] = _HOST[name]
+        for name in ("list", "tuple", "dict", "set", "frozenset", "str", "bytes"):
+            t[name] = _HOST[name]
+        t.update(
+            print=self.b_print, log=self.b_log, sum=self.b_sum, min=self.b_min, max=self.b_max,
+            sorted=self.b_sorted, reversed=self.b_reversed, enumerate=self.b_enumerate, zip=self.b_zip,
+            map=self.b_map, filter=self.b_filter, any=self.b_any, all=self.b_all, iter=self.b_iter,
+            next=self.b_next, getattr=self.b_getattr, hasattr=self.b_hasattr, setattr=self.b_setattr,
+            repr=self.b_repr, format=self.b_format, pow=self.b_pow, ascii=self.b_repr,
+            super=SUPER, NotImplemented=NotImplemented, Ellipsis=Ellipsis,
+        )
+        for name, cls in PROGRAM_EXCEPTIONS.items():
+            t[name] = cls
+        views = self.views
+        t.update(torch=views["torch"], nn=views["torch.nn"], F=views["torch.nn.functional"],
+                 optim=views["torch.optim"], math=views["math"])
+        return t
+
+    # ------------------------------------------------------------------ conversions
+    def b_str(self, *args, **kwargs):
+        if not args and not kwargs:
+            return ""
+        if kwargs or len(args) > 1:
+            return _host_str_decode(*args, **kwargs)
+        v = args[0]
+        if type(v) is str:
+            return v
+        repr_size_check(v, self.rt.str_limit)
+        s = str(v)
+        guards.check_length(len(s), self.rt.str_limit, "string")
+        return s
+
+    def b_repr(self, v):
+        repr_size_check(v, self.rt.str_limit)
+        s = repr(v)
+        guards.check_length(len(s), self.rt.str_limit, "string")
+        return s
+
+    def b_format(self, value, spec=""):
+        if type(spec) is not str:
+            raise _TypeError("format() argument 2 must be str")
+        guards.check_format_spec(spec, self.rt.str_limit)
+        repr_size_check(value, self.rt.str_limit)
+        return format(value, spec)
+
+    def b_bytes(self, *args, **kwargs):
+        if args and type(args[0]) is int:
+            guards.check_length(args[0], self.rt.str_limit, "string")
+        elif args and not isinstance(args[0], (str, bytes)):
+            return bytes(self.materialize(args[0]))
+        return bytes(*args, **kwargs)
+
+    def b_list(self, iterable=()):
+        return self.materialize(iterable)
+
+    def b_tuple(self, iterable=()):
+        if type(iterable) is tuple:
+            return iterable
+        return tuple(self.materialize(iterable))
+
+    def b_set(self, iterable=()):
+        return set(self.materialize(iterable))
+
+    def b_frozenset(self, iterable=()):
+        return frozenset(self.materialize(iterable))
+
+    def b_dict(self, *args, **kwargs):
+        if len(args) > 1:
+            raise _TypeError(f"dict expected at most 1 argument, got {len(args)}")
+        out = {}
+        if args:
+            src = args[0]
+            if isinstance(src, dict):
+                self.step(len(src))
+                out.update(src)
+            else:
+                for item in self.materialize(src):
+                    pair = self.materialize(item) if type(item) not in (tuple, list) else item
+                    if len(pair) != 2:
+                        raise PROGRAM_EXCEPTIONS["ValueError"](
+                            f"dictionary update sequence element has length {len(pair)}; 2 is required")
+                    out[pair[0]] = pair[1]
+        out.update(kwargs)
+        return out
+
+    # ------------------------------------------------------------------ output
+    def b_print(self, *args, sep=" ", end="\n", file=None, flush=False):
+        if file is not None:
+            raise _TypeError("print(file=...) is not available in programs")
+        if sep is None:
+            sep = " "
+        if end is None:
+            end = "\n"
+        if type(sep) is not str or type(end) is not str:
+            raise _TypeError("sep and end must be None or a string")
+        rt = self.rt
+        pieces = [self.b_str(a) for a in args]
+        total = sum(len(p) for p in pieces) + len(sep) * max(len(pieces) - 1, 0) + len(end)
+        guards.check_length(total, rt.str_limit, "string")
+        rt.write(sep.join(pieces) + end)
+
+    def b_log(self, *args, **metrics):
+        if args:
+            if len(args) == 1 and isinstance(args[0], dict):
+                merged = dict(args[0])
+                merged.update(metrics)
+                metrics = merged
+            else:
+                raise _TypeError("log() takes keyword arguments: log(step=i, loss=loss)")
+        for key in metrics:
+            if type(key) is not str:
+                raise _TypeError("log() metric names must be strings")
+        self.rt.log(metrics)
+
+    # ------------------------------------------------------------------ loops over data
+    def b_sum(self, iterable, start=0):
+        if type(start) is str:
+            raise _TypeError("sum() can't sum strings [use ''.join(seq) instead]")
+        acc = start
+        add = operators.add
+        rt = self.rt
+        for x in self.iterate(iterable):
+            rt.steps += 1
+            if rt.steps >= rt.check_at:
+                rt.check()
+            acc = add(acc, x)
+        return acc
+
+    def _extreme(self, name, better, args, key, default):
+        if len(args) == 1:
+            items = self.iterate(args[0])
+        elif len(args) == 0:
+            raise _TypeError(f"{name} expected at least 1 argument, got 0")
+        else:
+            if default is not _NO_DEFAULT:
+                raise _TypeError(f"Cannot specify a default for {name}() with multiple positional arguments")
+            items = iter(args)
+        rt = self.rt
+        best = _NO_DEFAULT
+        best_key = None
+        call = self.call
+        for x in items:
+            rt.steps += 1
+            if rt.steps >= rt.check_at:
+                rt.check()
+            k = x if key is None else call(key, [x], {})
+            if best is _NO_DEFAULT or better(k, best_key):
+                best, best_key = x, k
+        if best is _NO_DEFAULT:
+            if default is not _NO_DEFAULT:
+                return default
+            raise PROGRAM_EXCEPTIONS["ValueError"](f"{name}() arg is an empty sequence")
+        return best
+
+    def b_min(self, *args, key=None, **kw):
+        return self._extreme("min", _lt, args, key, _default_kw("min", kw))
+
+    def b_max(self, *args, key=None, **kw):
+        return self._extreme("max", _gt, args, key, _default_kw("max", kw))
+
+    def b_sorted(self, iterable, *, key=None, reverse=False):
+        items = self.materialize(iterable)
+        self._sort(items, key, reverse)
+        return items
+
+    def _sort(self, items, key, reverse):
+        n = len(items)
+        if n > 1:
+            self.step(int(n * math.log2(n)) // 8 + n)
+        if key is None:
+            items.sort(reverse=bool(reverse))
+        else:
+            call = self.call
+            items.sort(key=lambda x: call(key, [x], {}), reverse=bool(reverse))
+
+    def b_reversed(self, seq):
+        if type(seq) in (list, tuple, str, range):
+            return ProgramIterator(reversed(seq), self.rt)
+        if isinstance(seq, dict):
+            return ProgramIterator(reversed(list(seq)), self.rt)
+        return ProgramIterator(reversed(seq), self.rt, True)
+
+    def b_enumerate(self, iterable, start=0):
+        return ProgramIterator(enumerate(self.iterate(iterable), start), self.rt)
+
+    def b_zip(self, *iterables, strict=False):
+        return ProgramIterator(zip(*[self.iterate(i) for i in iterables], strict=bool(strict)), self.rt)
+
+    def b_map(self, fn, *iterables):
+        if not iterables:
+            raise _TypeError("map() must have at least two arguments.")
+        call = self.call
+        return ProgramIterator(map(lambda *a: call(fn, list(a), {}), *[self.iterate(i) for i in iterables]),
+                               self.rt)
+
+    def b_filter(self, fn, iterable):
+        call = self.call
+        if fn is None:
+            return ProgramIterator(filter(None, self.iterate(iterable)), self.rt)
+        return ProgramIterator(filter(lambda x: call(fn, [x], {}), self.iterate(iterable)), self.rt)
+
+    def b_any(self, iterable):
+        rt = self.rt
+        for x in self.iterate(iterable):
+            rt.steps += 1
+            if rt.steps >= rt.check_at:
+                rt.check()
+            if x:
+                return True
+        return False
+
+    def b_all(self, iterable):
+        rt = self.rt
+        for x in self.iterate(iterable):
+            rt.steps += 1
+            if rt.steps >= rt.check_at:
+                rt.check()
+            if not x:
+                return False
+        return True
+
+    def b_iter(self, value):
+        it = self.iterate(value)
+        if type(it) is ProgramIterator:
+            return it
+        return ProgramIterator(it, self.rt)
+
+    def b_next(self, it, *default):
+        if type(it) is not ProgramIterator:
+            raise _TypeError(f"'{type(it).__name__}' object is not an iterator")
+        try:
+            return next(it)
+        except StopIteration:
+            if default:
+                return default[0]
+            raise PROGRAM_EXCEPTIONS["StopIteration"]() from None
+
+    def b_pow(self, base, exp, mod=None):
+        if mod is None:
+            return operators.pow_(base, exp)
+        return pow(base, exp, mod)
+
+    # ------------------------------------------------------------------ attributes
+    def b_getattr(self, obj, name, *default):
+        if type(name) is not str:
+            raise _TypeError(f"attribute name must be string, not '{type(name).__name__}'")
+        try:
+            if not name:
+                raise PROGRAM_EXCEPTIONS["AttributeError"]("attribute name must not be empty")
+            if name[0] == "_":
+                raise access._private_error(name)
+            return access.get_attr(obj, name)
+        except PROGRAM_EXCEPTIONS["AttributeError"]:
+            if default:
+                return default[0]
+            raise
+
+    def b_hasattr(self, obj, name):
+        if type(name) is not str:
+            raise _TypeError(f"attribute name must be string, not '{type(name).__name__}'")
+        if not name or name[0] == "_":
+            return False
+        try:
+            access.get_attr(obj, name)
+            return True
+        except PROGRAM_EXCEPTIONS["AttributeError"]:
+            return False
+
+    def b_setattr(self, obj, name, value):
+        if type(name) is not str:
+            raise _TypeError(f"attribute name must be string, not '{type(name).__name__}'")
+        if not name:
+            raise PROGRAM_EXCEPTIONS["AttributeError"]("attribute name must not be empty")
+        access.set_attr(obj, name, value)
+
+
+def _host_str_decode(obj=b"", encoding="utf-8", errors="strict"):
+    if not isinstance(obj, bytes):
+        raise _TypeError("decoding to str: need a bytes-like object")
+    return str(obj, encoding, errors)
+
+
+def _default_kw(name, kw):
+    for k in kw:
+        if k != "default":
+            raise _TypeError(f"'{k}' is an invalid keyword argument for {name}()")
+    return kw.get("default", _NO_DEFAULT)
+
+
+def _lt(a, b):
+    return a < b
+
+
+def _gt(a, b):
+    return a > b
+
+
+_NO_DEFAULT = object()
+
+
+class _Super:
+    """The ``super`` builtin; calls are resolved by the interpreter, which knows the frame."""
+    __slots__ = ()
+
+    def __repr__(self):
+        return "<class 'super'>"
+
+
+SUPER = _Super()
+
+_HOST = {"range": range, "len": len, "abs": abs, "round": round, "int": int, "float": float, "bool": bool,
+         "isinstance": None, "issubclass": None, "callable": callable, "chr": chr, "ord": ord,
+         "divmod": divmod, "hex": hex, "oct": oct, "bin": bin, "hash": hash, "slice": slice, "object": object,
+         "staticmethod": staticmethod, "classmethod": classmethod, "property": property, "complex": complex,
+         "list": list, "tuple": tuple, "dict": dict, "set": set, "frozenset": frozenset, "str": str,
+         "bytes": bytes}
+
+
+def _check_classinfo(classinfo, fn):
+    if isinstance(classinfo, tuple):
+        for c in classinfo:
+            _check_classinfo(c, fn)
+        return
+    if not isinstance(classinfo, type):
+        raise _TypeError(f"{fn}() arg 2 must be a type, a tuple of types, or a union")
+
+
+def b_isinstance(obj, classinfo):
+    """isinstance(obj, class_or_tuple)"""
+    _check_classinfo(classinfo, "isinstance")
+    return isinstance(obj, classinfo)
+
+
+def b_issubclass(cls, classinfo):
+    """issubclass(cls, class_or_tuple)"""
+    if not isinstance(cls, type):
+        raise _TypeError("issubclass() arg 1 must be a class")
+    _check_classinfo(classinfo, "issubclass")
+    return issubclass(cls, classinfo)
+
+
+_HOST["isinstance"] = b_isinstance
+_HOST["issubclass"] = b_issubclass
+
+_FAST_RESULT = frozenset((int, float, bool, str, type(None)))
+
+
+def make_builtins(rt, views):
+    return Builtins(rt, views)
+

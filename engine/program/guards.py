@@ -1,0 +1,301 @@
+"""Size checks made before the work is done: repetitions, concatenations, integer
+powers, format widths, and the shapes of tensor ops that can grow past their
+inputs (broadcasting, matmul, outer, einsum, kron, one_hot, pad, indexing).
+
+The engine checks the element count of what it allocates; these checks catch
+what is obvious from the operands first, so a bomb fails before it allocates,
+and they cover what the interpreter itself builds (strings, lists, ints).
+"""
+import re
+
+from ..autograd.state import state
+from ..tensor import Tensor
+from .errors import limit_abort
+
+__all__ = ["MAX_INT_BITS", "MAX_MATMUL_FLOPS"]
+
+# Python ints are unbounded; past this many bits arithmetic on them is a CPU and
+# memory bomb (x = x * x doubles the size each step).
+MAX_INT_BITS = 1 << 16
+# one matrix product past this many multiply-adds runs for minutes inside BLAS,
+# where the wall-time limit cannot stop it
+MAX_MATMUL_FLOPS = 1 << 38
+
+_DIGITS = re.compile(r"\d+")
+
+
+def abort_int(bits):
+    return limit_abort("integer_size", f"limit exceeded: integer_size: an integer of about {bits} bits "
+                                       f"(at most {MAX_INT_BITS})")
+
+
+def check_int(value):
+    """Raises past MAX_INT_BITS for an int result (cheap for small values)."""
+    if -(1 << 62) < value < (1 << 62):
+        return value
+    bits = value.bit_length()
+    if bits > MAX_INT_BITS:
+        raise abort_int(bits)
+    return value
+
+
+def check_int_pow(base, exp):
+    if exp > 0 and (base > 1 or base < -1):
+        bits = (abs(base).bit_length() - 1) * exp if abs(base) & (abs(base) - 1) == 0 else \
+            abs(base).bit_length() * exp
+        if bits > MAX_INT_BITS:
+            raise abort_int(bits)
+
+
+def check_lshift(value, n):
+    if value and n > 0 and value.bit_length() + n > MAX_INT_BITS:
+        raise abort_int(value.bit_length() + n)
+
+
+def check_length(n, limit, what):
+    """Raises LimitExceeded when a string (what="string") or list would be too long."""
+    if n > limit:
+        name = "string_length" if what == "string" else "sequence_length"
+        raise limit_abort(name, f"limit exceeded: {name}: a {what} of {n} items (at most {limit})"
+                          if what != "string" else
+                          f"limit exceeded: {name}: a string of {n} characters (at most {limit})")
+
+
+def check_format_spec(spec, limit):
+    """Width and precision in a format spec are sizes of what it builds."""
+    for m in _DIGITS.finditer(spec):
+        digits = m.group()
+        if len(digits) > 9 or int(digits) > limit:
+            raise limit_abort("string_length", f"limit exceeded: string_length: format width or precision "
+                                               f"{digits[:20]} (at most {limit})")
+
+
+def check_percent_format(fmt, args, limit):
+    check_format_spec(fmt, limit)
+    if "*" in fmt:
+        for a in (args if type(args) is tuple else (args,)):
+            if type(a) is int and a > limit:
+                raise limit_abort("string_length", f"limit exceeded: string_length: format width {a} "
+                                                   f"(at most {limit})")
+
+
+# --------------------------------------------------------------------------- tensors
+def _abort_elements(n, shape, what):
+    limit = state.element_limit
+    return limit_abort("tensor_elements", f"limit exceeded: tensor_elements: {what} of shape {list(shape)} "
+                                          f"would have {n} elements (at most {limit})")
+
+
+def check_shape(shape, what="the result"):
+    limit = state.element_limit
+    if limit is None:
+        return
+    n = 1
+    for s in shape:
+        n *= int(s)
+    if n > limit:
+        raise _abort_elements(n, shape, what)
+
+
+def broadcast_shape(s1, s2):
+    n1, n2 = len(s1), len(s2)
+    if n1 < n2:
+        s1 = (1,) * (n2 - n1) + tuple(s1)
+    elif n2 < n1:
+        s2 = (1,) * (n1 - n2) + tuple(s2)
+    return tuple(b if a == 1 else a for a, b in zip(s1, s2))
+
+
+def check_broadcast(a, b):
+    """Before an elementwise op on tensors ``a`` and ``b``: its broadcast result fits."""
+    if isinstance(a, Tensor) and isinstance(b, Tensor):
+        sa, sb = a._data.shape, b._data.shape
+        if sa != sb:
+            check_shape(broadcast_shape(sa, sb))
+
+
+def check_matmul(a, b):
+    if not (isinstance(a, Tensor) and isinstance(b, Tensor)):
+        return
+    sa, sb = a._data.shape, b._data.shape
+    if len(sa) == 0 or len(sb) == 0:
+        return
+    if len(sa) == 1 and len(sb) == 1:
+        return
+    m = sa[-2] if len(sa) >= 2 else 1
+    k = sa[-1]
+    n = sb[-1] if len(sb) >= 2 else 1
+    batch = broadcast_shape(sa[:-2], sb[:-2]) if len(sa) > 2 or len(sb) > 2 else ()
+    out = batch + (m, n)
+    check_shape(out)
+    flops = m * n * k
+    for d in batch:
+        flops *= d
+    if flops > MAX_MATMUL_FLOPS:
+        raise limit_abort("tensor_elements", f"limit exceeded: tensor_elements: a matrix product of "
+                                             f"{list(sa)} and {list(sb)} needs {flops} multiply-adds "
+                                             f"(at most {MAX_MATMUL_FLOPS})")
+
+
+def _numel(x):
+    if isinstance(x, Tensor):
+        return x._data.size
+    return 1
+
+
+def check_outer(a, b, *rest, **kwargs):
+    check_shape((_numel(a), _numel(b)))
+
+
+def check_kron(a, b, *rest, **kwargs):
+    if isinstance(a, Tensor) and isinstance(b, Tensor):
+        sa, sb = a._data.shape, b._data.shape
+        n = max(len(sa), len(sb))
+        sa = (1,) * (n - len(sa)) + sa
+        sb = (1,) * (n - len(sb)) + sb
+        check_shape(tuple(x * y for x, y in zip(sa, sb)))
+
+
+def check_cartesian_prod(*tensors):
+    n = 1
+    for t in tensors:
+        n *= _numel(t)
+    check_shape((n, len(tensors)))
+
+
+def check_meshgrid(*tensors, **kwargs):
+    if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
+        tensors = tensors[0]
+    n = 1
+    for t in tensors:
+        n *= _numel(t)
+    check_shape((len(tensors), n))
+
+
+def check_one_hot(tensor, num_classes=-1):
+    if not isinstance(tensor, Tensor):
+        return
+    if num_classes is None or num_classes < 0:
+        data = tensor._data
+        num_classes = int(data.max()) + 1 if data.size else 0
+    check_shape(tuple(tensor._data.shape) + (int(num_classes),))
+
+
+def check_pad(input, pad, mode="constant", value=None):
+    if not isinstance(input, Tensor):
+        return
+    shape = list(input._data.shape)
+    pad = list(pad)
+    for i in range(0, len(pad) - 1, 2):
+        d = len(shape) - 1 - i // 2
+        if d < 0:
+            break
+        shape[d] += int(pad[i]) + int(pad[i + 1])
+    check_shape(shape)
+
+
+def check_einsum(equation, *operands):
+    """The output of einsum, and the size of its iteration space, from the subscripts."""
+    if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
+        operands = tuple(operands[0])
+    if not isinstance(equation, str) or not all(isinstance(t, Tensor) for t in operands):
+        return
+    eq = equation.replace(" ", "")
+    lhs, arrow, rhs = eq.partition("->")
+    terms = lhs.split(",")
+    if len(terms) != len(operands):
+        return
+    sizes = {}
+    ellipsis = ()
+    for term, t in zip(terms, operands):
+        shape = t._data.shape
+        if "..." in term:
+            head, _, tail = term.partition("...")
+            n_ell = len(shape) - len(head) - len(tail)
+            if n_ell < 0:
+                return
+            ell = shape[len(head):len(head) + n_ell]
+            ellipsis = broadcast_shape(ellipsis, ell)
+            letters = list(head) + list(tail)
+            dims = shape[:len(head)] + shape[len(head) + n_ell:]
+        else:
+            letters, dims = list(term), shape
+        if len(letters) != len(dims):
+            return
+        for c, d in zip(letters, dims):
+            sizes[c] = max(sizes.get(c, 1), int(d))
+    if arrow:
+        out_letters = [c for c in rhs.replace("...", "") if c in sizes]
+    else:
+        counts = {}
+        for term in terms:
+            for c in term.replace("...", ""):
+                counts[c] = counts.get(c, 0) + 1
+        out_letters = sorted(c for c, k in counts.items() if k == 1)
+    out = tuple(ellipsis) + tuple(sizes[c] for c in out_letters)
+    check_shape(out)
+    space = 1
+    for d in tuple(ellipsis) + tuple(sizes.values()):
+        space *= d
+    if space > MAX_MATMUL_FLOPS:
+        raise limit_abort("tensor_elements", f"limit exceeded: tensor_elements: einsum {equation!r} iterates "
+                                             f"over {space} index combinations (at most {MAX_MATMUL_FLOPS})")
+
+
+def _index_shape(index):
+    """The shape an advanced index (tensor or nested list) broadcasts with, or None."""
+    if isinstance(index, Tensor):
+        if index._data.dtype.kind == "b":
+            return (int(index._data.sum()),)
+        return index._data.shape
+    if isinstance(index, list):
+        shape = []
+        x = index
+        while isinstance(x, (list, tuple)):
+            shape.append(len(x))
+            if not x:
+                break
+            x = x[0]
+        if x is True or x is False:
+            return (sum(1 for v in index if v is True),)
+        return tuple(shape)
+    return None
+
+
+def check_getitem(x, index):
+    """Before ``x[index]`` with tensors or lists as indices: the gathered result fits."""
+    if not isinstance(x, Tensor):
+        return
+    items = index if type(index) is tuple else (index,)
+    adv = None
+    shape = x._data.shape
+    out = []
+    dim = 0
+    n_consumed = sum(1 for it in items if it is not None and it is not Ellipsis) 
+    for it in items:
+        if it is None:
+            out.append(1)
+            continue
+        if it is Ellipsis:
+            skip = len(shape) - n_consumed
+            out.extend(shape[dim:dim + max(skip, 0)])
+            dim += max(skip, 0)
+            continue
+        s = _index_shape(it)
+        if s is not None:
+            adv = s if adv is None else broadcast_shape(adv, s)
+            if isinstance(it, Tensor) and it._data.dtype.kind == "b":
+                dim += it._data.ndim
+            else:
+                dim += 1
+            continue
+        if isinstance(it, slice):
+            if dim < len(shape):
+                out.append(len(range(*it.indices(shape[dim]))))
+            dim += 1
+            continue
+        dim += 1  # an integer removes the dimension
+    if adv is None:
+        return
+    out.extend(shape[dim:])
+    check_shape(tuple(adv) + tuple(out))

@@ -1,0 +1,165 @@
+"""A session's persistent state, like a notebook kernel's: its top-level
+variables, its own random generator, default dtype and print options (swapped
+into the engine while its programs run), its views of the engine's modules,
+and the runtime its programs count steps against."""
+import collections
+
+from .. import dtypes as _dt
+from ..autograd.state import state
+from ..ops.creation import Generator
+from ..tensor import Tensor
+from . import access
+from .builtin_functions import make_builtins
+from .memory import module_tensors, tensor_bytes
+from .runtime import Runtime
+
+__all__ = ["Namespace"]
+
+_COMPILED_KEPT = 32
+
+
+def _is_module(v):
+    d = getattr(v, "__dict__", None)
+    return isinstance(d, dict) and "_parameters" in d and "_modules" in d
+
+
+class Namespace:
+    """A session's variables and per-session engine state."""
+
+    def __init__(self):
+        self.globals = {}
+        self.generator = Generator()
+        self.default_dtype = _dt.float32
+        self.print_options = _new_print_options()
+        self.views = access.make_views()
+        self.runtime = Runtime(self)
+        self.builtins = make_builtins(self.runtime, self.views)
+        self.compiled = collections.OrderedDict()   # source -> compiled top-level statements
+
+    # ------------------------------------------------------------------ variables
+    def get(self, name):
+        """The value bound to top-level ``name`` (KeyError if none)."""
+        return self.globals[name]
+
+    def set(self, name, value):
+        """Binds a host value (an engine Tensor, a number, ...) to top-level ``name``."""
+        if not isinstance(name, str) or not name.isidentifier():
+            raise ValueError(f"not a variable name: {name!r}")
+        self.globals[name] = access.wrap(value, self.runtime)
+
+    def delete(self, name):
+        del self.globals[name]
+
+    def names(self):
+        return list(self.globals)
+
+    def resolve(self, path):
+        """The value at a dotted path such as ``model.fc.weight`` or ``layers.0.bias``."""
+        parts = path.split(".")
+        if parts[0] not in self.globals:
+            raise KeyError(path)
+        value = self.globals[parts[0]]
+        for part in parts[1:]:
+            value = _step(value, part, path)
+        return value
+
+    def tensors(self):
+        """Every top-level tensor, and every module parameter and buffer by its
+        dotted name (``model.fc.weight``), for checkpoints."""
+        out = {}
+        for name, value in self.globals.items():
+            if isinstance(value, Tensor):
+                out[name] = value
+            elif _is_module(value):
+                module_tensors(name + ".", value, out)
+        return out
+
+    def load_tensors(self, tensors):
+        """Restores tensors by name into existing modules and variables (in place,
+        so optimizers keep their parameters), or binds new top-level tensors."""
+        for path, t in tensors.items():
+            if not isinstance(t, Tensor):
+                raise TypeError(f"{path}: expected a Tensor, got {type(t).__name__}")
+            parent_path, _, leaf = path.rpartition(".")
+            if not parent_path:
+                current = self.globals.get(leaf)
+                if isinstance(current, Tensor) and tuple(current.shape) == tuple(t.shape):
+                    _assign(current, t)
+                else:
+                    self.globals[leaf] = t
+                continue
+            parent = self.resolve(parent_path)
+            current = None
+            d = getattr(parent, "__dict__", None)
+            if isinstance(d, dict):
+                for kind in ("_parameters", "_buffers"):
+                    reg = d.get(kind)
+                    if reg is not None and leaf in reg:
+                        current = reg[leaf]
+                        break
+            if current is None:
+                try:
+                    current = _step(parent, leaf, path)
+                except KeyError:
+                    current = None
+            if isinstance(current, Tensor):
+                _assign(current, t)
+            else:
+                raise KeyError(path)
+
+    def nbytes(self):
+        """Bytes of the tensors this session's variables hold (each array counted once)."""
+        return tensor_bytes(list(self.globals.values()))
+
+    # ------------------------------------------------------------------ engine state swap
+    def swap_in(self):
+        """Installs this session's generator, default dtype and print options in the
+        engine; returns what was there."""
+        saved = (state.generator, state.default_dtype, state.print_options)
+        state.generator = self.generator
+        state.default_dtype = self.default_dtype
+        if self.print_options is not None:
+            state.print_options = self.print_options
+        return saved
+
+    def swap_out(self, saved):
+        self.generator = state.generator
+        self.default_dtype = state.default_dtype
+        self.print_options = state.print_options
+        state.generator, state.default_dtype, state.print_options = saved
+
+
+def _assign(current, new):
+    """Copies ``new``'s values into tensor ``current``, keeping its identity."""
+    current.data = new.detach().to(dtype=current.dtype, device=current.device).clone()
+
+
+def _step(value, part, path):
+    if isinstance(value, dict):
+        if part in value:
+            return value[part]
+        raise KeyError(path)
+    if isinstance(value, (list, tuple)) and part.lstrip("-").isdigit():
+        try:
+            return value[int(part)]
+        except IndexError:
+            raise KeyError(path) from None
+    if part.isdigit() and hasattr(value, "__getitem__") and _is_module(value):
+        try:
+            return value[int(part)]
+        except Exception:
+            pass
+    if not part or part[0] == "_":
+        raise KeyError(path)
+    try:
+        return access.get_attr(value, part)
+    except Exception:
+        raise KeyError(path) from None
+
+
+def _new_print_options():
+    try:
+        from ..printing import PrintOptions
+    except ImportError:
+        return None
+    return PrintOptions()

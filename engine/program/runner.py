@@ -1,0 +1,169 @@
+"""``run``: one program against one session, with its limits; never raises for
+anything the program does.
+
+It parses (ast.parse only parses), refuses what is too big or nested too
+deeply, compiles the tree to closures, installs the session's engine state and
+the run's limits and observer, runs the top-level statements one by one
+(checking the session's bytes after each), and restores the engine's state
+whatever happened.
+"""
+import ast
+import sys
+import time
+from dataclasses import dataclass, field
+
+from ..autograd.state import state
+from ..limits import Limits
+from .compiler import Compiler
+from .errors import Abort, ProgramError, ProgramBaseException, exception_type_name, to_program_exception
+from .scopes import CompileError, build_scopes, check_nesting
+from .values import Frame
+
+__all__ = ["run", "Outcome"]
+
+# Python frames the interpreter may stack: about 8 per program call at call_depth 200,
+# plus expression nesting; kept modest because deep C recursion (repr of a deeply nested
+# list) is bounded by the same number.
+_RECURSION_LIMIT = 4000
+
+
+@dataclass
+class Outcome:
+    """What a run did: ok, or the error; its output, the names it bound, its logs."""
+    ok: bool
+    error: ProgramError | None = None
+    stdout: str = ""
+    bound: list = field(default_factory=list)
+    logs: list = field(default_factory=list)
+    elapsed_s: float = 0.0
+
+
+def run(source, namespace, limits=None, *, observer=None, cancel=None, on_stdout=None, on_log=None):
+    """Runs program ``source`` in ``namespace``; returns an Outcome (never raises for the program)."""
+    started = time.monotonic()
+    limits = limits or Limits()
+    rt = namespace.runtime
+    if rt.active:
+        return _failed(ProgramError("RuntimeError", "this session is already running a program"), started)
+    try:
+        compiled = _compile(source, namespace, limits)
+    except ProgramError as e:
+        return _failed(e, started)
+
+    saved_state = (state.observer, state.line, state.node_count, state.node_limit, state.element_limit,
+                   state.grad_enabled, state.anomaly)
+    saved_session = namespace.swap_in()
+    saved_recursion = sys.getrecursionlimit()
+    if saved_recursion < _RECURSION_LIMIT:
+        sys.setrecursionlimit(_RECURSION_LIMIT)
+    state.observer = observer
+    state.line = None
+    state.node_count = 0
+    state.node_limit = int(limits.graph_nodes)
+    state.element_limit = int(limits.tensor_elements)
+    state.grad_enabled = True
+    state.anomaly = False
+    namespace.builtins.activate()
+    rt.begin(limits, cancel, on_stdout, on_log)
+    error = None
+    frame = Frame(namespace.globals)
+    try:
+        for statement in compiled:
+            statement(frame)
+            rt.after_statement()
+    except Abort as a:
+        error = _from_abort(a)
+    except ProgramBaseException as e:
+        error = _from_exception(e)
+    except Exception as e:  # an unlocated host error: report it at the current line
+        error = _from_exception(to_program_exception(e), state.line)
+    finally:
+        rt.end()
+        namespace.swap_out(saved_session)
+        (state.observer, state.line, state.node_count, state.node_limit, state.element_limit,
+         state.grad_enabled, state.anomaly) = saved_state
+        if saved_recursion < _RECURSION_LIMIT:
+            sys.setrecursionlimit(saved_recursion)
+    return Outcome(ok=error is None, error=error, stdout="".join(rt.out), bound=list(rt.bound),
+                   logs=list(rt.logs), elapsed_s=time.monotonic() - started)
+
+
+def _failed(error, started):
+    return Outcome(ok=False, error=error, elapsed_s=time.monotonic() - started)
+
+
+def _compile(source, namespace, limits):
+    if isinstance(source, bytes):
+        try:
+            source = source.decode("utf-8")
+        except UnicodeDecodeError as e:
+            raise ProgramError("SyntaxError", f"the program is not valid UTF-8: {e}") from None
+    if not isinstance(source, str):
+        raise ProgramError("TypeError", "a program is source text (str)")
+    size = len(source.encode("utf-8", "surrogatepass"))
+    if size > limits.program_bytes:
+        raise ProgramError("LimitExceeded", f"limit exceeded: program_bytes: the program has {size} bytes "
+                                            f"(at most {limits.program_bytes})", limit="program_bytes")
+    cached = namespace.compiled.get(source)
+    if cached is not None:
+        namespace.compiled.move_to_end(source)
+        return cached
+    try:
+        tree = ast.parse(source, "<program>", "exec")
+    except SyntaxError as e:
+        line = e.lineno
+        col = e.offset
+        raise ProgramError(type(e).__name__ if type(e).__name__ in ("SyntaxError", "IndentationError",
+                                                                    "TabError") else "SyntaxError",
+                           e.msg, line, col, [{"line": line, "col": col, "function": "<module>"}]) from None
+    except (RecursionError, MemoryError):
+        raise ProgramError("SyntaxError", "the program is nested too deeply to parse") from None
+    except ValueError as e:  # null bytes, integer literals past Python's digit limit
+        raise ProgramError("SyntaxError", str(e)) from None
+    try:
+        check_nesting(tree)
+        scopes = build_scopes(tree)
+        saved = sys.getrecursionlimit()
+        if saved < _RECURSION_LIMIT:
+            sys.setrecursionlimit(_RECURSION_LIMIT)
+        try:
+            compiled = Compiler(namespace.runtime, namespace.globals, namespace.builtins, namespace.views,
+                                scopes).module(tree)
+        finally:
+            if saved < _RECURSION_LIMIT:
+                sys.setrecursionlimit(saved)
+    except CompileError as e:
+        frames = [{"line": e.line, "col": e.col, "function": "<module>"}] if e.line else []
+        raise ProgramError(e.type, e.message, e.line, e.col, frames) from None
+    except RecursionError:
+        raise ProgramError("SyntaxError", "the program is nested too deeply to compile") from None
+    namespace.compiled[source] = compiled
+    if len(namespace.compiled) > 32:
+        namespace.compiled.popitem(last=False)
+    return compiled
+
+
+def _frames(tb):
+    """Program frames outermost first, as a traceback reads."""
+    return [{"line": line, "col": col, "function": fn} for line, col, fn in reversed(tb or [])]
+
+
+def _from_abort(a):
+    frames = _frames(a._gs_tb)
+    inner = frames[-1] if frames else {"line": None, "col": None}
+    return ProgramError(a.type, a.message, inner["line"], inner["col"], frames,
+                        limit=a.limit if a.type == "LimitExceeded" else None)
+
+
+def _from_exception(e, line=None):
+    frames = _frames(e._gs_tb)
+    if not frames and line is not None:
+        frames = [{"line": line, "col": None, "function": "<module>"}]
+    inner = frames[-1] if frames else {"line": None, "col": None}
+    try:
+        message = str(e)
+    except BaseException:
+        message = str(e.args[0]) if e.args else ""
+    e.__traceback__ = None
+    return ProgramError(exception_type_name(e), message, inner["line"], inner["col"], frames)
+

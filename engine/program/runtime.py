@@ -1,0 +1,231 @@
+"""A session's run-time state: step and depth counters, deadline, cancellation,
+output and logs, memory checks. One object per session, reset at each run; the
+compiled program (and every function it defines) refers to it, so a function
+defined in one run counts against the limits of the run that calls it.
+"""
+import math
+import time
+
+from ..tensor import Tensor
+from . import access
+from .errors import Abort, PROGRAM_EXCEPTIONS, limit_abort
+from .memory import read_rss, tensor_bytes
+
+__all__ = ["Runtime"]
+
+_monotonic = time.monotonic
+CHECK_EVERY = 16          # statements between deadline / cancellation checks
+RSS_SLACK = 64 << 20      # interpreter noise allowed over session_bytes when judging by RSS
+MAX_LOGS_KEPT = 10_000
+
+
+class Runtime:
+    __slots__ = ("namespace", "active", "steps", "check_at", "step_limit", "deadline", "wall_time",
+                 "cancel", "depth", "max_depth", "abort", "out", "out_bytes", "out_limit", "on_stdout",
+                 "on_log", "logs", "bound", "bound_set", "limits", "elem_limit", "str_limit", "seq_limit",
+                 "session_limit", "mem_next", "mem_cost", "rss_base", "bytes_base", "handled", "started")
+
+    def __init__(self, namespace):
+        self.namespace = namespace
+        self.active = False
+        self.steps = 0
+        self.check_at = 0
+        self.step_limit = 0
+        self.deadline = 0.0
+        self.wall_time = 0.0
+        self.cancel = None
+        self.depth = 0
+        self.max_depth = 200
+        self.abort = None
+        self.out = []
+        self.out_bytes = 0
+        self.out_limit = 0
+        self.on_stdout = None
+        self.on_log = None
+        self.logs = []
+        self.bound = []
+        self.bound_set = set()
+        self.limits = None
+        self.elem_limit = None
+        self.str_limit = 10_000_000
+        self.seq_limit = 10_000_000
+        self.session_limit = 1 << 30
+        self.mem_next = 0.0
+        self.mem_cost = 0.0
+        self.rss_base = None
+        self.bytes_base = 0
+        self.handled = []
+        self.started = 0.0
+
+    # ------------------------------------------------------------------ runs
+    def begin(self, limits, cancel, on_stdout, on_log):
+        self.limits = limits
+        self.active = True
+        self.steps = 0
+        self.step_limit = int(limits.steps)
+        self.check_at = min(CHECK_EVERY, self.step_limit + 1)
+        self.started = _monotonic()
+        self.wall_time = float(limits.wall_time_s)
+        self.deadline = self.started + self.wall_time
+        self.cancel = cancel
+        self.depth = 0
+        self.max_depth = int(limits.call_depth)
+        self.abort = None
+        self.out = []
+        self.out_bytes = 0
+        self.out_limit = int(limits.output_bytes)
+        self.on_stdout = on_stdout
+        self.on_log = on_log
+        self.logs = []
+        self.bound = []
+        self.bound_set = set()
+        self.elem_limit = int(limits.tensor_elements)
+        self.str_limit = int(limits.string_length)
+        self.seq_limit = int(limits.sequence_length)
+        self.session_limit = int(limits.session_bytes)
+        self.handled = []
+        access.set_limits(self.str_limit, self.seq_limit)
+        self.bytes_base = self.namespace_bytes()
+        self.rss_base = read_rss()
+        self.mem_cost = 0.0
+        self.mem_next = self.started + 0.05
+
+    def end(self):
+        self.active = False
+        self.cancel = None
+        self.on_stdout = None
+        self.on_log = None
+        self.handled = []
+
+    # ------------------------------------------------------------------ checks
+    def check(self):
+        """Runs every CHECK_EVERY steps: step limit, deadline, cancellation, memory."""
+        if self.abort is not None:
+            raise self.abort.again()
+        steps = self.steps
+        if steps > self.step_limit:
+            self.fail(limit_abort("steps", f"limit exceeded: steps: the program ran more than "
+                                           f"{self.step_limit} steps"))
+        now = _monotonic()
+        if now > self.deadline:
+            self.fail(limit_abort("wall_time", f"limit exceeded: wall_time: the run took longer than "
+                                               f"{self.wall_time:g} s"))
+        cancel = self.cancel
+        if cancel is not None and cancel.is_set():
+            self.fail(Abort("Cancelled", "the run was cancelled"))
+        if now >= self.mem_next:
+            self.check_memory(now)
+        self.check_at = min(steps + CHECK_EVERY, self.step_limit + 1)
+
+    def fail(self, abort):
+        self.abort = abort
+        raise abort
+
+    def depth_abort(self):
+        return limit_abort("call_depth", f"limit exceeded: call_depth: more than {self.max_depth} nested "
+                                         f"calls (maximum recursion depth)")
+
+    def namespace_bytes(self):
+        return tensor_bytes(list(self.namespace.globals.values()))
+
+    def check_memory(self, now=None):
+        """Session bytes: exact for what the session's variables hold; by the process's
+        resident memory for what the running code holds elsewhere."""
+        start = _monotonic()
+        held = self.namespace_bytes()
+        if held > self.session_limit:
+            self.fail(self._bytes_abort(held))
+        rss = read_rss()
+        if rss is not None and self.rss_base is not None:
+            grown = rss - self.rss_base
+            if self.bytes_base + grown > self.session_limit + RSS_SLACK:
+                self.fail(self._bytes_abort(self.bytes_base + grown))
+        cost = _monotonic() - start
+        self.mem_next = (now or start) + max(0.05, 20 * cost)
+
+    def _bytes_abort(self, n):
+        return limit_abort("session_bytes", f"limit exceeded: session_bytes: the session holds about {n} bytes "
+                                            f"(at most {self.session_limit})")
+
+    def after_statement(self):
+        """After each top-level statement: what the session holds stays within its limit."""
+        held = self.namespace_bytes()
+        if held > self.session_limit:
+            self.fail(self._bytes_abort(held))
+
+    # ------------------------------------------------------------------ values
+    def wrap(self, v):
+        t = type(v)
+        if t is Tensor:
+            limit = self.elem_limit
+            if limit is not None and v._data.size > limit:
+                raise self.elements_abort(v)
+            return v
+        return access.wrap(v, self)
+
+    def elements_abort(self, t):
+        return limit_abort("tensor_elements", f"limit exceeded: tensor_elements: a tensor of shape "
+                                              f"{list(t._data.shape)} has {t._data.size} elements "
+                                              f"(at most {self.elem_limit})")
+
+    # ------------------------------------------------------------------ output
+    def write(self, text):
+        n = len(text) if text.isascii() else len(text.encode("utf-8"))
+        if self.out_bytes + n > self.out_limit:
+            room = self.out_limit - self.out_bytes
+            if room > 0:
+                part = text[:room]
+                self.out.append(part)
+                self.out_bytes += len(part)
+                self._emit(part)
+            self.fail(limit_abort("output_bytes", f"limit exceeded: output_bytes: the program printed more than "
+                                                  f"{self.out_limit} bytes"))
+        self.out_bytes += n
+        self.out.append(text)
+        self._emit(text)
+
+    def _emit(self, text):
+        cb = self.on_stdout
+        if cb is not None:
+            try:
+                cb(text)
+            except Exception:
+                pass  # the caller's stream failing does not fail the program
+
+    def log(self, metrics):
+        entry = {}
+        for key, value in metrics.items():
+            entry[key] = _metric(key, value)
+        if len(self.logs) < MAX_LOGS_KEPT:
+            self.logs.append(entry)
+        cb = self.on_log
+        if cb is not None:
+            try:
+                cb(dict(entry))
+            except Exception:
+                pass
+        return None
+
+
+def _metric(key, value):
+    t = type(value)
+    if t is bool or t is int:
+        return value
+    if t is float:
+        return value
+    if isinstance(value, Tensor):
+        if value._data.size != 1:
+            raise PROGRAM_EXCEPTIONS["ValueError"](
+                f"log(): metric '{key}' is a tensor with {value._data.size} elements; log a number or a "
+                f"one-element tensor")
+        return float(value.item())
+    if t is str:
+        return value[:1000]
+    if isinstance(value, (int, float)):
+        return float(value)
+    raise PROGRAM_EXCEPTIONS["TypeError"](f"log(): metric '{key}' must be a number or a one-element tensor, "
+                                          f"not {t.__name__}")
+
+
+def is_finite(x):
+    return math.isfinite(x)
