@@ -254,7 +254,7 @@ class SetItem(IndexPut):
 def _index_put_array(out, index, values, accumulate):
     if hasattr(values, "dtype") and values.dtype != out.dtype:
         values = values.astype(out.dtype)
-    if not out.flags.writeable:
+    if not getattr(out.flags, "writeable", True):  # NumPy's broadcast views are read-only; CuPy has none
         raise RuntimeError("unsupported operation: more than one element of the written-to tensor refers to a "
                            "single memory location. Please clone() the tensor before performing the operation.")
     if accumulate:

@@ -31,6 +31,10 @@ def _xp(x):
     return np if type(x) is np.ndarray else get_array_module(x)
 
 
+def _host(a):
+    return a if type(a) is np.ndarray else a.get()
+
+
 def _dims_arg(dims):
     """``f(x, 1, 2)`` and ``f(x, (1, 2))`` both mean dims (1, 2)."""
     if len(dims) == 1 and isinstance(dims[0], (list, tuple, Size)):
@@ -91,9 +95,8 @@ class Reshape(ViewFunction):
         if x.flags.c_contiguous or x.size == 0:
             return x.reshape(shape)
         strides = _view_strides(x.shape, x.strides, shape)
-        if strides is None:
-            raise RuntimeError("view size is not compatible with input tensor's size and stride (at least one "
-                               "dimension spans across two contiguous subspaces). Use .reshape(...) instead.")
+        if strides is None:  # only when a view chain is replayed on a copy laid out differently
+            return x.reshape(shape)
         return _xp(x).lib.stride_tricks.as_strided(x, shape, strides)
 
     def backward(self, F, g):
@@ -151,7 +154,11 @@ def view(input, *shape, **kwargs):
     shape = shape or (kwargs.get("size", kwargs.get("dtype")),)
     if len(shape) == 1 and not isinstance(shape[0], (int, list, tuple)) and not hasattr(shape[0], "__index__"):
         return input.to(shape[0])  # view(dtype) is a reinterpretation PyTorch allows; we convert
-    return Reshape.apply(input, shape=_infer_shape(shape, input._data.size))
+    shape = _infer_shape(shape, input._data.size)
+    if not _viewable(input._data, shape):
+        raise RuntimeError("view size is not compatible with input tensor's size and stride (at least one "
+                           "dimension spans across two contiguous subspaces). Use .reshape(...) instead.")
+    return Reshape.apply(input, shape=shape)
 
 
 def contiguous(input, memory_format=None):
@@ -816,8 +823,8 @@ def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
         counts = input._data
         if counts.ndim > 1:
             raise RuntimeError("repeat_interleave only accept 1D vector as repeat")
-        xp = _xp(counts)
-        return Tensor._make(xp.repeat(xp.arange(counts.shape[0]), counts), False, None)
+        index = np.repeat(np.arange(counts.shape[0]), _host(counts))
+        return Tensor._make(_xp(counts).asarray(index), False, None)
     if dim is None:
         input, dim = flatten(input), 0
     dim = _wrap_dim(dim, input._data.ndim)
@@ -837,8 +844,7 @@ def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
                            f"{counts.shape[0] if counts.ndim else 1} and input.size({dim}) = {size}")
     if counts.size and int(counts.min()) < 0:
         raise RuntimeError("repeats can not be negative")
-    xp = _xp(input._data)
-    index = xp.repeat(xp.arange(size), xp.asarray(counts))
+    index = _xp(input._data).asarray(np.repeat(np.arange(size), _host(counts)))
     return index_select(input, dim, Tensor._make(index, False, None))
 
 
@@ -1026,7 +1032,7 @@ def _write_region(out, chain, src):
             break  # this layout cannot show the region as a view: go by element positions
         region = cls.__new__(cls).forward(region, **params)
     else:
-        if not region.flags.writeable:
+        if not getattr(region.flags, "writeable", True):
             raise RuntimeError("unsupported operation: more than one element of the written-to tensor refers "
                                "to a single memory location. Please clone() the tensor before performing the "
                                "operation.")

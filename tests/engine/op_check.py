@@ -69,3 +69,26 @@ def compare_with_torch(fn, shapes, *, seed=0, rtol=1e-7, atol=1e-9):
                 assert not np.any(ga if gb is None else gb)
                 continue
             np.testing.assert_allclose(ga, gb, rtol=rtol, atol=atol)
+
+
+def compare_devices(fn, shapes, *, seed=0, rtol=1e-7, atol=1e-9):
+    """fn's outputs and gradients on CUDA against the same on the CPU (ours both times)."""
+    data = arrays(shapes, seed)
+    cpu = [gs.tensor(a, dtype=gs.float64, requires_grad=True) for a in data]
+    gpu = [gs.tensor(a, dtype=gs.float64, device="cuda", requires_grad=True) for a in data]
+    out_c, out_g = as_tuple(fn(gs, *cpu)), as_tuple(fn(gs, *gpu))
+    rng = np.random.default_rng(seed + 1)
+    loss_c = loss_g = 0
+    for c, g in zip(out_c, out_g):
+        assert g.device.type == "cuda"
+        np.testing.assert_allclose(values(g), values(c), rtol=rtol, atol=atol)
+        if c.requires_grad:
+            w = rng.standard_normal(tuple(c.shape))
+            loss_c = loss_c + (c * gs.tensor(w)).sum()
+            loss_g = loss_g + (g * gs.tensor(w, device="cuda")).sum()
+    if not isinstance(loss_c, int):
+        for a, b in zip(gs.autograd.grad(loss_c, cpu, allow_unused=True),
+                        gs.autograd.grad(loss_g, gpu, allow_unused=True)):
+            assert (a is None) == (b is None)
+            if a is not None:
+                np.testing.assert_allclose(values(b), values(a), rtol=rtol, atol=atol)

@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 import gradserve.engine as gs
 from gradserve.engine.autograd import gradcheck, gradgradcheck
-from op_check import check_gradients, compare_with_torch, torch, values
+from op_check import check_gradients, compare_devices, compare_with_torch, torch, values
 
 needs_torch = [pytest.mark.torch, pytest.mark.skipif(torch is None, reason="PyTorch is not installed")]
 
@@ -308,6 +308,24 @@ TORCH_FAILS = {"scatter larger src"}
                                         if n not in TORCH_FAILS])
 def test_op_values_and_gradients_match_torch(fn, shapes):
     compare_with_torch(fn, shapes)
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("fn, shapes", [pytest.param(f, s, id=n) for n, f, s in OPS])
+def test_op_cuda_matches_cpu(fn, shapes):
+    compare_devices(fn, shapes)
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("build", [pytest.param(b, id=n) for n, b in FORMS])
+def test_read_on_cuda_matches_cpu(build):
+    compare_devices(lambda T, x: x[build(T)], [SHAPE])
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("build", [pytest.param(b, id=n) for n, b in SET_FORMS if n not in WRITES_TWICE])
+def test_write_on_cuda_matches_cpu(build):
+    compare_devices(_write(build), [SHAPE, _value_shape(build)])
 
 
 def test_in_place_index_ops(lib):

@@ -6,7 +6,7 @@ import pytest
 import gradserve.engine as gs
 from gradserve.engine.autograd.state import state
 from gradserve.engine.limits import LimitExceeded
-from op_check import check_gradients, compare_with_torch, torch, values
+from op_check import check_gradients, compare_devices, compare_with_torch, torch, values
 
 needs_torch = [pytest.mark.torch, pytest.mark.skipif(torch is None, reason="PyTorch is not installed")]
 
@@ -75,6 +75,12 @@ def test_gradients_match_finite_differences(fn, shapes):
 @pytest.mark.parametrize("fn, shapes", [pytest.param(f, s, id=n, marks=needs_torch) for n, f, s in OPS])
 def test_values_and_gradients_match_torch(fn, shapes):
     compare_with_torch(fn, shapes)
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("fn, shapes", [pytest.param(f, s, id=n) for n, f, s in OPS])
+def test_cuda_matches_cpu(fn, shapes):
+    compare_devices(fn, shapes)
 
 
 def test_matmul_of_integers_stays_integral(lib):

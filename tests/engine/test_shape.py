@@ -6,7 +6,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import gradserve.engine as gs
-from op_check import check_gradients, compare_with_torch, torch, values
+from op_check import check_gradients, compare_devices, compare_with_torch, torch, values
 
 def version(t):
     """A tensor's version counter in either library."""
@@ -114,6 +114,12 @@ def test_values_and_gradients_match_torch(fn, shapes):
     compare_with_torch(fn, shapes)
 
 
+@pytest.mark.gpu
+@pytest.mark.parametrize("fn, shapes", [pytest.param(f, s, id=n) for n, f, s in OPS])
+def test_cuda_matches_cpu(fn, shapes):
+    compare_devices(fn, shapes)
+
+
 # ------------------------------------------------------------------ views
 def test_view_of_non_contiguous_tensor_raises(lib):
     x = lib.zeros(3, 4).t()
@@ -182,6 +188,24 @@ def test_in_place_on_views_matches_torch():
     ours, theirs = view_program(gs), view_program(torch)
     for a, b in zip(ours, theirs):
         np.testing.assert_allclose(values(a), values(b), rtol=1e-6)
+
+
+def strided_base_program(T):
+    """Views of a base laid out like a transpose: the region is found by strides, not by copy."""
+    x = T.tensor(np.arange(1.0, 13.0).reshape(4, 3), requires_grad=True)
+    y = x.t() * 2
+    v = y.t().view(12)
+    v[3] = x[0, 0] * 5
+    v.view(2, 6)[1].mul_(x[1, 1])
+    (y * T.tensor(np.linspace(-1, 1, 12).reshape(3, 4))).sum().backward()
+    return y, x.grad
+
+
+@pytest.mark.torch
+@pytest.mark.skipif(torch is None, reason="PyTorch is not installed")
+def test_in_place_on_views_of_strided_base_matches_torch():
+    for a, b in zip(strided_base_program(gs), strided_base_program(torch)):
+        np.testing.assert_allclose(values(a), values(b))
 
 
 def test_in_place_on_views_gives_right_gradient(lib):
