@@ -30,7 +30,8 @@ def add_run_parser(subparsers) -> argparse.ArgumentParser:
     """Register ``run`` on the ``gradserve`` command's subparsers."""
     parser = subparsers.add_parser(
         "run", help="run a program file on a server (an embedded one unless --url is given)",
-        description=__doc__.split("\n\n")[0])
+        description="Run a program file on a gradserve server: stream its stdout and log "
+                    "progress, then print its values and gradients.")
     parser.add_argument("file", help="the program, a .py file")
     parser.add_argument("--input", "-i", action="append", default=[], metavar="NAME=FILE.npy",
                         help="bind a NumPy .npy file as a variable before the run (repeatable)")
@@ -63,15 +64,19 @@ def _free_port() -> int:
 
 
 @contextlib.contextmanager
-def embedded_server(timeout_s: float = 120.0, workers: int = 1) -> Iterator[str]:
-    """A ``gradserve serve`` subprocess on a free local port, ready; yields its URL."""
+def embedded_server(timeout_s: float = 120.0, workers: int = 1,
+                    env: dict[str, str] | None = None) -> Iterator[str]:
+    """A ``gradserve serve`` subprocess on a free local port, ready; yields its URL.
+
+    ``env`` adds environment variables (``GRADSERVE_LIMIT_STEPS``, ``GRADSERVE_API_KEYS``...).
+    """
     port = _free_port()
     url = f"http://127.0.0.1:{port}"
     log = tempfile.TemporaryFile()
     command = [sys.executable, "-m", "gradserve.server.cli", "serve", "--host", "127.0.0.1",
                "--port", str(port), "--workers", str(workers), "--log-level", "warning"]
     process = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT,
-                               stdin=subprocess.DEVNULL)
+                               stdin=subprocess.DEVNULL, env={**os.environ, **(env or {})})
     try:
         with Client(url, max_retries=0, timeout=5.0) as probe:
             deadline = time.monotonic() + timeout_s

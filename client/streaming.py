@@ -7,6 +7,7 @@ raised), and the progress bar. ``EventStream`` and ``AsyncEventStream`` only mov
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import time
 import uuid
@@ -113,6 +114,7 @@ class EventStream:
         self._retry = retry
         self._open_timeout = open_timeout
         self._ws = None
+        self._exit = contextlib.ExitStack()
 
     @property
     def run_id(self) -> str | None:
@@ -129,8 +131,9 @@ class EventStream:
         attempt = 0
         while True:
             try:
-                self._ws = sync_connect(self._url, open_timeout=self._open_timeout,
-                                        max_size=None, compression=None)
+                # Entered as a context manager, the form every websockets version supports.
+                self._ws = self._exit.enter_context(sync_connect(
+                    self._url, open_timeout=self._open_timeout, max_size=None, compression=None))
                 break
             except InvalidStatus as exc:
                 raise _handshake_error(exc) from exc
@@ -180,8 +183,7 @@ class EventStream:
         return self._state.result
 
     def close(self) -> None:
-        if self._ws is not None:
-            self._ws.close()
+        self._exit.close()
 
     def __enter__(self) -> "EventStream":
         return self
@@ -199,6 +201,7 @@ class AsyncEventStream:
         self._retry = retry
         self._open_timeout = open_timeout
         self._ws = None
+        self._exit = contextlib.AsyncExitStack()
 
     @property
     def run_id(self) -> str | None:
@@ -214,8 +217,8 @@ class AsyncEventStream:
         attempt = 0
         while True:
             try:
-                self._ws = await async_connect(self._url, open_timeout=self._open_timeout,
-                                               max_size=None, compression=None)
+                self._ws = await self._exit.enter_async_context(async_connect(
+                    self._url, open_timeout=self._open_timeout, max_size=None, compression=None))
                 break
             except InvalidStatus as exc:
                 raise _handshake_error(exc) from exc
@@ -263,8 +266,7 @@ class AsyncEventStream:
         return self._state.result
 
     async def close(self) -> None:
-        if self._ws is not None:
-            await self._ws.close()
+        await self._exit.aclose()
 
     async def __aenter__(self) -> "AsyncEventStream":
         return self

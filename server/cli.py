@@ -30,6 +30,8 @@ def build_parser():
     serve.add_argument("--backend", choices=["local"], default=None, help="where sessions run (default local)")
     serve.add_argument("--log-level", default="info", choices=["critical", "error", "warning", "info", "debug"])
     serve.set_defaults(func=_serve)
+    from gradserve.client.cli_run import add_run_parser  # gradserve run FILE.py (the client's)
+    add_run_parser(sub)
     return parser
 
 

@@ -1,0 +1,66 @@
+"""``gradserve run FILE.py`` on a sample program, against the test server and embedded."""
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+SAMPLE = """\
+w = torch.zeros(3, requires_grad=True)
+for step in range(5):
+    loss = ((x @ w - y) ** 2).mean()
+    loss.backward()
+    with torch.no_grad():
+        w -= 0.1 * w.grad
+        w.grad = None
+    log(step=step + 1, total=5, loss=loss)
+print("final loss", round(loss.item(), 4))
+loss = ((x @ w - y) ** 2).mean()
+loss.backward()
+"""
+
+
+@pytest.fixture
+def sample(tmp_path):
+    x = np.random.default_rng(0).normal(size=(8, 3)).astype(np.float32)
+    np.save(tmp_path / "x.npy", x)
+    np.save(tmp_path / "y.npy", x @ np.array([1.0, -2.0, 0.5], dtype=np.float32))
+    (tmp_path / "train.py").write_text(SAMPLE)
+    return tmp_path
+
+
+def gradserve(*args, cwd):
+    command = [str(Path(sys.executable).with_name("gradserve")), "run", *args]
+    return subprocess.run(command, cwd=cwd, capture_output=True, text=True, timeout=120)
+
+
+def test_run_prints_stdout_values_and_gradients(sample, server_url):
+    out = gradserve("train.py", "--input", "x=x.npy", "--input", "y=y.npy", "-o", "w",
+                    "-o", "loss", "--url", server_url, cwd=sample)
+    assert out.returncode == 0, out.stderr
+    lines = out.stdout.splitlines()
+    assert lines[0].startswith("final loss ")
+    assert lines[1].startswith("w = [") and "float32, shape [3]" in lines[1]
+    assert lines[2].startswith("loss = ") and lines[3].startswith("w.grad = [")
+    assert "5/5" in out.stderr  # the progress bar followed log(step=..., total=...)
+
+
+def test_a_program_error_points_at_the_file_line_and_column(tmp_path, server_url):
+    (tmp_path / "bad.py").write_text("a = torch.ones(2)\nb = a + undefined\n")
+    out = gradserve("bad.py", "--url", server_url, "--no-progress", cwd=tmp_path)
+    assert out.returncode == 1
+    assert out.stderr.startswith("bad.py:2:9: NameError:")
+    assert "b = a + undefined" in out.stderr and "        ^" in out.stderr
+
+
+def test_without_a_url_an_embedded_server_runs_the_program(sample):
+    out = gradserve("train.py", "-i", "x=x.npy", "-i", "y=y.npy", "--no-progress", cwd=sample)
+    assert out.returncode == 0, out.stderr
+    assert "final loss" in out.stdout and "w.grad = " in out.stdout
+
+
+def test_bad_input_spec_is_a_usage_error(tmp_path):
+    (tmp_path / "p.py").write_text("a = 1\n")
+    out = gradserve("p.py", "--input", "nonsense", cwd=tmp_path)
+    assert out.returncode == 2 and "NAME=FILE.npy" in out.stderr
