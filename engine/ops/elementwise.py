@@ -1,8 +1,9 @@
 """Elementwise ops: arithmetic, unary maths, comparisons, casts.
 
-Each op is one line of forward and one line of derivative. Broadcasting is not
-their concern: the backward engine sums every gradient back to its input's
-shape in one place. Type promotion follows torch.result_type.
+Each op states its forward on arrays and, beside it, its derivative.
+Broadcasting is not their concern: the backward engine sums every gradient
+back to its input's shape in one place. Type promotion follows
+torch.result_type (see ``_coerce``).
 """
 import math
 
@@ -17,39 +18,54 @@ __all__ = [
     "add", "sub", "subtract", "mul", "multiply", "div", "divide", "true_divide", "floor_divide",
     "remainder", "fmod", "pow", "neg", "negative", "abs", "absolute", "exp", "exp2", "log", "log2",
     "log10", "log1p", "expm1", "sqrt", "rsqrt", "square", "sin", "cos", "tan", "asin", "acos",
-    "atan", "sinh", "cosh", "tanh", "sigmoid", "relu", "sign", "sgn", "floor", "ceil", "round",
-    "trunc", "frac", "clamp", "clip", "clamp_min", "clamp_max", "maximum", "minimum", "fmax",
-    "fmin", "where", "reciprocal", "erf", "erfc", "atan2", "lerp", "addcmul", "addcdiv",
-    "eq", "ne", "lt", "le", "gt", "ge", "greater", "greater_equal", "less", "less_equal",
-    "not_equal", "equal", "logical_and", "logical_or", "logical_xor", "logical_not",
-    "bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_not", "isnan", "isinf", "isfinite",
-    "isclose", "allclose", "nan_to_num", "signbit", "xlogy", "hypot", "logaddexp",
+    "atan", "arcsin", "arccos", "arctan", "sinh", "cosh", "tanh", "sigmoid", "relu", "sign", "sgn",
+    "floor", "ceil", "round", "trunc", "fix", "frac", "clamp", "clip", "clamp_min", "clamp_max",
+    "maximum", "minimum", "fmax", "fmin", "where", "reciprocal", "erf", "erfc", "atan2", "arctan2",
+    "lerp", "addcmul", "addcdiv", "eq", "ne", "lt", "le", "gt", "ge", "greater", "greater_equal",
+    "less", "less_equal", "not_equal", "equal", "logical_and", "logical_or", "logical_xor",
+    "logical_not", "bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_not", "isnan", "isinf",
+    "isfinite", "isclose", "allclose", "nan_to_num", "signbit", "xlogy", "hypot", "logaddexp",
 ]
 
 _ndarray = np.ndarray
-_float, _int, _bool = float, int, bool
+_float, _int = float, int
 
 
 # --------------------------------------------------------------- promotion
 def _coerce(a, b):
-    """Casts two operands (arrays or Python numbers) to their torch.result_type."""
+    """Casts two operands (arrays or Python numbers) to their torch.result_type.
+
+    The common cases (same dtype, a float array with a Python number) return
+    at once; NumPy already computes them in the dtype PyTorch would.
+    """
     ta, tb = type(a), type(b)
     if ta is tb is _ndarray and a.dtype is b.dtype:
         return a, b
-    if tb is _float and ta is _ndarray and a.dtype.kind == "f":
+    if ta is _ndarray and (tb is _float and a.dtype.kind == "f" or tb is _int and a.dtype.kind in "fiu"):
         return a, b
-    if tb is _int and ta is _ndarray and a.dtype.kind in "fiu":
+    if tb is _ndarray and (ta is _float and b.dtype.kind == "f" or ta is _int and b.dtype.kind in "fiu"):
         return a, b
-    if ta is _float and tb is _ndarray and b.dtype.kind == "f":
-        return a, b
-    if ta is _int and tb is _ndarray and b.dtype.kind in "fiu":
-        return a, b
-    want = _dt.result_type(_Meta(a), _Meta(b)).np
+    want = _result_np(a, b)
     return _cast_to(a, want), _cast_to(b, want)
 
 
+def _coerce_float(a, b):
+    """As ``_coerce``, then integer and bool results compute in the default float dtype (true division)."""
+    ta, tb = type(a), type(b)
+    if ta is tb is _ndarray and a.dtype is b.dtype and a.dtype.kind == "f":
+        return a, b
+    want = _result_np(a, b)
+    if want.kind != "f":
+        want = _dt.get_default_dtype().np
+    return _cast_to(a, want), _cast_to(b, want)
+
+
+def _result_np(*xs):
+    return _dt.result_type(*[_Meta(x) for x in xs if x is not None]).np
+
+
 class _Meta:
-    """Stands in for an operand in result_type: a tensor's dtype and rank, or the number."""
+    """Stands in for an array in result_type: its dtype and rank (Python numbers pass as they are)."""
     __slots__ = ("dtype", "ndim")
 
     def __new__(cls, x):
@@ -67,19 +83,49 @@ def _cast_to(x, np_dtype):
     return x
 
 
-def _default_float_np():
-    return _dt.get_default_dtype().np
-
-
 def _floating(x):
     """Integer and bool inputs of a float-valued op compute in the default float dtype."""
     if x.dtype.kind in "fc":
         return x
-    return x.astype(_default_float_np())
+    return x.astype(_dt.get_default_dtype().np)
 
 
 def _xp(x):
     return np if type(x) is _ndarray else get_array_module(x)
+
+
+def _xp2(a, b):
+    return _xp(a if hasattr(a, "dtype") else b)
+
+
+def _is_tensor(x):
+    """Whether a saved operand is an array/tensor (as opposed to a Python number)."""
+    return hasattr(x, "shape")
+
+
+def _wants(node, i):
+    """Whether input ``i`` of ``node`` receives a gradient (skips work for constants)."""
+    return node.next_functions[i][0] is not None
+
+
+def _integral(x):
+    return x.dtype.kind in "biu" if hasattr(x, "dtype") else isinstance(x, (_int, bool))
+
+
+def _is_bool(x):
+    return x.dtype.kind == "b" if hasattr(x, "dtype") else x is True or x is False
+
+
+def _refuse_bool(name, a, b):
+    """After promotion: PyTorch implements some ops for no bool result."""
+    if (a if hasattr(a, "dtype") else b).dtype.kind == "b":
+        raise NotImplementedError(f'"{name}" not implemented for \'Bool\'')
+
+
+def _check_int_division(a, b):
+    """Integer division by zero raises, as in PyTorch (NumPy would return 0 with a warning)."""
+    if _integral(a) and _integral(b) and bool((b == 0).any() if hasattr(b, "dtype") else b == 0):
+        raise RuntimeError("ZeroDivisionError")
 
 
 # --------------------------------------------------------------- arithmetic
@@ -100,6 +146,14 @@ class Sub(Function):
     op = "sub"
 
     def forward(self, a, b):
+        if type(a) is type(b) is _ndarray and a.dtype is b.dtype and a.dtype.kind != "b":
+            return a - b
+        if _is_bool(a) and _is_bool(b):
+            raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not supported. "
+                               "Use the `^` or `logical_xor()` operator instead.")
+        if _is_bool(a) or _is_bool(b):
+            raise RuntimeError("Subtraction, the `-` operator, with a bool tensor is not supported. "
+                               "If you are trying to invert a mask, use the `~` or `logical_not()` operator instead.")
         a, b = _coerce(a, b)
         return a - b
 
@@ -121,97 +175,125 @@ class Mul(Function):
 
 
 class Div(Function):
+    """True division: integer and bool operands divide in the default float dtype."""
     __slots__ = ()
     op = "div"
     saves = (0, 1)
 
     def forward(self, a, b):
-        a, b = _coerce(a, b)
-        out = a / b
-        if hasattr(out, "dtype") and out.dtype.kind == "f" and (
-                (hasattr(a, "dtype") and a.dtype.kind != "f") or not hasattr(a, "dtype")) and (
-                not hasattr(b, "dtype") or b.dtype.kind != "f"):
-            out = out.astype(_default_float_np())  # int / int is true division in the default dtype
-        return out
+        a, b = _coerce_float(a, b)
+        return a / b
 
     def backward(self, F, g, a, b):
-        return g / b, -g * a / (b * b)
+        return g / b, -g * a / (b * b) if _wants(self, 1) else None
 
 
-class FloorDivide(Function):
+class RoundedDiv(Function):
+    """div(a, b, rounding_mode="floor" | "trunc"): piecewise constant, so its gradient is zero."""
+    __slots__ = ()
+    op = "div"
+
+    def forward(self, a, b, mode):
+        a, b = _coerce(a, b)
+        _refuse_bool("div_floor_cpu" if mode == "floor" else "div_trunc_cpu", a, b)
+        _check_int_division(a, b)
+        if mode == "floor":
+            return a // b
+        if _integral(a) and _integral(b):
+            q = a // b  # floor; step towards zero where the exact quotient is negative and inexact
+            return q + ((q < 0) & (q * b != a))
+        return _xp2(a, b).trunc(a / b)
+
+    def backward(self, F, g):
+        return F.zeros_like(g), F.zeros_like(g)
+
+
+class FloorDivide(RoundedDiv):
+    """``a // b``: not differentiable (PyTorch has no derivative for floor_divide)."""
     __slots__ = ()
     op = "floor_divide"
     differentiable = False
 
     def forward(self, a, b):
-        a, b = _coerce(a, b)
-        if _integral(a) and _integral(b) and bool((_xp(b).asarray(b) == 0).any() if hasattr(b, "dtype") else b == 0):
-            raise RuntimeError("ZeroDivisionError")
-        return a // b
-
-
-def _integral(x):
-    return x.dtype.kind in "biu" if hasattr(x, "dtype") else isinstance(x, int)
+        return RoundedDiv.forward(self, a, b, "floor")
 
 
 class Remainder(Function):
+    """Python's ``%``: the result takes the sign of the divisor."""
     __slots__ = ()
     op = "remainder"
     saves = (0, 1)
 
     def forward(self, a, b):
         a, b = _coerce(a, b)
+        _refuse_bool("remainder_cpu", a, b)
+        _check_int_division(a, b)
         return a % b
 
     def backward(self, F, g, a, b):
-        return g, -g * F.floor(a / b) if _needs_tensor_grad(b) else None
+        return g, -g * (a // b) if _wants(self, 1) else None
 
 
 class Fmod(Function):
+    """C's fmod: the result takes the sign of the dividend."""
     __slots__ = ()
     op = "fmod"
     saves = (0, 1)
 
     def forward(self, a, b):
         a, b = _coerce(a, b)
-        return _xp(a if hasattr(a, "dtype") else b).fmod(a, b)
+        _refuse_bool("fmod_cpu", a, b)
+        _check_int_division(a, b)
+        return _xp2(a, b).fmod(a, b)
 
     def backward(self, F, g, a, b):
-        return g, -g * F.trunc(a / b) if _needs_tensor_grad(b) else None
-
-
-def _needs_tensor_grad(x):
-    return hasattr(x, "shape")
+        return g, -g * F.trunc(a / b) if _wants(self, 1) else None
 
 
 class Pow(Function):
+    """a ** b. d/da = b a**(b-1), zero where b == 0; d/db = a**b log a, zero where a == 0 and b >= 0."""
     __slots__ = ()
     op = "pow"
     saves = (0, 1, -1)
 
     def forward(self, a, b):
         a, b = _coerce(a, b)
-        if hasattr(a, "dtype") and a.dtype.kind in "iu":
-            if (isinstance(b, int) and b < 0) or (hasattr(b, "dtype") and b.dtype.kind in "iu" and (b < 0).any()):
-                raise RuntimeError("Integers to negative integer powers are not allowed.")
+        if _integral(a) and _integral(b):
+            return _int_pow(a, b)
         return a ** b
 
     def backward(self, F, g, a, b, y):
         ga = gb = None
-        if hasattr(a, "shape"):
-            if hasattr(b, "shape"):
+        if _wants(self, 0):
+            if not _is_tensor(b):
+                ga = F.zeros_like(g) if b == 0 else g * b * a ** (b - 1)
+            else:
                 ga = F.where(b == 0, 0.0, g * b * a ** (b - 1))
-            else:
-                ga = g * 0 if b == 0 else g * b * a ** (b - 1)
-        if hasattr(b, "shape"):
-            # d/db a**b = a**b log(a), taken as 0 where a == 0 and b >= 0 (PyTorch's choice)
-            if hasattr(a, "shape"):
+        if _wants(self, 1):
+            if _is_tensor(a):
                 gb = F.where((a == 0) & (b >= 0), 0.0, g * y * F.log(a))
-            elif a > 0:
-                gb = g * y * math.log(a)
+            elif a == 0:
+                gb = F.where(b >= 0, 0.0, g * y * -math.inf)
             else:
-                gb = F.where(b >= 0, 0.0, g * y * float("nan")) if a == 0 else g * y * float("nan")
+                gb = g * y * (math.log(a) if a > 0 else math.nan)
         return ga, gb
+
+
+def _int_pow(a, b):
+    if (a if hasattr(a, "dtype") else b).dtype.kind == "b":  # a bool result
+        if not (hasattr(a, "dtype") and type(b) is bool):
+            raise NotImplementedError('"pow" not implemented for \'Bool\'')
+        return a.copy() if b else _xp(a).ones_like(a)
+    if not hasattr(b, "dtype"):
+        if b < 0:
+            raise RuntimeError("Integers to negative integer powers are not allowed.")
+        return a ** b
+    if not (b < 0).any():
+        return a ** b
+    # integer powers with negative exponents truncate 1 / a**|b|: only +-1 survive
+    xp = _xp2(a, b)
+    out = a ** xp.abs(b)
+    return xp.where(b < 0, xp.where(xp.abs(a) == 1, out, 0), out)
 
 
 class Neg(Function):
@@ -229,40 +311,58 @@ class Neg(Function):
 
 
 # --------------------------------------------------------------- unary maths
-def _unary(op, forward, grad, saves="x", differentiable=True, floating=True):
+def _unary(op, forward, grad, saves="x", floating=True):
     """Defines a one-input op from its forward on arrays and its derivative rule.
 
-    ``grad(F, g, x, y)`` receives what ``saves`` names: "x" the input, "y" the
-    output, "xy" both; the names are passed in that order.
+    ``forward(xp, x)`` computes on an array of module ``xp``; ``grad(F, g, *saved)``
+    receives what ``saves`` names: "x" the input, "y" the output, "" nothing.
+    ``floating`` ops compute integer inputs in the default float dtype.
     """
-    save_idx = {"x": (0,), "y": (-1,), "xy": (0, -1), "": ()}[saves]
+    save_idx = {"x": (0,), "y": (-1,), "": ()}[saves]
 
-    def fwd(self, x):
-        if floating:
-            x = _floating(x)
-        return forward(_xp(x), x)
+    if floating:
+        def fwd(self, x):
+            if x.dtype.kind != "f":
+                x = x.astype(_dt.get_default_dtype().np)
+            return forward(np if type(x) is _ndarray else get_array_module(x), x)
+    else:
+        def fwd(self, x):
+            return forward(np if type(x) is _ndarray else get_array_module(x), x)
 
     def bwd(self, F, g, *saved):
         return (grad(F, g, *saved),)
 
     name = "".join(part.capitalize() for part in op.split("_"))
     return type(name, (Function,), {"__slots__": (), "op": op, "saves": save_idx,
-                                    "differentiable": differentiable,
                                     "forward": fwd, "backward": bwd})
 
 
-_SQRT_PI_2 = 2.0 / math.sqrt(math.pi)
+_TWO_OVER_SQRT_PI = 2.0 / math.sqrt(math.pi)
+_LN2, _LN10 = math.log(2.0), math.log(10.0)
 
+
+def _zero_grad(F, g):
+    # piecewise-constant ops: the gradient is zero everywhere, as in PyTorch
+    return F.zeros_like(g)
+
+
+def _integer_identity(fn):
+    """Rounding ops leave integer tensors as they are (a copy)."""
+    return lambda xp, x: fn(xp, x) if x.dtype.kind == "f" else x.copy()
+
+
+#      class          op             forward                                derivative                                saves
 Exp = _unary("exp", lambda xp, x: xp.exp(x), lambda F, g, y: g * y, "y")
-Exp2 = _unary("exp2", lambda xp, x: xp.exp2(x), lambda F, g, y: g * y * math.log(2.0), "y")
+Exp2 = _unary("exp2", lambda xp, x: xp.exp2(x), lambda F, g, y: g * y * _LN2, "y")
 Expm1 = _unary("expm1", lambda xp, x: xp.expm1(x), lambda F, g, y: g * (y + 1), "y")
 Log = _unary("log", lambda xp, x: xp.log(x), lambda F, g, x: g / x)
-Log2 = _unary("log2", lambda xp, x: xp.log2(x), lambda F, g, x: g / (x * math.log(2.0)))
-Log10 = _unary("log10", lambda xp, x: xp.log10(x), lambda F, g, x: g / (x * math.log(10.0)))
+Log2 = _unary("log2", lambda xp, x: xp.log2(x), lambda F, g, x: g / (x * _LN2))
+Log10 = _unary("log10", lambda xp, x: xp.log10(x), lambda F, g, x: g / (x * _LN10))
 Log1p = _unary("log1p", lambda xp, x: xp.log1p(x), lambda F, g, x: g / (x + 1))
 Sqrt = _unary("sqrt", lambda xp, x: xp.sqrt(x), lambda F, g, y: g / (2 * y), "y")
 Rsqrt = _unary("rsqrt", lambda xp, x: 1 / xp.sqrt(x), lambda F, g, y: -0.5 * g * y * y * y, "y")
 Square = _unary("square", lambda xp, x: x * x, lambda F, g, x: 2 * g * x, floating=False)
+Reciprocal = _unary("reciprocal", lambda xp, x: 1 / x, lambda F, g, y: -g * y * y, "y")
 Sin = _unary("sin", lambda xp, x: xp.sin(x), lambda F, g, x: g * F.cos(x))
 Cos = _unary("cos", lambda xp, x: xp.cos(x), lambda F, g, x: -g * F.sin(x))
 Tan = _unary("tan", lambda xp, x: xp.tan(x), lambda F, g, y: g * (1 + y * y), "y")
@@ -272,54 +372,110 @@ Atan = _unary("atan", lambda xp, x: xp.arctan(x), lambda F, g, x: g / (1 + x * x
 Sinh = _unary("sinh", lambda xp, x: xp.sinh(x), lambda F, g, x: g * F.cosh(x))
 Cosh = _unary("cosh", lambda xp, x: xp.cosh(x), lambda F, g, x: g * F.sinh(x))
 Tanh = _unary("tanh", lambda xp, x: xp.tanh(x), lambda F, g, y: g * (1 - y * y), "y")
-Sigmoid = _unary("sigmoid", lambda xp, x: _sigmoid(xp, x), lambda F, g, y: g * y * (1 - y), "y")
+# tanh form of the logistic: no overflow for large |x| and exactly 0.5 at 0
+Sigmoid = _unary("sigmoid", lambda xp, x: 0.5 * (xp.tanh(0.5 * x) + 1.0), lambda F, g, y: g * y * (1 - y), "y")
+Erf = _unary("erf", lambda xp, x: _erf(xp, x), lambda F, g, x: g * _TWO_OVER_SQRT_PI * F.exp(-x * x))
+Erfc = _unary("erfc", lambda xp, x: _erf(xp, x, complement=True),
+              lambda F, g, x: -g * _TWO_OVER_SQRT_PI * F.exp(-x * x))
+# relu'(0) = 0 and abs'(0) = 0, PyTorch's choices
 Relu = _unary("relu", lambda xp, x: xp.maximum(x, 0), lambda F, g, y: g * (y > 0), "y", floating=False)
 Abs = _unary("abs", lambda xp, x: xp.abs(x), lambda F, g, x: g * F.sign(x), floating=False)
-Reciprocal = _unary("reciprocal", lambda xp, x: 1 / x, lambda F, g, y: -g * y * y, "y")
-Erf = _unary("erf", lambda xp, x: _erf(xp, x), lambda F, g, x: g * _SQRT_PI_2 * F.exp(-x * x))
-Erfc = _unary("erfc", lambda xp, x: 1 - _erf(xp, x), lambda F, g, x: -g * _SQRT_PI_2 * F.exp(-x * x))
-Frac = _unary("frac", lambda xp, x: x - xp.trunc(x), lambda F, g, x: g, "", floating=False)
-# piecewise-constant: gradient zero everywhere, as in PyTorch
-Sign = _unary("sign", lambda xp, x: xp.sign(x), lambda F, g: g * 0, "", floating=False)
-Floor = _unary("floor", lambda xp, x: xp.floor(x) if x.dtype.kind == "f" else x.copy(), lambda F, g: g * 0, "", floating=False)
-Ceil = _unary("ceil", lambda xp, x: xp.ceil(x) if x.dtype.kind == "f" else x.copy(), lambda F, g: g * 0, "", floating=False)
-Trunc = _unary("trunc", lambda xp, x: xp.trunc(x) if x.dtype.kind == "f" else x.copy(), lambda F, g: g * 0, "", floating=False)
-Round = _unary("round", lambda xp, x: xp.round(x) if x.dtype.kind == "f" else x.copy(), lambda F, g: g * 0, "", floating=False)
+Frac = _unary("frac", lambda xp, x: x - xp.trunc(x), lambda F, g: g, "")
+Sign = _unary("sign", lambda xp, x: xp.sign(x), _zero_grad, "", floating=False)
+Floor = _unary("floor", _integer_identity(lambda xp, x: xp.floor(x)), _zero_grad, "", floating=False)
+Ceil = _unary("ceil", _integer_identity(lambda xp, x: xp.ceil(x)), _zero_grad, "", floating=False)
+Trunc = _unary("trunc", _integer_identity(lambda xp, x: xp.trunc(x)), _zero_grad, "", floating=False)
+Round = _unary("round", _integer_identity(lambda xp, x: xp.round(x)), _zero_grad, "", floating=False)
 
 
-def _sigmoid(xp, x):
-    # tanh form: no overflow warning for large |x| and exact at 0
-    return 0.5 * (xp.tanh(0.5 * x) + 1.0)
+# erf: W. J. Cody's rational Chebyshev approximations (CALERF, Math. Comp. 1969),
+# vectorised; accurate to a few ulps in float64 over the whole line.
+_ERF_A = (3.16112374387056560e00, 1.13864154151050156e02, 3.77485237685302021e02,
+          3.20937758913846947e03, 1.85777706184603153e-1)
+_ERF_B = (2.36012909523441209e01, 2.44024637934444173e02, 1.28261652607737228e03,
+          2.84423683343917062e03)
+_ERF_C = (5.64188496988670089e-1, 8.88314979438837594e00, 6.61191906371416295e01,
+          2.98635138197400131e02, 8.81952221241769090e02, 1.71204761263407058e03,
+          2.05107837782607147e03, 1.23033935479799725e03, 2.15311535474403846e-8)
+_ERF_D = (1.57449261107098347e01, 1.17693950891312499e02, 5.37181101862009858e02,
+          1.62138957456669019e03, 3.29079923573345963e03, 4.36261909014324716e03,
+          3.43936767414372164e03, 1.23033935480374942e03)
+_ERF_P = (3.05326634961232344e-1, 3.60344899949804439e-1, 1.25781726111229246e-1,
+          1.60837851487422766e-2, 6.58749161529837803e-4, 1.63153871373020978e-2)
+_ERF_Q = (2.56852019228982242e00, 1.87295284992346725e00, 5.27905102951428412e-1,
+          6.05183413124413191e-2, 2.33520497626869185e-3)
+_INV_SQRT_PI = 5.6418958354775628695e-1
 
 
-def _erf(xp, x):
+def _erf(xp, x, complement=False):
     if xp is not np:
         import cupyx.scipy.special
-        return cupyx.scipy.special.erf(x)
-    return _erf_numpy(x)
+        return (cupyx.scipy.special.erfc if complement else cupyx.scipy.special.erf)(x)
+    return erf_numpy(x, complement).astype(x.dtype, copy=False)
 
 
-_erf_vectorized = np.frompyfunc(math.erf, 1, 1)
+def erf_numpy(x, complement=False):
+    """erf(x), or erfc(x) with ``complement``, of a NumPy array, in float64."""
+    x = np.asarray(x, dtype=np.float64)
+    y = np.abs(x)
+    out = np.full(x.shape, np.nan)   # NaN stays NaN: it falls in no branch below
 
+    # |x| <= 0.46875: erf(x) = x R(x^2)
+    m = y <= 0.46875
+    if m.any():
+        ys = y[m]
+        z = ys * ys
+        num, den = _ERF_A[4] * z, z
+        for i in range(3):
+            num, den = (num + _ERF_A[i]) * z, (den + _ERF_B[i]) * z
+        e = x[m] * (num + _ERF_A[3]) / (den + _ERF_B[3])
+        out[m] = 1.0 - e if complement else e
 
-def _erf_numpy(x):
-    return _erf_vectorized(x).astype(x.dtype)
+    # |x| > 0.46875: erfc(|x|) = exp(-x^2) R(|x|), exp(-x^2) split to keep its precision
+    m = y > 0.46875
+    if m.any():
+        ys = y[m]
+        c = np.empty_like(ys)
+        mid = ys <= 4.0
+        t = ys[mid]
+        num, den = _ERF_C[8] * t, t
+        for i in range(7):
+            num, den = (num + _ERF_C[i]) * t, (den + _ERF_D[i]) * t
+        c[mid] = (num + _ERF_C[7]) / (den + _ERF_D[7])
+        t = ys[~mid]
+        with np.errstate(over="ignore"):
+            z = 1.0 / (t * t)
+        num, den = _ERF_P[5] * z, z
+        for i in range(4):
+            num, den = (num + _ERF_P[i]) * z, (den + _ERF_Q[i]) * z
+        c[~mid] = (_INV_SQRT_PI - z * (num + _ERF_P[4]) / (den + _ERF_Q[4])) / t
+        head = np.trunc(ys * 16.0) / 16.0
+        with np.errstate(over="ignore", invalid="ignore"):
+            c = np.exp(-head * head) * np.exp(-(ys - head) * (ys + head)) * c
+        c[ys > 27.3] = 0.0  # erfc is below the smallest subnormal (and inf - inf is NaN above)
+        negative = x[m] < 0
+        if complement:
+            out[m] = np.where(negative, 2.0 - c, c)
+        else:
+            e = (0.5 - c) + 0.5
+            out[m] = np.where(negative, -e, e)
+    return out
 
 
 # --------------------------------------------------------------- two-input maths
 class Maximum(Function):
+    """Ties split the gradient 0.5/0.5; where a NaN decides, both inputs get it (PyTorch's rule)."""
     __slots__ = ()
     op = "maximum"
     saves = (0, 1)
 
     def forward(self, a, b):
         a, b = _coerce(a, b)
-        return _xp(a).maximum(a, b)
+        return _xp2(a, b).maximum(a, b)
 
     def backward(self, F, g, a, b):
-        # ties split the gradient evenly, as PyTorch does
-        wa = (a > b) + (a == b) * 0.5
-        return g * wa, g * (1 - wa)
+        shared = F.where(a == b, g / 2, g)
+        return F.where(a < b, 0.0, shared), F.where(a > b, 0.0, shared)
 
 
 class Minimum(Function):
@@ -329,11 +485,40 @@ class Minimum(Function):
 
     def forward(self, a, b):
         a, b = _coerce(a, b)
-        return _xp(a).minimum(a, b)
+        return _xp2(a, b).minimum(a, b)
 
     def backward(self, F, g, a, b):
-        wa = (a < b) + (a == b) * 0.5
-        return g * wa, g * (1 - wa)
+        shared = F.where(a == b, g / 2, g)
+        return F.where(a > b, 0.0, shared), F.where(a < b, 0.0, shared)
+
+
+class Fmax(Function):
+    """maximum that ignores NaN: the gradient goes to the operand that was picked."""
+    __slots__ = ()
+    op = "fmax"
+    saves = (0, 1)
+
+    def forward(self, a, b):
+        a, b = _coerce(a, b)
+        return _xp2(a, b).fmax(a, b)
+
+    def backward(self, F, g, a, b):
+        first = (a >= b) | (b != b)
+        return F.where(first, g, 0.0), F.where(first, 0.0, g)
+
+
+class Fmin(Function):
+    __slots__ = ()
+    op = "fmin"
+    saves = (0, 1)
+
+    def forward(self, a, b):
+        a, b = _coerce(a, b)
+        return _xp2(a, b).fmin(a, b)
+
+    def backward(self, F, g, a, b):
+        first = (a <= b) | (b != b)
+        return F.where(first, g, 0.0), F.where(first, 0.0, g)
 
 
 class Atan2(Function):
@@ -342,8 +527,8 @@ class Atan2(Function):
     saves = (0, 1)
 
     def forward(self, a, b):
-        a, b = _coerce(_floating(a), _floating(b))
-        return _xp(a).arctan2(a, b)
+        a, b = _coerce_float(a, b)
+        return _xp2(a, b).arctan2(a, b)
 
     def backward(self, F, g, a, b):
         d = a * a + b * b
@@ -351,40 +536,33 @@ class Atan2(Function):
 
 
 class Clamp(Function):
-    """clamp(x, min, max): the gradient passes where min <= x <= max, bounds included."""
+    """minimum(maximum(x, min), max). x's gradient passes where min <= x <= max, bounds included;
+    a tensor bound gets it where it decided the result (PyTorch's clamp_backward_min_max)."""
     __slots__ = ()
     op = "clamp"
     saves = (0, 1, 2)
 
     def forward(self, x, lo, hi):
+        want = _result_np(x, lo, hi)
+        if want.kind == "b" and (lo is True or lo is False or hi is True or hi is False):
+            raise NotImplementedError('"clamp_scalar_cpu" not implemented for \'Bool\'')
+        x, lo, hi = _cast_to(x, want), _cast_to(lo, want), _cast_to(hi, want)
         xp = _xp(x)
         if lo is not None:
-            x, lo = _coerce(x, lo)
+            x = xp.maximum(x, lo)
         if hi is not None:
-            x, hi = _coerce(x, hi)
-            if lo is not None:
-                lo, _ = _coerce(lo, x)
-        if lo is not None and hi is not None:
-            return xp.minimum(xp.maximum(x, lo), hi)
-        if lo is not None:
-            return xp.maximum(x, lo)
-        return xp.minimum(x, hi)
+            x = xp.minimum(x, hi)
+        return x
 
     def backward(self, F, g, x, lo, hi):
-        keep = None
-        glo = ghi = None
-        if lo is not None:
-            keep = x >= lo
-            if hasattr(lo, "shape"):
-                glo = g * (x < lo)
-        if hi is not None:
-            below = x <= hi
-            keep = below if keep is None else keep & below
-            if hasattr(hi, "shape"):
-                ghi = g * (x > hi) * (x >= lo if lo is not None else 1)
-        if glo is not None and hi is not None:
-            glo = glo * (x <= hi if not hasattr(hi, "shape") else lo <= hi)
-        return g * keep, glo, ghi
+        if lo is None:
+            return F.where(x <= hi, g, 0.0), None, F.where(x > hi, g, 0.0) if _is_tensor(hi) else None
+        if hi is None:
+            return F.where(x >= lo, g, 0.0), F.where(x < lo, g, 0.0) if _is_tensor(lo) else None, None
+        gx = F.where((x >= lo) & (x <= hi), g, 0.0)
+        glo = F.where((x < lo) & (lo < hi), g, 0.0) if _is_tensor(lo) and _wants(self, 1) else None
+        ghi = F.where((x > hi) | (hi < lo), g, 0.0) if _is_tensor(hi) and _wants(self, 2) else None
+        return gx, glo, ghi
 
 
 class Where(Function):
@@ -393,24 +571,39 @@ class Where(Function):
     saves = (0,)
 
     def forward(self, cond, a, b):
-        a, b = _coerce(a, b)
-        return _xp(cond).where(cond, a, b)
+        want = _result_np(a, b)
+        return _xp(cond).where(cond, _cast_to(a, want), _cast_to(b, want)).astype(want, copy=False)
 
     def backward(self, F, g, cond):
         return None, F.where(cond, g, 0.0), F.where(cond, 0.0, g)
 
 
 class Lerp(Function):
+    """input + weight * (end - input)."""
     __slots__ = ()
     op = "lerp"
     saves = (0, 1, 2)
 
     def forward(self, a, b, w):
+        a, b = _coerce(a, b)
         return a + w * (b - a)
 
     def backward(self, F, g, a, b, w):
-        gw = g * (b - a) if hasattr(w, "shape") else None
-        return g * (1 - w), g * w, gw
+        return g * (1 - w), g * w, g * (b - a) if _is_tensor(w) else None
+
+
+class Fill(Function):
+    """fill_(value): every element becomes value; a 0-d tensor value gets the summed gradient."""
+    __slots__ = ()
+    op = "fill"
+
+    def forward(self, x, value):
+        out = _xp(x).empty_like(x)
+        out[...] = value
+        return out
+
+    def backward(self, F, g):
+        return F.zeros_like(g), g
 
 
 # --------------------------------------------------------------- not differentiable
@@ -428,6 +621,15 @@ def _cmp(fn):
     return forward
 
 
+def _bitwise(fn):
+    def forward(xp, a, b):
+        a, b = _coerce(a, b)
+        if _result_np(a, b).kind == "f":
+            raise RuntimeError('"bitwise_cpu" not implemented for \'Float\'')
+        return fn(a, b)
+    return forward
+
+
 Eq = _nondiff("eq", _cmp(lambda a, b: a == b))
 Ne = _nondiff("ne", _cmp(lambda a, b: a != b))
 Lt = _nondiff("lt", _cmp(lambda a, b: a < b))
@@ -438,21 +640,14 @@ LogicalAnd = _nondiff("logical_and", lambda xp, a, b: xp.logical_and(a, b))
 LogicalOr = _nondiff("logical_or", lambda xp, a, b: xp.logical_or(a, b))
 LogicalXor = _nondiff("logical_xor", lambda xp, a, b: xp.logical_xor(a, b))
 LogicalNot = _nondiff("logical_not", lambda xp, a: xp.logical_not(a))
-BitwiseAnd = _nondiff("bitwise_and", _cmp(lambda a, b: _bitwise_check(a, b) & b))
-BitwiseOr = _nondiff("bitwise_or", _cmp(lambda a, b: _bitwise_check(a, b) | b))
-BitwiseXor = _nondiff("bitwise_xor", _cmp(lambda a, b: _bitwise_check(a, b) ^ b))
-BitwiseNot = _nondiff("bitwise_not", lambda xp, a: ~_bitwise_check(a, a))
+BitwiseAnd = _nondiff("bitwise_and", _bitwise(lambda a, b: a & b))
+BitwiseOr = _nondiff("bitwise_or", _bitwise(lambda a, b: a | b))
+BitwiseXor = _nondiff("bitwise_xor", _bitwise(lambda a, b: a ^ b))
+BitwiseNot = _nondiff("bitwise_not", lambda xp, a: _bitwise(lambda a, b: ~a)(xp, a, a))
 Isnan = _nondiff("isnan", lambda xp, a: xp.isnan(a))
 Isinf = _nondiff("isinf", lambda xp, a: xp.isinf(a))
 Isfinite = _nondiff("isfinite", lambda xp, a: xp.isfinite(a))
 Signbit = _nondiff("signbit", lambda xp, a: xp.signbit(a))
-
-
-def _bitwise_check(a, b):
-    for x in (a, b):
-        if hasattr(x, "dtype") and x.dtype.kind == "f":
-            raise RuntimeError('"bitwise_cpu" not implemented for \'Float\'')
-    return a
 
 
 class Cast(Function):
@@ -493,14 +688,14 @@ class ToDevice(Function):
 def add(input, other, *, alpha=1, out=None):
     """Adds other, scaled by alpha, to input."""
     if alpha != 1:
-        other = mul(other, alpha) if isinstance(other, Tensor) else other * alpha
+        other = Mul.apply(other, alpha)
     return Add.apply(input, other)
 
 
 def sub(input, other, *, alpha=1, out=None):
     """Subtracts other, scaled by alpha, from input."""
     if alpha != 1:
-        other = mul(other, alpha) if isinstance(other, Tensor) else other * alpha
+        other = Mul.apply(other, alpha)
     return Sub.apply(input, other)
 
 
@@ -513,16 +708,10 @@ def div(input, other, *, rounding_mode=None, out=None):
     """Divides each element of input by the corresponding element of other."""
     if rounding_mode is None:
         return Div.apply(input, other)
-    if rounding_mode == "floor":
-        return FloorDivide.apply(input, other)
-    if rounding_mode == "trunc":
-        return trunc(Div.apply(input, other)).to(result_dtype(input, other)) if _is_int(input, other) \
-            else trunc(Div.apply(input, other))
-    raise RuntimeError(f"div expected rounding_mode to be one of None, 'trunc', or 'floor' but found '{rounding_mode}'")
-
-
-def _is_int(*xs):
-    return _dt.result_type(*xs).category < 2
+    if rounding_mode not in ("floor", "trunc"):
+        raise RuntimeError(f"div expected rounding_mode to be one of None, 'trunc', or 'floor' but found "
+                           f"'{rounding_mode}'")
+    return RoundedDiv.apply(input, other, mode=rounding_mode)
 
 
 def result_dtype(*xs):
@@ -530,14 +719,17 @@ def result_dtype(*xs):
 
 
 def floor_divide(input, other, *, out=None):
+    """Computes input divided by other, elementwise, and floors the result."""
     return FloorDivide.apply(input, other)
 
 
 def remainder(input, other, *, out=None):
+    """Computes Python's modulus operation entrywise (the sign of the divisor)."""
     return Remainder.apply(input, other)
 
 
 def fmod(input, other, *, out=None):
+    """Applies C++'s std::fmod entrywise (the sign of the dividend)."""
     return Fmod.apply(input, other)
 
 
@@ -549,18 +741,32 @@ def pow(input, exponent, *, out=None):
 
 
 def neg(input, *, out=None):
+    """Returns a new tensor with the negative of the elements of input."""
     return Neg.apply(input)
 
 
 def maximum(input, other, *, out=None):
+    """Computes the element-wise maximum of input and other."""
     return Maximum.apply(input, other)
 
 
 def minimum(input, other, *, out=None):
+    """Computes the element-wise minimum of input and other."""
     return Minimum.apply(input, other)
 
 
+def fmax(input, other, *, out=None):
+    """Element-wise maximum that prefers the number where one operand is NaN."""
+    return Fmax.apply(input, other)
+
+
+def fmin(input, other, *, out=None):
+    """Element-wise minimum that prefers the number where one operand is NaN."""
+    return Fmin.apply(input, other)
+
+
 def atan2(input, other, *, out=None):
+    """Element-wise arctangent of input / other, with the quadrant."""
     return Atan2.apply(input, other)
 
 
@@ -591,18 +797,22 @@ def where(condition, input=None, other=None):
 
 
 def lerp(input, end, weight):
+    """input + weight * (end - input)."""
     return Lerp.apply(input, end, weight)
 
 
 def addcmul(input, tensor1, tensor2, *, value=1):
-    return add(input, mul(mul(tensor1, tensor2), value))
+    """input + value * tensor1 * tensor2."""
+    return add(input, Mul.apply(tensor1, tensor2), alpha=value)
 
 
 def addcdiv(input, tensor1, tensor2, *, value=1):
-    return add(input, mul(div(tensor1, tensor2), value))
+    """input + value * tensor1 / tensor2."""
+    return add(input, Div.apply(tensor1, tensor2), alpha=value)
 
 
 def xlogy(input, other):
+    """input * log(other), and 0 where input is 0."""
     return where(input == 0, 0.0, mul(input, log(other)))
 
 
@@ -611,13 +821,16 @@ def hypot(input, other):
 
 
 def logaddexp(input, other):
+    """log(exp(input) + exp(other)), computed without overflow."""
     m = maximum(input, other).detach()
     return add(m, log(add(exp(sub(input, m)), exp(sub(other, m)))))
 
 
 def _unary_fn(cls, doc):
+    apply = cls.apply
+
     def fn(input, *, out=None):
-        return cls.apply(input)
+        return apply(input)
     fn.__name__ = cls.op
     fn.__doc__ = doc
     return fn
@@ -664,8 +877,10 @@ def round(input, *, decimals=0, out=None):
 
 
 def _binary_fn(cls):
+    apply = cls.apply
+
     def fn(input, other, *, out=None):
-        return cls.apply(input, other)
+        return apply(input, other)
     fn.__name__ = cls.op
     return fn
 
@@ -687,15 +902,18 @@ def equal(input, other):
 
 
 def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
+    """Whether each element of input is close to the corresponding element of other."""
     a, b = _coerce(input._data, other._data if isinstance(other, Tensor) else other)
     return Tensor._make(_xp(a).isclose(a, b, rtol=rtol, atol=atol, equal_nan=equal_nan), False, None)
 
 
 def allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
+    """Whether all elements of input and other are close."""
     return bool(isclose(input, other, rtol, atol, equal_nan)._data.all())
 
 
 def nan_to_num(input, nan=0.0, posinf=None, neginf=None):
+    """Replaces NaN, positive infinity and negative infinity with the given numbers."""
     x = input
     x = where(isnan(x), nan, x)
     big = float(np.finfo(x._data.dtype).max) if x._data.dtype.kind == "f" else 0
@@ -704,17 +922,39 @@ def nan_to_num(input, nan=0.0, posinf=None, neginf=None):
 
 
 subtract, multiply, divide, true_divide, negative, absolute = sub, mul, div, div, neg, abs
-clip, sgn, fmax, fmin = clamp, sign, maximum, minimum
+arcsin, arccos, arctan, arctan2, fix = asin, acos, atan, atan2, trunc
+clip, sgn = clamp, sign
 greater, greater_equal, less, less_equal, not_equal = gt, ge, lt, le, ne
 
 
 # --------------------------------------------------------------- Tensor methods and operators
+# The operators call Function.apply directly: they are the hot path of every program.
+def _add(self, other):
+    return Add.apply(self, other)
+
+
+def _sub(self, other):
+    return Sub.apply(self, other)
+
+
 def _rsub(self, other):
     return Sub.apply(other, self)
 
 
+def _mul(self, other):
+    return Mul.apply(self, other)
+
+
+def _truediv(self, other):
+    return Div.apply(self, other)
+
+
 def _rtruediv(self, other):
     return Div.apply(other, self)
+
+
+def _pow(self, other):
+    return Pow.apply(self, other)
 
 
 def _rpow(self, other):
@@ -733,39 +973,39 @@ def _invert(self):
     return LogicalNot.apply(self) if self._data.dtype == np.bool_ else BitwiseNot.apply(self)
 
 
-def _and(self, other):
-    return BitwiseAnd.apply(self, other)
+def _eq(self, other):
+    if other is None or isinstance(other, str):
+        return False  # PyTorch compares a tensor with None as unequal, not elementwise
+    return Eq.apply(self, other)
 
 
-def _or(self, other):
-    return BitwiseOr.apply(self, other)
-
-
-def _xor(self, other):
-    return BitwiseXor.apply(self, other)
+def _ne(self, other):
+    if other is None or isinstance(other, str):
+        return True
+    return Ne.apply(self, other)
 
 
 _OPERATORS = {
-    "__add__": add, "__radd__": add, "__sub__": sub, "__rsub__": _rsub,
-    "__mul__": mul, "__rmul__": mul, "__truediv__": div, "__rtruediv__": _rtruediv,
+    "__add__": _add, "__radd__": _add, "__sub__": _sub, "__rsub__": _rsub,
+    "__mul__": _mul, "__rmul__": _mul, "__truediv__": _truediv, "__rtruediv__": _rtruediv,
     "__floordiv__": floor_divide, "__rfloordiv__": _rfloordiv, "__mod__": remainder,
-    "__rmod__": _rmod, "__pow__": pow, "__rpow__": _rpow, "__neg__": neg, "__pos__": lambda self: self,
-    "__abs__": abs, "__eq__": eq, "__ne__": ne, "__lt__": lt, "__le__": le, "__gt__": gt,
-    "__ge__": ge, "__invert__": _invert, "__and__": _and, "__rand__": _and, "__or__": _or,
-    "__ror__": _or, "__xor__": _xor, "__rxor__": _xor,
+    "__rmod__": _rmod, "__pow__": _pow, "__rpow__": _rpow, "__neg__": neg, "__pos__": lambda self: self,
+    "__abs__": abs, "__eq__": _eq, "__ne__": _ne, "__lt__": lt, "__le__": le, "__gt__": gt,
+    "__ge__": ge, "__invert__": _invert, "__and__": bitwise_and, "__rand__": bitwise_and,
+    "__or__": bitwise_or, "__ror__": bitwise_or, "__xor__": bitwise_xor, "__rxor__": bitwise_xor,
 }
 
 _METHODS = [
     "add", "sub", "subtract", "mul", "multiply", "div", "divide", "true_divide", "floor_divide",
     "remainder", "fmod", "pow", "neg", "negative", "abs", "absolute", "exp", "exp2", "log", "log2",
     "log10", "log1p", "expm1", "sqrt", "rsqrt", "square", "sin", "cos", "tan", "asin", "acos",
-    "atan", "sinh", "cosh", "tanh", "sigmoid", "relu", "sign", "sgn", "floor", "ceil", "round",
-    "trunc", "frac", "clamp", "clip", "clamp_min", "clamp_max", "maximum", "minimum", "fmax", "fmin",
-    "reciprocal", "erf", "erfc", "atan2", "lerp", "addcmul", "addcdiv", "eq", "ne", "lt", "le", "gt",
-    "ge", "greater", "greater_equal", "less", "less_equal", "not_equal", "equal", "logical_and",
-    "logical_or", "logical_xor", "logical_not", "bitwise_and", "bitwise_or", "bitwise_xor",
-    "bitwise_not", "isnan", "isinf", "isfinite", "isclose", "allclose", "nan_to_num", "signbit",
-    "xlogy", "hypot", "logaddexp",
+    "atan", "arcsin", "arccos", "arctan", "sinh", "cosh", "tanh", "sigmoid", "relu", "sign", "sgn",
+    "floor", "ceil", "round", "trunc", "fix", "frac", "clamp", "clip", "clamp_min", "clamp_max",
+    "maximum", "minimum", "fmax", "fmin", "reciprocal", "erf", "erfc", "atan2", "arctan2", "lerp",
+    "addcmul", "addcdiv", "eq", "ne", "lt", "le", "gt", "ge", "greater", "greater_equal", "less",
+    "less_equal", "not_equal", "equal", "logical_and", "logical_or", "logical_xor", "logical_not",
+    "bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_not", "isnan", "isinf", "isfinite",
+    "isclose", "allclose", "nan_to_num", "signbit", "xlogy", "hypot", "logaddexp",
 ]
 
 # in-place variants: name_ runs the out-of-place op and writes the result back
@@ -773,9 +1013,10 @@ _INPLACE = [
     "add", "sub", "mul", "div", "pow", "neg", "abs", "exp", "log", "log1p", "expm1", "sqrt",
     "rsqrt", "sin", "cos", "tan", "tanh", "sigmoid", "relu", "sign", "floor", "ceil", "round",
     "trunc", "clamp", "clip", "clamp_min", "clamp_max", "reciprocal", "remainder", "fmod",
-    "square", "lerp", "addcmul", "addcdiv", "floor_divide", "erf", "exp2", "frac", "nan_to_num",
-    "log2", "log10", "atan", "asin", "acos", "sinh", "cosh", "logical_not", "negative", "subtract",
-    "multiply", "divide", "true_divide", "maximum", "minimum", "atan2", "hypot", "xlogy",
+    "square", "lerp", "addcmul", "addcdiv", "floor_divide", "erf", "erfc", "exp2", "frac",
+    "nan_to_num", "log2", "log10", "atan", "asin", "acos", "sinh", "cosh", "logical_not",
+    "negative", "subtract", "multiply", "divide", "true_divide", "maximum", "minimum", "atan2",
+    "hypot", "xlogy", "absolute", "sgn", "fix", "arcsin", "arccos", "arctan", "arctan2",
 ]
 
 
@@ -790,6 +1031,23 @@ def _make_inplace(fn):
     return method
 
 
+def _fill(input, value):
+    return Fill.apply(input, value)
+
+
+def fill_(self, value):
+    """Fills self with value (a number or a 0-d tensor)."""
+    if isinstance(value, Tensor) and value._data.ndim:
+        raise RuntimeError(f"fill_ only supports 0-dimension value tensor but got tensor with "
+                           f"{value._data.ndim} dimensions.")
+    return self._inplace(_fill, value)
+
+
+def zero_(self):
+    """Fills self with zeros."""
+    return self._inplace(_fill, 0)
+
+
 def _register():
     g = globals()
     for name, fn in _OPERATORS.items():
@@ -799,6 +1057,8 @@ def _register():
     for name in _INPLACE:
         setattr(Tensor, name + "_", _make_inplace(g[name]))
     Tensor.where = _where_method
+    Tensor.fill_ = fill_
+    Tensor.zero_ = zero_
     Tensor.__iadd__ = Tensor.add_
     Tensor.__isub__ = Tensor.sub_
     Tensor.__imul__ = Tensor.mul_

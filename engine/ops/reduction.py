@@ -1,86 +1,713 @@
-"""Reductions: sum, mean, prod, max/min, var/std, logsumexp, norm, cumsum, all/any."""
+"""Reductions: sum, mean, prod, max/min, var/std, logsumexp, norm, cumulative ops,
+sort and selection.
+
+A reduction remembers its input's shape and the axes it reduced; backward first
+restores those axes as size-1 dims (torch's restore_reduced_dims) so the
+gradient broadcasts against the input again. Ops that pick elements
+(max/min over a dim, sort, topk, median) are one selection op, ``TakeAlong``,
+whose adjoint places the gradient back at the picked indices.
+"""
+import builtins
+import collections
+import math
+
 import numpy as np
 
 from .. import dtypes as _dt
+from ..autograd import array_ops as _arrays
 from ..autograd.function import Function
 from ..device import get_array_module
 from ..tensor import Tensor, _wrap_dim
+from .elementwise import maximum, minimum
 
-__all__ = ["sum", "mean"]
+__all__ = ["sum", "mean", "prod", "max", "min", "amax", "amin", "argmax", "argmin", "var", "std",
+           "var_mean", "std_mean", "logsumexp", "norm", "cumsum", "cumprod", "all", "any",
+           "count_nonzero", "sort", "argsort", "topk", "median", "return_types"]
+
+_int64 = np.int64
 
 
 def _xp(x):
     return np if type(x) is np.ndarray else get_array_module(x)
 
 
+def _array(out):
+    return np.asarray(out) if isinstance(out, np.generic) else out
+
+
 def _dims(dim, ndim):
-    """Normalises dim (None, int, or tuple) to a sorted tuple of axes, or None for all."""
+    """Normalises dim (None, int, or tuple) to a sorted tuple of axes, or None for all of them."""
     if dim is None:
         return None
     if isinstance(dim, (list, tuple)):
-        if len(dim) == 0:
-            return None
-        return tuple(sorted(_wrap_dim(d, ndim) for d in dim))
-    return (_wrap_dim(dim, ndim),)
+        axes = tuple(sorted(_wrap_dim(d, ndim) for d in dim))
+        if len(set(axes)) != len(axes):
+            raise RuntimeError(f"dim {axes[0]} appears multiple times in the list of dims")
+        return axes if axes and ndim else None
+    axis = _wrap_dim(dim, ndim)
+    return (axis,) if ndim else None
 
 
-def _unsqueeze_to(g, in_shape, axes, keepdim, F):
-    """Reshapes a reduced gradient so it broadcasts against the input again."""
-    if keepdim or axes is None and g.ndim == len(in_shape):
-        return g
-    if axes is None:
-        return F.reshape(g, (1,) * len(in_shape))
-    shape = list(in_shape)
-    for a in axes:
-        shape[a] = 1
-    return F.reshape(g, tuple(shape))
+def _count(shape, axes):
+    return math.prod(shape) if axes is None else math.prod(shape[a] for a in axes)
 
 
-class Sum(Function):
+def _data(x):
+    return x._data if isinstance(x, Tensor) else x
+
+
+def _like(x, array):
+    """A constant (mask, positions) in the namespace of ``x``: a Tensor under create_graph."""
+    return Tensor._make(array, False, None) if isinstance(x, Tensor) else array
+
+
+def _int_to_int64(x, dtype):
+    if dtype is None and x.dtype.kind in "biu":
+        return _int64  # PyTorch accumulates integers and bools in int64
+    return dtype
+
+
+def _require_float(x, name):
+    if x.dtype.kind != "f":
+        raise RuntimeError(f"{name}(): input dtype should be either floating point or complex dtypes. "
+                           f"Got {_dt.from_numpy_dtype(x.dtype).name.capitalize()} instead.")
+
+
+def _require_nonempty(x, name, axes):
+    if x.size == 0:
+        if axes is None:
+            raise RuntimeError(f"{name}(): Expected reduction dim to be specified for input.numel() == 0. "
+                               f"Specify the reduction dim with the 'dim' argument.")
+        for a in axes:
+            if x.shape[a] == 0:
+                raise IndexError(f"{name}(): Expected reduction dim {a} to have non-zero size.")
+
+
+class Reduction(Function):
+    """An op that reduces ``axes`` (None: all) of its input, keeping them as size 1 with keepdim."""
     __slots__ = ("in_shape", "axes", "keepdim")
+
+    def _remember(self, x, axes, keepdim):
+        self.in_shape, self.axes, self.keepdim = x.shape, axes, keepdim
+
+    def _restore(self, F, g):
+        """``g`` (or the result) with the reduced dims put back as size 1."""
+        if self.keepdim:
+            return g
+        if self.axes is None:
+            return F.reshape(g, (1,) * len(self.in_shape))
+        shape = list(g.shape)
+        for a in self.axes:
+            shape.insert(a, 1)
+        return F.reshape(g, tuple(shape))
+
+
+# --------------------------------------------------------------- sums and products
+class Sum(Reduction):
+    __slots__ = ()
     op = "sum"
 
     def forward(self, x, axes, keepdim, dtype):
-        self.in_shape, self.axes, self.keepdim = x.shape, axes, keepdim
-        if dtype is None and x.dtype.kind in "biu":
-            dtype = np.int64  # PyTorch sums integers and bools in int64
-        return x.sum(axis=axes, keepdims=keepdim, dtype=dtype)
+        self._remember(x, axes, keepdim)
+        return x.sum(axis=axes, keepdims=keepdim, dtype=_int_to_int64(x, dtype))
 
     def backward(self, F, g):
-        return (F.expand(_unsqueeze_to(g, self.in_shape, self.axes, self.keepdim, F), self.in_shape),)
+        return (F.expand(self._restore(F, g), self.in_shape),)
 
 
-class Mean(Function):
-    __slots__ = ("in_shape", "axes", "keepdim", "count")
+class Mean(Reduction):
+    __slots__ = ()
     op = "mean"
 
     def forward(self, x, axes, keepdim, dtype):
         if x.dtype.kind != "f" and dtype is None:
             raise RuntimeError(f"mean(): could not infer output dtype. Input dtype must be either a floating "
                                f"point or complex dtype. Got: {_dt.from_numpy_dtype(x.dtype).name.capitalize()}")
-        self.in_shape, self.axes, self.keepdim = x.shape, axes, keepdim
-        n = x.size if axes is None else int(np.prod([x.shape[a] for a in axes]))
-        self.count = n
+        self._remember(x, axes, keepdim)
         return x.mean(axis=axes, keepdims=keepdim, dtype=dtype)
 
     def backward(self, F, g):
-        g = _unsqueeze_to(g, self.in_shape, self.axes, self.keepdim, F)
-        return (F.expand(g / self.count, self.in_shape),)
+        return (F.expand(self._restore(F, g) / _count(self.in_shape, self.axes), self.in_shape),)
+
+
+class Prod(Reduction):
+    """Each factor's gradient is the product of the others: result / x without zeros; with one
+    zero in a slice only the zero gets a gradient (the others' product); with more, none does."""
+    __slots__ = ()
+    op = "prod"
+    saves = (0, -1)
+
+    def forward(self, x, axes, keepdim, dtype):
+        self._remember(x, axes, keepdim)
+        return x.prod(axis=axes, keepdims=keepdim, dtype=_int_to_int64(x, dtype))
+
+    def backward(self, F, g, x, y):
+        g, y = self._restore(F, g), self._restore(F, y)
+        zero = x == 0
+        if not bool(zero.any()):
+            return (g * y / x,)
+        dim = None if self.axes is None else self.axes[0]
+        unzeroed = F.where(zero, 1.0, x)
+        others_at_zero = F.where(F.sum(zero, dim, keepdim=True) == 1, F.prod(unzeroed, dim, keepdim=True), 0.0)
+        return (g * F.where(zero, others_at_zero, y / unzeroed),)
+
+
+# --------------------------------------------------------------- extremes
+def _share_among_ties(F, g, x, y, axes):
+    """g split evenly among the elements equal to the result y (or, if y is NaN, the NaNs)."""
+    ties = (x == y) | ((x != x) & (y != y))
+    return g / F.sum(ties, axes, keepdim=True) * ties
+
+
+class Amax(Reduction):
+    """amax over dims: the gradient is shared evenly among the elements equal to the result."""
+    __slots__ = ()
+    op = "amax"
+    saves = (0, -1)
+
+    def forward(self, x, axes, keepdim):
+        self._remember(x, axes, keepdim)
+        _require_nonempty(x, self.op, axes)
+        return self.reduce(x, axes, keepdim)
+
+    @staticmethod
+    def reduce(x, axes, keepdim):
+        return x.max(axis=axes, keepdims=keepdim)
+
+    def backward(self, F, g, x, y):
+        return (_share_among_ties(F, self._restore(F, g), x, self._restore(F, y), self.axes),)
+
+
+class Amin(Amax):
+    __slots__ = ()
+    op = "amin"
+
+    @staticmethod
+    def reduce(x, axes, keepdim):
+        return x.min(axis=axes, keepdims=keepdim)
+
+
+class Max(Amax):
+    """max() of all elements: ties share the gradient evenly, as in PyTorch."""
+    __slots__ = ()
+    op = "max"
+
+
+class Min(Amin):
+    __slots__ = ()
+    op = "min"
+
+
+class Median(Amax):
+    """median() of all elements: the lower of the two middle values; NaN if there is one."""
+    __slots__ = ()
+    op = "median"
+
+    @staticmethod
+    def reduce(x, axes, keepdim):
+        flat = x.reshape(-1)
+        if flat.dtype.kind == "f" and bool(_xp(x).isnan(flat).any()):
+            return _xp(x).asarray(math.nan, dtype=x.dtype)
+        k = (flat.size - 1) // 2
+        return _xp(x).partition(flat, k)[k]
+
+
+class TakeAlong(Function):
+    """The elements at ``index`` along ``dim`` (one per position; indices unique within a slice)."""
+    __slots__ = ("in_shape", "dim", "keepdim")
+    op = "take_along"
+
+    def forward(self, x, index, dim, keepdim):
+        self.in_shape, self.dim, self.keepdim = x.shape, dim, keepdim
+        self.keep(index)
+        if x.ndim == 0:
+            return x.copy()
+        return _arrays.take_along(x, index, dim, keepdim)
+
+    def backward(self, F, g, index):
+        if not self.in_shape:
+            return (g,)
+        if not self.keepdim:
+            g = F.unsqueeze(g, self.dim)
+        return (F.put_along(g, index, self.dim, self.in_shape),)
+
+
+class PutAlong(Function):
+    """Zeros of ``shape`` with ``g`` placed at ``index`` along ``dim``: TakeAlong's adjoint."""
+    __slots__ = ("dim",)
+    op = "put_along"
+
+    def forward(self, g, index, dim, shape):
+        self.dim = dim
+        self.keep(index)
+        return _arrays.put_along(g, index, dim, shape)
+
+    def backward(self, F, g, index):
+        return (F.take_along(g, index, self.dim, True),)
+
+
+class MaxDim(TakeAlong):
+    __slots__ = ()
+    op = "max"
+
+
+class MinDim(TakeAlong):
+    __slots__ = ()
+    op = "min"
+
+
+class MedianDim(TakeAlong):
+    __slots__ = ()
+    op = "median"
+
+
+class SortValues(TakeAlong):
+    __slots__ = ()
+    op = "sort"
+
+
+class TopkValues(TakeAlong):
+    __slots__ = ()
+    op = "topk"
+
+
+def take_along(input, index, dim, keepdim=True):
+    """input's elements at ``index`` (an array) along ``dim``; differentiable."""
+    return TakeAlong.apply(input, index=_data(index), dim=dim, keepdim=keepdim)
+
+
+def put_along(input, index, dim, shape):
+    """Zeros of ``shape`` with input placed at ``index`` along ``dim``; differentiable."""
+    return PutAlong.apply(input, index=_data(index), dim=dim, shape=tuple(shape))
+
+
+# --------------------------------------------------------------- spread
+class Var(Reduction):
+    """var with ``correction`` (Bessel's by default): d/dx = 2 (x - mean) / (N - correction)."""
+    __slots__ = ("correction",)
+    op = "var"
+    saves = (0,)
+
+    def forward(self, x, axes, keepdim, correction):
+        _require_float(x, self.op)
+        self._remember(x, axes, keepdim)
+        self.correction = correction
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return x.var(axis=axes, ddof=correction, keepdims=keepdim)
+
+    def _centred(self, F, x):
+        return x - F.sum(x, self.axes, keepdim=True) / _count(self.in_shape, self.axes)
+
+    def backward(self, F, g, x):
+        n = _count(self.in_shape, self.axes) - self.correction
+        return (self._restore(F, g) * self._centred(F, x) * (2.0 / n if n else math.inf),)
+
+
+class Std(Var):
+    """std = sqrt(var): d/dx = (x - mean) / ((N - correction) std)."""
+    __slots__ = ()
+    op = "std"
+    saves = (0, -1)
+
+    def forward(self, x, axes, keepdim, correction):
+        return _xp(x).sqrt(Var.forward(self, x, axes, keepdim, correction))
+
+    def backward(self, F, g, x, y):
+        n = _count(self.in_shape, self.axes) - self.correction
+        return (self._restore(F, g) * self._centred(F, x) / (self._restore(F, y) * float(n)),)
+
+
+class Logsumexp(Reduction):
+    """log(sum(exp(x))) computed around the maximum; d/dx = exp(x - result)."""
+    __slots__ = ()
+    op = "logsumexp"
+    saves = (0, -1)
+
+    def forward(self, x, axes, keepdim):
+        self._remember(x, axes, keepdim)
+        xp = _xp(x)
+        if x.dtype.kind != "f":
+            x = x.astype(_dt.get_default_dtype().np)
+        m = x.max(axis=axes, keepdims=True) if x.size else xp.zeros((1,) * x.ndim, x.dtype)
+        m = xp.where(xp.isinf(m), 0, m)  # all -inf (or +inf) slices: no shift
+        out = xp.log(xp.exp(x - m).sum(axis=axes, keepdims=True)) + m
+        return out if keepdim else out.reshape(_reduced_shape(x.shape, axes))
+
+    def backward(self, F, g, x, y):
+        return (self._restore(F, g) * F.exp(x - self._restore(F, y)),)
+
+
+def _reduced_shape(shape, axes):
+    if axes is None:
+        return ()
+    return tuple(n for i, n in enumerate(shape) if i not in axes)
+
+
+def _div_or_zero(F, a, b):
+    """a / b, and 0 where b == 0 (the gradient of a norm at zero is zero)."""
+    zero = b == 0
+    return F.where(zero, 0.0, a / F.where(zero, 1.0, b))
+
+
+class Norm(Reduction):
+    """The p-norm over dims. d/dx: p=2 x/|x|, p=1 sign(x), p=inf the sign at the largest |x|
+    (shared among ties), general p x |x|^(p-2) / |x|_p^(p-1); zero where the norm is zero."""
+    __slots__ = ("p",)
+    op = "norm"
+    saves = (0, -1)
+
+    def forward(self, x, p, axes, keepdim):
+        self._remember(x, axes, keepdim)
+        self.p = p
+        xp = _xp(x)
+        if p == 2:
+            return xp.sqrt((x * x).sum(axis=axes, keepdims=keepdim))
+        a = xp.abs(x)
+        if p == 1:
+            return a.sum(axis=axes, keepdims=keepdim)
+        if p == math.inf:
+            return a.max(axis=axes, keepdims=keepdim)
+        if p == -math.inf:
+            return a.min(axis=axes, keepdims=keepdim)
+        if p == 0:
+            return (x != 0).sum(axis=axes, keepdims=keepdim).astype(x.dtype)
+        return (a ** p).sum(axis=axes, keepdims=keepdim) ** (1.0 / p)
+
+    def backward(self, F, g, x, y):
+        p = self.p
+        g, y = self._restore(F, g), self._restore(F, y)
+        if p == 0:
+            return (F.zeros_like(x),)
+        if p == 1:
+            return (g * F.sign(x),)
+        if p == 2:
+            return (x * _div_or_zero(F, g, y),)
+        if math.isinf(p):
+            return (F.sign(x) * _share_among_ties(F, g, F.abs(x), y, self.axes),)
+        return (x * F.abs(x) ** (p - 2) * _div_or_zero(F, g, y ** (p - 1)),)
+
+
+# --------------------------------------------------------------- cumulative
+class Cumsum(Function):
+    __slots__ = ("dim",)
+    op = "cumsum"
+
+    def forward(self, x, dim, dtype):
+        self.dim = dim
+        return x.cumsum(axis=dim, dtype=_int_to_int64(x, dtype))
+
+    def backward(self, F, g):
+        return (F.reverse_cumsum(g, self.dim),)
+
+
+class ReverseCumsum(Function):
+    """Sums from each position to the end of ``dim``: cumsum's adjoint."""
+    __slots__ = ("dim",)
+    op = "reverse_cumsum"
+
+    def forward(self, x, dim):
+        self.dim = dim
+        return _arrays.reverse_cumsum(x, dim)
+
+    def backward(self, F, g):
+        return (F.cumsum(g, self.dim),)
+
+
+class Cumprod(Function):
+    """d y_j / d x_i = y_j / x_i for i <= j. Where a slice has zeros (first at k), positions
+    before k keep that rule, k itself gets sum_{j>=k} g_j prod_{m<=j, m!=k} x_m, later ones 0."""
+    __slots__ = ("dim",)
+    op = "cumprod"
+    saves = (0, -1)
+
+    def forward(self, x, dim, dtype):
+        self.dim = dim
+        return x.cumprod(axis=dim, dtype=_int_to_int64(x, dtype))
+
+    def backward(self, F, g, x, y):
+        dim = self.dim
+        zero = _data(x) == 0
+        if not bool(zero.any()):
+            return (F.reverse_cumsum(g * y, dim) / x,)
+        xp = _xp(zero)
+        n = zero.shape[dim]
+        pos = xp.arange(n).reshape((n,) + (1,) * (zero.ndim - dim - 1))
+        first = xp.where(zero.any(axis=dim, keepdims=True), zero.argmax(axis=dim, keepdims=True), n)
+        before, at = _like(x, pos < first), _like(x, pos == first)
+        up_to_zero = F.where(before, F.reverse_cumsum(g * y, dim) / F.where(before, x, 1.0), 0.0)
+        without_zero = F.cumprod(F.where(at, 1.0, x), dim)
+        at_zero = F.sum(F.where(_like(x, pos >= first), g * without_zero, 0.0), dim, keepdim=True)
+        return (up_to_zero + F.where(at, at_zero, 0.0),)
+
+
+def reverse_cumsum(input, dim):
+    """Sums from each position to the end of ``dim``; differentiable."""
+    return ReverseCumsum.apply(input, dim=dim)
+
+
+# --------------------------------------------------------------- public functions
+def _named_pair(name):
+    cls = collections.namedtuple(name, ["values", "indices"])
+    cls.__repr__ = lambda self: f"torch.return_types.{name}(\nvalues={self.values!r},\nindices={self.indices!r})"
+    cls.__module__ = "torch.return_types"
+    return cls
+
+
+class return_types:
+    """torch.return_types: (values, indices) results that unpack as tuples."""
+    max = _named_pair("max")
+    min = _named_pair("min")
+    sort = _named_pair("sort")
+    topk = _named_pair("topk")
+    median = _named_pair("median")
+
+
+def _dtype_np(dtype):
+    return _dt.as_dtype(dtype).np if dtype is not None else None
 
 
 def sum(input, dim=None, keepdim=False, *, dtype=None, axis=None):
     """Returns the sum of all elements, or over the given dimension(s)."""
     dim = axis if dim is None else dim
-    axes = _dims(dim, input._data.ndim)
-    return Sum.apply(input, axes=axes, keepdim=keepdim, dtype=_dt.as_dtype(dtype).np if dtype else None)
+    return Sum.apply(input, axes=_dims(dim, input._data.ndim), keepdim=keepdim, dtype=_dtype_np(dtype))
 
 
 def mean(input, dim=None, keepdim=False, *, dtype=None, axis=None):
     """Returns the mean of all elements, or over the given dimension(s)."""
     dim = axis if dim is None else dim
-    axes = _dims(dim, input._data.ndim)
-    return Mean.apply(input, axes=axes, keepdim=keepdim, dtype=_dt.as_dtype(dtype).np if dtype else None)
+    return Mean.apply(input, axes=_dims(dim, input._data.ndim), keepdim=keepdim, dtype=_dtype_np(dtype))
 
 
-Tensor.sum = sum
-Tensor.mean = mean
+def prod(input, dim=None, keepdim=False, *, dtype=None):
+    """Returns the product of all elements, or over the given dimension."""
+    if isinstance(dim, (list, tuple)):
+        raise TypeError("prod(): argument 'dim' must be int, not tuple")
+    return Prod.apply(input, axes=_dims(dim, input._data.ndim), keepdim=keepdim, dtype=_dtype_np(dtype))
+
+
+def amax(input, dim=(), keepdim=False):
+    """Returns the maximum over the given dimension(s); ties share the gradient evenly."""
+    return Amax.apply(input, axes=_dims(dim, input._data.ndim), keepdim=keepdim)
+
+
+def amin(input, dim=(), keepdim=False):
+    """Returns the minimum over the given dimension(s); ties share the gradient evenly."""
+    return Amin.apply(input, axes=_dims(dim, input._data.ndim), keepdim=keepdim)
+
+
+def _select(cls, result, input, index, dim, keepdim):
+    """A (values, indices) result picking ``index`` (keepdim-shaped) along ``dim``."""
+    values = cls.apply(input, index=index, dim=dim, keepdim=keepdim)
+    indices = index if keepdim or index.ndim == 0 else index.squeeze(dim)
+    return result(values, Tensor._make(indices.astype(_int64, copy=False), False, None))
+
+
+def _extreme(full_cls, dim_cls, result, arg, input, dim, keepdim):
+    if isinstance(dim, Tensor):
+        return (maximum if arg == "argmax" else minimum)(input, dim)
+    if dim is None:
+        return full_cls.apply(input, axes=None, keepdim=False)
+    x = input._data
+    d = _wrap_dim(dim, x.ndim)
+    if x.ndim == 0:
+        return _select(dim_cls, result, input, _xp(x).zeros((), _int64), 0, keepdim)
+    _require_nonempty(x, full_cls.op, (d,))
+    return _select(dim_cls, result, input, getattr(x, arg)(axis=d, keepdims=True), d, keepdim)
+
+
+def max(input, dim=None, keepdim=False, *, out=None):
+    """The maximum of all elements; with ``dim``, (values, indices) along it, the first index winning
+    ties; with a tensor as second argument, the elementwise maximum."""
+    return _extreme(Max, MaxDim, return_types.max, "argmax", input, dim, keepdim)
+
+
+def min(input, dim=None, keepdim=False, *, out=None):
+    """The minimum of all elements; with ``dim``, (values, indices) along it, the first index winning
+    ties; with a tensor as second argument, the elementwise minimum."""
+    return _extreme(Min, MinDim, return_types.min, "argmin", input, dim, keepdim)
+
+
+def _arg_extreme(arg, input, dim, keepdim):
+    x = input._data
+    if dim is None:
+        _require_nonempty(x, arg, None)
+        out = _array(getattr(x.reshape(-1), arg)())
+        if keepdim:
+            out = out.reshape((1,) * x.ndim)
+    elif x.ndim == 0:
+        _wrap_dim(dim, 0)
+        out = _xp(x).zeros((), _int64)
+    else:
+        d = _wrap_dim(dim, x.ndim)
+        _require_nonempty(x, arg, (d,))
+        out = getattr(x, arg)(axis=d, keepdims=keepdim)
+    return Tensor._make(_array(out).astype(_int64, copy=False), False, None)
+
+
+def argmax(input, dim=None, keepdim=False):
+    """Returns the indices of the maximum values (the first one among ties)."""
+    return _arg_extreme("argmax", input, dim, keepdim)
+
+
+def argmin(input, dim=None, keepdim=False):
+    """Returns the indices of the minimum values (the first one among ties)."""
+    return _arg_extreme("argmin", input, dim, keepdim)
+
+
+def _correction(dim, unbiased, correction):
+    """torch's var/std overloads: var(x, dim, unbiased, keepdim), var(x, unbiased), correction=."""
+    if isinstance(dim, bool):
+        dim, unbiased = None, dim
+    if correction is None:
+        correction = 1 if unbiased is None or unbiased else 0
+    return dim, correction
+
+
+def var(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
+    """Calculates the variance over the given dimension(s) (Bessel's correction by default)."""
+    dim, correction = _correction(dim, unbiased, correction)
+    return Var.apply(input, axes=_dims(dim, input._data.ndim), keepdim=keepdim, correction=correction)
+
+
+def std(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
+    """Calculates the standard deviation over the given dimension(s)."""
+    dim, correction = _correction(dim, unbiased, correction)
+    return Std.apply(input, axes=_dims(dim, input._data.ndim), keepdim=keepdim, correction=correction)
+
+
+def var_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
+    """Returns (variance, mean) over the given dimension(s)."""
+    return var(input, dim, unbiased, keepdim, correction=correction), mean(
+        input, None if isinstance(dim, bool) else dim, keepdim)
+
+
+def std_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
+    """Returns (standard deviation, mean) over the given dimension(s)."""
+    return std(input, dim, unbiased, keepdim, correction=correction), mean(
+        input, None if isinstance(dim, bool) else dim, keepdim)
+
+
+def logsumexp(input, dim=None, keepdim=False):
+    """Returns the log of summed exponentials over the given dimension(s), computed stably."""
+    return Logsumexp.apply(input, axes=_dims(dim, input._data.ndim), keepdim=keepdim)
+
+
+def norm(input, p="fro", dim=None, keepdim=False, out=None, dtype=None):
+    """Returns the p-norm (2, 1, inf, -inf, 0, 'fro' or any number) over the given dimension(s)."""
+    if p is None or p == "fro":
+        p = 2
+    elif isinstance(p, str):
+        raise RuntimeError(f"norm(): p={p!r} is not supported")
+    if dtype is not None:
+        input = input.to(dtype)
+    _require_float(input._data, "linalg.vector_norm")
+    return Norm.apply(input, p=float(p), axes=_dims(dim, input._data.ndim), keepdim=keepdim)
+
+
+def _cumulative(cls, input, dim, dtype):
+    x = input._data
+    d = _wrap_dim(dim, x.ndim)
+    if x.ndim == 0:  # a 0-d tensor is its own running total
+        return cls.apply(input.reshape(1), dim=0, dtype=_dtype_np(dtype)).reshape(())
+    return cls.apply(input, dim=d, dtype=_dtype_np(dtype))
+
+
+def cumsum(input, dim, *, dtype=None):
+    """Returns the cumulative sum of elements of input in the dimension dim."""
+    return _cumulative(Cumsum, input, dim, dtype)
+
+
+def cumprod(input, dim, *, dtype=None):
+    """Returns the cumulative product of elements of input in the dimension dim."""
+    return _cumulative(Cumprod, input, dim, dtype)
+
+
+def _logical(name, input, dim, keepdim):
+    x = input._data
+    out = getattr(x, name)(axis=_dims(dim, x.ndim), keepdims=keepdim)
+    return Tensor._make(_array(out), False, None)
+
+
+def all(input, dim=None, keepdim=False):
+    """Tests if all elements in input evaluate to True."""
+    return _logical("all", input, dim, keepdim)
+
+
+def any(input, dim=None, keepdim=False):
+    """Tests if any element in input evaluates to True."""
+    return _logical("any", input, dim, keepdim)
+
+
+def count_nonzero(input, dim=None):
+    """Counts the number of non-zero values in input over the given dimension(s)."""
+    x = input._data
+    out = (x != 0).sum(axis=_dims(dim, x.ndim))
+    return Tensor._make(_array(out).astype(_int64, copy=False), False, None)
+
+
+def _argsort(x, dim, descending):
+    """Stable sort indices; descending keeps equal elements in their original order (NaN first)."""
+    xp = _xp(x)
+    if not descending:
+        return xp.argsort(x, axis=dim, kind="stable")
+    n = x.shape[dim]
+    return n - 1 - xp.flip(xp.argsort(xp.flip(x, dim), axis=dim, kind="stable"), dim)
+
+
+def _first(index, dim, k):
+    return index[(slice(None),) * dim + (slice(0, k),)]
+
+
+def sort(input, dim=-1, descending=False, stable=False):
+    """Sorts the elements of input along a dimension; returns (values, indices)."""
+    x = input._data
+    d = _wrap_dim(dim, x.ndim)
+    index = _xp(x).zeros((), _int64) if x.ndim == 0 else _argsort(x, d, descending)
+    return _select(SortValues, return_types.sort, input, index, d, True)
+
+
+def argsort(input, dim=-1, descending=False, stable=False):
+    """Returns the indices that sort input along a dimension."""
+    return sort(input, dim, descending, stable).indices
+
+
+def topk(input, k, dim=-1, largest=True, sorted=True):
+    """Returns the k largest (or smallest) elements along a dimension, as (values, indices)."""
+    x = input._data
+    d = _wrap_dim(dim, x.ndim)
+    n = x.shape[d] if x.ndim else 1
+    if not 0 <= k <= n:
+        raise RuntimeError("selected index k out of range")
+    index = _xp(x).zeros((), _int64) if x.ndim == 0 else _first(_argsort(x, d, largest), d, k)
+    return _select(TopkValues, return_types.topk, input, index, d, True)
+
+
+def median(input, dim=None, keepdim=False):
+    """The lower median of all elements; with ``dim``, (values, indices) along it. NaN propagates."""
+    x = input._data
+    if dim is None:
+        _require_nonempty(x, "median", None)
+        return Median.apply(input, axes=None, keepdim=False)
+    d = _wrap_dim(dim, x.ndim)
+    xp = _xp(x)
+    if x.ndim == 0:
+        return _select(MedianDim, return_types.median, input, xp.zeros((), _int64), 0, keepdim)
+    _require_nonempty(x, "median", (d,))
+    n = x.shape[d]
+    index = _argsort(x, d, False)[(slice(None),) * d + (slice((n - 1) // 2, (n + 1) // 2),)]
+    if x.dtype.kind == "f":
+        nan = xp.isnan(x)
+        index = xp.where(nan.any(axis=d, keepdims=True), nan.argmax(axis=d, keepdims=True), index)
+    return _select(MedianDim, return_types.median, input, index, d, keepdim)
+
+
+def _register():
+    for name in ("sum", "mean", "prod", "amax", "amin", "argmax", "argmin", "var", "std", "logsumexp",
+                 "norm", "cumsum", "cumprod", "all", "any", "count_nonzero", "sort", "argsort", "topk",
+                 "median"):
+        setattr(Tensor, name, globals()[name])
+    Tensor.max = max
+    Tensor.min = min
+
+
+_register()
