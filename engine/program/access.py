@@ -79,8 +79,12 @@ def _has_marker(t):
     return False
 
 
+# modules the engine names its classes after (torch.return_types.max is a namedtuple of the engine's)
+_ENGINE_ALIASES = frozenset(("torch.return_types",))
+
+
 def _engine_module(name):
-    return name.startswith(_ENGINE) and not name.startswith(_PROGRAM)
+    return (name.startswith(_ENGINE) and not name.startswith(_PROGRAM)) or name in _ENGINE_ALIASES
 
 
 # --------------------------------------------------------------------------- wrap
@@ -459,8 +463,16 @@ def _str_get(obj, name):
             return bound(*args, **kwargs)
         return call
     if name == "join":
-        return _JOIN_FACTORY(obj)
+        return _str_join(obj)
     return getattr(obj, name)
+
+
+def _str_join(sep):
+    def join(iterable):
+        items = iterable if type(iterable) in (list, tuple) else list(iterable)
+        _guard_join(sep, items)
+        return sep.join(items)
+    return join
 
 
 def _list_get(obj, name):
@@ -531,9 +543,8 @@ def _property_get(obj, name):
     return getattr(obj, name)
 
 
-# filled by the builtins module: factories for list methods and str.join that count steps
+# filled by the builtins module: list methods that count steps and check sizes
 _LIST_FACTORIES = {}
-_JOIN_FACTORY = None
 
 
 def _tensor_numpy(t):

@@ -81,9 +81,10 @@ class Compiler:
 
     # ------------------------------------------------------------------ entry points
     def module(self, tree):
-        """The top-level statements' closures, in order (the runner runs them one by one)."""
+        """The top-level statements as (closure, line, col), in order (the runner runs them
+        one by one)."""
         self.scope = self.scopes[tree]
-        return [self.stmt(s) for s in tree.body]
+        return [(self.stmt(s),) + _pos(s) for s in tree.body]
 
     def stmt(self, node):
         handler = self._stmt.get(type(node))
@@ -122,6 +123,20 @@ class Compiler:
             except Abort as e:
                 raise locate(e, line, col, fn)
         return statement
+
+    def _located(self, closure, node):
+        """``closure`` with its errors located at ``node`` (when nothing inside did)."""
+        line, col = _pos(node)
+        fn = self.fname
+
+        def located(fr):
+            try:
+                return closure(fr)
+            except Exception as e:
+                raise locate(e, line, col, fn) from None
+            except Abort as e:
+                raise locate(e, line, col, fn)
+        return located
 
     def _raiser(self, node, exc_factory):
         line, col = _pos(node)
@@ -837,7 +852,7 @@ class Compiler:
         self.scope, self.fname, self.loops = scope, name, 0
         try:
             if is_lambda:
-                body = self.expr(body_nodes)
+                body = self._located(self.expr(body_nodes), body_nodes)
             else:
                 _check_no_yield(body_nodes)
                 body = self.block(body_nodes)
@@ -1144,7 +1159,7 @@ class Compiler:
 
     def e_Set(self, node):
         build = self._build_items(self._elements(node.elts), node)
-        return lambda fr: set(build(fr))
+        return self._located(lambda fr: set(build(fr)), node)
 
     def e_Dict(self, node):
         entries = [(self.expr(k) if k is not None else None, self.expr(v)) for k, v in zip(node.keys, node.values)]

@@ -10,7 +10,7 @@ import re
 
 from ..autograd.state import state
 from ..tensor import Tensor
-from .errors import limit_abort
+from .errors import PROGRAM_EXCEPTIONS, limit_abort
 
 __all__ = ["MAX_INT_BITS", "MAX_MATMUL_FLOPS"]
 
@@ -98,12 +98,22 @@ def check_shape(shape, what="the result"):
 
 
 def broadcast_shape(s1, s2):
+    """The broadcast of two shapes; PyTorch's RuntimeError when they do not broadcast."""
     n1, n2 = len(s1), len(s2)
     if n1 < n2:
         s1 = (1,) * (n2 - n1) + tuple(s1)
     elif n2 < n1:
         s2 = (1,) * (n1 - n2) + tuple(s2)
-    return tuple(b if a == 1 else a for a, b in zip(s1, s2))
+    out = []
+    for i, (a, b) in enumerate(zip(s1, s2)):
+        if a == b or b == 1:
+            out.append(a)
+        elif a == 1:
+            out.append(b)
+        else:
+            raise PROGRAM_EXCEPTIONS["RuntimeError"](
+                f"The size of tensor a ({a}) must match the size of tensor b ({b}) at non-singleton dimension {i}")
+    return tuple(out)
 
 
 def check_broadcast(a, b):

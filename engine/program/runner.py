@@ -15,7 +15,8 @@ from dataclasses import dataclass, field
 from ..autograd.state import state
 from ..limits import Limits
 from .compiler import Compiler
-from .errors import Abort, ProgramError, ProgramBaseException, exception_type_name, to_program_exception
+from .errors import (Abort, ProgramError, ProgramBaseException, exception_type_name, locate,
+                     to_program_exception)
 from .scopes import CompileError, build_scopes, check_nesting
 from .values import Frame
 
@@ -68,9 +69,13 @@ def run(source, namespace, limits=None, *, observer=None, cancel=None, on_stdout
     error = None
     frame = Frame(namespace.globals)
     try:
-        for statement in compiled:
+        last = len(compiled) - 1
+        for i, (statement, line, col) in enumerate(compiled):
             statement(frame)
-            rt.after_statement()
+            try:
+                rt.after_statement(final=i == last)
+            except Abort as a:
+                raise locate(a, line, col, "<module>")
     except Abort as a:
         error = _from_abort(a)
     except ProgramBaseException as e:
@@ -143,9 +148,17 @@ def _compile(source, namespace, limits):
     return compiled
 
 
+_TRACEBACK_KEPT = (10, 40)   # outermost and innermost frames kept of a deep traceback
+
+
 def _frames(tb):
-    """Program frames outermost first, as a traceback reads."""
-    return [{"line": line, "col": col, "function": fn} for line, col, fn in reversed(tb or [])]
+    """Program frames outermost first, as a traceback reads (a deep recursion keeps
+    its outermost and innermost frames)."""
+    tb = list(reversed(tb or []))
+    head, tail = _TRACEBACK_KEPT
+    if len(tb) > head + tail:
+        tb = tb[:head] + tb[-tail:]
+    return [{"line": line, "col": col, "function": fn} for line, col, fn in tb]
 
 
 def _from_abort(a):

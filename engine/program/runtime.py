@@ -3,7 +3,6 @@ output and logs, memory checks. One object per session, reset at each run; the
 compiled program (and every function it defines) refers to it, so a function
 defined in one run counts against the limits of the run that calls it.
 """
-import math
 import time
 
 from ..tensor import Tensor
@@ -141,15 +140,21 @@ class Runtime:
             if self.bytes_base + grown > self.session_limit + RSS_SLACK:
                 self.fail(self._bytes_abort(self.bytes_base + grown))
         cost = _monotonic() - start
+        self.mem_cost = cost
         self.mem_next = (now or start) + max(0.05, 20 * cost)
 
     def _bytes_abort(self, n):
         return limit_abort("session_bytes", f"limit exceeded: session_bytes: the session holds about {n} bytes "
                                             f"(at most {self.session_limit})")
 
-    def after_statement(self):
-        """After each top-level statement: what the session holds stays within its limit."""
+    def after_statement(self, final=False):
+        """After each top-level statement: what the session holds stays within its limit.
+        Walking a large session is amortised over time; the last statement always checks."""
+        if not final and self.mem_cost > 1e-4 and _monotonic() < self.mem_next:
+            return
+        start = _monotonic()
         held = self.namespace_bytes()
+        self.mem_cost = _monotonic() - start
         if held > self.session_limit:
             self.fail(self._bytes_abort(held))
 
@@ -226,6 +231,3 @@ def _metric(key, value):
     raise PROGRAM_EXCEPTIONS["TypeError"](f"log(): metric '{key}' must be a number or a one-element tensor, "
                                           f"not {t.__name__}")
 
-
-def is_finite(x):
-    return math.isfinite(x)

@@ -58,6 +58,9 @@ class Function:
     def invoke(self, args, kwargs):
         """Runs the function on program values (the interpreter's own call path)."""
         rt = self.rt
+        rt.steps += 1
+        if rt.steps >= rt.check_at:
+            rt.check()
         if rt.depth >= rt.max_depth:
             raise rt.depth_abort()
         if kwargs or not self.simple or len(args) != self.n_pos:

@@ -1,0 +1,136 @@
+"""The interpreter's cost: the same code as a program and directly on the engine,
+measured in the same run (issue 3's benchmark).
+
+(a) the engine benchmark's tiny-op chain: 2,000 elementwise ops on (16,)
+    tensors, then backward (the interpreter's per-op overhead). target <= 1.5x
+(b) an MLP training step, batch 256, 784-512-512-10, SGD.       target <= 1.05x
+
+Each measurement of the program is one ``run()`` of ``step()`` in a session
+where the model was set up by an earlier run, so it includes everything a run
+costs (limits, state swap, the session-bytes checks). Prints medians and ratios.
+
+    python benchmarks/program.py [--repeat N]
+"""
+import argparse
+import statistics
+import time
+
+import gradserve.engine as torch
+from gradserve.engine.program import Limits, Namespace, run
+
+TINY_SETUP = """
+import torch
+torch.manual_seed(0)
+x = torch.randn(16, requires_grad=True)
+w = torch.randn(16, requires_grad=True)
+
+def step():
+    y = x
+    for _ in range(500):
+        y = (y * w + x).tanh() - 0.5
+    y.sum().backward()
+    x.grad = None
+    w.grad = None
+"""
+
+MLP_SETUP = """
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+import torch.optim as optim
+torch.manual_seed(0)
+x = torch.randn(256, 784)
+target = torch.randint(0, 10, (256,))
+model = nn.Sequential(nn.Linear(784, 512), nn.ReLU(), nn.Linear(512, 512), nn.ReLU(), nn.Linear(512, 10))
+opt = optim.SGD(model.parameters(), lr=0.01)
+
+def step():
+    opt.zero_grad()
+    loss = F.cross_entropy(model(x), target)
+    loss.backward()
+    opt.step()
+    return loss
+"""
+
+
+def tiny_direct():
+    torch.manual_seed(0)
+    x = torch.randn(16, requires_grad=True)
+    w = torch.randn(16, requires_grad=True)
+
+    def step():
+        y = x
+        for _ in range(500):
+            y = (y * w + x).tanh() - 0.5
+        y.sum().backward()
+        x.grad = None
+        w.grad = None
+    return step
+
+
+def mlp_direct():
+    nn, F = torch.nn, torch.nn.functional
+    torch.manual_seed(0)
+    x = torch.randn(256, 784)
+    target = torch.randint(0, 10, (256,))
+    model = nn.Sequential(nn.Linear(784, 512), nn.ReLU(), nn.Linear(512, 512), nn.ReLU(), nn.Linear(512, 10))
+    opt = torch.optim.SGD(model.parameters(), lr=0.01)
+
+    def step():
+        opt.zero_grad()
+        loss = F.cross_entropy(model(x), target)
+        loss.backward()
+        opt.step()
+        return loss
+    return step
+
+
+def as_program(setup):
+    ns = Namespace()
+    limits = Limits()
+    out = run(setup, ns, limits)
+    if not out.ok:
+        raise SystemExit(f"setup failed: {out.error.to_dict()}")
+
+    def step():
+        o = run("step()", ns, limits)
+        if not o.ok:
+            raise SystemExit(f"step failed: {o.error.to_dict()}")
+    return step
+
+
+def median_time(fn, repeat, warmup=3):
+    for _ in range(warmup):
+        fn()
+    times = []
+    for _ in range(repeat):
+        start = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - start)
+    return statistics.median(times)
+
+
+def compare(name, direct, program, repeat, rounds=3):
+    """Alternates the two a few rounds so drift in the machine hits both alike."""
+    d_times, p_times = [], []
+    for _ in range(rounds):
+        d_times.append(median_time(direct, repeat))
+        p_times.append(median_time(program, repeat))
+    d, p = min(d_times), min(p_times)
+    print(f"{name:<28} engine {d * 1e3:9.3f} ms   program {p * 1e3:9.3f} ms   ratio {p / d:5.3f}")
+    return p / d
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeat", type=int, default=15)
+    args = parser.parse_args()
+    ratios = {}
+    ratios["tiny"] = compare("(a) tiny-op chain (2000 ops)", tiny_direct(), as_program(TINY_SETUP), args.repeat)
+    ratios["mlp"] = compare("(b) MLP step 784-512-512-10", mlp_direct(), as_program(MLP_SETUP), args.repeat)
+    print(f"targets: tiny <= 1.5x ({'ok' if ratios['tiny'] <= 1.5 else 'MISSED'}), "
+          f"MLP <= 1.05x ({'ok' if ratios['mlp'] <= 1.05 else 'MISSED'})")
+
+
+if __name__ == "__main__":
+    main()
