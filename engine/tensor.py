@@ -431,6 +431,7 @@ class Tensor:
 
 _new = object.__new__
 _function.Tensor = Tensor
+_function._make = Tensor._make
 _engine.Tensor = Tensor
 _LEGACY_DTYPES = {name: _dt.as_dtype(d) for d, name in _function._LEGACY_TYPE_NAMES.items()}
 

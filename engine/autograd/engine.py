@@ -41,7 +41,9 @@ def run_backward(roots, root_grads, retain_graph, create_graph, inputs=None, all
         captured = [None] * len(inputs)
 
     observer = state.observer
+    anomaly = state.anomaly
     F = graph_ops if create_graph else array_ops
+    sum_to = F.sum_to
     heap = [(-node.seq, node) for node in buffers if deps.get(node, 0) == 0]
     heapq.heapify(heap)
     prev_grad_mode = state.grad_enabled
@@ -73,19 +75,28 @@ def run_backward(roots, root_grads, retain_graph, create_graph, inputs=None, all
                     if not any(n in needed for n, _ in node.next_functions):
                         grads = ()  # nothing below this target is asked for
                 if grads is None:
-                    grads = node.backward(F, g, *node.unpack(create_graph))
-                    if state.anomaly:
+                    saved = node.saved
+                    if saved or create_graph or saved is None or node.extra:
+                        grads = node.backward(F, g, *node.unpack(create_graph))
+                    else:
+                        grads = node.backward(F, g)
+                    if anomaly:
                         _check_anomaly(node, grads)
-                    if not retain_graph:
-                        node.release()
-            for i, (nxt, _) in enumerate(node.next_functions):
+                    if not retain_graph and (saved or node.extra):
+                        node.saved = None   # frees what the node kept (Function.release)
+                        node.extra = ()
+            n_grads = len(grads)
+            i = -1
+            for nxt, _ in node.next_functions:
+                i += 1
                 if nxt is None:
                     continue
-                gi = grads[i] if i < len(grads) else None
+                gi = grads[i] if i < n_grads else None
                 if gi is not None:
                     if gi.shape != nxt.shape:
-                        gi = F.sum_to(gi, nxt.shape)
-                    if (gi._data.dtype if create_graph else gi.dtype) != nxt.dtype:
+                        gi = sum_to(gi, nxt.shape)
+                    dt = gi._data.dtype if create_graph else gi.dtype
+                    if dt is not nxt.dtype and dt != nxt.dtype:
                         gi = _cast(gi, nxt.dtype, create_graph)
                     prev = buffers.get(nxt)
                     buffers[nxt] = gi if prev is None else prev + gi
@@ -106,18 +117,20 @@ def run_backward(roots, root_grads, retain_graph, create_graph, inputs=None, all
 
 
 def _count_dependencies(roots):
+    """How many edges lead into each node reachable from ``roots``."""
     deps = {}
+    get = deps.get
     stack = list(roots)
     seen = set(stack)
+    push, mark = stack.append, seen.add
     while stack:
-        node = stack.pop()
-        for nxt, _ in node.next_functions:
+        for nxt, _ in stack.pop().next_functions:
             if nxt is None:
                 continue
-            deps[nxt] = deps.get(nxt, 0) + 1
+            deps[nxt] = get(nxt, 0) + 1
             if nxt not in seen:
-                seen.add(nxt)
-                stack.append(nxt)
+                mark(nxt)
+                push(nxt)
     return deps
 
 

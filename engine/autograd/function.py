@@ -22,6 +22,8 @@ _ndarray = np.ndarray
 _np_generic = np.generic
 _sequence = itertools.count()
 Tensor = None  # set by engine.tensor, which imports this module first
+_make = None    # Tensor._make, likewise
+_new = object.__new__
 _NO_EDGE = (None, 0)
 
 FREED_MESSAGE = (
@@ -121,29 +123,44 @@ class Function(Node):
 
     @classmethod
     def apply(cls, *inputs, **params):
-        node = cls.__new__(cls)
+        """Runs ``forward`` on the inputs' arrays and, when any input requires grad under
+        grad mode, records the node: its edges, what it saves, and their versions."""
+        node = _new(cls)
         node.extra = ()
-        data = node.forward(*[x._data if isinstance(x, Tensor) else x for x in inputs], **params)
+        tracked = False
+        arrays = []
+        for x in inputs:
+            if isinstance(x, Tensor):
+                arrays.append(x._data)
+                if x.requires_grad:
+                    tracked = True
+            else:
+                arrays.append(x)
+        data = node.forward(*arrays, **params)
         if type(data) is not _ndarray and isinstance(data, _np_generic):
             data = np.asarray(data)
-        if not (state.grad_enabled and cls.differentiable):
-            return Tensor._make(data, False, None)
+        st = state
+        if not (tracked and st.grad_enabled and cls.differentiable):
+            return _make(data, False, None)
+        edges = []
         for x in inputs:
             if isinstance(x, Tensor) and x.requires_grad:
-                break
-        else:
-            return Tensor._make(data, False, None)
-        node.next_functions = tuple([_edge(x) for x in inputs])
+                fn = x.grad_fn
+                edges.append((fn, 0) if fn is not None else (x._grad_accumulator(), 0))
+            else:
+                edges.append(_NO_EDGE)
+        node.next_functions = tuple(edges)
         node.seq = next(_sequence)
         node.shape = data.shape
         node.dtype = data.dtype
-        node.line = state.line
+        node.line = st.line
         node.pre_hooks = None
-        out = Tensor._make(data, True, node)
-        if cls.saves:
+        out = _make(data, True, node)
+        saves = cls.saves
+        if saves:
             saved = []
             versions = []
-            for i in cls.saves:
+            for i in saves:
                 if i == -1:
                     saved.append(SavedOutput(data, out._version))
                     versions.append(0)
@@ -154,15 +171,14 @@ class Function(Node):
             node.saved = saved
             node.versions = versions
         else:
-            node.saved = ()
-            node.versions = ()
-        node.trace = traceback.format_stack()[:-1] if state.anomaly else None
-        state.node_count += 1
-        if state.node_limit is not None and state.node_count > state.node_limit:
+            node.saved = node.versions = ()
+        node.trace = traceback.format_stack()[:-1] if st.anomaly else None
+        st.node_count += 1
+        if st.node_limit is not None and st.node_count > st.node_limit:
             from ..limits import LimitExceeded
-            raise LimitExceeded("graph_nodes", state.node_limit)
-        if state.observer is not None:
-            state.observer.on_node(node, out, inputs)
+            raise LimitExceeded("graph_nodes", st.node_limit)
+        if st.observer is not None:
+            st.observer.on_node(node, out, inputs)
         return out
 
     def unpack(self, create_graph):

@@ -1,0 +1,284 @@
+"""Engine speed against PyTorch, measured in the same run (issue 2's benchmark).
+
+(a) 2,000 tiny elementwise ops on shape-(16,) float32 tensors, then backward:
+    the engine's per-op overhead.                               target <= 2x PyTorch
+(b) one MLP training step, batch 256, 784-512-512-10, float32, SGD:
+    NumPy's BLAS against PyTorch's, plus what the engine adds.  target <= 1.3x PyTorch
+(c) a 100,000-op chain, forward and backward, with peak RSS; each framework runs
+    in a subprocess of its own so that its RSS is clean.
+
+Prints each framework's median time and the ratio. PyTorch is optional: without
+it only gradserve's times are printed. Both frameworks get the same number of
+BLAS threads: PyTorch is set to the thread count NumPy's BLAS uses.
+
+    python benchmarks/engine.py [--repeat N] [--rounds N] [--only a,b,c]
+"""
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import time
+
+import importlib.util
+
+import numpy as np
+
+import gradserve.engine as gs
+
+# imported only by the processes that measure it, so gradserve's RSS is its own
+torch = None
+HAVE_TORCH = importlib.util.find_spec("torch") is not None
+
+TINY_OPS = 2_000
+CHAIN_OPS = 100_000
+BATCH, SIZES = 256, (784, 512, 512, 10)
+
+
+# ------------------------------------------------------------------ threads
+def blas_threads():
+    """The thread count NumPy's BLAS uses, and where that number came from."""
+    try:
+        from threadpoolctl import threadpool_info
+        counts = [p["num_threads"] for p in threadpool_info() if p.get("user_api") == "blas"]
+        if counts:
+            return counts[0], "threadpoolctl"
+    except ImportError:
+        pass
+    for name in ("OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "OMP_NUM_THREADS"):
+        if os.environ.get(name, "").isdigit():
+            return int(os.environ[name]), name
+    # OpenBLAS, NumPy's default BLAS, starts one thread per available core
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count(), \
+        "OpenBLAS default: one per available core"
+
+
+# ------------------------------------------------------------------ timing
+def median_time(fn, repeat, warmup=2):
+    for _ in range(warmup):
+        fn()
+    times = []
+    for _ in range(repeat):
+        start = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - start)
+    return statistics.median(times)
+
+
+# ------------------------------------------------------------------ (a) tiny ops
+def tiny_ops(lib):
+    """A closure running 2,000 elementwise ops on (16,) tensors and their backward."""
+    lib.manual_seed(0)
+    x = lib.randn(16, requires_grad=True)
+    w = lib.randn(16, requires_grad=True)
+
+    def step():
+        y = x
+        for _ in range(TINY_OPS // 4):
+            y = (y * w + x).tanh() - 0.5
+        y.sum().backward()
+        x.grad = w.grad = None
+    return step
+
+
+# ------------------------------------------------------------------ (b) MLP step
+def _has_nn(lib):
+    try:
+        return all(hasattr(lib.nn, n) for n in ("Linear", "ReLU", "Sequential")) and \
+            hasattr(lib.nn.functional, "cross_entropy") and hasattr(lib.optim, "SGD")
+    except AttributeError:
+        return False
+
+
+def mlp_step(lib):
+    """A closure running one SGD training step of a 784-512-512-10 MLP on a batch of 256."""
+    lib.manual_seed(0)
+    x = lib.randn(BATCH, SIZES[0])
+    target = lib.randint(0, SIZES[-1], (BATCH,))
+    if _has_nn(lib):
+        nn, F = lib.nn, lib.nn.functional
+        layers = []
+        for i, (n_in, n_out) in enumerate(zip(SIZES, SIZES[1:])):
+            layers += [nn.Linear(n_in, n_out)] + ([nn.ReLU()] if i < len(SIZES) - 2 else [])
+        model = nn.Sequential(*layers)
+        opt = lib.optim.SGD(model.parameters(), lr=0.01)
+
+        def step():
+            opt.zero_grad()
+            loss = F.cross_entropy(model(x), target)
+            loss.backward()
+            opt.step()
+            return loss
+        return step, "nn.Sequential + F.cross_entropy + optim.SGD"
+
+    # raw tensors until nn and optim exist: x @ W + b -> relu -> ... -> log-softmax cross-entropy
+    params = []
+    for n_in, n_out in zip(SIZES, SIZES[1:]):
+        bound = 1 / n_in ** 0.5
+        params.append(((lib.rand(n_in, n_out) * 2 - 1) * bound).requires_grad_())
+        params.append(((lib.rand(n_out) * 2 - 1) * bound).requires_grad_())
+    onehot = lib.zeros(BATCH, SIZES[-1])
+    onehot[lib.arange(BATCH), target] = 1.0
+
+    def step():
+        for p in params:
+            p.grad = None
+        h = x
+        for i in range(0, len(params), 2):
+            h = h @ params[i] + params[i + 1]
+            if i < len(params) - 2:
+                h = h.relu()
+        shifted = h - h.detach().max(1, keepdim=True)[0]
+        log_probs = shifted - shifted.exp().sum(1, keepdim=True).log()
+        loss = -(log_probs * onehot).sum() / BATCH
+        loss.backward()
+        with lib.no_grad():
+            for p in params:
+                p.sub_(p.grad * 0.01)
+        return loss
+    return step, "raw tensors (x @ W + b, relu, log-softmax cross-entropy, manual SGD)"
+
+
+# ------------------------------------------------------------------ (c) long chain
+def _memory_mb(field):
+    """VmRSS (now) or VmHWM (peak) of this process, in MB: per address space, so a fresh
+    subprocess starts clean (ru_maxrss would carry the parent's peak across exec)."""
+    with open("/proc/self/status") as f:
+        for line in f:
+            if line.startswith(field + ":"):
+                return int(line.split()[1]) / 1024
+    return float("nan")
+
+
+def long_chain(lib):
+    """Times a 100,000-op chain forward and backward; reports peak RSS above the start."""
+    base = _memory_mb("VmRSS")
+    x = lib.ones(16, requires_grad=True)
+    start = time.perf_counter()
+    y = x
+    for i in range(CHAIN_OPS):
+        y = y * 1.0001 if i % 2 else y + 0.0001
+    loss = y.sum()
+    forward = time.perf_counter() - start
+    start = time.perf_counter()
+    loss.backward()
+    backward = time.perf_counter() - start
+    del y, loss
+    return {"forward": forward, "backward": backward, "time": forward + backward,
+            "peak_rss_mb": _memory_mb("VmHWM"), "graph_mb": _memory_mb("VmHWM") - base,
+            "after_mb": _memory_mb("VmRSS") - base}
+
+
+# ------------------------------------------------------------------ workers
+def worker(task, name, repeat):
+    """Runs in a subprocess of its own: one benchmark on one framework, one JSON line out.
+
+    A process per measurement keeps the frameworks' thread pools from competing
+    (OpenBLAS threads spin after a call) and each RSS clean."""
+    if name == "torch":
+        global torch
+        import torch
+        if os.environ.get("GRADSERVE_BENCH_THREADS"):
+            torch.set_num_threads(int(os.environ["GRADSERVE_BENCH_THREADS"]))
+    lib = gs if name == "gradserve" else torch
+    if task == "a":
+        result = {"time": median_time(tiny_ops(lib), repeat)}
+    elif task == "b":
+        step, how = mlp_step(lib)
+        result = {"time": median_time(step, repeat), "how": how}
+    else:
+        result = long_chain(lib)
+    print(json.dumps(result))
+
+
+def run_worker(task, name, repeat, threads):
+    env = dict(os.environ, GRADSERVE_BENCH_THREADS=str(threads))
+    done = subprocess.run([sys.executable, __file__, "--worker", f"{task}:{name}", "--repeat", str(repeat)],
+                          capture_output=True, text=True, env=env, timeout=900)
+    if done.returncode != 0:
+        raise RuntimeError(f"benchmark ({task}) on {name} failed:\n{done.stderr[-3000:]}")
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def measure(task, repeat, threads, rounds):
+    """gradserve's and PyTorch's results (None without PyTorch): medians over ``rounds``
+    subprocess runs per framework, alternating, so that load on the machine falls on both."""
+    names = ("gradserve", "torch") if HAVE_TORCH else ("gradserve",)
+    got = {name: [] for name in names}
+    for _ in range(rounds):
+        for name in names:
+            got[name].append(run_worker(task, name, repeat, threads))
+    results = {}
+    for name, runs in got.items():
+        merged = dict(runs[0])
+        for key in ("time", "forward", "backward"):
+            if key in merged:
+                merged[key] = statistics.median(r[key] for r in runs)
+        for key in ("peak_rss_mb", "graph_mb", "after_mb"):
+            if key in merged:
+                merged[key] = max(r[key] for r in runs)
+        results[name] = merged
+    return results["gradserve"], results.get("torch")
+
+
+# ------------------------------------------------------------------ report
+def _line(label, ours, theirs, target=None):
+    text = f"{label:<46} gradserve {ours * 1e3:9.2f} ms"
+    if theirs is None:
+        return text + "   (PyTorch not installed)"
+    ratio = ours / theirs
+    text += f"   torch {theirs * 1e3:9.2f} ms   ratio {ratio:5.2f}x"
+    if target is not None:
+        text += f"   target <= {target}x {'met' if ratio <= target else 'MISSED'}"
+    return text
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--repeat", type=int, default=7, help="timed repetitions of (a) and (b) per round")
+    parser.add_argument("--rounds", type=int, default=3,
+                        help="subprocess runs per framework and benchmark, alternating between frameworks")
+    parser.add_argument("--only", default="a,b,c", help="which of a, b, c to run")
+    parser.add_argument("--worker", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+
+    if args.worker:
+        task, name = args.worker.split(":")
+        worker(task, name, args.repeat)
+        return
+
+    threads, source = blas_threads()
+    only = set(args.only.split(","))
+    if HAVE_TORCH:
+        from importlib.metadata import version
+        versions = f"NumPy {np.__version__}, PyTorch {version('torch')}"
+    else:
+        versions = f"NumPy {np.__version__}, PyTorch not installed"
+    print(f"gradserve engine benchmark ({versions})")
+    print(f"each figure: the median of {args.rounds} rounds x {args.repeat} runs, every round a fresh subprocess "
+          f"per framework, frameworks alternating")
+    print(f"threads: NumPy's BLAS uses {threads} ({source})"
+          + (f"; PyTorch gets torch.set_num_threads({threads}) for a fair comparison" if HAVE_TORCH else ""))
+
+    if "a" in only:
+        ours, theirs = measure("a", args.repeat, threads, args.rounds)
+        print(_line(f"(a) {TINY_OPS:,} ops on (16,) float32 + backward", ours["time"],
+                    theirs and theirs["time"], 2))
+    if "b" in only:
+        ours, theirs = measure("b", args.repeat, threads, args.rounds)
+        print(_line(f"(b) MLP step, batch {BATCH}, {'-'.join(map(str, SIZES))}", ours["time"],
+                    theirs and theirs["time"], 1.3))
+        print(f"    written with {ours['how']}")
+    if "c" in only:
+        ours, theirs = measure("c", 1, threads, args.rounds)
+        print(_line(f"(c) {CHAIN_OPS:,}-op chain, forward + backward", ours["time"], theirs and theirs["time"]))
+        for name, r in (("gradserve", ours), ("torch", theirs)):
+            if r is not None:
+                print(f"    {name:<9} forward {r['forward'] * 1e3:7.1f} ms, backward {r['backward'] * 1e3:7.1f} ms;"
+                      f" peak RSS {r['peak_rss_mb']:6.1f} MB, of which {r['graph_mb']:5.1f} MB for the graph;"
+                      f" {r['after_mb']:5.1f} MB still held after backward and del")
+
+
+if __name__ == "__main__":
+    main()
