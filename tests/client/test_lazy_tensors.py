@@ -84,7 +84,7 @@ def test_a_small_model_matches_the_engine(session):
     np.testing.assert_allclose(probs.numpy(), want_probs, rtol=1e-6)
 
 
-def test_indexing_in_place_methods_and_tuple_results_match_the_engine(session):
+def test_indexing_and_in_place_methods_match_the_engine(session):
     data = np.arange(12, dtype=np.float64).reshape(3, 4)
     r = session.tensor(data)
     e = torch.tensor(data)
@@ -92,11 +92,6 @@ def test_indexing_in_place_methods_and_tuple_results_match_the_engine(session):
         t[0, 1:3] = -1.0
         t.mul_(2)
         t += 1
-    values, indices = r.max(dim=1)
-    ev, ei = e.max(dim=1)
-    np.testing.assert_array_equal(values.numpy(), ev.numpy())
-    np.testing.assert_array_equal(indices.numpy(), ei.numpy())
-    assert indices.numpy().dtype == np.int64
     np.testing.assert_array_equal(r[::2, None, -1].numpy(), e[::2, None, -1].numpy())
     np.testing.assert_array_equal(r.numpy(), e.numpy())
     assert r.shape == (3, 4) and r.dtype == np.float64 and r.ndim == 2 and len(r) == 3
@@ -104,6 +99,17 @@ def test_indexing_in_place_methods_and_tuple_results_match_the_engine(session):
     joined = session.torch.cat([r, r], dim=0)
     np.testing.assert_array_equal(joined.numpy(), torch.cat([e, e], dim=0).numpy())
     assert repr(session.tensor([1.0])).startswith("RemoteTensor(array([1.]")
+
+
+def test_tuple_results_unpack_like_the_engine(session):
+    data = np.array([[1.0, 5.0, 2.0], [7.0, 0.0, 7.0]], dtype=np.float32)
+    values, indices = session.tensor(data).max(dim=1)
+    ev, ei = torch.tensor(data).max(dim=1)
+    np.testing.assert_array_equal(values.numpy(), ev.numpy())
+    np.testing.assert_array_equal(indices.numpy(), ei.numpy())
+    assert indices.numpy().dtype == np.int64
+    result = session.tensor(data[0]).sort(descending=True)
+    np.testing.assert_array_equal(result.indices.numpy(), [1, 2, 0])
 
 
 def test_a_client_side_while_loop_trains_on_the_server(session):
