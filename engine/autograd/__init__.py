@@ -90,6 +90,6 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
         elif create_graph:
             result.append(g)
         else:
-            result.append(Tensor._make(g, False, None))
+            result.append(Tensor._make(_engine.as_array(g), False, None))
     return tuple(result)
 

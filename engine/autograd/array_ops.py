@@ -266,36 +266,9 @@ def cosh(x):
     return get_array_module(x).cosh(x)
 
 
-def prod(x, dim=None, keepdim=False):
-    out = x.prod(axis=dim, keepdims=keepdim)
-    return np.asarray(out) if isinstance(out, np.generic) else out
-
-
 def cumsum(x, dim):
     return x.cumsum(axis=dim)
 
 
 def cumprod(x, dim):
     return x.cumprod(axis=dim)
-
-
-def reverse_cumsum(x, dim):
-    """Sums from each position to the end of ``dim`` (cumsum's adjoint)."""
-    xp = get_array_module(x)
-    return xp.flip(xp.flip(x, dim).cumsum(axis=dim), dim)
-
-
-def take_along(x, index, dim, keepdim=True):
-    """The elements of ``x`` at ``index`` along ``dim`` (index has x's rank)."""
-    out = get_array_module(x).take_along_axis(x, index, axis=dim)
-    return out if keepdim else out.squeeze(dim)
-
-
-def put_along(g, index, dim, shape):
-    """Zeros of ``shape`` with ``g`` placed at ``index`` along ``dim`` (indices unique per slice)."""
-    xp = get_array_module(g)
-    out = xp.zeros(tuple(shape), g.dtype)
-    where = [xp.arange(n).reshape((n,) + (1,) * (index.ndim - i - 1)) for i, n in enumerate(index.shape)]
-    where[dim] = index
-    out[tuple(where)] = g
-    return out

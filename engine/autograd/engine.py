@@ -158,11 +158,16 @@ def _needed_nodes(roots, targets):
 
 def _run_hooks(hooks, g, create_graph):
     for hook in list(hooks):
-        t = g if create_graph else Tensor._make(g, False, None)
+        t = g if create_graph else Tensor._make(as_array(g), False, None)
         result = hook(t)
         if result is not None:
             g = result if create_graph else result._data
     return g
+
+
+def as_array(g):
+    """A gradient as an array: NumPy hands back scalars, not 0-d arrays, from 0-d arithmetic."""
+    return np.asarray(g) if isinstance(g, np.generic) else g
 
 
 def _cast(g, np_dtype, create_graph):

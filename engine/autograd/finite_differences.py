@@ -6,6 +6,7 @@ costs two forward passes instead of two per input element.
 """
 import numpy as np
 
+from ..device import get_array_module
 from .state import state
 
 __all__ = ["gradcheck", "gradgradcheck", "GradcheckError"]
@@ -50,7 +51,17 @@ def _numerical_vjp(func, inputs, diff_idx, out_index, v_out, eps):
 
 
 def _dot(out, v):
-    return float((np.asarray(out._data, dtype=np.float64) * v).sum())
+    return float((_host(out._data).astype(np.float64) * v).sum())
+
+
+def _host(a):
+    """A NumPy copy-or-view of a NumPy or CuPy array: the check itself runs on the host."""
+    return a if type(a) is np.ndarray else a.get()
+
+
+def _like(values, like):
+    """NumPy ``values`` on the device and in the dtype of the array ``like``."""
+    return get_array_module(like).asarray(values.astype(like.dtype))
 
 
 def _analytical_vjp(func, inputs, diff_idx, out_index, v_out):
@@ -60,9 +71,9 @@ def _analytical_vjp(func, inputs, diff_idx, out_index, v_out):
     out = outs[out_index]
     if not out.requires_grad:
         return [np.zeros(inputs[i]._data.shape) for i in diff_idx]
-    v = Tensor._make(v_out.astype(out._data.dtype), False, None)
+    v = Tensor._make(_like(v_out, out._data), False, None)
     gs = autograd_grad([out], [inputs[i] for i in diff_idx], [v], allow_unused=True)
-    return [np.zeros(inputs[i]._data.shape) if g is None else np.asarray(g._data, dtype=np.float64)
+    return [np.zeros(inputs[i]._data.shape) if g is None else _host(g._data).astype(np.float64)
             for g, i in zip(gs, diff_idx)]
 
 
@@ -96,9 +107,10 @@ def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=T
                     data = inputs[i]._data
                     u = rng.standard_normal(data.shape)
                     orig = data.copy()
-                    data[...] = orig + eps * u
+                    step = _like(eps * u, data)
+                    data[...] = orig + step
                     plus = _dot(_outputs(func, inputs)[o_idx], v_out)
-                    data[...] = orig - eps * u
+                    data[...] = orig - step
                     minus = _dot(_outputs(func, inputs)[o_idx], v_out)
                     data[...] = orig
                     num = (plus - minus) / (2 * eps)
@@ -134,7 +146,7 @@ def gradgradcheck(func, inputs, grad_outputs=None, *, eps=1e-6, atol=1e-5, rtol=
     rng = np.random.default_rng(seed + 1)
     outs = _outputs(func, inputs)
     if grad_outputs is None:
-        grad_outputs = [Tensor._make(rng.standard_normal(o._data.shape).astype(o._data.dtype), True, None)
+        grad_outputs = [Tensor._make(_like(rng.standard_normal(o._data.shape), o._data), True, None)
                         for o in outs]
     grad_outputs = list(_as_tuple(grad_outputs))
     n = len(inputs)

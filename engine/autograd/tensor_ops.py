@@ -12,5 +12,4 @@ from ..ops.shape import sum_to  # noqa: F401
 
 def new_zeros(like, shape):
     return zeros(tuple(shape), dtype=like.dtype, device=like.device)
-from ..ops.reduction import put_along, reverse_cumsum, take_along  # noqa: F401,E402
 from ..ops.indexing import gather, index_add, index_select, scatter, scatter_add  # noqa: F401,E402

@@ -1,0 +1,16 @@
+"""torch.nn: Module and the layers, torch.nn.functional, torch.nn.init and torch.nn.utils."""
+from . import functional, init, utils
+from .parameter import Parameter
+from .module import Module
+from .container import Sequential, ModuleList, ModuleDict, ParameterList, ParameterDict
+from .linear import Identity, Linear, Bilinear, Flatten, Unflatten
+from .activation import (ReLU, ReLU6, LeakyReLU, ELU, SELU, CELU, GELU, SiLU, Mish, Softplus, Softsign, Sigmoid,
+                         Tanh, Hardtanh, Hardsigmoid, Hardswish, LogSigmoid, Tanhshrink, Threshold, GLU, Softmax,
+                         LogSoftmax, Softmin)
+from .dropout import Dropout, Dropout1d, Dropout2d
+from .sparse import Embedding
+from .normalization import BatchNorm1d, BatchNorm2d, BatchNorm3d, LayerNorm, GroupNorm
+from .conv import Conv1d, Conv2d
+from .pooling import MaxPool1d, MaxPool2d, AvgPool1d, AvgPool2d, AdaptiveAvgPool1d, AdaptiveAvgPool2d
+from .loss import (L1Loss, MSELoss, CrossEntropyLoss, NLLLoss, BCELoss, BCEWithLogitsLoss, KLDivLoss, SmoothL1Loss,
+                   HuberLoss)

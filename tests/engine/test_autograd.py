@@ -665,3 +665,58 @@ def test_dropping_the_output_frees_the_graph():
         assert node() is None and all(ref() is None for ref in saved)
     finally:
         gc.enable()
+
+
+def test_zero_dim_gradients_are_tensors_of_arrays():
+    x = leaf(gs, 2.0)
+    (x * x * 3).backward()
+    (x * x * 3).backward()   # accumulates in place
+    assert isinstance(x.grad._data, np.ndarray) and x.grad.item() == 24.0 and repr(x.grad) == "tensor(24.)"
+    (g,) = gs.autograd.grad(x * x, x)
+    assert isinstance(g._data, np.ndarray) and g.item() == 4.0
+
+
+# ------------------------------------------------------------------ gradcheck
+class _WrongSquare(gs.autograd.Function):
+    __slots__ = ()
+    op = "wrong_square"
+    saves = (0,)
+
+    def forward(self, x):
+        return x * x
+
+    def backward(self, F, g, x):
+        return (g * x,)   # the derivative is 2x
+
+
+class _Square(_WrongSquare):
+    __slots__ = ()
+
+    def backward(self, F, g, x):
+        return (g * x * 2,)
+
+
+class _DetachedSquare(_WrongSquare):
+    """Right first derivative; its backward hides x from the graph, so the second is wrong."""
+    __slots__ = ()
+
+    def backward(self, F, g, x):
+        return (g * (x.detach() if isinstance(x, gs.Tensor) else x) * 2,)
+
+
+@pytest.mark.parametrize("fast_mode", [False, True])
+def test_gradcheck_accepts_a_right_gradient_and_catches_a_wrong_one(fast_mode):
+    x = gs.tensor([0.5, -1.5, 2.0], dtype=gs.float64, requires_grad=True)
+    assert gs.autograd.gradcheck(_Square.apply, (x,), fast_mode=fast_mode)
+    with pytest.raises(gs.autograd.GradcheckError, match="Jacobian mismatch"):
+        gs.autograd.gradcheck(_WrongSquare.apply, (x,), fast_mode=fast_mode)
+    assert gs.autograd.gradcheck(_WrongSquare.apply, (x,), fast_mode=fast_mode, raise_exception=False) is False
+
+
+def test_gradgradcheck_checks_the_gradient_of_the_gradient():
+    x = gs.tensor([0.5, -1.5], dtype=gs.float64, requires_grad=True)
+    assert gs.autograd.gradgradcheck(lambda a: (a * a).sin(), (x,))
+    assert gs.autograd.gradgradcheck(lambda a: (a * a).sin(), (x,), fast_mode=True)
+    assert gs.autograd.gradgradcheck(_Square.apply, (x,))
+    with pytest.raises(gs.autograd.GradcheckError):
+        gs.autograd.gradgradcheck(_DetachedSquare.apply, (x,))

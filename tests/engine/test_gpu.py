@@ -107,3 +107,18 @@ def test_repr_names_the_device():
 def test_mixing_devices_raises():
     with pytest.raises((RuntimeError, TypeError, ValueError)):
         gs.ones(2) + gs.ones(2, device="cuda")
+
+
+@pytest.mark.parametrize("fast_mode", [False, True])
+def test_gradcheck_on_cuda(fast_mode):
+    x = gs.tensor([0.5, -1.5, 2.0], dtype=gs.float64, device="cuda", requires_grad=True)
+    assert gs.autograd.gradcheck(lambda a: (a * a).sin(), (x,), fast_mode=fast_mode)
+    assert gs.autograd.gradgradcheck(lambda a: (a * a).sin(), (x,), fast_mode=fast_mode)
+
+
+def test_graph_export_summarises_cuda_tensors():
+    import json
+    x = gs.tensor([1.0, float("nan")], device="cuda", requires_grad=True)
+    doc = gs.graph.to_json((x * 2).sum())
+    assert doc["nodes"][0]["value"]["head"] == [1.0, "NaN"]
+    json.dumps(doc, allow_nan=False)

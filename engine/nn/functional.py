@@ -1,0 +1,1477 @@
+"""torch.nn.functional: activations, linear maps, convolution and pooling,
+normalisation, embeddings, dropout and losses.
+
+Most functions are compositions of engine ops, so their gradients (and
+higher-order gradients) come from rules that are already tested. Where one
+fused op is much faster or more stable (linear, softmax / log_softmax,
+cross_entropy, nll_loss, softplus, normalisation, convolution, pooling), it is
+a Function whose backward is written with the ``F`` namespace (or with other
+Functions), so the same rule serves an ordinary backward on arrays and a
+create_graph backward on tensors.
+"""
+import math
+import numbers
+import warnings
+
+import numpy as np
+
+from .. import dtypes as _dt
+from ..autograd.function import Function
+from ..autograd.state import state
+from ..device import get_array_module
+from ..ops import elementwise as _ew
+from ..ops.creation import tensor as _tensor
+from ..tensor import Tensor, _wrap_dim
+
+__all__ = [
+    # activations
+    "relu", "relu_", "relu6", "leaky_relu", "leaky_relu_", "elu", "selu", "celu", "gelu", "silu", "mish",
+    "softplus", "softsign", "sigmoid", "tanh", "hardtanh", "hardsigmoid", "hardswish", "logsigmoid",
+    "tanhshrink", "threshold", "glu", "softmax", "log_softmax", "softmin",
+    # linear, dropout, embeddings
+    "linear", "bilinear", "dropout", "dropout1d", "dropout2d", "embedding", "one_hot",
+    # convolution and pooling
+    "conv1d", "conv2d", "unfold", "fold", "max_pool1d", "max_pool2d", "avg_pool1d", "avg_pool2d",
+    "adaptive_avg_pool1d", "adaptive_avg_pool2d", "pad",
+    # normalisation and distances
+    "batch_norm", "layer_norm", "group_norm", "normalize", "cosine_similarity", "pairwise_distance",
+    # losses
+    "cross_entropy", "nll_loss", "mse_loss", "l1_loss", "smooth_l1_loss", "huber_loss",
+    "binary_cross_entropy", "binary_cross_entropy_with_logits", "kl_div",
+    # attention
+    "scaled_dot_product_attention",
+]
+
+
+# ====================================================================== helpers
+def _xp(a):
+    return np if type(a) is np.ndarray else get_array_module(a)
+
+
+def _data(x):
+    """The array behind a tensor, or the value itself."""
+    return x._data if isinstance(x, Tensor) else x
+
+
+def _run(cls, x, **params):
+    """Runs a Function on a tensor (recorded in the graph) or straight on an array.
+
+    Backward rules call this so that an ordinary backward computes on arrays and
+    a create_graph backward records the same Function, whose own backward then
+    gives the next order.
+    """
+    if isinstance(x, Tensor):
+        return cls.apply(x, **params)
+    return cls.__new__(cls).forward(x, **params)
+
+
+def _const(like, array):
+    """``array`` as a constant alongside ``like``: a tensor in a create_graph backward, else the array."""
+    if isinstance(like, Tensor):
+        return Tensor._make(array, False, None)
+    return array
+
+
+def _pair(v, n=2):
+    if isinstance(v, (list, tuple)):
+        if len(v) == 1:
+            return tuple(int(v[0]) for _ in range(n))
+        if len(v) != n:
+            raise ValueError(f"expected {n} values, got {list(v)}")
+        return tuple(int(a) for a in v)
+    return (int(v),) * n
+
+
+# ====================================================================== activations
+def relu(input, inplace=False):
+    """Applies the rectified linear unit function element-wise."""
+    return input.relu_() if inplace else _ew.relu(input)
+
+
+def relu_(input):
+    return input.relu_()
+
+
+def relu6(input, inplace=False):
+    """Applies min(max(0, x), 6) element-wise."""
+    return hardtanh(input, 0.0, 6.0, inplace)
+
+
+def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
+    """Clamps input to [min_val, max_val]; the gradient is zero outside the open interval."""
+    out = _ew.where((input > min_val) & (input < max_val), input, _ew.clamp(input, min_val, max_val).detach())
+    return _write_back(input, out) if inplace else out
+
+
+def _write_back(input, out):
+    # the in-place forms of composite activations: same values and history as torch's
+    return input._inplace(lambda _x, o: o, out)
+
+
+def leaky_relu(input, negative_slope=0.01, inplace=False):
+    """Applies max(0, x) + negative_slope * min(0, x) element-wise."""
+    out = _ew.where(input > 0, input, input * negative_slope)
+    return _write_back(input, out) if inplace else out
+
+
+def leaky_relu_(input, negative_slope=0.01):
+    return leaky_relu(input, negative_slope, inplace=True)
+
+
+def elu(input, alpha=1.0, inplace=False):
+    """Applies x if x > 0 else alpha * (exp(x) - 1) element-wise."""
+    out = _ew.where(input > 0, input, _ew.expm1(input) * alpha)
+    return _write_back(input, out) if inplace else out
+
+
+_SELU_ALPHA = 1.6732632423543772848170429916717
+_SELU_SCALE = 1.0507009873554804934193349852946
+
+
+def selu(input, inplace=False):
+    """Applies scale * elu(x, alpha) with SELU's fixed constants."""
+    out = elu(input, _SELU_ALPHA) * _SELU_SCALE
+    return _write_back(input, out) if inplace else out
+
+
+def celu(input, alpha=1.0, inplace=False):
+    """Applies max(0, x) + min(0, alpha * (exp(x / alpha) - 1)) element-wise."""
+    out = _ew.where(input > 0, input, _ew.expm1(input / alpha) * alpha)
+    return _write_back(input, out) if inplace else out
+
+
+def threshold(input, threshold, value, inplace=False):
+    """Replaces each element not greater than threshold by value."""
+    out = _ew.where(input > threshold, input, value)
+    return _write_back(input, out) if inplace else out
+
+
+_SQRT_1_2 = 1.0 / math.sqrt(2.0)
+_SQRT_2_PI = math.sqrt(2.0 / math.pi)
+
+
+def gelu(input, approximate="none"):
+    """Applies the Gaussian Error Linear Unit: x * Phi(x), or its tanh approximation."""
+    if approximate == "tanh":
+        inner = (input + input * input * input * 0.044715) * _SQRT_2_PI
+        return input * 0.5 * (_ew.tanh(inner) + 1.0)
+    if approximate != "none":
+        raise RuntimeError(f"approximate argument must be either none or tanh.")
+    return input * 0.5 * (_ew.erf(input * _SQRT_1_2) + 1.0)
+
+
+def silu(input, inplace=False):
+    """Applies x * sigmoid(x) element-wise."""
+    out = input * _ew.sigmoid(input)
+    return _write_back(input, out) if inplace else out
+
+
+def mish(input, inplace=False):
+    """Applies x * tanh(softplus(x)) element-wise."""
+    out = input * _ew.tanh(softplus(input))
+    return _write_back(input, out) if inplace else out
+
+
+def sigmoid(input):
+    """Applies 1 / (1 + exp(-x)) element-wise."""
+    return _ew.sigmoid(input)
+
+
+def tanh(input):
+    """Applies the hyperbolic tangent element-wise."""
+    return _ew.tanh(input)
+
+
+def hardsigmoid(input, inplace=False):
+    """Applies relu6(x + 3) / 6 element-wise."""
+    out = hardtanh(input + 3.0, 0.0, 6.0) / 6.0
+    return _write_back(input, out) if inplace else out
+
+
+def hardswish(input, inplace=False):
+    """Applies x * relu6(x + 3) / 6 element-wise."""
+    shifted = input + 3.0
+    gate = _ew.where((shifted > 0) & (shifted < 6), shifted, _ew.clamp(shifted, 0.0, 6.0).detach())
+    out = input * gate / 6.0
+    return _write_back(input, out) if inplace else out
+
+
+def softsign(input):
+    """Applies x / (1 + |x|) element-wise."""
+    return input / (_ew.abs(input) + 1.0)
+
+
+def tanhshrink(input):
+    """Applies x - tanh(x) element-wise."""
+    return input - _ew.tanh(input)
+
+
+def glu(input, dim=-1):
+    """Gated linear unit: a * sigmoid(b) for the two halves a, b of input along dim."""
+    n = input.shape[dim]
+    if n % 2:
+        raise RuntimeError(f"Halving dimension must be even, but dimension {_wrap_dim(dim, input.ndim)} is size {n}")
+    d = _wrap_dim(dim, input.ndim)
+    lead = (slice(None),) * d
+    return input[lead + (slice(0, n // 2),)] * _ew.sigmoid(input[lead + (slice(n // 2, n),)])
+
+
+class Softplus(Function):
+    """log(1 + exp(beta x)) / beta, linear above the threshold; stable for large |x|."""
+    __slots__ = ("beta", "threshold")
+    op = "softplus"
+    saves = (0,)
+
+    def forward(self, x, beta, threshold):
+        self.beta, self.threshold = beta, threshold
+        z = x * beta if beta != 1 else x
+        out = _xp(x).logaddexp(0, z)
+        if beta != 1:
+            out = out / beta
+        if threshold is not None:
+            out = _xp(x).where(z > threshold, x, out)
+        return out.astype(x.dtype, copy=False)
+
+    def backward(self, F, g, x):
+        z = x * self.beta if self.beta != 1 else x
+        gx = g * F.sigmoid(z)
+        if self.threshold is not None:
+            gx = F.where(z > self.threshold, g, gx)
+        return (gx,)
+
+
+def softplus(input, beta=1.0, threshold=20.0):
+    """Applies log(1 + exp(beta * x)) / beta element-wise (x itself where beta * x > threshold)."""
+    return Softplus.apply(input, beta=beta, threshold=threshold)
+
+
+def logsigmoid(input):
+    """Applies log(sigmoid(x)) element-wise, stably."""
+    return -Softplus.apply(-input, beta=1.0, threshold=None)
+
+
+def _softmax_dim(ndim):
+    warnings.warn("Implicit dimension choice for softmax has been deprecated. Change the call to include dim=X "
+                  "as an argument.", stacklevel=3)
+    return 0 if ndim in (0, 1, 3) else 1
+
+
+def _softmax_input(input, dtype):
+    return input.to(dtype) if dtype is not None else input
+
+
+class Softmax(Function):
+    __slots__ = ("dim",)
+    op = "softmax"
+    saves = (-1,)
+
+    def forward(self, x, dim):
+        self.dim = dim
+        xp = _xp(x)
+        if x.ndim == 0:
+            return xp.ones_like(x)
+        e = xp.exp(x - x.max(axis=dim, keepdims=True))
+        e /= e.sum(axis=dim, keepdims=True)
+        return e
+
+    def backward(self, F, g, y):
+        if y.ndim == 0:
+            return (g * 0,)
+        gy = g * y
+        return (gy - y * F.sum(gy, self.dim, True),)
+
+
+class LogSoftmax(Function):
+    __slots__ = ("dim",)
+    op = "log_softmax"
+    saves = (-1,)
+
+    def forward(self, x, dim):
+        self.dim = dim
+        xp = _xp(x)
+        if x.ndim == 0:
+            return xp.zeros_like(x)
+        z = x - x.max(axis=dim, keepdims=True)
+        z -= xp.log(xp.exp(z).sum(axis=dim, keepdims=True))
+        return z
+
+    def backward(self, F, g, y):
+        if y.ndim == 0:
+            return (g * 0,)
+        return (g - F.exp(y) * F.sum(g, self.dim, True),)
+
+
+def _float_input(input, fn):
+    if input._data.dtype.kind != "f":
+        raise RuntimeError(f'"{fn}" not implemented for \'{input.dtype.name.capitalize()}\'')
+    return input
+
+
+def softmax(input, dim=None, _stacklevel=3, dtype=None):
+    """Applies softmax along dim: exp(x) / sum(exp(x))."""
+    input = _float_input(_softmax_input(input, dtype), "softmax")
+    if dim is None:
+        dim = _softmax_dim(input.ndim)
+    return Softmax.apply(input, dim=_wrap_dim(dim, input.ndim))
+
+
+def log_softmax(input, dim=None, _stacklevel=3, dtype=None):
+    """Applies log(softmax(x)) along dim, computed stably."""
+    input = _float_input(_softmax_input(input, dtype), "log_softmax")
+    if dim is None:
+        dim = _softmax_dim(input.ndim)
+    return LogSoftmax.apply(input, dim=_wrap_dim(dim, input.ndim))
+
+
+def softmin(input, dim=None, _stacklevel=3, dtype=None):
+    """Applies softmax(-x) along dim."""
+    input = _softmax_input(input, dtype)
+    if dim is None:
+        dim = _softmax_dim(input.ndim)
+    return softmax(-input, dim)
+
+
+# ====================================================================== linear maps
+class Linear(Function):
+    """y = x W^T + b as one matrix product and an in-place bias add."""
+    __slots__ = ()
+    op = "linear"
+    saves = (0, 1)
+
+    def forward(self, x, w, b):
+        if x.dtype != w.dtype or (b is not None and b.dtype != w.dtype):
+            other = b.dtype if b is not None and b.dtype != w.dtype else x.dtype
+            raise RuntimeError(f"mat1 and mat2 must have the same dtype, but got "
+                               f"{_dt.from_numpy_dtype(other).name.capitalize()} and "
+                               f"{_dt.from_numpy_dtype(w.dtype).name.capitalize()}")
+        if x.ndim == 0 or x.shape[-1] != w.shape[-1]:
+            rows = int(np.prod(x.shape[:-1])) if x.ndim > 1 else 1
+            raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({rows}x{x.shape[-1] if x.ndim else 1} "
+                               f"and {w.shape[-1]}x{w.shape[0]})")
+        out = x @ w.T
+        if b is not None:
+            out += b
+        return out
+
+    def backward(self, F, g, x, w):
+        # an input that needs no gradient (a network's data) costs no matrix product
+        gx = F.matmul(g, w) if self.next_functions[0][0] is not None else None
+        if self.next_functions[1][0] is None:
+            gw = None
+        elif x.ndim == 1:
+            gw = F.matmul(F.unsqueeze(g, -1), F.unsqueeze(x, 0))
+        else:
+            g2 = F.reshape(g, (-1, g.shape[-1]))
+            x2 = F.reshape(x, (-1, x.shape[-1]))
+            gw = F.matmul(F.transpose(g2, 0, 1), x2)
+        return gx, gw, g  # the engine sums the bias gradient down to its shape
+
+
+def linear(input, weight, bias=None):
+    """Applies the affine map y = x A^T + b."""
+    if weight.ndim == 1:  # a vector of weights: y = x . w + b
+        out = input @ weight
+        return out + bias if bias is not None else out
+    return Linear.apply(input, weight, bias)
+
+
+def bilinear(input1, input2, weight, bias=None):
+    """Applies y = x1^T A x2 + b over the last dimension of the inputs."""
+    lead = tuple(input1.shape[:-1])
+    x1 = input1.reshape(-1, input1.shape[-1])
+    x2 = input2.reshape(-1, input2.shape[-1])
+    # (N, I1) @ (O, I1, I2) broadcasts to (O, N, I2); contract with x2 over I2
+    y = (x1 @ weight * x2).sum(-1).t()
+    if bias is not None:
+        y = y + bias
+    return y.reshape(lead + (weight.shape[0],))
+
+
+# ====================================================================== dropout
+def _bernoulli_keep(shape, p, like):
+    """A {0, 1/(1-p)} mask of ``shape`` in like's dtype and device, from the run's generator."""
+    keep = state.generator.rng.random(shape) >= p
+    mask = keep.astype(like._data.dtype) * np.asarray(1.0 / (1.0 - p), like._data.dtype)
+    xp = _xp(like._data)
+    return Tensor._make(mask if xp is np else xp.asarray(mask), False, None)
+
+
+def _check_p(p):
+    if p < 0.0 or p > 1.0:
+        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+
+
+def dropout(input, p=0.5, training=True, inplace=False):
+    """Zeroes each element with probability p during training, scaling the rest by 1 / (1 - p)."""
+    _check_p(p)
+    if not training or p == 0.0:
+        return input
+    if p == 1.0:
+        out = input * 0.0
+    else:
+        out = input * _bernoulli_keep(tuple(input.shape), p, input)
+    return _write_back(input, out) if inplace else out
+
+
+def _feature_dropout(input, p, training, inplace, spatial):
+    _check_p(p)
+    if not training or p == 0.0:
+        return input
+    batched = input.ndim == spatial + 2
+    shape = tuple(input.shape[:2 if batched else 1]) + (1,) * spatial
+    out = input * 0.0 if p == 1.0 else input * _bernoulli_keep(shape, p, input)
+    return _write_back(input, out) if inplace else out
+
+
+def dropout1d(input, p=0.5, training=True, inplace=False):
+    """Zeroes whole channels of a (N, C, L) input with probability p."""
+    return _feature_dropout(input, p, training, inplace, 1)
+
+
+def dropout2d(input, p=0.5, training=True, inplace=False):
+    """Zeroes whole channels of a (N, C, H, W) input with probability p."""
+    return _feature_dropout(input, p, training, inplace, 2)
+
+
+# ====================================================================== embeddings
+class Embedding(Function):
+    """weight[indices]; the rows of padding_idx get no gradient."""
+    __slots__ = ("num_weights", "padding_idx")
+    op = "embedding"
+    saves = (0,)
+
+    def forward(self, indices, weight, padding_idx):
+        self.num_weights = weight.shape[0]
+        self.padding_idx = padding_idx
+        return weight[indices]
+
+    def backward(self, F, g, indices):
+        idx = _data(indices)
+        width = g.shape[-1]
+        flat_g = F.reshape(g, (-1, width))
+        gw = F.index_put(F.new_zeros(flat_g, (self.num_weights, width)), (_const(g, idx.reshape(-1)),), flat_g,
+                         accumulate=True)
+        if self.padding_idx is not None:
+            keep = _xp(idx).ones((self.num_weights, 1), dtype=_data(g).dtype)
+            keep[self.padding_idx] = 0
+            gw = gw * _const(g, keep)
+        return None, gw
+
+
+def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, scale_grad_by_freq=False,
+              sparse=False):
+    """Looks up rows of weight by the integer indices in input."""
+    if input._data.dtype.kind not in "iu":
+        raise RuntimeError("Expected tensor for argument #1 'indices' to have one of the following scalar types: "
+                           f"Long, Int; but got {input.type()} instead (while checking arguments for embedding)")
+    n = weight.shape[0]
+    if padding_idx is not None:
+        if not -n <= padding_idx < n:
+            raise AssertionError("Padding_idx must be within num_embeddings")
+        padding_idx = padding_idx + n if padding_idx < 0 else padding_idx
+    idx = input._data
+    if idx.size and (int(idx.min()) < 0 or int(idx.max()) >= n):
+        raise IndexError("index out of range in self")
+    if max_norm is not None:
+        _embedding_renorm(weight, idx, max_norm, norm_type)
+    return Embedding.apply(input, weight, padding_idx=padding_idx)
+
+
+def _embedding_renorm(weight, idx, max_norm, norm_type):
+    # in place and outside autograd, as torch.embedding_renorm_
+    xp = _xp(weight._data)
+    rows = xp.unique(idx.reshape(-1))
+    w = weight._data
+    norms = (xp.abs(w[rows]) ** norm_type).sum(axis=1) ** (1.0 / norm_type)
+    scale = xp.where(norms > max_norm, max_norm / (norms + 1e-7), 1.0).astype(w.dtype)
+    w[rows] *= scale[:, None]
+    weight._version[0] += 1
+
+
+def one_hot(tensor, num_classes=-1):
+    """Returns a (..., num_classes) int64 tensor with a one at each index of tensor."""
+    data = tensor._data
+    if data.dtype.kind not in "iu":
+        raise RuntimeError("one_hot is only applicable to index tensor of type LongTensor.")
+    xp = _xp(data)
+    if num_classes == -1:
+        if data.size == 0:
+            raise RuntimeError("Can not infer total number of classes from empty tensor.")
+        num_classes = int(data.max()) + 1
+    if data.size:
+        if int(data.min()) < 0:
+            raise RuntimeError("Class values must be non-negative.")
+        if int(data.max()) >= num_classes:
+            raise RuntimeError("Class values must be smaller than num_classes.")
+    out = (data[..., None] == xp.arange(num_classes)).astype(np.int64)
+    return Tensor._make(out, False, None)
+
+
+# ====================================================================== convolution and pooling
+def _as_strided(xp, a, shape, strides):
+    if xp is np:
+        return np.lib.stride_tricks.as_strided(a, shape, strides, writeable=False)
+    return xp.lib.stride_tricks.as_strided(a, shape, strides)
+
+
+def _out_size(size, kernel, dilation, pad_before, pad_after, stride):
+    return (size + pad_before + pad_after - dilation * (kernel - 1) - 1) // stride + 1
+
+
+class Im2Col(Function):
+    """Gathers sliding windows: (N, C, H, W) -> (N, C, kh, kw, oh, ow), zero padded.
+
+    ``padding`` is ((top, bottom), (left, right)). Col2Im is its adjoint, so
+    each is the other's backward and convolution gradients of any order
+    come from the pair.
+    """
+    __slots__ = ("in_shape", "kernel", "dilation", "padding", "stride")
+    op = "im2col"
+
+    def forward(self, x, kernel, dilation, padding, stride, fill=0.0):
+        self.in_shape, self.kernel, self.dilation, self.padding, self.stride = \
+            x.shape, kernel, dilation, padding, stride
+        xp = _xp(x)
+        (pt, pb), (pl, pr) = padding
+        n, c, h, w = x.shape
+        if pt or pb or pl or pr:
+            padded = xp.full((n, c, h + pt + pb, w + pl + pr), fill, dtype=x.dtype)
+            padded[:, :, pt:pt + h, pl:pl + w] = x
+            x = padded
+        else:
+            x = xp.ascontiguousarray(x)
+        (kh, kw), (dh, dw), (sh, sw) = kernel, dilation, stride
+        oh = (x.shape[2] - dh * (kh - 1) - 1) // sh + 1
+        ow = (x.shape[3] - dw * (kw - 1) - 1) // sw + 1
+        s0, s1, s2, s3 = x.strides
+        windows = _as_strided(xp, x, (n, c, kh, kw, oh, ow), (s0, s1, s2 * dh, s3 * dw, s2 * sh, s3 * sw))
+        return xp.ascontiguousarray(windows)
+
+    def backward(self, F, g):
+        return (_run(Col2Im, g, in_shape=self.in_shape, kernel=self.kernel, dilation=self.dilation,
+                     padding=self.padding, stride=self.stride),)
+
+
+class Col2Im(Function):
+    """Sums windows back into an image: the adjoint of Im2Col."""
+    __slots__ = ("kernel", "dilation", "padding", "stride")
+    op = "col2im"
+
+    def forward(self, cols, in_shape, kernel, dilation, padding, stride):
+        self.kernel, self.dilation, self.padding, self.stride = kernel, dilation, padding, stride
+        xp = _xp(cols)
+        n, c, h, w = in_shape
+        (pt, pb), (pl, pr) = padding
+        (kh, kw), (dh, dw), (sh, sw) = kernel, dilation, stride
+        oh, ow = cols.shape[4], cols.shape[5]
+        out = xp.zeros((n, c, h + pt + pb, w + pl + pr), dtype=cols.dtype)
+        for i in range(kh):
+            for j in range(kw):
+                out[:, :, i * dh:i * dh + sh * (oh - 1) + 1:sh, j * dw:j * dw + sw * (ow - 1) + 1:sw] += cols[:, :, i, j]
+        if pt or pb or pl or pr:
+            out = out[:, :, pt:pt + h, pl:pl + w]
+        return out
+
+    def backward(self, F, g):
+        return (_run(Im2Col, g, kernel=self.kernel, dilation=self.dilation, padding=self.padding,
+                     stride=self.stride),)
+
+
+class Conv(Function):
+    """N-d convolution (1-d and 2-d) as im2col and one batched matrix product per group."""
+    __slots__ = ("stride", "padding", "dilation", "groups", "x_shape", "w_shape")
+    op = "convolution"
+    saves = (0, 1)
+
+    def forward(self, x, w, b, stride, padding, dilation, groups):
+        self.stride, self.padding, self.dilation, self.groups = stride, padding, dilation, groups
+        self.x_shape, self.w_shape = x.shape, w.shape
+        x4, w4 = _as_2d(x), _as_2d(w)
+        n = x4.shape[0]
+        o = w4.shape[0]
+        cols = _run(Im2Col, x4, kernel=w4.shape[2:], dilation=dilation, padding=padding, stride=stride)
+        oh, ow = cols.shape[4], cols.shape[5]
+        cols = cols.reshape(n, groups, -1, oh * ow)
+        out = _group_weight(w4, groups) @ cols          # (N, G, O/G, L)
+        out = out.reshape((n, o) + ((ow,) if x.ndim == 3 else (oh, ow)))
+        if b is not None:
+            out += b.reshape((o,) + (1,) * (out.ndim - 2))
+        return out
+
+    def backward(self, F, g, x, w):
+        groups, dilation, padding, stride = self.groups, self.dilation, self.padding, self.stride
+        x_shape4, w_shape4 = _shape_2d(self.x_shape), _shape_2d(self.w_shape)
+        kernel = w_shape4[2:]
+        n, o = x_shape4[0], w_shape4[0]
+        oh, ow = _shape_2d(g.shape)[2:]
+        gmat = F.reshape(g, (n, groups, o // groups, oh * ow))      # (N, G, O/G, L)
+        gx = gw = gb = None
+        if self.next_functions[0][0] is not None:
+            wmat = F.reshape(w, (groups, o // groups, -1))          # (G, O/G, C/G*k)
+            gcols = F.matmul(F.transpose(wmat, -1, -2), gmat)      # (N, G, C/G*k, L)
+            gcols = F.reshape(gcols, (n, x_shape4[1]) + kernel + (oh, ow))
+            gx = F.reshape(_run(Col2Im, gcols, in_shape=x_shape4, kernel=kernel, dilation=dilation,
+                                padding=padding, stride=stride), self.x_shape)
+        if self.next_functions[1][0] is not None:
+            cols = _run(Im2Col, F.reshape(x, x_shape4), kernel=kernel, dilation=dilation, padding=padding,
+                        stride=stride)
+            cols = F.reshape(cols, (n, groups, -1, oh * ow))        # (N, G, C/G*k, L)
+            if isinstance(g, Tensor):
+                gw = F.sum(F.matmul(gmat, F.transpose(cols, -1, -2)), 0)
+            else:  # contract over batch and positions at once: one BLAS call per group
+                xp = _xp(g)
+                gw = xp.stack([xp.tensordot(gmat[:, k], cols[:, k], axes=([0, 2], [0, 2])) for k in range(groups)])
+            gw = F.reshape(gw, self.w_shape)
+        if self.next_functions[2][0] is not None:
+            gb = F.sum(g, (0,) + tuple(range(2, g.ndim)))
+        return gx, gw, gb
+
+
+def _shape_2d(shape):
+    return (shape[0], shape[1], 1, shape[2]) if len(shape) == 3 else tuple(shape)
+
+
+def _as_2d(a):
+    return a.reshape(_shape_2d(a.shape)) if a.ndim == 3 else a
+
+
+def _group_weight(w4, groups):
+    return w4.reshape(groups, w4.shape[0] // groups, -1)
+
+
+def _conv(input, weight, bias, stride, padding, dilation, groups, nd, name):
+    expected = nd + 2
+    if input.ndim not in (expected - 1, expected):
+        raise RuntimeError(f"Expected {expected - 1}D (unbatched) or {expected}D (batched) input to {name}, but "
+                           f"got input of size: {list(input.shape)}")
+    unbatched = input.ndim == expected - 1
+    if unbatched:
+        input = input.unsqueeze(0)
+    if weight.ndim != expected:
+        raise RuntimeError(f"weight should have {expected} dimensions for {name}")
+    c_in = input.shape[1]
+    if c_in != weight.shape[1] * groups:
+        raise RuntimeError(f"Given groups={groups}, weight of size {list(weight.shape)}, expected input"
+                           f"{list(input.shape)} to have {weight.shape[1] * groups} channels, but got {c_in} "
+                           f"channels instead")
+    if weight.shape[0] % groups:
+        raise RuntimeError("out_channels must be divisible by groups")
+    stride, dilation = _pair(stride, nd), _pair(dilation, nd)
+    kernel = tuple(weight.shape[2:])
+    if isinstance(padding, str):
+        if padding == "valid":
+            pads = ((0, 0),) * nd
+        elif padding == "same":
+            if any(s != 1 for s in stride):
+                raise ValueError("padding='same' is not supported for strided convolutions")
+            pads = tuple(((d * (k - 1)) // 2, d * (k - 1) - (d * (k - 1)) // 2) for k, d in zip(kernel, dilation))
+        else:
+            raise ValueError(f"Invalid padding string '{padding}', should be one of {{'valid', 'same'}}")
+    else:
+        pads = tuple((p, p) for p in _pair(padding, nd))
+    sizes = input.shape[2:]
+    for size, k, d, (pb, pa) in zip(sizes, kernel, dilation, pads):
+        if size + pb + pa < d * (k - 1) + 1:
+            raise RuntimeError(f"Calculated padded input size per channel: ({size + pb + pa}). Kernel size: ({k}). "
+                               "Kernel size can't be greater than actual input size")
+    if nd == 1:
+        stride, dilation, pads = (1,) + stride, (1,) + dilation, ((0, 0),) + pads
+    out = Conv.apply(input, weight, bias, stride=stride, padding=pads, dilation=dilation, groups=groups)
+    return out.squeeze(0) if unbatched else out
+
+
+def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
+    """Applies a 1-d convolution (cross-correlation) over an input of shape (N, C, L)."""
+    return _conv(input, weight, bias, stride, padding, dilation, groups, 1, "conv1d")
+
+
+def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
+    """Applies a 2-d convolution (cross-correlation) over an input of shape (N, C, H, W)."""
+    return _conv(input, weight, bias, stride, padding, dilation, groups, 2, "conv2d")
+
+
+def unfold(input, kernel_size, dilation=1, padding=0, stride=1):
+    """Extracts sliding local blocks: (N, C, H, W) -> (N, C * kh * kw, L)."""
+    kernel, dilation, stride = _pair(kernel_size), _pair(dilation), _pair(stride)
+    pads = tuple((p, p) for p in _pair(padding))
+    cols = Im2Col.apply(input, kernel=kernel, dilation=dilation, padding=pads, stride=stride)
+    n, c = input.shape[0], input.shape[1]
+    return cols.reshape(n, c * kernel[0] * kernel[1], -1)
+
+
+def fold(input, output_size, kernel_size, dilation=1, padding=0, stride=1):
+    """Combines sliding local blocks into a tensor: (N, C * kh * kw, L) -> (N, C, H, W)."""
+    kernel, dilation, stride = _pair(kernel_size), _pair(dilation), _pair(stride)
+    (h, w), (ph, pw) = _pair(output_size), _pair(padding)
+    oh = _out_size(h, kernel[0], dilation[0], ph, ph, stride[0])
+    ow = _out_size(w, kernel[1], dilation[1], pw, pw, stride[1])
+    n = input.shape[0]
+    c = input.shape[1] // (kernel[0] * kernel[1])
+    cols = input.reshape(n, c, kernel[0], kernel[1], oh, ow)
+    return Col2Im.apply(cols, in_shape=(n, c, h, w), kernel=kernel, dilation=dilation,
+                        padding=((ph, ph), (pw, pw)), stride=stride)
+
+
+def _pool_geometry(input, kernel_size, stride, padding, dilation, ceil_mode, nd, name):
+    kernel = _pair(kernel_size, nd)
+    stride = kernel if stride is None or (isinstance(stride, (list, tuple)) and len(stride) == 0) \
+        else _pair(stride, nd)
+    padding, dilation = _pair(padding, nd), _pair(dilation, nd)
+    for k, p in zip(kernel, padding):
+        if p > k // 2:
+            raise RuntimeError(f"{name}: pad should be at most half of effective kernel size, but got pad={p}, "
+                               f"kernel_size={k} and dilation=1")
+    pads, outs = [], []
+    for size, k, s, p, d in zip(input.shape[-nd:], kernel, stride, padding, dilation):
+        span = size + 2 * p - d * (k - 1) - 1
+        out = (-(-span // s) if ceil_mode else span // s) + 1
+        if ceil_mode and (out - 1) * s >= size + p:
+            out -= 1  # the last window must start inside the input or its left padding
+        if out < 1:
+            raise RuntimeError(f"{name}: output size is too small (input {list(input.shape)})")
+        extra = max(0, (out - 1) * s + d * (k - 1) + 1 - (size + 2 * p))
+        pads.append((p, p + extra))
+        outs.append(out)
+    return kernel, stride, dilation, tuple(pads), tuple(outs)
+
+
+def _pool_input(input, nd, name):
+    if input.ndim not in (nd + 1, nd + 2):
+        raise RuntimeError(f"{name}: Expected {nd + 1}D or {nd + 2}D input tensor, but got {list(input.shape)}")
+    unbatched = input.ndim == nd + 1
+    x = input.unsqueeze(0) if unbatched else input
+    if nd == 1:
+        x = x.unsqueeze(2)
+    return x, unbatched
+
+
+def _pool_output(out, unbatched, nd):
+    if nd == 1:
+        out = out.squeeze(2)
+    return out.squeeze(0) if unbatched else out
+
+
+def _window_max(x, kernel, dilation, padding, stride):
+    """Max over each pooling window and the window offset (i * kw + j) it came from; first index wins."""
+    xp = _xp(x)
+    n, c, h, w = x.shape
+    (pt, pb), (pl, pr) = padding
+    (kh, kw), (dh, dw), (sh, sw) = kernel, dilation, stride
+    if pt or pb or pl or pr:
+        padded = xp.full((n, c, h + pt + pb, w + pl + pr), -np.inf, dtype=x.dtype)
+        padded[:, :, pt:pt + h, pl:pl + w] = x
+        x = padded
+    oh = (x.shape[2] - dh * (kh - 1) - 1) // sh + 1
+    ow = (x.shape[3] - dw * (kw - 1) - 1) // sw + 1
+    best = x[:, :, 0:sh * (oh - 1) + 1:sh, 0:sw * (ow - 1) + 1:sw].copy()
+    argbest = xp.zeros(best.shape, dtype=np.int64)
+    for i in range(kh):
+        for j in range(kw):
+            if i == 0 and j == 0:
+                continue
+            v = x[:, :, i * dh:i * dh + sh * (oh - 1) + 1:sh, j * dw:j * dw + sw * (ow - 1) + 1:sw]
+            better = (v > best) | xp.isnan(v)  # NaN propagates, as in PyTorch
+            best = xp.where(better, v, best)
+            argbest = xp.where(better, i * kw + j, argbest)
+    return best, argbest
+
+
+class MaxPool(Function):
+    """Max over each window; the gradient goes to the first maximum of each window."""
+    __slots__ = ("in_shape", "kernel", "dilation", "padding", "stride")
+    op = "max_pool2d"
+
+    def forward(self, x, kernel, dilation, padding, stride):
+        self.in_shape, self.kernel, self.dilation, self.padding, self.stride = \
+            x.shape, kernel, dilation, padding, stride
+        best, argbest = _window_max(x, kernel, dilation, padding, stride)
+        self.keep(argbest)
+        return best
+
+    def backward(self, F, g, argbest):
+        kh, kw = self.kernel
+        idx = _data(argbest)
+        choice = (idx[:, :, None, None] == _xp(idx).arange(kh * kw).reshape(kh, kw, 1, 1)).astype(_data(g).dtype)
+        cols = F.unsqueeze(F.unsqueeze(g, 2), 2) * _const(g, choice)
+        return (_run(Col2Im, cols, in_shape=self.in_shape, kernel=self.kernel, dilation=self.dilation,
+                     padding=self.padding, stride=self.stride),)
+
+
+def _max_pool(input, kernel_size, stride, padding, dilation, ceil_mode, return_indices, nd, name):
+    x, unbatched = _pool_input(input, nd, name)
+    kernel, stride, dilation, pads, _ = _pool_geometry(x, kernel_size, stride, padding, dilation, ceil_mode, nd,
+                                                        name)
+    if nd == 1:
+        kernel, stride, dilation, pads = (1,) + kernel, (1,) + stride, (1,) + dilation, ((0, 0),) + pads
+    out = MaxPool.apply(x, kernel=kernel, dilation=dilation, padding=pads, stride=stride)
+    result = _pool_output(out, unbatched, nd)
+    if not return_indices:
+        return result
+    node = out.grad_fn
+    argbest = node.extra[0] if node is not None else _window_max(x._data, kernel, dilation, pads, stride)[1]
+    return result, _pool_output(_flat_indices(argbest, x.shape[3], kernel, dilation, pads, stride), unbatched, nd)
+
+
+def _flat_indices(argbest, width, kernel, dilation, pads, stride):
+    """Positions in each (H, W) plane of the window maxima, as max_pool2d(return_indices=True) gives."""
+    xp = _xp(argbest)
+    kw = kernel[1]
+    oh, ow = argbest.shape[2], argbest.shape[3]
+    rows = (xp.arange(oh) * stride[0] - pads[0][0]).reshape(oh, 1) + (argbest // kw) * dilation[0]
+    cols = (xp.arange(ow) * stride[1] - pads[1][0]).reshape(1, ow) + (argbest % kw) * dilation[1]
+    return Tensor._make((rows * width + cols).astype(np.int64), False, None)
+
+
+def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):
+    """Applies 1-d max pooling over an input of shape (N, C, L)."""
+    return _max_pool(input, kernel_size, stride, padding, dilation, ceil_mode, return_indices, 1, "max_pool1d")
+
+
+def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):
+    """Applies 2-d max pooling over an input of shape (N, C, H, W); ties go to the first index."""
+    return _max_pool(input, kernel_size, stride, padding, dilation, ceil_mode, return_indices, 2, "max_pool2d")
+
+
+def _avg_pool(input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, nd, name):
+    x, unbatched = _pool_input(input, nd, name)
+    kernel, stride, dilation, pads, outs = _pool_geometry(x, kernel_size, stride, padding, 1, ceil_mode, nd, name)
+    if nd == 1:
+        kernel, stride, dilation, pads = (1,) + kernel, (1,) + stride, (1,) + dilation, ((0, 0),) + pads
+    cols = Im2Col.apply(x, kernel=kernel, dilation=dilation, padding=pads, stride=stride)
+    total = cols.sum((2, 3))
+    if divisor_override:
+        out = total / divisor_override
+    else:
+        out = total * Tensor._make(_avg_pool_scale(x, kernel, pads, stride, count_include_pad), False, None)
+    return _pool_output(out, unbatched, nd)
+
+
+def _avg_pool_scale(x, kernel, pads, stride, count_include_pad):
+    """1 / the number of elements each window averages (PyTorch's divisor, ceil-mode overhang excluded)."""
+    xp = _xp(x._data)
+    h, w = x.shape[2], x.shape[3]
+    (ph, extra_h), (pw, extra_w) = pads
+    counted = np.zeros((1, 1, h + ph + extra_h, w + pw + extra_w))
+    if count_include_pad:
+        counted[:, :, :h + 2 * ph, :w + 2 * pw] = 1
+    else:
+        counted[:, :, ph:ph + h, pw:pw + w] = 1
+    windows = Im2Col.__new__(Im2Col).forward(counted, kernel=kernel, dilation=(1, 1), padding=((0, 0), (0, 0)),
+                                             stride=stride)
+    scale = (1.0 / windows.sum(axis=(2, 3))).astype(x._data.dtype)
+    return scale if xp is np else xp.asarray(scale)
+
+
+def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True):
+    """Applies 1-d average pooling over an input of shape (N, C, L)."""
+    return _avg_pool(input, kernel_size, stride, padding, ceil_mode, count_include_pad, None, 1, "avg_pool1d")
+
+
+def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True,
+               divisor_override=None):
+    """Applies 2-d average pooling over an input of shape (N, C, H, W)."""
+    return _avg_pool(input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, 2,
+                     "avg_pool2d")
+
+
+def _adaptive_matrix(in_size, out_size, like):
+    """(out, in) averaging matrix: row i averages [floor(i*in/out), ceil((i+1)*in/out))."""
+    m = np.zeros((out_size, in_size))
+    for i in range(out_size):
+        start = (i * in_size) // out_size
+        end = -((-(i + 1) * in_size) // out_size)
+        m[i, start:end] = 1.0 / (end - start)
+    m = m.astype(like._data.dtype)
+    xp = _xp(like._data)
+    return Tensor._make(m if xp is np else xp.asarray(m), False, None)
+
+
+def adaptive_avg_pool2d(input, output_size):
+    """Averages (N, C, H, W) over a grid of output_size cells of (nearly) equal size."""
+    if input.ndim not in (3, 4):
+        raise RuntimeError(f"adaptive_avg_pool2d(): Expected 3D or 4D tensor, but got {list(input.shape)}")
+    size = output_size if isinstance(output_size, (list, tuple)) else (output_size, output_size)
+    h, w = input.shape[-2], input.shape[-1]
+    oh = h if size[0] is None else int(size[0])
+    ow = w if size[1] is None else int(size[1])
+    out = input
+    # averaging over a rectangle is separable: rows, then columns, each one matrix product
+    if oh != h:
+        out = _adaptive_matrix(h, oh, input) @ out
+    if ow != w:
+        out = out @ _adaptive_matrix(w, ow, input).t()
+    return out if out is not input else input * 1.0
+
+
+def adaptive_avg_pool1d(input, output_size):
+    """Averages (N, C, L) over output_size cells of (nearly) equal size."""
+    size = output_size[0] if isinstance(output_size, (list, tuple)) else output_size
+    if size == input.shape[-1]:
+        return input * 1.0
+    return input @ _adaptive_matrix(input.shape[-1], int(size), input).t()
+
+
+class Pad(Function):
+    """Constant padding: the input written into a larger array filled with value."""
+    __slots__ = ("region",)
+    op = "constant_pad_nd"
+
+    def forward(self, x, pads, value):
+        xp = _xp(x)
+        shape = tuple(s + a + b for s, (a, b) in zip(x.shape, pads))
+        out = xp.full(shape, value, dtype=x.dtype)
+        self.region = tuple(slice(a, a + s) for s, (a, _) in zip(x.shape, pads))
+        out[self.region] = x
+        return out
+
+    def backward(self, F, g):
+        return (F.getitem(g, self.region),)
+
+
+def pad(input, pad, mode="constant", value=None):
+    """Pads the last len(pad) // 2 dimensions: pad = (left, right, top, bottom, ...) from the last dim back."""
+    pad = tuple(int(p) for p in pad)
+    if len(pad) % 2:
+        raise RuntimeError("Padding length must be divisible by 2")
+    nd = len(pad) // 2
+    if nd > input.ndim:
+        raise RuntimeError(f"Padding length should be less than or equal to two times the input dimension but got "
+                           f"padding length {len(pad)} and input of dimension {input.ndim}")
+    pairs = [(0, 0)] * input.ndim
+    for i in range(nd):
+        pairs[input.ndim - 1 - i] = (pad[2 * i], pad[2 * i + 1])
+    if mode == "constant":
+        # negative padding crops first; what is left only grows
+        if any(a < 0 or b < 0 for a, b in pairs):
+            crop = tuple(slice(max(-a, 0), s - max(-b, 0)) for s, (a, b) in zip(input.shape, pairs))
+            input = input[crop]
+            pairs = [(max(a, 0), max(b, 0)) for a, b in pairs]
+        if all(a == 0 and b == 0 for a, b in pairs):
+            return input * 1 if input._data.dtype.kind != "b" else input.clone()
+        return Pad.apply(input, pads=tuple(pairs), value=0.0 if value is None else value)
+    if value:
+        raise RuntimeError(f"Padding mode \"{mode}\" doesn't take in value argument")
+    if mode not in ("reflect", "replicate", "circular"):
+        raise NotImplementedError(f"Unsupported padding mode: {mode}")
+    out = input
+    for d in range(input.ndim - nd, input.ndim):
+        a, b = pairs[d]
+        if a == 0 and b == 0:
+            continue
+        n = out.shape[d]
+        if mode == "reflect" and (a >= n or b >= n):
+            raise RuntimeError(f"Argument #4: Padding size should be less than the corresponding input dimension, "
+                               f"but got: padding ({a}, {b}) at dimension {d} of input {list(input.shape)}")
+        if mode == "circular" and (a > n or b > n):
+            raise RuntimeError("Padding value causes wrapping around more than once.")
+        pos = np.arange(-a, n + b)
+        if mode == "reflect":
+            period = 2 * (n - 1)
+            pos = np.abs(pos) % period if period else np.zeros_like(pos)
+            pos = np.where(pos >= n, period - pos, pos)
+        elif mode == "replicate":
+            pos = np.clip(pos, 0, n - 1)
+        else:
+            pos = pos % n
+        out = out[(slice(None),) * d + (_tensor(pos, device=input.device),)]
+    return out
+
+
+# ====================================================================== normalisation
+class Standardize(Function):
+    """(x - mean) * invstd over ``axes``, given the statistics; the core of batch, layer and group norm.
+
+    An ordinary backward uses the standardised output and invstd it kept; a
+    create_graph backward recomputes them from x with engine ops, so the
+    dependence of the statistics on x is differentiated too.
+    """
+    __slots__ = ("axes", "eps", "count")
+    op = "native_norm"
+    saves = (0,)
+
+    def forward(self, x, mean, invstd, axes, eps):
+        self.axes, self.eps = axes, eps
+        self.count = int(np.prod([x.shape[a] for a in axes]))
+        y = (x - mean) * invstd
+        self.keep(y, invstd)
+        return y
+
+    def backward(self, F, g, x, y, invstd):
+        axes, n = self.axes, self.count
+        if isinstance(g, Tensor):
+            mu = x.mean(axes, keepdim=True)
+            xc = x - mu
+            invstd = _ew.rsqrt((xc * xc).mean(axes, keepdim=True) + self.eps)
+            y = xc * invstd
+        gm = F.sum(g, axes, True) / n
+        gym = F.sum(g * y, axes, True) / n
+        return invstd * (g - gm - y * gym), None, None
+
+
+def _moments(data, axes):
+    mean = data.mean(axis=axes, keepdims=True)
+    xc = data - mean
+    var = (xc * xc).mean(axis=axes, keepdims=True)
+    return mean, var
+
+
+def _standardize(input, axes, eps):
+    """Returns (standardised input, batch mean array, biased variance array)."""
+    mean, var = _moments(input._data, axes)
+    invstd = 1.0 / _xp(var).sqrt(var + eps)
+    return Standardize.apply(input, mean, invstd, axes=axes, eps=eps), mean, var
+
+
+def _affine(y, weight, bias, shape):
+    if weight is not None:
+        y = y * (weight.reshape(shape) if shape is not None else weight)
+    if bias is not None:
+        y = y + (bias.reshape(shape) if shape is not None else bias)
+    return y
+
+
+def batch_norm(input, running_mean, running_var, weight=None, bias=None, training=False, momentum=0.1, eps=1e-05):
+    """Normalises each channel (dim 1) over the batch and spatial dims; updates running stats when training."""
+    if input.ndim < 2:
+        raise ValueError(f"expected 2D or higher input (got {input.ndim}D input)")
+    c = input.shape[1]
+    shape = (1, c) + (1,) * (input.ndim - 2)
+    axes = (0,) + tuple(range(2, input.ndim))
+    for name, t in (("running_mean", running_mean), ("running_var", running_var), ("weight", weight),
+                    ("bias", bias)):
+        if t is not None and t.numel() != c:
+            raise RuntimeError(f"{name} should contain {c} elements not {t.numel()}")
+    if training:
+        count = input.numel() // c
+        if count <= 1:
+            raise ValueError(f"Expected more than 1 value per channel when training, got input size {input.shape}")
+        y, mean, var = _standardize(input, axes, eps)
+        if running_mean is not None:
+            _update_running(running_mean, mean, momentum)
+        if running_var is not None:
+            _update_running(running_var, var * (count / (count - 1)), momentum)
+    else:
+        if running_mean is None or running_var is None:
+            raise RuntimeError("running_mean and running_var must be defined in evaluation mode")
+        y = (input - running_mean.reshape(shape)) * _ew.rsqrt(running_var.reshape(shape) + eps)
+    return _affine(y, weight, bias, shape)
+
+
+def _update_running(buffer, stat, momentum):
+    data = buffer._data
+    stat = stat.reshape(data.shape).astype(data.dtype, copy=False)
+    data *= 1.0 - momentum
+    data += momentum * stat
+    buffer._version[0] += 1
+
+
+def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05):
+    """Normalises over the trailing normalized_shape dims, then applies the elementwise affine."""
+    if isinstance(normalized_shape, numbers.Integral):
+        normalized_shape = (int(normalized_shape),)
+    normalized_shape = tuple(normalized_shape)
+    k = len(normalized_shape)
+    if tuple(input.shape[input.ndim - k:]) != normalized_shape or k > input.ndim:
+        raise RuntimeError(f"Given normalized_shape={list(normalized_shape)}, expected input with shape "
+                           f"[*, {', '.join(map(str, normalized_shape))}], but got input of size{list(input.shape)}")
+    axes = tuple(range(input.ndim - k, input.ndim))
+    y, _, _ = _standardize(input, axes, eps)
+    return _affine(y, weight, bias, None)
+
+
+def group_norm(input, num_groups, weight=None, bias=None, eps=1e-05):
+    """Normalises each group of channels over its channels and spatial dims."""
+    n, c = input.shape[0], input.shape[1]
+    if c % num_groups:
+        raise RuntimeError(f"Expected number of channels in input to be divisible by num_groups, but got input of "
+                           f"shape {list(input.shape)} and num_groups={num_groups}")
+    grouped = input.reshape(n, num_groups, -1)
+    y, _, _ = _standardize(grouped, (2,), eps)
+    return _affine(y.reshape(tuple(input.shape)), weight, bias, (1, c) + (1,) * (input.ndim - 2))
+
+
+def _vector_norm(x, dim, keepdim=True, p=2.0):
+    """The p-norm along dim with a zero gradient at the zero vector, as torch.linalg.vector_norm."""
+    return VectorNorm.apply(x, dim=_wrap_dim(dim, x.ndim), keepdim=keepdim, p=float(p))
+
+
+class VectorNorm(Function):
+    """||x||_p along one dim; its gradient at a zero vector is zero."""
+    __slots__ = ("dim", "keepdim", "p")
+    op = "linalg_vector_norm"
+    saves = (0, -1)
+
+    def forward(self, x, dim, keepdim, p):
+        self.dim, self.keepdim, self.p = dim, keepdim, p
+        xp = _xp(x)
+        if p == 2.0:
+            out = xp.sqrt((x * x).sum(axis=dim, keepdims=keepdim))
+        elif p == 1.0:
+            out = xp.abs(x).sum(axis=dim, keepdims=keepdim)
+        elif p == math.inf:
+            out = xp.abs(x).max(axis=dim, keepdims=keepdim)
+        else:
+            out = (xp.abs(x) ** p).sum(axis=dim, keepdims=keepdim) ** (1.0 / p)
+        return out.astype(x.dtype, copy=False)
+
+    def backward(self, F, g, x, y):
+        if not self.keepdim:
+            g, y = F.unsqueeze(g, self.dim), F.unsqueeze(y, self.dim)
+        p = self.p
+        if p == 2.0:
+            safe = F.where(y == 0, 1.0, y)
+            return (F.where(y == 0, 0.0, g * x / safe),)
+        if p == 1.0:
+            return (g * F.sign(x),)
+        if p == math.inf:
+            hit = (F.abs(x) == y)
+            count = F.sum(hit * 1.0, self.dim, True)
+            return (F.where(hit, g * F.sign(x) / count, 0.0),)
+        safe = F.where(y == 0, 1.0, y)
+        ax = F.abs(x)
+        return (F.where(y == 0, 0.0, g * F.sign(x) * ax ** (p - 1) / safe ** (p - 1)),)
+
+
+def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):
+    """Divides input by its p-norm along dim, the norm clamped below by eps."""
+    norm = _vector_norm(input, dim, True, p)
+    return input / _ew.clamp_min(norm, eps)
+
+
+def cosine_similarity(x1, x2, dim=1, eps=1e-8):
+    """Cosine of the angle between x1 and x2 along dim, each norm clamped below by eps."""
+    n1 = _vector_norm(x1, dim, True)
+    n2 = _vector_norm(x2, dim, True)
+    # PyTorch clamps the norms in place without recording it: the gradient treats the clamp as identity
+    n1 = n1 + (_ew.clamp_min(n1, eps) - n1).detach()
+    n2 = n2 + (_ew.clamp_min(n2, eps) - n2).detach()
+    return ((x1 / n1) * (x2 / n2)).sum(dim)
+
+
+def pairwise_distance(x1, x2, p=2.0, eps=1e-6, keepdim=False):
+    """The p-norm of x1 - x2 + eps along the last dim."""
+    return _vector_norm(x1 - x2 + eps, -1, keepdim, p)
+
+
+# ====================================================================== losses
+_REDUCTIONS = ("none", "mean", "sum")
+
+
+def _reduction(size_average, reduce, reduction):
+    if size_average is None and reduce is None:
+        if reduction not in _REDUCTIONS and reduction != "batchmean":
+            raise ValueError(f"{reduction} is not a valid value for reduction")
+        return reduction
+    warnings.warn("size_average and reduce args will be deprecated, please use reduction='mean' instead.",
+                  stacklevel=3)
+    size_average = True if size_average is None else size_average
+    reduce = True if reduce is None else reduce
+    if not reduce:
+        return "none"
+    return "mean" if size_average else "sum"
+
+
+def _reduce(loss, reduction):
+    if reduction == "mean":
+        return loss.mean()
+    if reduction == "sum":
+        return loss.sum()
+    return loss
+
+
+def _class_targets(x, target, weight, ignore_index):
+    """Per-element class index (ignored ones replaced by 0) and weight, both shaped like target."""
+    xp = _xp(x)
+    c = x.shape[1]
+    t = target
+    valid = t != ignore_index
+    safe = xp.where(valid, t, 0)
+    if safe.size:
+        lo, hi = int(safe.min()), int(safe.max())
+        if lo < 0 or hi >= c:
+            raise IndexError(f"Target {hi if hi >= c else lo} is out of bounds.")
+    w = weight[safe] * valid if weight is not None else valid.astype(x.dtype)
+    return safe, w.astype(x.dtype, copy=False)
+
+
+def _onehot_dim1(safe, c, dtype):
+    xp = _xp(safe)
+    shape = (1, c) + (1,) * (safe.ndim - 1)
+    return (xp.expand_dims(safe, 1) == xp.arange(c).reshape(shape)).astype(dtype)
+
+
+class NLLLoss(Function):
+    """-input[n, target[n]] * weight[target[n]], reduced; linear in its input."""
+    __slots__ = ("reduction", "classes")
+    op = "nll_loss"
+
+    def forward(self, x, target, weight, ignore_index, reduction):
+        self.reduction, self.classes = reduction, x.shape[1]
+        safe, w = _class_targets(x, target, weight, ignore_index)
+        picked = _xp(x).take_along_axis(x, safe[:, None], axis=1)[:, 0]
+        losses = -picked * w
+        coef = w
+        if reduction == "mean":
+            total = w.sum()
+            coef = w / total
+            out = losses.sum() / total
+        elif reduction == "sum":
+            out = losses.sum()
+        else:
+            out = losses
+        self.keep(safe, coef)
+        return out
+
+    def backward(self, F, g, safe, coef):
+        onehot = _onehot_dim1(_data(safe), self.classes, _data(g).dtype)
+        return -_const(g, onehot) * F.unsqueeze(coef * g, 1), None, None
+
+
+class CrossEntropy(Function):
+    """log_softmax over dim 1 and nll_loss in one pass; the gradient is (softmax - onehot) scaled."""
+    __slots__ = ("reduction", "classes")
+    op = "cross_entropy"
+    saves = (0,)
+
+    def forward(self, x, target, weight, ignore_index, reduction):
+        xp = _xp(x)
+        self.reduction, self.classes = reduction, x.shape[1]
+        safe, w = _class_targets(x, target, weight, ignore_index)
+        m = x.max(axis=1, keepdims=True)
+        e = xp.exp(x - m)
+        s = e.sum(axis=1, keepdims=True)
+        picked = xp.take_along_axis(x, safe[:, None], axis=1)
+        losses = ((xp.log(s) + m - picked) * w[:, None])[:, 0]
+        e /= s
+        coef = w
+        if reduction == "mean":
+            total = w.sum()
+            coef = w / total
+            out = losses.sum() / total
+        elif reduction == "sum":
+            out = losses.sum()
+        else:
+            out = losses
+        self.keep(safe, coef, e)
+        return out
+
+    def backward(self, F, g, x, safe, coef, probs):
+        if isinstance(g, Tensor):
+            probs = softmax(x, 1)
+        onehot = _onehot_dim1(_data(safe), self.classes, _data(g).dtype)
+        return (probs - _const(g, onehot)) * F.unsqueeze(coef * g, 1), None, None
+
+
+def _class_dim_first(input, target):
+    """Adds a batch dim to an unbatched (C,) input and its scalar target."""
+    if input.ndim == 1:
+        return input.unsqueeze(0), target.reshape(1) if target.ndim == 0 else target, True
+    return input, target, False
+
+
+def _check_class_target(input, target, fn):
+    if target._data.dtype.kind not in "iu":
+        raise RuntimeError(f"expected scalar type Long but found {target.dtype.name.capitalize()}")
+    if input.ndim >= 2 and (target.shape[0] != input.shape[0] or
+                            tuple(target.shape[1:]) != tuple(input.shape[2:])):
+        if target.ndim != input.ndim - 1 or target.shape[0] != input.shape[0]:
+            raise ValueError(f"Expected input batch_size ({input.shape[0]}) to match target batch_size "
+                             f"({target.shape[0] if target.ndim else 0}).")
+        raise RuntimeError(f"Expected target size {[input.shape[0]] + list(input.shape[2:])}, got "
+                           f"{list(target.shape)}")
+
+
+def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None, reduction="mean"):
+    """The negative log likelihood loss over class indices (input holds log-probabilities, class dim 1)."""
+    reduction = _reduction(size_average, reduce, reduction)
+    x, t, unbatched = _class_dim_first(input, target)
+    _check_class_target(x, t, "nll_loss")
+    out = NLLLoss.apply(x, t._data, None if weight is None else weight._data, ignore_index=ignore_index,
+                        reduction=reduction)
+    return out.reshape(()) if unbatched and reduction == "none" else out
+
+
+def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None,
+                  reduction="mean", label_smoothing=0.0):
+    """Cross entropy between logits (class dim 1) and class indices or class probabilities."""
+    reduction = _reduction(size_average, reduce, reduction)
+    if not 0.0 <= label_smoothing <= 1.0:
+        raise ValueError(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing}")
+    x, t, unbatched = _class_dim_first(input, target)
+    c = x.shape[1]
+    if t._data.dtype.kind == "f":  # class probabilities
+        if tuple(t.shape) != tuple(x.shape):
+            raise RuntimeError(f"Expected target size {list(input.shape)}, got {list(target.shape)}")
+        if label_smoothing > 0:
+            t = t * (1 - label_smoothing) + label_smoothing / c
+        terms = log_softmax(x, 1) * t
+        if weight is not None:
+            terms = terms * weight.reshape((1, c) + (1,) * (x.ndim - 2))
+        losses = -terms.sum(1)
+        if reduction == "mean":
+            out = losses.sum() / (x.numel() // c)
+        else:
+            out = _reduce(losses, reduction)
+        return out.reshape(()) if unbatched and reduction == "none" else out
+    _check_class_target(x, t, "cross_entropy")
+    w = None if weight is None else weight._data
+    out = CrossEntropy.apply(x, t._data, w, ignore_index=ignore_index, reduction=reduction)
+    if label_smoothing > 0:
+        out = out * (1 - label_smoothing) + _smoothing_term(x, t, weight, ignore_index, reduction) * (
+            label_smoothing / c)
+    return out.reshape(()) if unbatched and reduction == "none" else out
+
+
+def _smoothing_term(x, t, weight, ignore_index, reduction):
+    # PyTorch's label-smoothing term: -sum_c w_c log p_c per element, ignored elements masked out
+    logp = log_softmax(x, 1)
+    c = x.shape[1]
+    if weight is not None:
+        logp = logp * weight.reshape((1, c) + (1,) * (x.ndim - 2))
+    valid = t != ignore_index
+    smooth = _ew.where(valid, -logp.sum(1), 0.0)
+    if reduction == "mean":
+        if weight is not None:
+            safe = _ew.where(valid, t, 0)
+            return smooth.sum() / (weight[safe] * valid).sum()
+        return smooth.sum() / valid.sum()
+    return _reduce(smooth, reduction)
+
+
+def _check_same_size(input, target, fn):
+    if tuple(input.shape) != tuple(target.shape):
+        warnings.warn(f"Using a target size ({target.shape}) that is different to the input size ({input.shape}). "
+                      "This will likely lead to incorrect results due to broadcasting. Please ensure they have "
+                      "the same size.", stacklevel=3)
+
+
+def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
+    """Mean squared error between each element of input and target."""
+    reduction = _reduction(size_average, reduce, reduction)
+    _check_same_size(input, target, "mse_loss")
+    d = input - target
+    loss = d * d
+    if weight is not None:
+        loss = loss * weight
+    return _reduce(loss, reduction)
+
+
+def l1_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
+    """Mean absolute error between each element of input and target."""
+    reduction = _reduction(size_average, reduce, reduction)
+    _check_same_size(input, target, "l1_loss")
+    loss = _ew.abs(input - target)
+    if weight is not None:
+        loss = loss * weight
+    return _reduce(loss, reduction)
+
+
+def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mean", beta=1.0):
+    """Quadratic below beta, linear above: 0.5 d^2 / beta if |d| < beta else |d| - 0.5 beta."""
+    reduction = _reduction(size_average, reduce, reduction)
+    _check_same_size(input, target, "smooth_l1_loss")
+    if beta < 0:
+        raise RuntimeError("smooth_l1_loss does not support negative values for beta.")
+    d = input - target
+    ad = _ew.abs(d)
+    if beta == 0:
+        return _reduce(ad, reduction)
+    loss = _ew.where(ad < beta, d * d * (0.5 / beta), ad - 0.5 * beta)
+    return _reduce(loss, reduction)
+
+
+def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
+    """0.5 d^2 if |d| < delta else delta * (|d| - 0.5 delta)."""
+    if reduction not in _REDUCTIONS:
+        raise ValueError(f"{reduction} is not a valid value for reduction")
+    _check_same_size(input, target, "huber_loss")
+    d = input - target
+    ad = _ew.abs(d)
+    loss = _ew.where(ad < delta, d * d * 0.5, (ad - 0.5 * delta) * delta)
+    if weight is not None:
+        loss = loss * weight
+    return _reduce(loss, reduction)
+
+
+def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=None, reduction="mean"):
+    """-(y log p + (1 - y) log(1 - p)), each log clamped at -100 as PyTorch does."""
+    reduction = _reduction(size_average, reduce, reduction)
+    if tuple(target.shape) != tuple(input.shape):
+        raise ValueError(f"Using a target size ({target.shape}) that is different to the input size "
+                         f"({input.shape}) is deprecated. Please ensure they have the same size.")
+    data = input._data
+    if data.size and (float(data.min()) < 0 or float(data.max()) > 1):
+        raise RuntimeError("all elements of input should be between 0 and 1")
+    log_p = _ew.clamp_min(_ew.log(input), -100.0)
+    log_q = _ew.clamp_min(_ew.log(1.0 - input), -100.0)
+    loss = -(target * log_p + (1.0 - target) * log_q)
+    if weight is not None:
+        loss = loss * weight
+    return _reduce(loss, reduction)
+
+
+def binary_cross_entropy_with_logits(input, target, weight=None, size_average=None, reduce=None,
+                                     reduction="mean", pos_weight=None):
+    """Sigmoid and binary cross entropy in one stable expression: softplus(-x) y pw + softplus(x) (1 - y)."""
+    reduction = _reduction(size_average, reduce, reduction)
+    if tuple(target.shape) != tuple(input.shape):
+        raise ValueError(f"Target size ({target.shape}) must be the same as input size ({input.shape})")
+    pos_term = Softplus.apply(-input, beta=1.0, threshold=None) * target
+    if pos_weight is not None:
+        pos_term = pos_term * pos_weight
+    loss = pos_term + Softplus.apply(input, beta=1.0, threshold=None) * (1.0 - target)
+    if weight is not None:
+        loss = loss * weight
+    return _reduce(loss, reduction)
+
+
+def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_target=False):
+    """Kullback-Leibler divergence with input as log-probabilities: target * (log target - input)."""
+    reduction = _reduction(size_average, reduce, reduction)
+    if reduction == "mean":
+        warnings.warn("reduction: 'mean' divides the total loss by both the batch size and the support size."
+                      "'batchmean' divides only by the batch size, and aligns with the KL div math definition."
+                      "'mean' will be changed to behave the same as 'batchmean' in the next major release.",
+                      stacklevel=2)
+    if log_target:
+        loss = _ew.exp(target) * (target - input)
+    else:
+        loss = _ew.xlogy(target, target) - target * input
+    if reduction == "batchmean":
+        return loss.sum() / input.shape[0] if input.ndim else loss.sum()
+    return _reduce(loss, reduction)
+
+
+# ====================================================================== attention
+def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False, scale=None,
+                                 enable_gqa=False):
+    """softmax(Q K^T * scale + mask) V over the last two dims."""
+    l, s = query.shape[-2], key.shape[-2]
+    scale = 1.0 / math.sqrt(query.shape[-1]) if scale is None else scale
+    scores = (query @ key.transpose(-2, -1)) * scale
+    if is_causal:
+        causal = np.tril(np.ones((l, s), dtype=bool))
+        scores = _ew.where(Tensor._make(_on_device(causal, query), False, None), scores, float("-inf"))
+    if attn_mask is not None:
+        if attn_mask._data.dtype == np.bool_:
+            scores = _ew.where(attn_mask, scores, float("-inf"))
+        else:
+            scores = scores + attn_mask
+    weights = softmax(scores, -1)
+    if dropout_p > 0.0:
+        weights = dropout(weights, dropout_p)
+    return weights @ value
+
+
+def _on_device(array, like):
+    xp = _xp(like._data)
+    return array if xp is np else xp.asarray(array)
+
+
+# ====================================================================== Tensor methods
+def _register():
+    Tensor.softmax = lambda self, dim=None, dtype=None: softmax(self, dim, dtype=dtype)
+    Tensor.log_softmax = lambda self, dim=None, dtype=None: log_softmax(self, dim, dtype=dtype)
+
+
+_register()

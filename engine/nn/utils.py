@@ -1,0 +1,48 @@
+"""torch.nn.utils: gradient clipping."""
+import math
+
+from ..device import get_array_module
+from ..tensor import Tensor
+
+__all__ = ["clip_grad_norm_", "clip_grad_value_"]
+
+
+def _params(parameters):
+    return [parameters] if isinstance(parameters, Tensor) else list(parameters)
+
+
+def clip_grad_norm_(parameters, max_norm, norm_type=2.0, error_if_nonfinite=False, foreach=None):
+    """Scales the gradients in place so that their joint norm is at most max_norm; returns that norm."""
+    grads = [p.grad for p in _params(parameters) if p.grad is not None]
+    norm_type = float(norm_type)
+    if not grads:
+        from ..ops.creation import tensor
+        return tensor(0.0)
+    xp = get_array_module(grads[0]._data)
+    # as PyTorch: the norm of the per-gradient norms, in the gradients' dtype
+    if norm_type == math.inf:
+        norms = xp.stack([xp.abs(g._data).max() for g in grads])
+        total = norms.max()
+    else:
+        norms = xp.stack([xp.linalg.norm(g._data.ravel(), norm_type) for g in grads])
+        total = xp.linalg.norm(norms, norm_type)
+    total = xp.asarray(total, dtype=grads[0]._data.dtype)
+    if error_if_nonfinite and not bool(xp.isfinite(total)):
+        raise RuntimeError(f"The total norm of order {norm_type} for gradients from `parameters` is non-finite, so "
+                           "it cannot be clipped. To disable this error and scale the gradients by the non-finite "
+                           "norm anyway, set `error_if_nonfinite=False`")
+    coef = xp.minimum(max_norm / (total + 1e-6), 1.0)
+    for g in grads:
+        g._data *= coef.astype(g._data.dtype)
+        g._version[0] += 1
+    return Tensor._make(total, False, None)
+
+
+def clip_grad_value_(parameters, clip_value, foreach=None):
+    """Clamps every gradient element to [-clip_value, clip_value] in place."""
+    clip_value = float(clip_value)
+    for p in _params(parameters):
+        if p.grad is not None:
+            xp = get_array_module(p.grad._data)
+            xp.clip(p.grad._data, -clip_value, clip_value, out=p.grad._data)
+            p.grad._version[0] += 1

@@ -1,0 +1,178 @@
+"""torch.nn.functional: every function's gradients (gradcheck and gradgradcheck in
+float64) and its values and gradients against PyTorch, from one table.
+
+Each entry is written once as ``fn(T, *inputs)`` with T either gradserve.engine
+or torch; constants inside are built from T too, so both libraries see the same.
+"""
+import pytest
+
+from op_check import check_gradients, compare_with_torch, torch
+
+
+def _probs(T):
+    return T.tensor([[0.1, 0.2, 0.3, 0.15, 0.25], [0.5, 0.1, 0.1, 0.2, 0.1], [0.2, 0.2, 0.2, 0.2, 0.2],
+                     [0.05, 0.05, 0.6, 0.2, 0.1]], dtype=T.float64)
+
+
+def _targets01(T):
+    return T.tensor([[0.0, 1.0, 0.3, 1.0, 0.0], [1.0, 0.0, 0.9, 0.5, 0.2], [0.0, 0.0, 1.0, 1.0, 0.7],
+                     [0.4, 1.0, 0.0, 0.1, 1.0]], dtype=T.float64)
+
+
+def _f(T):
+    return T.nn.functional
+
+
+NOT_THE_DERIVATIVE = "the gradient is PyTorch's choice, not the derivative"
+
+# id -> (fn(T, *inputs), input shapes[, reason to skip gradcheck])
+CASES = {
+    # activations
+    "relu": (lambda T, x: _f(T).relu(x), [(4, 5)]),
+    "relu6": (lambda T, x: _f(T).relu6(x * 4), [(4, 5)]),
+    "leaky_relu": (lambda T, x: _f(T).leaky_relu(x, 0.2), [(4, 5)]),
+    "elu": (lambda T, x: _f(T).elu(x, alpha=1.5), [(4, 5)]),
+    "selu": (lambda T, x: _f(T).selu(x), [(4, 5)]),
+    "celu": (lambda T, x: _f(T).celu(x, 0.7), [(4, 5)]),
+    "gelu": (lambda T, x: _f(T).gelu(x), [(4, 5)]),
+    "gelu_tanh": (lambda T, x: _f(T).gelu(x, approximate="tanh"), [(4, 5)]),
+    "silu": (lambda T, x: _f(T).silu(x), [(4, 5)]),
+    "mish": (lambda T, x: _f(T).mish(x), [(4, 5)]),
+    "softplus": (lambda T, x: _f(T).softplus(x), [(4, 5)]),
+    "softplus_beta_threshold": (lambda T, x: _f(T).softplus(x * 3, beta=2.0, threshold=3.0), [(4, 5)]),
+    "sigmoid": (lambda T, x: _f(T).sigmoid(x), [(4, 5)]),
+    "tanh": (lambda T, x: _f(T).tanh(x), [(4, 5)]),
+    "hardtanh": (lambda T, x: _f(T).hardtanh(x * 2, -1.5, 1.0), [(4, 5)]),
+    "hardsigmoid": (lambda T, x: _f(T).hardsigmoid(x * 4), [(4, 5)]),
+    "hardswish": (lambda T, x: _f(T).hardswish(x * 4), [(4, 5)]),
+    "logsigmoid": (lambda T, x: _f(T).logsigmoid(x * 5), [(4, 5)]),
+    "softsign": (lambda T, x: _f(T).softsign(x), [(4, 5)]),
+    "tanhshrink": (lambda T, x: _f(T).tanhshrink(x), [(4, 5)]),
+    "threshold": (lambda T, x: _f(T).threshold(x, 0.1, -2.0), [(4, 5)]),
+    "glu": (lambda T, x: _f(T).glu(x, 0), [(4, 5)]),
+    "softmax": (lambda T, x: _f(T).softmax(x, 1), [(4, 5)]),
+    "softmax_dim0_3d": (lambda T, x: _f(T).softmax(x, 0), [(3, 2, 4)]),
+    "log_softmax": (lambda T, x: _f(T).log_softmax(x, -1), [(4, 5)]),
+    "log_softmax_large": (lambda T, x: _f(T).log_softmax(x * 100, 1), [(3, 4)]),
+    "softmin": (lambda T, x: _f(T).softmin(x, 1), [(4, 5)]),
+    # linear maps
+    "linear": (lambda T, x, w, b: _f(T).linear(x, w, b), [(4, 5), (3, 5), (3,)]),
+    "linear_3d_input": (lambda T, x, w, b: _f(T).linear(x, w, b), [(2, 4, 5), (3, 5), (3,)]),
+    "linear_vector_input": (lambda T, x, w: _f(T).linear(x, w), [(5,), (3, 5)]),
+    "bilinear": (lambda T, a, b, w, c: _f(T).bilinear(a, b, w, c), [(3, 4), (3, 2), (5, 4, 2), (5,)]),
+    # convolution and pooling
+    "conv1d": (lambda T, x, w, b: _f(T).conv1d(x, w, b), [(2, 3, 7), (4, 3, 3), (4,)]),
+    "conv1d_stride_pad_dilation_groups": (
+        lambda T, x, w, b: _f(T).conv1d(x, w, b, stride=2, padding=2, dilation=2, groups=2),
+        [(2, 4, 9), (6, 2, 3), (6,)]),
+    "conv1d_same": (lambda T, x, w: _f(T).conv1d(x, w, padding="same"), [(1, 2, 6), (3, 2, 4)]),
+    "conv2d": (lambda T, x, w, b: _f(T).conv2d(x, w, b, padding=1), [(2, 2, 4, 5), (3, 2, 3, 3), (3,)]),
+    "conv2d_stride_rect_kernel": (lambda T, x, w: _f(T).conv2d(x, w, stride=(2, 1), padding=(0, 1)),
+                                  [(2, 2, 5, 4), (3, 2, 3, 2)]),
+    "conv2d_groups_dilation": (lambda T, x, w: _f(T).conv2d(x, w, dilation=2, groups=2),
+                               [(1, 4, 6, 6), (4, 2, 2, 2)]),
+    "conv2d_unbatched": (lambda T, x, w: _f(T).conv2d(x, w), [(2, 4, 4), (3, 2, 2, 2)]),
+    "max_pool2d": (lambda T, x: _f(T).max_pool2d(x, 2), [(2, 2, 4, 6)]),
+    "max_pool2d_overlap_pad": (lambda T, x: _f(T).max_pool2d(x, 3, stride=2, padding=1), [(1, 2, 5, 5)]),
+    "max_pool2d_ceil_dilation": (lambda T, x: _f(T).max_pool2d(x, 2, stride=2, dilation=(1, 2), ceil_mode=True),
+                                 [(1, 2, 5, 7)]),
+    "max_pool1d": (lambda T, x: _f(T).max_pool1d(x, 3, stride=2, padding=1), [(2, 3, 8)]),
+    "avg_pool2d": (lambda T, x: _f(T).avg_pool2d(x, 2), [(2, 2, 4, 6)]),
+    "avg_pool2d_pad_exclude": (lambda T, x: _f(T).avg_pool2d(x, 3, stride=2, padding=1, count_include_pad=False),
+                               [(1, 2, 5, 6)]),
+    "avg_pool2d_ceil": (lambda T, x: _f(T).avg_pool2d(x, 3, stride=2, padding=1, ceil_mode=True), [(1, 2, 6, 6)]),
+    "avg_pool2d_divisor": (lambda T, x: _f(T).avg_pool2d(x, 2, divisor_override=3), [(1, 2, 4, 4)]),
+    "avg_pool1d": (lambda T, x: _f(T).avg_pool1d(x, 2, stride=1, padding=1), [(2, 3, 5)]),
+    "adaptive_avg_pool2d": (lambda T, x: _f(T).adaptive_avg_pool2d(x, (3, 2)), [(2, 2, 7, 5)]),
+    "adaptive_avg_pool2d_global": (lambda T, x: _f(T).adaptive_avg_pool2d(x, 1), [(2, 3, 4, 4)]),
+    "adaptive_avg_pool1d": (lambda T, x: _f(T).adaptive_avg_pool1d(x, 3), [(2, 2, 7)]),
+    "unfold": (lambda T, x: _f(T).unfold(x, 2, padding=1, stride=2), [(1, 2, 4, 5)]),
+    "fold": (lambda T, x: _f(T).fold(x, (4, 5), 2, padding=1, stride=2), [(1, 8, 9)]),
+    "pad_constant": (lambda T, x: _f(T).pad(x, (1, 2, 0, 1), value=0.5), [(2, 3, 4)]),
+    "pad_negative": (lambda T, x: _f(T).pad(x, (-1, 2, 1, -1)), [(2, 3, 4)]),
+    "pad_reflect": (lambda T, x: _f(T).pad(x, (2, 1, 1, 2), mode="reflect"), [(1, 2, 4, 5)]),
+    "pad_replicate": (lambda T, x: _f(T).pad(x, (2, 3), mode="replicate"), [(2, 3, 4)]),
+    "pad_circular": (lambda T, x: _f(T).pad(x, (1, 2, 2, 1), mode="circular"), [(1, 2, 3, 4)]),
+    # normalisation and distances
+    "layer_norm": (lambda T, x, w, b: _f(T).layer_norm(x, (5,), w, b), [(4, 5), (5,), (5,)]),
+    "layer_norm_2d_shape": (lambda T, x: _f(T).layer_norm(x, (3, 4)), [(2, 3, 4)]),
+    "batch_norm_train": (lambda T, x, w, b: _f(T).batch_norm(x, None, None, w, b, training=True),
+                         [(4, 3), (3,), (3,)]),
+    "batch_norm_train_4d": (lambda T, x: _f(T).batch_norm(x, None, None, training=True), [(2, 3, 2, 2)]),
+    "batch_norm_eval": (lambda T, x, w, b: _f(T).batch_norm(
+        x, T.tensor([0.1, -0.2, 0.3], dtype=T.float64), T.tensor([1.5, 0.5, 2.0], dtype=T.float64), w, b),
+        [(4, 3, 2), (3,), (3,)]),
+    "group_norm": (lambda T, x, w, b: _f(T).group_norm(x, 2, w, b), [(2, 4, 3), (4,), (4,)]),
+    "normalize": (lambda T, x: _f(T).normalize(x, dim=1), [(4, 5)]),
+    "normalize_p1": (lambda T, x: _f(T).normalize(x, p=1.0, dim=0), [(4, 5)]),
+    "cosine_similarity": (lambda T, a, b: _f(T).cosine_similarity(a, b), [(4, 5), (4, 5)]),
+    "cosine_similarity_broadcast": (lambda T, a, b: _f(T).cosine_similarity(a, b, dim=-1), [(3, 4), (1, 4)]),
+    "pairwise_distance": (lambda T, a, b: _f(T).pairwise_distance(a, b), [(4, 5), (4, 5)]),
+    "embedding": (lambda T, w: _f(T).embedding(T.tensor([[0, 2, 2], [3, 1, 0]]), w), [(4, 3)]),
+    # by design the padding row gets no gradient, so only the comparison with torch applies
+    "embedding_padding_idx": (lambda T, w: _f(T).embedding(T.tensor([[0, 2, 1], [1, 1, 3]]), w, padding_idx=1),
+                              [(4, 3)], NOT_THE_DERIVATIVE),
+    "dropout_eval": (lambda T, x: _f(T).dropout(x, 0.5, training=False), [(3, 4)]),
+    # losses
+    "cross_entropy": (lambda T, x: _f(T).cross_entropy(x, T.tensor([0, 2, 1, 4])), [(4, 5)]),
+    "cross_entropy_sum": (lambda T, x: _f(T).cross_entropy(x, T.tensor([0, 2, 1, 4]), reduction="sum"), [(4, 5)]),
+    "cross_entropy_none": (lambda T, x: _f(T).cross_entropy(x, T.tensor([0, 2, 1, 4]), reduction="none"),
+                           [(4, 5)]),
+    "cross_entropy_weight_ignore": (lambda T, x: _f(T).cross_entropy(
+        x, T.tensor([0, 2, -1, 4]), weight=T.tensor([1.0, 2.0, 0.5, 1.5, 3.0], dtype=T.float64), ignore_index=-1),
+        [(4, 5)]),
+    "cross_entropy_label_smoothing": (lambda T, x: _f(T).cross_entropy(x, T.tensor([0, 2, 1, 4]),
+                                                                       label_smoothing=0.2), [(4, 5)]),
+    "cross_entropy_smoothing_weight_ignore": (lambda T, x: _f(T).cross_entropy(
+        x, T.tensor([0, 2, -100, 4]), weight=T.tensor([1.0, 2.0, 0.5, 1.5, 3.0], dtype=T.float64),
+        label_smoothing=0.3), [(4, 5)]),
+    "cross_entropy_smoothing_none": (lambda T, x: _f(T).cross_entropy(
+        x, T.tensor([0, 2, -100, 4]), label_smoothing=0.3, reduction="none"), [(4, 5)]),
+    "cross_entropy_probabilities": (lambda T, x: _f(T).cross_entropy(x, _probs(T)), [(4, 5)]),
+    "cross_entropy_probabilities_smoothing_weight": (lambda T, x: _f(T).cross_entropy(
+        x, _probs(T), weight=T.tensor([1.0, 2.0, 0.5, 1.5, 3.0], dtype=T.float64), label_smoothing=0.1),
+        [(4, 5)]),
+    "cross_entropy_spatial": (lambda T, x: _f(T).cross_entropy(x, T.tensor([[0, 2, 1], [1, 1, 0]])), [(2, 3, 3)]),
+    "cross_entropy_unbatched": (lambda T, x: _f(T).cross_entropy(x, T.tensor(3)), [(5,)]),
+    "nll_loss": (lambda T, x: _f(T).nll_loss(_f(T).log_softmax(x, 1), T.tensor([0, 2, 1, 4])), [(4, 5)]),
+    "nll_loss_weight_ignore_sum": (lambda T, x: _f(T).nll_loss(
+        x, T.tensor([0, 2, 7, 4]), weight=T.tensor([1.0, 2.0, 0.5, 1.5, 3.0], dtype=T.float64), ignore_index=7,
+        reduction="sum"), [(4, 5)]),
+    "mse_loss": (lambda T, x, y: _f(T).mse_loss(x, y), [(4, 5), (4, 5)]),
+    "mse_loss_sum": (lambda T, x, y: _f(T).mse_loss(x, y, reduction="sum"), [(4, 5), (4, 5)]),
+    "l1_loss": (lambda T, x, y: _f(T).l1_loss(x, y), [(4, 5), (4, 5)]),
+    "smooth_l1_loss": (lambda T, x, y: _f(T).smooth_l1_loss(x, y, beta=0.5), [(4, 5), (4, 5)]),
+    "huber_loss": (lambda T, x, y: _f(T).huber_loss(x, y, delta=0.7, reduction="none"), [(4, 5), (4, 5)]),
+    "binary_cross_entropy": (lambda T, x: _f(T).binary_cross_entropy(T.sigmoid(x), _targets01(T)), [(4, 5)]),
+    "binary_cross_entropy_weight": (lambda T, x: _f(T).binary_cross_entropy(
+        T.sigmoid(x), _targets01(T), weight=T.tensor([1.0, 2.0, 0.5, 1.5, 3.0], dtype=T.float64),
+        reduction="sum"), [(4, 5)]),
+    "binary_cross_entropy_with_logits": (lambda T, x: _f(T).binary_cross_entropy_with_logits(x * 3, _targets01(T)),
+                                         [(4, 5)]),
+    "binary_cross_entropy_with_logits_pos_weight": (lambda T, x: _f(T).binary_cross_entropy_with_logits(
+        x, _targets01(T), pos_weight=T.tensor([1.0, 2.0, 0.5, 1.5, 3.0], dtype=T.float64), reduction="none"),
+        [(4, 5)]),
+    "binary_cross_entropy_with_logits_target_grad": (
+        lambda T, x, y: _f(T).binary_cross_entropy_with_logits(x, T.sigmoid(y)), [(4, 5), (4, 5)]),
+    "kl_div": (lambda T, x: _f(T).kl_div(_f(T).log_softmax(x, 1), _probs(T), reduction="batchmean"), [(4, 5)]),
+    "kl_div_log_target": (lambda T, x, y: _f(T).kl_div(x, _f(T).log_softmax(y, 1), reduction="sum",
+                                                       log_target=True), [(4, 5), (4, 5)]),
+    "scaled_dot_product_attention": (lambda T, q, k, v: _f(T).scaled_dot_product_attention(q, k, v, is_causal=True),
+                                     [(2, 3, 4), (2, 3, 4), (2, 3, 2)]),
+}
+
+
+@pytest.mark.parametrize("name", list(CASES))
+def test_gradcheck_and_gradgradcheck(name):
+    fn, shapes, *skip = CASES[name]
+    if skip:
+        pytest.skip(skip[0])
+    check_gradients(fn, shapes)
+
+
+@pytest.mark.torch
+@pytest.mark.skipif(torch is None, reason="PyTorch is not installed")
+@pytest.mark.parametrize("name", list(CASES))
+def test_matches_torch(name):
+    fn, shapes = CASES[name][:2]
+    compare_with_torch(fn, shapes, rtol=1e-7, atol=1e-9)

@@ -1,0 +1,336 @@
+"""torch.optim: each optimizer's trajectory against PyTorch's for every option,
+parameter groups, state dicts, zero_grad, closures, schedulers, and small
+training loops that converge."""
+import math
+
+import numpy as np
+import pytest
+
+import gradserve.engine as gs
+from gradserve.engine import nn, optim
+
+try:
+    import torch
+except ImportError:  # the oracle tests are skipped without PyTorch
+    torch = None
+
+needs_torch = [pytest.mark.torch, pytest.mark.skipif(torch is None, reason="PyTorch is not installed")]
+
+SHAPES = [(3, 4), (5,)]
+
+
+def _grads(steps, dtype, seed=0):
+    rng = np.random.default_rng(seed)
+    return [[rng.standard_normal(s).astype(dtype) for s in SHAPES] for _ in range(steps)]
+
+
+def _params(T, dtype, seed=1):
+    rng = np.random.default_rng(seed)
+    return [T.nn.Parameter(T.tensor(rng.standard_normal(s).astype(dtype))) for s in SHAPES]
+
+
+def _run(T, make, dtype, steps=8, groups=None):
+    """Applies the same gradient sequence through an optimizer; returns each step's parameters."""
+    params = _params(T, dtype)
+    opt = make(T.optim, params if groups is None else groups(params))
+    history = []
+    for grads in _grads(steps, dtype):
+        for p, g in zip(params, grads):
+            p.grad = T.tensor(g)
+        opt.step()
+        history.append([p.detach().cpu().numpy().copy() for p in params])
+    return history, opt
+
+
+OPTIMIZERS = {
+    "SGD": lambda o, p: o.SGD(p, lr=0.1),
+    "SGD_momentum": lambda o, p: o.SGD(p, lr=0.1, momentum=0.9),
+    "SGD_dampening_weight_decay": lambda o, p: o.SGD(p, lr=0.05, momentum=0.8, dampening=0.3, weight_decay=0.01),
+    "SGD_nesterov": lambda o, p: o.SGD(p, lr=0.1, momentum=0.9, nesterov=True),
+    "SGD_maximize": lambda o, p: o.SGD(p, lr=0.1, momentum=0.5, maximize=True),
+    "Adam": lambda o, p: o.Adam(p, lr=0.01),
+    "Adam_amsgrad_weight_decay": lambda o, p: o.Adam(p, lr=0.01, amsgrad=True, weight_decay=0.1),
+    "Adam_small_betas_maximize": lambda o, p: o.Adam(p, lr=0.02, betas=(0.3, 0.6), eps=1e-6, maximize=True),
+    "AdamW": lambda o, p: o.AdamW(p, lr=0.01),
+    "AdamW_amsgrad": lambda o, p: o.AdamW(p, lr=0.01, weight_decay=0.3, amsgrad=True),
+    "RMSprop": lambda o, p: o.RMSprop(p, lr=0.01),
+    "RMSprop_centered_momentum": lambda o, p: o.RMSprop(p, lr=0.01, centered=True, momentum=0.9),
+    "RMSprop_momentum_weight_decay": lambda o, p: o.RMSprop(p, lr=0.01, alpha=0.9, momentum=0.5,
+                                                            weight_decay=0.1),
+    "RMSprop_centered": lambda o, p: o.RMSprop(p, lr=0.01, centered=True, eps=1e-4),
+    "Adagrad": lambda o, p: o.Adagrad(p, lr=0.1),
+    "Adagrad_decay_accumulator": lambda o, p: o.Adagrad(p, lr=0.1, lr_decay=0.1, weight_decay=0.05,
+                                                        initial_accumulator_value=0.5),
+}
+
+
+@pytest.mark.parametrize("dtype, rtol, atol", [(np.float64, 1e-12, 1e-14), (np.float32, 2e-6, 2e-7)],
+                         ids=["float64", "float32"])
+@pytest.mark.parametrize("name", list(OPTIMIZERS))
+@pytest.mark.torch
+@pytest.mark.skipif(torch is None, reason="PyTorch is not installed")
+def test_trajectory_matches_torch(name, dtype, rtol, atol):
+    ours, _ = _run(gs, OPTIMIZERS[name], dtype)
+    theirs, _ = _run(torch, OPTIMIZERS[name], dtype)
+    for step, (a, b) in enumerate(zip(ours, theirs)):
+        for x, y in zip(a, b):
+            assert x.dtype == y.dtype
+            np.testing.assert_allclose(x, y, rtol=rtol, atol=atol, err_msg=f"step {step}")
+
+
+@pytest.mark.parametrize("name", ["SGD_momentum", "Adam", "RMSprop_centered_momentum", "Adagrad"])
+@pytest.mark.torch
+@pytest.mark.skipif(torch is None, reason="PyTorch is not installed")
+def test_param_groups_with_their_own_hyperparameters_match_torch(name):
+    def groups(params):
+        return [{"params": [params[0]]}, {"params": [params[1]], "lr": 0.001, "weight_decay": 0.2}]
+    ours, opt = _run(gs, OPTIMIZERS[name], np.float64, groups=groups)
+    theirs, opt_t = _run(torch, OPTIMIZERS[name], np.float64, groups=groups)
+    for a, b in zip(ours, theirs):
+        for x, y in zip(a, b):
+            np.testing.assert_allclose(x, y, rtol=1e-12)
+    assert [sorted(g) for g in opt.param_groups] == [sorted(g) for g in opt_t.param_groups]
+
+
+@pytest.mark.parametrize("name", ["SGD_momentum", "Adam_amsgrad_weight_decay", "AdamW", "RMSprop_centered_momentum",
+                                  "Adagrad_decay_accumulator"])
+def test_state_dict_round_trip_continues_the_same_trajectory(name):
+    make = OPTIMIZERS[name]
+    straight, _ = _run(gs, make, np.float64, steps=6)
+    params = _params(gs, np.float64)
+    opt = make(gs.optim, params)
+    grads = _grads(6, np.float64)
+    for g in grads[:3]:
+        for p, gi in zip(params, g):
+            p.grad = gs.tensor(gi)
+        opt.step()
+    saved = opt.state_dict()
+    resumed = make(gs.optim, params)
+    resumed.load_state_dict(saved)
+    for g in grads[3:]:
+        for p, gi in zip(params, g):
+            p.grad = gs.tensor(gi)
+        resumed.step()
+    for p, x in zip(params, straight[-1]):
+        np.testing.assert_allclose(p.detach().numpy(), x, rtol=1e-14)
+    # loading copies the state: stepping the new optimizer leaves the saved dict alone
+    assert all(saved["state"][0][k] is not resumed.state[params[0]][k] for k in saved["state"][0])
+
+
+@pytest.mark.parametrize("name", ["SGD_momentum", "Adam", "AdamW", "RMSprop_centered_momentum", "Adagrad"])
+@pytest.mark.torch
+@pytest.mark.skipif(torch is None, reason="PyTorch is not installed")
+def test_state_dict_layout_matches_torch(name):
+    _, ours = _run(gs, OPTIMIZERS[name], np.float32, steps=2)
+    _, theirs = _run(torch, OPTIMIZERS[name], np.float32, steps=2)
+    a, b = ours.state_dict(), theirs.state_dict()
+    assert list(a["state"]) == list(b["state"])
+    for k in b["state"]:
+        assert sorted(a["state"][k]) == sorted(b["state"][k])
+        for key, value in b["state"][k].items():
+            assert a["state"][k][key].dtype.name == str(value.dtype).removeprefix("torch.")
+            np.testing.assert_allclose(a["state"][k][key].numpy(), value.numpy(), rtol=2e-6, atol=1e-7)
+    for ga, gb in zip(a["param_groups"], b["param_groups"]):
+        assert ga["params"] == gb["params"]
+        assert {k: v for k, v in ga.items() if k in gb} == {k: v for k, v in gb.items() if k in ga}
+
+
+def test_load_state_dict_rejects_mismatched_groups():
+    opt = optim.SGD([nn.Parameter(gs.zeros(2))], lr=0.1)
+    other = optim.SGD([nn.Parameter(gs.zeros(2)), nn.Parameter(gs.zeros(1))], lr=0.1)
+    with pytest.raises(ValueError, match="doesn't match the size"):
+        opt.load_state_dict(other.state_dict())
+
+
+def test_load_state_dict_restores_hyperparameters():
+    p = nn.Parameter(gs.zeros(2))
+    opt = optim.Adam([p], lr=0.5)
+    opt2 = optim.Adam([p], lr=0.1)
+    opt2.load_state_dict(opt.state_dict())
+    assert opt2.param_groups[0]["lr"] == 0.5 and opt2.param_groups[0]["params"][0] is p
+
+
+def test_zero_grad_sets_to_none_or_zeroes():
+    p = nn.Parameter(gs.ones(3))
+    opt = optim.SGD([p], lr=0.1)
+    (p * 2).sum().backward()
+    grad = p.grad
+    opt.zero_grad(set_to_none=False)
+    assert p.grad is grad and p.grad.tolist() == [0.0, 0.0, 0.0]
+    opt.zero_grad()
+    assert p.grad is None
+
+
+def test_parameters_without_grad_are_skipped():
+    a, b = nn.Parameter(gs.ones(2)), nn.Parameter(gs.ones(2))
+    opt = optim.Adam([a, b], lr=0.1)
+    a.sum().backward()
+    opt.step()
+    assert b.tolist() == [1.0, 1.0] and b not in opt.state and a in opt.state
+
+
+def test_step_bumps_the_version_so_stale_graphs_refuse_backward():
+    p = nn.Parameter(gs.ones(2))
+    opt = optim.SGD([p], lr=0.1)
+    y = (p * p).sum()
+    p.grad = gs.ones(2)
+    opt.step()
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        y.backward()
+
+
+def test_step_with_closure_returns_the_loss():
+    p = nn.Parameter(gs.tensor([2.0]))
+    opt = optim.SGD([p], lr=0.25)
+
+    def closure():
+        opt.zero_grad()
+        loss = (p * p).sum()
+        loss.backward()
+        return loss
+    with gs.no_grad():
+        loss = opt.step(closure)
+    assert loss.item() == 4.0 and p.tolist() == [1.0]
+
+
+def test_optimizer_argument_errors():
+    with pytest.raises(ValueError, match="Invalid learning rate"):
+        optim.SGD([nn.Parameter(gs.zeros(1))], lr=-1)
+    with pytest.raises(ValueError, match="empty parameter list"):
+        optim.Adam([])
+    with pytest.raises(ValueError, match="Nesterov momentum requires"):
+        optim.SGD([nn.Parameter(gs.zeros(1))], lr=0.1, nesterov=True)
+    with pytest.raises(ValueError, match="Invalid beta parameter at index 1"):
+        optim.Adam([nn.Parameter(gs.zeros(1))], betas=(0.9, 1.0))
+    with pytest.raises(ValueError, match="non-leaf"):
+        optim.SGD([nn.Parameter(gs.zeros(1)) * 2], lr=0.1)
+    with pytest.raises(TypeError, match="iterable of Tensors"):
+        optim.SGD(nn.Parameter(gs.zeros(1)), lr=0.1)
+    p = nn.Parameter(gs.zeros(1))
+    with pytest.raises(ValueError, match="more than one parameter group"):
+        optim.SGD([{"params": [p]}, {"params": [p]}], lr=0.1)
+
+
+def test_add_param_group_fills_defaults():
+    opt = optim.SGD([nn.Parameter(gs.zeros(1))], lr=0.1, momentum=0.9)
+    opt.add_param_group({"params": nn.Parameter(gs.zeros(2)), "lr": 0.01})
+    assert opt.param_groups[1]["momentum"] == 0.9 and opt.param_groups[1]["lr"] == 0.01
+
+
+# ------------------------------------------------------------------ schedulers
+SCHEDULERS = {
+    "StepLR": lambda s, o: s.StepLR(o, step_size=3, gamma=0.5),
+    "CosineAnnealingLR": lambda s, o: s.CosineAnnealingLR(o, T_max=5, eta_min=0.01),
+    "CosineAnnealingLR_no_floor": lambda s, o: s.CosineAnnealingLR(o, T_max=7),
+}
+
+
+def _lrs(T, make, epochs=25):
+    params = [T.nn.Parameter(T.zeros(1)), T.nn.Parameter(T.zeros(1))]
+    opt = T.optim.SGD([{"params": [params[0]]}, {"params": [params[1]], "lr": 0.3}], lr=0.1)
+    sched = make(T.optim.lr_scheduler, opt)
+    lrs = [sched.get_last_lr()]
+    for _ in range(epochs):
+        opt.step()
+        sched.step()
+        lrs.append(sched.get_last_lr())
+        assert [g["lr"] for g in opt.param_groups] == lrs[-1]
+    return lrs
+
+
+@pytest.mark.parametrize("name", list(SCHEDULERS))
+@pytest.mark.torch
+@pytest.mark.skipif(torch is None, reason="PyTorch is not installed")
+def test_scheduler_matches_torch(name):
+    np.testing.assert_allclose(_lrs(gs, SCHEDULERS[name]), _lrs(torch, SCHEDULERS[name]), rtol=1e-12, atol=1e-15)
+
+
+def test_step_lr_values():
+    lrs = [lr[0] for lr in _lrs(gs, SCHEDULERS["StepLR"], epochs=7)]
+    assert lrs == pytest.approx([0.1, 0.1, 0.1, 0.05, 0.05, 0.05, 0.025, 0.025])
+
+
+def test_cosine_annealing_reaches_eta_min_at_t_max():
+    lrs = [lr[0] for lr in _lrs(gs, SCHEDULERS["CosineAnnealingLR"], epochs=5)]
+    assert lrs[0] == pytest.approx(0.1) and lrs[5] == pytest.approx(0.01)
+    assert lrs[2] == pytest.approx(0.01 + 0.09 * (1 + math.cos(math.pi * 2 / 5)) / 2)
+
+
+def test_scheduler_state_dict_round_trip():
+    opt = optim.SGD([nn.Parameter(gs.zeros(1))], lr=0.1)
+    sched = optim.lr_scheduler.StepLR(opt, step_size=2)
+    for _ in range(3):
+        sched.step()
+    state = sched.state_dict()
+    assert "optimizer" not in state and state["last_epoch"] == 3
+    other = optim.lr_scheduler.StepLR(optim.SGD([nn.Parameter(gs.zeros(1))], lr=0.1), step_size=2)
+    other.load_state_dict(state)
+    assert other.last_epoch == 3 and other.get_last_lr() == sched.get_last_lr()
+
+
+# ------------------------------------------------------------------ training loops
+def _blobs(n=200, seed=0):
+    rng = np.random.default_rng(seed)
+    centers = np.array([[2.0, 0.0], [-2.0, 1.0], [0.0, -2.5]])
+    labels = rng.integers(0, 3, n)
+    return (centers[labels] + rng.standard_normal((n, 2)) * 0.6).astype(np.float32), labels
+
+
+@pytest.mark.parametrize("make", [
+    lambda p: optim.SGD(p, lr=0.1, momentum=0.9),
+    lambda p: optim.Adam(p, lr=0.02),
+    lambda p: optim.AdamW(p, lr=0.02),
+    lambda p: optim.RMSprop(p, lr=0.01),
+    lambda p: optim.Adagrad(p, lr=0.2),
+], ids=["SGD", "Adam", "AdamW", "RMSprop", "Adagrad"])
+def test_training_a_small_classifier_converges(make):
+    gs.manual_seed(0)
+    x, y = _blobs()
+    xs, ys = gs.tensor(x), gs.tensor(y)
+    model = nn.Sequential(nn.Linear(2, 16), nn.ReLU(), nn.Linear(16, 3))
+    opt = make(model.parameters())
+    sched = optim.lr_scheduler.CosineAnnealingLR(opt, T_max=60)
+    first = None
+    for _ in range(60):
+        opt.zero_grad()
+        loss = nn.functional.cross_entropy(model(xs), ys)
+        loss.backward()
+        opt.step()
+        sched.step()
+        first = loss.item() if first is None else first
+    model.eval()
+    with gs.no_grad():
+        accuracy = (model(xs).argmax(1) == ys).float().mean().item()
+    assert loss.item() < 0.3 * first and accuracy > 0.9
+
+
+@pytest.mark.torch
+@pytest.mark.skipif(torch is None, reason="PyTorch is not installed")
+def test_a_full_training_loop_follows_torch_step_for_step():
+    """Model, loss, backward, clipping, optimizer and scheduler together, float64, against PyTorch."""
+    x, y = _blobs(64)
+
+    def build(T):
+        T.manual_seed(0)
+        return T.nn.Sequential(T.nn.Linear(2, 8), T.nn.BatchNorm1d(8), T.nn.Tanh(), T.nn.Linear(8, 3)).double()
+
+    theirs, ours = build(torch), build(gs)
+    ours.load_state_dict({k: gs.tensor(v.numpy()) for k, v in theirs.state_dict().items()})
+    runs = []
+    for T, model in ((torch, theirs), (gs, ours)):
+        opt = T.optim.Adam(model.parameters(), lr=0.05, weight_decay=0.01)
+        sched = T.optim.lr_scheduler.StepLR(opt, step_size=2, gamma=0.5)
+        xs, ys = T.tensor(x.astype(np.float64)), T.tensor(y)
+        losses = []
+        for _ in range(6):
+            opt.zero_grad()
+            loss = T.nn.functional.cross_entropy(model(xs), ys, label_smoothing=0.05)
+            loss.backward()
+            T.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+            opt.step()
+            sched.step()
+            losses.append(loss.item())
+        runs.append((losses, {k: v.detach().numpy() for k, v in model.state_dict().items()}))
+    np.testing.assert_allclose(runs[1][0], runs[0][0], rtol=1e-10)
+    for k, v in runs[0][1].items():
+        np.testing.assert_allclose(runs[1][1][k], v, rtol=1e-9, atol=1e-12, err_msg=k)
