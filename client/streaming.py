@@ -24,6 +24,8 @@ from .progress import ProgressBar
 from .results import RunResult
 from .retries import RetryPolicy
 
+# How long closing a stream whose run is still going waits for the cancelled run to end.
+_ABANDON_TIMEOUT_S = 5.0
 # Connection failures before or during the handshake (TimeoutError and refusals are OSErrors).
 _NOT_CONNECTED = (OSError,)
 
@@ -183,7 +185,21 @@ class EventStream:
         return self._state.result
 
     def close(self) -> None:
+        """Close the WebSocket; a run still going is cancelled first."""
+        if self._ws is not None and self.run_id is not None and not self._state.finished:
+            self._abandon()
         self._exit.close()
+
+    def _abandon(self) -> None:
+        # Unread events would hold the server's close frame back (flow control) until the close
+        # timed out: cancel the run and discard its events until it ends.
+        deadline = time.monotonic() + _ABANDON_TIMEOUT_S
+        try:
+            self._ws.send(self._state.cancel_message())
+            while not self._state.finished and time.monotonic() < deadline:
+                self._state.accept(self._ws.recv(timeout=deadline - time.monotonic()))
+        except (ConnectionClosed, TimeoutError):
+            pass
 
     def __enter__(self) -> "EventStream":
         return self
@@ -266,7 +282,20 @@ class AsyncEventStream:
         return self._state.result
 
     async def close(self) -> None:
+        """Close the WebSocket; a run still going is cancelled first."""
+        if self._ws is not None and self.run_id is not None and not self._state.finished:
+            await self._abandon()
         await self._exit.aclose()
+
+    async def _abandon(self) -> None:
+        deadline = time.monotonic() + _ABANDON_TIMEOUT_S
+        try:
+            await self._ws.send(self._state.cancel_message())
+            while not self._state.finished and time.monotonic() < deadline:
+                raw = await asyncio.wait_for(self._ws.recv(), deadline - time.monotonic())
+                self._state.accept(raw)
+        except (ConnectionClosed, asyncio.TimeoutError):
+            pass
 
     async def __aenter__(self) -> "AsyncEventStream":
         return self

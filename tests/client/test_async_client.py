@@ -73,4 +73,9 @@ def test_async_stream_and_error_stream(server_url):
             assert isinstance(seen[-1], Error) and info.value.type == "TypeError"
             assert info.value.line == 2
             assert (await s.stream("q = torch.ones(1)", outputs=["q"]).wait()).values["q"] == 1
+            async with s.stream("i = 0\nwhile True:\n    i += 1\n    log(step=i)") as stream:
+                async for event in stream:
+                    if isinstance(event, Log) and event.step > 100:
+                        break
+            assert (await s.run("after = 2", outputs=["after"])).values["after"] == 2
     run(main())

@@ -1,5 +1,5 @@
 """Client and Session against a real server: every call, and errors mapped to exceptions."""
-import math
+import time
 
 import numpy as np
 import pytest
@@ -184,6 +184,16 @@ def test_stream_cancel_ends_with_cancelled(session):
                 break
         rest = list(stream)
     assert rest and isinstance(rest[-1], Cancelled)
+
+
+def test_leaving_a_stream_early_cancels_its_run(session):
+    started = time.monotonic()
+    with session.stream("i = 0\nwhile i < 10 ** 9:\n    i += 1\n    log(step=i)") as stream:
+        for event in stream:
+            if isinstance(event, Log) and event.step > 100:
+                break
+    assert time.monotonic() - started < 3
+    assert session.run("after = 1", outputs=["after"]).values["after"] == 1  # no Conflict
 
 
 def test_a_second_run_while_one_is_going_is_a_conflict(client):
