@@ -7,24 +7,23 @@ Basic indexing (ints, slices, None, Ellipsis) gives a view; advanced indexing
 a scatter-add into zeros, whose own backward is the read again: every pair here
 is each other's adjoint (gather / scatter_add, index_select / index_add).
 """
+import math
+
 import numpy as np
 
 from ..autograd import array_ops as _arr
 from ..autograd.function import Function
 from ..autograd.state import state
-from ..device import get_array_module
-from ..tensor import Tensor, _wrap_dim
-from .shape import Slice, broadcast_shapes, expand, flatten, reshape
+from ..limits import check_elements
+from ..tensor import Tensor, _host, _wrap_dim
+from .linalg import _C_TYPE
+from .shape import Slice, _xp, broadcast_shapes, expand, flatten, reshape
 
 __all__ = ["nonzero", "argwhere", "index_put", "gather", "scatter", "scatter_add", "index_select",
            "index_add", "masked_fill", "masked_select", "take", "take_along_dim"]
 
 _ndarray = np.ndarray
 _INDEX_TYPE_ERROR = "tensors used as indices must be long, int, byte or bool tensors"
-
-
-def _xp(x):
-    return np if type(x) is _ndarray else get_array_module(x)
 
 
 # ------------------------------------------------------------------ index conversion
@@ -95,14 +94,14 @@ def _index_array(item, data):
         raise IndexError(_INDEX_TYPE_ERROR)
     if arr.dtype == np.uint8:
         arr = arr.astype(np.bool_)  # PyTorch reads byte tensors as masks
-    xp = _xp(data)
-    if type(arr) is not type(data):
-        arr = xp.asarray(arr) if xp is not np else _host(arr)
-    return arr
+    return _on_device_of(arr, data)
 
 
-def _host(a):
-    return a if type(a) is _ndarray else a.get()
+def _on_device_of(arr, like):
+    """arr moved to the device (NumPy or CuPy) that holds ``like``."""
+    if type(arr) is type(like):
+        return arr
+    return _host(arr) if type(like) is _ndarray else _xp(like).asarray(arr)
 
 
 def _int(x):
@@ -181,6 +180,27 @@ def _split_ints(index):
     if Ellipsis not in first:
         first.append(Ellipsis)
     return tuple(first), tuple(rest)
+
+
+def _gathered_bound(index, shape):
+    """At most how many elements an advanced index gathers: the integer arrays' broadcast
+    size times the sizes of the dimensions they do not index (masks never add elements)."""
+    arrays = [i for i in index if hasattr(i, "dtype") and i.dtype != np.bool_]
+    n = math.prod(np.broadcast_shapes(*[a.shape for a in arrays])) if arrays else 1
+    dim = 0
+    used = sum(_consumes(i) for i in index)
+    for item in index:
+        if item is Ellipsis:
+            skipped = len(shape) - used
+            n *= math.prod(shape[dim:dim + skipped])
+            dim += skipped
+        elif type(item) is int or (hasattr(item, "dtype") and item.dtype != np.bool_):
+            dim += 1
+        else:
+            k = _consumes(item)
+            n *= math.prod(shape[dim:dim + k])
+            dim += k
+    return n * math.prod(shape[dim:])
 
 
 def _has_int(index):
@@ -269,6 +289,8 @@ def getitem(x, index):
     idx, basic = _convert_index(index, x._data)
     if basic:
         return Slice.apply(x, index=idx)
+    if state.element_limit is not None:
+        check_elements((_gathered_bound(idx, x._data.shape),), "indexing result")
     if _has_int(idx):
         first, rest = _split_ints(idx)
         return Index.apply(Slice.apply(x, index=first), index=rest)
@@ -351,10 +373,7 @@ def _index_data(index, fn, like):
         arr = np.asarray(arr)
     if arr.dtype.kind not in "iu":
         raise RuntimeError(f"{fn}(): Expected dtype int64 for index")
-    xp = _xp(like)
-    if type(arr) is not type(like):
-        arr = xp.asarray(arr) if xp is not np else _host(arr)
-    return arr
+    return _on_device_of(arr, like)
 
 
 def _check_range(index, size, dim):
@@ -518,6 +537,7 @@ def index_select(input, dim, index, *, out=None):
     if idx.size and (int(idx.max()) >= size or int(idx.min()) < -size):
         bad = int(idx.max()) if int(idx.max()) >= size else int(idx.min())
         raise IndexError(f"index_select(): index {bad} is out of bounds for dimension {dim} with size {size}")
+    check_elements(x.shape[:dim] + (idx.size,) + x.shape[dim + 1:], "index_select result")
     return IndexSelect.apply(input, dim=dim, index=idx)
 
 
@@ -558,7 +578,7 @@ def masked_fill(input, mask, value):
     if m.dtype != np.bool_:
         from ..dtypes import from_numpy_dtype
         raise RuntimeError(f"masked_fill_ only supports boolean masks, but got mask with dtype "
-                           f"{_C_NAMES.get(from_numpy_dtype(m.dtype).name, m.dtype)}")
+                           f"{_C_TYPE.get(from_numpy_dtype(m.dtype).name, m.dtype)}")
     if isinstance(value, Tensor):
         if value._data.ndim:
             raise RuntimeError(f"masked_fill_ only supports a 0-dimensional value tensor, but got tensor with "
@@ -566,17 +586,7 @@ def masked_fill(input, mask, value):
         if not value.requires_grad:
             value = value.item()
     broadcast_shapes(m.shape, input._data.shape)
-    return MaskedFill.apply(input, value, mask=_index_data_any(m, input._data))
-
-
-_C_NAMES = {"int64": "long int", "int32": "int", "int16": "short int", "int8": "signed char",
-            "uint8": "unsigned char", "float32": "float", "float64": "double", "float16": "c10::Half"}
-
-
-def _index_data_any(arr, like):
-    if type(arr) is not type(like):
-        return get_array_module(like).asarray(arr) if type(like) is not _ndarray else _host(arr)
-    return arr
+    return MaskedFill.apply(input, value, mask=_on_device_of(m, input._data))
 
 
 def _masked_fill_(self, mask, value):

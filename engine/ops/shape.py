@@ -14,7 +14,7 @@ from ..autograd import array_ops as _arr
 from ..autograd.function import Function
 from ..device import get_array_module
 from ..limits import check_elements
-from ..tensor import Size, Tensor, _wrap_dim
+from ..tensor import Size, Tensor, _host, _wrap_dim
 
 __all__ = [
     "reshape", "view", "flatten", "unflatten", "ravel", "squeeze", "unsqueeze", "expand", "expand_as",
@@ -31,13 +31,9 @@ def _xp(x):
     return np if type(x) is np.ndarray else get_array_module(x)
 
 
-def _host(a):
-    return a if type(a) is np.ndarray else a.get()
-
-
 def _dims_arg(dims):
     """``f(x, 1, 2)`` and ``f(x, (1, 2))`` both mean dims (1, 2)."""
-    if len(dims) == 1 and isinstance(dims[0], (list, tuple, Size)):
+    if len(dims) == 1 and isinstance(dims[0], (list, tuple)):
         return tuple(dims[0])
     return dims
 
@@ -844,6 +840,8 @@ def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
                            f"{counts.shape[0] if counts.ndim else 1} and input.size({dim}) = {size}")
     if counts.size and int(counts.min()) < 0:
         raise RuntimeError("repeats can not be negative")
+    shape = input._data.shape
+    check_elements(shape[:dim] + (int(counts.sum()),) + shape[dim + 1:])
     index = _xp(input._data).asarray(np.repeat(np.arange(size), _host(counts)))
     return index_select(input, dim, Tensor._make(index, False, None))
 

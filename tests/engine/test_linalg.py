@@ -220,3 +220,23 @@ def test_products_past_the_element_limit_raise_before_computing(element_limit, f
 
 def test_products_within_the_element_limit_run(element_limit):
     assert tuple(gs.outer(gs.ones(100), gs.ones(100)).shape) == (100, 100)
+
+
+@pytest.mark.parametrize("fn", [
+    pytest.param(lambda: gs.ones(10, 1000)[gs.zeros(1000, dtype=gs.int64)], id="integer index"),
+    pytest.param(lambda: gs.ones(2, 4000)[:, gs.zeros(6000, dtype=gs.int64)], id="integer index after slice"),
+    pytest.param(lambda: gs.ones(1, 1000).index_select(0, gs.zeros(1000, dtype=gs.int64)), id="index_select"),
+    pytest.param(lambda: gs.ones(1000).repeat_interleave(gs.full((1000,), 100, dtype=gs.int64)),
+                 id="repeat_interleave"),
+    pytest.param(lambda: gs.ones(100).repeat(1000), id="repeat"),
+    pytest.param(lambda: gs.cat([gs.ones(6000), gs.ones(6000)]), id="cat"),
+])
+def test_gathers_past_the_element_limit_raise_before_computing(element_limit, fn):
+    with pytest.raises(LimitExceeded):
+        fn()
+
+
+def test_masks_and_small_gathers_within_the_limit_run(element_limit):
+    x = gs.ones(100, 50)
+    assert x[x > 0].numel() == 5000
+    assert tuple(x[[0, 1], 3:].shape) == (2, 47)
