@@ -1,14 +1,18 @@
 """gradserve.engine: define-by-run autograd on NumPy (CPU) and CuPy (CUDA) with
 PyTorch's names and semantics, so ``import gradserve.engine as torch`` runs
 ordinary PyTorch code of the supported subset."""
+import builtins as _builtins
+
+import numpy as _np
+
 from . import dtypes as _dtypes
 from .dtypes import (dtype, float16, float32, float64, uint8, int8, int16, int32, int64, bool,  # noqa: A004
                      half, float, double, short, int, long, get_default_dtype, set_default_dtype)
 from .device import device, cuda_available as _cuda_available
 from .tensor import Tensor, Size
 from .printing import set_printoptions, get_printoptions
-from .autograd import (no_grad, enable_grad, set_grad_enabled, is_grad_enabled, is_anomaly_enabled,
-                       set_detect_anomaly)
+from .autograd import (no_grad, enable_grad, set_grad_enabled, is_grad_enabled, inference_mode,
+                       is_anomaly_enabled, set_detect_anomaly)
 from . import autograd
 from .ops.creation import *  # noqa: F401,F403
 from .ops.elementwise import *  # noqa: F401,F403
@@ -31,6 +35,68 @@ _autograd_engine.graph_ops = _tensor_ops
 def result_type(tensor1, tensor2):
     """Returns the dtype that would result from an arithmetic operation on the operands."""
     return _result_dtype(tensor1, tensor2)
+
+
+def promote_types(type1, type2):
+    """The dtype of the smallest size and scalar kind that both type1 and type2 promote to."""
+    return _dtypes._promote_pair(_dtypes.as_dtype(type1), _dtypes.as_dtype(type2))
+
+
+def can_cast(from_, to):
+    """Whether a cast from ``from_`` to ``to`` is allowed by PyTorch's casting rules
+    (never to a lower kind: float to integer, integer to bool)."""
+    return _dtypes.as_dtype(from_).category <= _dtypes.as_dtype(to).category
+
+
+def is_floating_point(input):
+    """Returns True if the data type of input is a floating point data type."""
+    return input.is_floating_point()
+
+
+def is_nonzero(input):
+    """True if the single-element tensor input is not zero."""
+    if input.numel() != 1:
+        raise RuntimeError(f"Boolean value of Tensor with {'no values' if input.numel() == 0 else 'more than one value'}"
+                           f" is ambiguous")
+    return _builtins.bool(input.item())
+
+
+class finfo:
+    """Numerical properties of a floating point dtype (torch.finfo)."""
+
+    def __init__(self, type=None):
+        d = _dtypes.as_dtype(type) if type is not None else get_default_dtype()
+        if not d.is_floating_point:
+            raise TypeError("torch.finfo() requires a floating point input type.")
+        info = _np.finfo(d.np)
+        self.dtype = d.name
+        self.bits = info.bits
+        self.eps = _builtins.float(info.eps)
+        self.max = _builtins.float(info.max)
+        self.min = _builtins.float(info.min)
+        self.tiny = self.smallest_normal = _builtins.float(info.tiny)
+        self.resolution = 10.0 ** -info.precision
+
+    def __repr__(self):
+        return (f"finfo(resolution={self.resolution}, min={self.min:g}, max={self.max:g}, eps={self.eps:g}, "
+                f"smallest_normal={self.tiny:g}, tiny={self.tiny:g}, dtype={self.dtype})")
+
+
+class iinfo:
+    """Numerical properties of an integer dtype (torch.iinfo)."""
+
+    def __init__(self, type):
+        d = _dtypes.as_dtype(type)
+        if d.is_floating_point:
+            raise TypeError("torch.iinfo() requires an integer input type.")
+        info = _np.iinfo(d.np) if d.np.kind != "b" else None
+        self.dtype = d.name
+        self.bits = d.itemsize * 8
+        self.max = _builtins.int(info.max) if info is not None else 1
+        self.min = _builtins.int(info.min) if info is not None else 0
+
+    def __repr__(self):
+        return f"iinfo(min={self.min}, max={self.max}, dtype={self.dtype})"
 
 
 def is_tensor(obj):

@@ -363,6 +363,28 @@ class Tensor:
             data[...] = values
         self._version[0] += 1
 
+    def copy_(self, src, non_blocking=False):
+        """Copies the elements from src into this tensor, broadcasting, casting and moving them
+        as needed; the gradient flows to src."""
+        if not isinstance(src, Tensor):
+            raise TypeError(f"copy_(): argument 'src' must be Tensor, not {type(src).__name__}")
+        if state.grad_enabled and (self.requires_grad or src.requires_grad):
+            return self._inplace(_copy_of, src)
+        values = src._data
+        if device_of(values) != self.device:
+            values = _host(values) if self.device.type == "cpu" else self._xp().asarray(values)
+        try:
+            self._data[...] = values
+        except ValueError:
+            raise RuntimeError(f"output with shape {list(self._data.shape)} doesn't match the broadcast "
+                               f"shape {list(values.shape)}") from None
+        self._version[0] += 1
+        return self
+
+    def _xp(self):
+        from .device import get_array_module
+        return get_array_module(self._data)
+
     def _bump(self):
         self._version[0] += 1
         return self
@@ -427,7 +449,39 @@ class Tensor:
         return self.to(_dt.bool)
 
     def type_as(self, other):
+        """Returns this tensor cast to the type of the given tensor."""
         return self.to(other.dtype)
+
+    def short(self):
+        return self.to(_dt.int16)
+
+    def char(self):
+        return self.to(_dt.int8)
+
+    def byte(self):
+        return self.to(_dt.uint8)
+
+    def get_device(self):
+        """The CUDA device index of this tensor, -1 on the CPU."""
+        dev = self.device
+        return -1 if dev.type == "cpu" else (dev.index or 0)
+
+    def is_complex(self):
+        return False
+
+    def is_signed(self):
+        return self.dtype.is_signed
+
+    def is_same_size(self, other):
+        return self._data.shape == other._data.shape
+
+    @property
+    def itemsize(self):
+        return self._data.itemsize
+
+    @property
+    def nbytes(self):
+        return int(self._data.nbytes)
 
 
 _new = object.__new__
@@ -475,6 +529,15 @@ class _NoGrad:
 
     def __exit__(self, *exc):
         state.grad_enabled = self.prev
+
+
+def _copy_of(old, src):
+    """copy_'s value under autograd: src cast and broadcast to old's dtype, device and shape."""
+    from .ops.shape import clone, expand
+    out = src.to(dtype=old.dtype, device=old.device)
+    if out.shape != old.shape:
+        out = expand(out, tuple(old.shape))
+    return clone(out)
 
 
 def _apply_chain(t, chain):

@@ -1,11 +1,13 @@
 """torch.autograd: backward, grad, grad modes, anomaly detection, gradcheck."""
-from .grad_mode import (no_grad, enable_grad, set_grad_enabled, is_grad_enabled,
+from .grad_mode import (no_grad, enable_grad, set_grad_enabled, is_grad_enabled, inference_mode,
                         set_detect_anomaly, detect_anomaly, is_anomaly_enabled)
+from . import grad_mode
 from .function import Function, Node
 from . import engine as _engine
 from .finite_differences import gradcheck, gradgradcheck, GradcheckError
 
-__all__ = ["backward", "grad", "no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled",
+__all__ = ["backward", "grad", "no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled", "inference_mode",
+           "Variable",
            "set_detect_anomaly", "detect_anomaly", "is_anomaly_enabled", "gradcheck",
            "gradgradcheck", "Function", "Node"]
 
@@ -93,3 +95,10 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
             result.append(Tensor._make(_engine.as_array(g), False, None))
     return tuple(result)
 
+
+
+def Variable(data, requires_grad=False, volatile=False):
+    """The old torch.autograd.Variable: today simply the tensor, with requires_grad set."""
+    if requires_grad:
+        data.requires_grad_()
+    return data

@@ -3,7 +3,7 @@ import functools
 
 from .state import state
 
-__all__ = ["no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled",
+__all__ = ["no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled", "inference_mode",
            "set_detect_anomaly", "detect_anomaly", "is_anomaly_enabled"]
 
 
@@ -56,6 +56,28 @@ class set_grad_enabled(_GradModeContext):
         @functools.wraps(fn)
         def wrapper(*args, **kwargs):
             with set_grad_enabled(mode):
+                return fn(*args, **kwargs)
+        return wrapper
+
+
+class inference_mode(_GradModeContext):
+    """Context manager that disables gradient calculation (here the same as no_grad)."""
+
+    def __init__(self, mode=True):
+        self._mode = bool(mode)
+        self._enabled = not self._mode
+
+    def __enter__(self):
+        self._prev = state.grad_enabled
+        if self._mode:
+            state.grad_enabled = False
+
+    def __call__(self, fn):
+        mode = self._mode
+
+        @functools.wraps(fn)
+        def wrapper(*args, **kwargs):
+            with inference_mode(mode):
                 return fn(*args, **kwargs)
         return wrapper
 

@@ -379,3 +379,79 @@ def multinomial(input, num_samples, replacement=False, *, generator=None):
 
 def _host(a):
     return a if type(a) is np.ndarray else a.get()
+
+
+# ------------------------------------------------------------------ Tensor methods
+def _fill_random(self, draw):
+    """Writes host random values ``draw(shape)`` into the tensor in place (no autograd history)."""
+    self._check_inplace()
+    values = draw(tuple(self._data.shape))
+    if self.device.type != "cpu":
+        values = array_module_for(self.device).asarray(values)
+    self._data[...] = values
+    self._version[0] += 1
+    return self
+
+
+def _uniform_(self, from_=0.0, to=1.0, *, generator=None):
+    """Fills the tensor with numbers drawn from the uniform distribution on [from, to)."""
+    return _fill_random(self, lambda s: _gen(generator).rng.uniform(from_, to, s))
+
+
+def _normal_(self, mean=0.0, std=1.0, *, generator=None):
+    """Fills the tensor with numbers drawn from the normal distribution N(mean, std^2)."""
+    return _fill_random(self, lambda s: _gen(generator).rng.normal(mean, std, s))
+
+
+def _exponential_(self, lambd=1.0, *, generator=None):
+    """Fills the tensor with numbers drawn from the exponential distribution."""
+    return _fill_random(self, lambda s: _gen(generator).rng.exponential(1.0 / lambd, s))
+
+
+def _bernoulli_(self, p=0.5, *, generator=None):
+    """Fills the tensor with 0s and 1s drawn from Bernoulli(p)."""
+    probs = _host(p._data) if isinstance(p, Tensor) else p
+    return _fill_random(self, lambda s: _gen(generator).rng.random(s) < probs)
+
+
+def _random_(self, from_=0, to=None, *, generator=None):
+    """Fills the tensor with integers drawn uniformly from [from, to)."""
+    if to is None:
+        if from_:
+            from_, to = 0, from_        # random_(to)
+        else:                           # every integer the dtype holds exactly
+            kind = self._data.dtype
+            to = 2 if kind.kind == "b" else 2 ** (np.finfo(kind).nmant + 1) + 1 if kind.kind == "f" \
+                else int(np.iinfo(kind).max)
+    return _fill_random(self, lambda s: _gen(generator).rng.integers(from_, to, s))
+
+
+def _new_tensor(self, data, *, dtype=None, device=None, requires_grad=False):
+    """A new tensor from data, by default of this tensor's dtype and device."""
+    return tensor(data, dtype=dtype or self.dtype, device=device or self.device, requires_grad=requires_grad)
+
+
+def _new_filled(make):
+    def method(self, *size, dtype=None, device=None, requires_grad=False):
+        return make(*size, dtype=dtype or self.dtype, device=device or self.device, requires_grad=requires_grad)
+    method.__name__ = "new_" + make.__name__
+    method.__doc__ = f"A new tensor of the given size filled as {make.__name__}, of this tensor's dtype and device."
+    return method
+
+
+def _new_full(self, size, fill_value, *, dtype=None, device=None, requires_grad=False):
+    """A new tensor of size filled with fill_value, of this tensor's dtype and device."""
+    return full(size, fill_value, dtype=dtype or self.dtype, device=device or self.device,
+                requires_grad=requires_grad)
+
+
+Tensor.uniform_ = _uniform_
+Tensor.normal_ = _normal_
+Tensor.exponential_ = _exponential_
+Tensor.bernoulli_ = _bernoulli_
+Tensor.random_ = _random_
+Tensor.new_tensor = _new_tensor
+Tensor.new_zeros = _new_filled(zeros)
+Tensor.new_ones = _new_filled(ones)
+Tensor.new_empty = _new_filled(empty)
+Tensor.new_full = _new_full

@@ -258,3 +258,44 @@ def test_element_limit_applies_to_creation():
             assert info.value.limit == "tensor_elements"
     finally:
         state.element_limit = None
+
+
+# ------------------------------------------------------------------ in-place random fills
+def test_uniform_in_place(lib):
+    x = lib.zeros(10_000)
+    assert x.uniform_(-2.0, 3.0) is x
+    a = x.numpy()
+    assert a.min() >= -2.0 and a.max() < 3.0 and abs(a.mean() - 0.5) < 0.1
+
+
+def test_normal_in_place(lib):
+    a = lib.zeros(20_000, dtype=lib.float64).normal_(1.0, 2.0).numpy()
+    assert abs(a.mean() - 1.0) < 0.1 and abs(a.std() - 2.0) < 0.1
+
+
+def test_other_random_fills(lib):
+    assert set(lib.zeros(1000).random_(3).tolist()) == {0.0, 1.0, 2.0}
+    assert set(lib.zeros(1000, dtype=lib.int64).random_(5, 7).tolist()) == {5, 6}
+    b = lib.zeros(10_000).bernoulli_(0.25).numpy()
+    assert set(b.tolist()) == {0.0, 1.0} and abs(b.mean() - 0.25) < 0.03
+    e = lib.zeros(20_000, dtype=lib.float64).exponential_(2.0).numpy()
+    assert e.min() >= 0 and abs(e.mean() - 0.5) < 0.05
+
+
+def test_random_fill_of_leaf_requiring_grad_raises(lib):
+    with pytest.raises(RuntimeError, match="leaf Variable that requires grad"):
+        lib.zeros(2, requires_grad=True).uniform_()
+
+
+def test_random_fills_follow_manual_seed():
+    gs.manual_seed(3)
+    a = gs.zeros(5).normal_().tolist()
+    gs.manual_seed(3)
+    assert gs.zeros(5).normal_().tolist() == a
+
+
+def test_random_fill_bumps_the_version():
+    x = gs.zeros(3)
+    v = x._version[0]
+    x.uniform_()
+    assert x._version[0] == v + 1

@@ -243,3 +243,75 @@ def test_set_printoptions_precision():
     finally:
         gs.set_printoptions(profile="default")
     assert repr(gs.tensor([1.12345])) == "tensor([1.1235])"
+
+
+# ------------------------------------------------------------------ more basics torch code uses
+def test_copy_in_place_broadcasts_and_casts(lib):
+    y = lib.zeros(2, 3, dtype=lib.int64)
+    assert y.copy_(lib.tensor([1.7, 2.2, -3.9])) is y
+    assert y.tolist() == [[1, 2, -3], [1, 2, -3]]
+
+
+def test_copy_in_place_is_differentiable_to_its_source(lib):
+    a = lib.tensor([1.0, 2.0], requires_grad=True)
+    b = lib.zeros(2)
+    b.copy_(a * 2)
+    (b * lib.tensor([1.0, 3.0])).sum().backward()
+    assert b.requires_grad and a.grad.tolist() == [2.0, 6.0]
+
+
+def test_copy_in_place_of_wrong_shape_raises(lib):
+    with pytest.raises(RuntimeError):
+        lib.zeros(2).copy_(lib.ones(3))
+
+
+def test_new_factories_follow_the_tensor(lib):
+    x = lib.ones(2, dtype=lib.float64)
+    assert x.new_zeros(3, 2).shape == (3, 2) and x.new_zeros(3).dtype == lib.float64
+    assert x.new_ones((2,)).tolist() == [1.0, 1.0] and x.new_empty(4).dtype == lib.float64
+    assert x.new_full((2,), 7).tolist() == [7.0, 7.0] and x.new_full((2,), 7).dtype == lib.float64
+    assert x.new_tensor([1, 2]).dtype == lib.float64
+    assert x.new_zeros(2, dtype=lib.int64).dtype == lib.int64
+
+
+@pytest.mark.parametrize("method, dtype", [("short", "int16"), ("char", "int8"), ("byte", "uint8"),
+                                           ("half", "float16")])
+def test_more_cast_methods(lib, method, dtype):
+    assert getattr(lib.tensor([1.0, 2.0]), method)().dtype == getattr(lib, dtype)
+
+
+def test_small_queries(lib):
+    x = lib.zeros(2, 3)
+    assert x.get_device() == -1 and not x.is_complex() and x.is_signed()
+    assert x.itemsize == 4 and x.nbytes == 24 and x.element_size() == 4 and x.nelement() == 6
+    assert x.is_same_size(lib.ones(2, 3)) and not x.is_same_size(lib.ones(3, 2))
+    assert lib.is_floating_point(x) and not lib.is_floating_point(lib.tensor([1]))
+    assert lib.is_nonzero(lib.tensor([2])) and not lib.is_nonzero(lib.tensor(0.0))
+
+
+def test_dtype_queries(lib):
+    assert lib.promote_types(lib.int32, lib.float32) == lib.float32
+    assert lib.promote_types(lib.uint8, lib.int8) == lib.int16
+    assert lib.can_cast(lib.int64, lib.float32) and not lib.can_cast(lib.float32, lib.int64)
+    assert lib.can_cast(lib.bool, lib.int8) and not lib.can_cast(lib.int8, lib.bool)
+    assert lib.finfo(lib.float32).eps == float(np.finfo(np.float32).eps)
+    assert lib.finfo(lib.float64).max == float(np.finfo(np.float64).max)
+    assert lib.finfo().bits == 32 and lib.finfo(lib.float32).resolution == 1e-06
+    assert lib.iinfo(lib.int64).max == 2 ** 63 - 1 and lib.iinfo(lib.int32).min == -2 ** 31
+
+
+def test_inference_mode_records_nothing(lib):
+    x = lib.tensor([1.0], requires_grad=True)
+    with lib.inference_mode():
+        assert not (x * 2).requires_grad
+    assert (x * 2).requires_grad
+
+    @lib.inference_mode()
+    def double(t):
+        return t * 2
+    assert not double(x).requires_grad
+
+
+def test_variable_is_the_tensor(lib):
+    v = lib.autograd.Variable(lib.zeros(2), requires_grad=True)
+    assert isinstance(v, lib.Tensor) and v.requires_grad
