@@ -15,7 +15,7 @@ from ..autograd.function import Function
 from ..device import get_array_module
 from ..limits import check_elements
 from ..tensor import Tensor, _wrap_dim
-from .shape import broadcast_shapes, diagonal, expand, permute, reshape, transpose, unsqueeze
+from .shape import broadcast_shapes, diagonal, expand, permute, reshape, unsqueeze
 
 __all__ = ["matmul", "mm", "bmm", "mv", "dot", "vdot", "inner", "outer", "ger", "einsum", "tensordot",
            "trace", "addmm", "addmv", "addr", "baddbmm", "addbmm"]
@@ -112,7 +112,7 @@ def _check_dtypes(a, b, op):
         raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: {_name(a, _C_TYPE)} != "
                            f"{_name(b, _C_TYPE)}")
     if a._data.dtype == np.bool_:
-        raise RuntimeError(f"\"{op}\" not implemented for 'Bool'")
+        raise NotImplementedError(f"\"{op}\" not implemented for 'Bool'")
 
 
 def _product(a, b, op):

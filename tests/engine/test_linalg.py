@@ -83,6 +83,11 @@ def test_cuda_matches_cpu(fn, shapes):
     compare_devices(fn, shapes)
 
 
+def test_matmul_of_bools_is_not_implemented(lib):
+    with pytest.raises(NotImplementedError):
+        lib.matmul(lib.ones(2, 2, dtype=lib.bool), lib.ones(2, 2, dtype=lib.bool))
+
+
 def test_matmul_of_integers_stays_integral(lib):
     a = lib.tensor([[1, 2], [3, 4]])
     assert (a @ a).tolist() == [[7, 10], [15, 22]]
@@ -152,7 +157,8 @@ ERRORS = [
     ("mv sizes", lambda T: T.mv(T.zeros(2, 3), T.zeros(4)), "size mismatch, got input (2), mat (2x3), vec (4)"),
     ("mv of vector", lambda T: T.mv(T.zeros(3), T.zeros(3)), "vector + matrix @ vector expected, got 1, 1, 1"),
     ("dot sizes", lambda T: T.dot(T.zeros(3), T.zeros(4)), "inconsistent tensor size"),
-    ("dot of matrices", lambda T: T.dot(T.zeros(3, 1), T.zeros(3, 1)), "1D tensors expected, but got 2D and 2D tensors"),
+    ("dot of matrices", lambda T: T.dot(T.zeros(3, 1), T.zeros(3, 1)),
+     "1D tensors expected, but got 2D and 2D tensors"),
     ("dot dtype", lambda T: T.dot(T.zeros(3), T.zeros(3, dtype=T.float64)),
      "dot : expected both vectors to have same dtype, but found Float and Double"),
     ("outer of matrix", lambda T: T.outer(T.zeros(3, 2), T.zeros(3)), "outer: Expected 1-D argument self, but got 2-D"),
