@@ -543,8 +543,28 @@ def _property_get(obj, name):
     return getattr(obj, name)
 
 
-# filled by the builtins module: list methods that count steps and check sizes
-_LIST_FACTORIES = {}
+def _list_extend(lst):
+    def extend(iterable):
+        items = iterable if type(iterable) in (list, tuple, str, range, dict, set, frozenset) else \
+            _builtins().materialize(iterable)
+        guards.check_length(len(lst) + len(items), _LIMITS.sequence_length, "list")
+        lst.extend(items)
+    return extend
+
+
+def _list_sort(lst):
+    def sort(*, key=None, reverse=False):
+        _builtins()._sort(lst, key, reverse)
+    return sort
+
+
+def _builtins():
+    from .builtin_functions import _current_builtins
+    return _current_builtins()
+
+
+# list methods that count steps and check sizes
+_LIST_FACTORIES = {"extend": _list_extend, "sort": _list_sort}
 
 
 def _tensor_numpy(t):

@@ -7,6 +7,7 @@ Those that loop over a program's data (``sum``, ``sorted``, ``list``, ``min``,
 ``getattr``/``hasattr``/``setattr`` go through the attribute gate.
 """
 import math
+import time
 
 from ..autograd.state import state
 from ..tensor import Tensor
@@ -22,6 +23,8 @@ _SIZED = (list, tuple, str, dict, set, frozenset, range, type({}.keys()), type({
 _PLAIN_ITER = frozenset((list, tuple, str, dict, set, frozenset, range, ProgramIterator,
                          type({}.keys()), type({}.values()), type({}.items())))
 _current = None   # the running session's Builtins (for helpers called from operators)
+_monotonic = time.monotonic
+SLOW_CALL_S = 0.001
 
 # names Python has that programs do not, with a clearer NameError
 UNAVAILABLE = frozenset(("eval", "exec", "compile", "open", "__import__", "globals", "locals", "vars", "dir",
@@ -30,20 +33,22 @@ UNAVAILABLE = frozenset(("eval", "exec", "compile", "open", "__import__", "globa
                          "credits", "license"))
 
 
-def _estimate_repr(v, budget):
-    """About how many characters ``repr(v)`` would have (tensors by their print options)."""
+def _estimate_repr(v, limit):
+    """About how many characters ``repr(v)`` would have (tensors by their print options);
+    stops once past ``limit`` (a structure sharing its parts can be exponentially long)."""
     total = 0
     stack = [v]
-    while stack and budget > 0:
+    while stack:
+        if total > limit:
+            return total
         x = stack.pop()
-        budget -= 1
         t = type(x)
         if t is str:
             total += len(x) + 2
         elif t is int:
-            total += 1 + (x.bit_length() * 3) // 10 if x > 1 << 62 or x < -(1 << 62) else 8
+            total += 1 + (x.bit_length() * 3) // 10
         elif t in (float, bool, type(None)):
-            total += 8
+            total += 3
         elif isinstance(x, Tensor):
             total += _tensor_repr_size(x)
         elif t in (list, tuple, set, frozenset):
@@ -69,7 +74,7 @@ def _tensor_repr_size(t):
         n = 1
         for d in shape:
             n *= min(d, 2 * edge + 1)
-    return 16 + n * (int(min(precision, 10 ** 9)) + 10)
+    return 16 + n * (int(min(precision, 10 ** 9)) + 2)
 
 
 def repr_size_check(v, limit):
@@ -77,7 +82,7 @@ def repr_size_check(v, limit):
         return
     if type(v) is str:
         return
-    size = _estimate_repr(v, 100_000)
+    size = _estimate_repr(v, limit)
     if size > limit:
         raise limit_abort("string_length", f"limit exceeded: string_length: printing this value would build "
                                            f"about {size} characters (at most {limit})")
@@ -86,6 +91,10 @@ def repr_size_check(v, limit):
 def materialize(iterable):
     """A list of ``iterable``'s items, one step each (the interpreter's own loop)."""
     return _current.materialize(iterable)
+
+
+def _current_builtins():
+    return _current
 
 
 class Builtins:
@@ -114,7 +123,10 @@ class Builtins:
             impl = self.intercept.get(f)
             if impl is not None:
                 return impl(*args, **kwargs) if kwargs else impl(*args)
+        started = _monotonic()
         r = f(*args, **kwargs) if kwargs else f(*args)
+        if _monotonic() - started > SLOW_CALL_S:
+            self.rt.check_at = 0   # a long host call: check limits and memory at the next step
         tr = type(r)
         if tr is Tensor:
             limit = self.rt.elem_limit

@@ -26,6 +26,7 @@ __all__ = ["Compiler"]
 
 _P = PROGRAM_EXCEPTIONS
 _MISSING = object()
+_LARGE = 1 << 20   # elements of a result past which memory is checked at the next step
 
 # the imports a program may write (SPEC section 2): module -> {alias: view}
 _IMPORTS = {
@@ -1013,12 +1014,16 @@ class Compiler:
         right = self.expr(node.right)
         line, col = _pos(node)
         fn = self.fname
+        rt = self.rt
 
         def binop(fr):
             a = left(fr)
             b = right(fr)
             try:
-                return op(a, b)
+                r = op(a, b)
+                if type(r) is Tensor and r._data.size > _LARGE:
+                    rt.check_at = 0   # a large result: check memory at the next step
+                return r
             except Exception as e:
                 raise locate(e, line, col, fn) from None
             except Abort as e:

@@ -17,9 +17,13 @@ _SEQ = (list, tuple)
 _BIG = 1 << 62
 
 
+_IMMUTABLE = frozenset((int, float, str, bytes, tuple, bool, complex, type(None)))
+_SEQUENCES = frozenset((str, bytes, list, tuple))
+
+
 def _seq_check(a, n):
     t = type(a)
-    if t is str:
+    if t is str or t is bytes:
         guards.check_length(n, _LIMITS.string_length, "string")
     else:
         guards.check_length(n, _LIMITS.sequence_length, "list" if t is list else "tuple")
@@ -33,7 +37,7 @@ def add(a, b):
         return a + b
     if ta is float or ta is int:
         return a + b
-    if ta is str or ta is list or ta is tuple:
+    if ta in _SEQUENCES:
         if type(b) is ta:
             _seq_check(a, len(a) + len(b))
     elif isinstance(a, Tensor) or isinstance(b, Tensor):
@@ -83,9 +87,9 @@ def mul(a, b):
             if r > _BIG or r < -_BIG:
                 guards.check_int(r)
             return r
-        if tb is str or tb is list or tb is tuple:
+        if tb in _SEQUENCES:
             _seq_check(b, len(b) * a)
-    elif (ta is str or ta is list or ta is tuple) and (tb is int or tb is bool):
+    elif ta in _SEQUENCES and (tb is int or tb is bool):
         _seq_check(a, len(a) * b)
     elif isinstance(a, Tensor) or isinstance(b, Tensor):
         _check_broadcast(a, b)
@@ -175,8 +179,6 @@ def _inplace(checked, inplace_op):
         return inplace_op(a, b)
     return aug
 
-
-_IMMUTABLE = frozenset((int, float, str, tuple, bool, complex, type(None)))
 
 
 _rshift = _tensor_checked(operator.rshift)

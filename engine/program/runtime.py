@@ -22,7 +22,8 @@ class Runtime:
     __slots__ = ("namespace", "active", "steps", "check_at", "step_limit", "deadline", "wall_time",
                  "cancel", "depth", "max_depth", "abort", "out", "out_bytes", "out_limit", "on_stdout",
                  "on_log", "logs", "bound", "bound_set", "limits", "elem_limit", "str_limit", "seq_limit",
-                 "session_limit", "mem_next", "mem_cost", "rss_base", "bytes_base", "handled", "started")
+                 "session_limit", "mem_next", "mem_cost", "rss_base", "bytes_base", "handled", "started",
+                 "last_check")
 
     def __init__(self, namespace):
         self.namespace = namespace
@@ -55,6 +56,7 @@ class Runtime:
         self.bytes_base = 0
         self.handled = []
         self.started = 0.0
+        self.last_check = 0.0
 
     # ------------------------------------------------------------------ runs
     def begin(self, limits, cancel, on_stdout, on_log):
@@ -64,6 +66,7 @@ class Runtime:
         self.step_limit = int(limits.steps)
         self.check_at = min(CHECK_EVERY, self.step_limit + 1)
         self.started = _monotonic()
+        self.last_check = self.started
         self.wall_time = float(limits.wall_time_s)
         self.deadline = self.started + self.wall_time
         self.cancel = cancel
@@ -112,9 +115,11 @@ class Runtime:
         cancel = self.cancel
         if cancel is not None and cancel.is_set():
             self.fail(Abort("Cancelled", "the run was cancelled"))
-        if now >= self.mem_next:
-            self.check_memory(now)
-        self.check_at = min(steps + CHECK_EVERY, self.step_limit + 1)
+        self.check_memory(now)
+        # statements that take long (allocating, in BLAS) are checked one by one
+        interval = CHECK_EVERY if now - self.last_check < 0.002 else 1
+        self.last_check = now
+        self.check_at = min(steps + interval, self.step_limit + 1)
 
     def fail(self, abort):
         self.abort = abort
@@ -127,21 +132,23 @@ class Runtime:
     def namespace_bytes(self):
         return tensor_bytes(list(self.namespace.globals.values()))
 
-    def check_memory(self, now=None):
-        """Session bytes: exact for what the session's variables hold; by the process's
-        resident memory for what the running code holds elsewhere."""
-        start = _monotonic()
-        held = self.namespace_bytes()
-        if held > self.session_limit:
-            self.fail(self._bytes_abort(held))
+    def check_memory(self, now):
+        """Session bytes: by the process's resident memory growth at every check (cheap,
+        and it sees everything the run allocates), and exactly for what the session's
+        variables hold, walked at most every 50 ms (more rarely when the walk is slow)."""
         rss = read_rss()
         if rss is not None and self.rss_base is not None:
             grown = rss - self.rss_base
             if self.bytes_base + grown > self.session_limit + RSS_SLACK:
                 self.fail(self._bytes_abort(self.bytes_base + grown))
-        cost = _monotonic() - start
+        if now < self.mem_next:
+            return
+        held = self.namespace_bytes()
+        cost = _monotonic() - now
         self.mem_cost = cost
-        self.mem_next = (now or start) + max(0.05, 20 * cost)
+        self.mem_next = now + max(0.05, 20 * cost)
+        if held > self.session_limit:
+            self.fail(self._bytes_abort(held))
 
     def _bytes_abort(self, n):
         return limit_abort("session_bytes", f"limit exceeded: session_bytes: the session holds about {n} bytes "
