@@ -4,8 +4,8 @@ sort and selection.
 A reduction remembers its input's shape and the axes it reduced; backward first
 restores those axes as size-1 dims (torch's restore_reduced_dims) so the
 gradient broadcasts against the input again. Ops that pick elements
-(max/min over a dim, sort, topk, median) are one selection op, ``TakeAlong``,
-whose adjoint places the gradient back at the picked indices.
+(max/min over a dim, sort, topk, median) are gathers along the dim, so their
+gradient goes back to the picked indices by gather's own rule.
 """
 import builtins
 import collections
@@ -14,11 +14,11 @@ import math
 import numpy as np
 
 from .. import dtypes as _dt
-from ..autograd import array_ops as _arrays
 from ..autograd.function import Function
 from ..device import get_array_module
 from ..tensor import Tensor, _wrap_dim
 from .elementwise import maximum, minimum
+from .indexing import Gather
 
 __all__ = ["sum", "mean", "prod", "max", "min", "amax", "amin", "argmax", "argmin", "var", "std",
            "var_mean", "std_mean", "logsumexp", "norm", "cumsum", "cumprod", "all", "any",
@@ -131,8 +131,8 @@ class Mean(Reduction):
 
 
 class Prod(Reduction):
-    """Each factor's gradient is the product of the others: result / x without zeros; with one
-    zero in a slice only the zero gets a gradient (the others' product); with more, none does."""
+    """Each factor's gradient is the product of the others: result / x without zeros, and
+    otherwise running products from either side, which stay exact (to second order) at zeros."""
     __slots__ = ()
     op = "prod"
     saves = (0, -1)
@@ -142,20 +142,41 @@ class Prod(Reduction):
         return x.prod(axis=axes, keepdims=keepdim, dtype=_int_to_int64(x, dtype))
 
     def backward(self, F, g, x, y):
-        g, y = self._restore(F, g), self._restore(F, y)
-        zero = x == 0
-        if not bool(zero.any()):
-            return (g * y / x,)
-        dim = None if self.axes is None else self.axes[0]
-        unzeroed = F.where(zero, 1.0, x)
-        others_at_zero = F.where(F.sum(zero, dim, keepdim=True) == 1, F.prod(unzeroed, dim, keepdim=True), 0.0)
-        return (g * F.where(zero, others_at_zero, y / unzeroed),)
+        g = self._restore(F, g)
+        if not bool((x == 0).any()):
+            return (g * self._restore(F, y) / x,)
+        if self.axes is None:
+            return (g * F.reshape(_products_of_others(F, F.reshape(x, (-1,)), 0), self.in_shape),)
+        return (g * _products_of_others(F, x, self.axes[0]),)
+
+
+def _positions(x, dim):
+    """0..n-1 along ``dim`` of x, shaped to broadcast against it."""
+    x = _data(x)
+    n = x.shape[dim]
+    return _xp(x).arange(n).reshape((n,) + (1,) * (x.ndim - dim - 1))
+
+
+def _reverse_cumsum(F, x, dim):
+    """Sums from each position to the end of ``dim``: cumsum's adjoint."""
+    return F.flip(F.cumsum(F.flip(x, (dim,)), dim), (dim,))
+
+
+def _products_of_others(F, x, dim):
+    """prod_{m != i} x_m along ``dim`` for every i, as (product before i) * (product after i)."""
+    pos = _positions(x, dim)
+    n = pos.shape[0]
+    before = F.where(_like(x, pos == 0), 1.0, F.roll(F.cumprod(x, dim), (1,), (dim,)))
+    after = F.flip(F.cumprod(F.flip(x, (dim,)), dim), (dim,))
+    after = F.where(_like(x, pos == n - 1), 1.0, F.roll(after, (-1,), (dim,)))
+    return before * after
 
 
 # --------------------------------------------------------------- extremes
-def _share_among_ties(F, g, x, y, axes):
-    """g split evenly among the elements equal to the result y (or, if y is NaN, the NaNs)."""
-    ties = (x == y) | ((x != x) & (y != y))
+def _share_among_ties(F, g, x, y, axes, nan_ties=False):
+    """g split evenly among the elements equal to the result y (with ``nan_ties``, a NaN result's
+    gradient is split among the NaNs; without, it is NaN, as torch's amax gives)."""
+    ties = (x == y) | ((x != x) & (y != y)) if nan_ties else x == y
     return g / F.sum(ties, axes, keepdim=True) * ties
 
 
@@ -164,6 +185,7 @@ class Amax(Reduction):
     __slots__ = ()
     op = "amax"
     saves = (0, -1)
+    nan_ties = False
 
     def forward(self, x, axes, keepdim):
         self._remember(x, axes, keepdim)
@@ -175,7 +197,7 @@ class Amax(Reduction):
         return x.max(axis=axes, keepdims=keepdim)
 
     def backward(self, F, g, x, y):
-        return (_share_among_ties(F, self._restore(F, g), x, self._restore(F, y), self.axes),)
+        return (_share_among_ties(F, self._restore(F, g), x, self._restore(F, y), self.axes, self.nan_ties),)
 
 
 class Amin(Amax):
@@ -188,20 +210,24 @@ class Amin(Amax):
 
 
 class Max(Amax):
-    """max() of all elements: ties share the gradient evenly, as in PyTorch."""
+    """max() of all elements: ties (or the NaNs that made it NaN) share the gradient evenly,
+    as PyTorch's evenly_distribute_backward does."""
     __slots__ = ()
     op = "max"
+    nan_ties = True
 
 
 class Min(Amin):
     __slots__ = ()
     op = "min"
+    nan_ties = True
 
 
 class Median(Amax):
     """median() of all elements: the lower of the two middle values; NaN if there is one."""
     __slots__ = ()
     op = "median"
+    nan_ties = True
 
     @staticmethod
     def reduce(x, axes, keepdim):
@@ -212,73 +238,46 @@ class Median(Amax):
         return _xp(x).partition(flat, k)[k]
 
 
-class TakeAlong(Function):
-    """The elements at ``index`` along ``dim`` (one per position; indices unique within a slice)."""
-    __slots__ = ("in_shape", "dim", "keepdim")
-    op = "take_along"
+class SelectAlong(Gather):
+    """The element at ``index`` in each slice along ``dim`` (a gather, the dim dropped unless
+    keepdim): max/min over a dim, sort, topk, median. The gradient goes to the index."""
+    __slots__ = ("keepdim",)
+    op = "select_along"
 
-    def forward(self, x, index, dim, keepdim):
-        self.in_shape, self.dim, self.keepdim = x.shape, dim, keepdim
-        self.keep(index)
-        if x.ndim == 0:
-            return x.copy()
-        return _arrays.take_along(x, index, dim, keepdim)
+    def forward(self, x, dim, index, keepdim):
+        self.keepdim = keepdim
+        out = Gather.forward(self, x, dim, index)
+        return out if keepdim or out.ndim == 0 else out.squeeze(dim)
 
     def backward(self, F, g, index):
-        if not self.in_shape:
-            return (g,)
-        if not self.keepdim:
+        if not self.keepdim and self.in_shape:
             g = F.unsqueeze(g, self.dim)
-        return (F.put_along(g, index, self.dim, self.in_shape),)
+        return Gather.backward(self, F, g, index)
 
 
-class PutAlong(Function):
-    """Zeros of ``shape`` with ``g`` placed at ``index`` along ``dim``: TakeAlong's adjoint."""
-    __slots__ = ("dim",)
-    op = "put_along"
-
-    def forward(self, g, index, dim, shape):
-        self.dim = dim
-        self.keep(index)
-        return _arrays.put_along(g, index, dim, shape)
-
-    def backward(self, F, g, index):
-        return (F.take_along(g, index, self.dim, True),)
-
-
-class MaxDim(TakeAlong):
+class MaxDim(SelectAlong):
     __slots__ = ()
     op = "max"
 
 
-class MinDim(TakeAlong):
+class MinDim(SelectAlong):
     __slots__ = ()
     op = "min"
 
 
-class MedianDim(TakeAlong):
+class MedianDim(SelectAlong):
     __slots__ = ()
     op = "median"
 
 
-class SortValues(TakeAlong):
+class SortValues(SelectAlong):
     __slots__ = ()
     op = "sort"
 
 
-class TopkValues(TakeAlong):
+class TopkValues(SelectAlong):
     __slots__ = ()
     op = "topk"
-
-
-def take_along(input, index, dim, keepdim=True):
-    """input's elements at ``index`` (an array) along ``dim``; differentiable."""
-    return TakeAlong.apply(input, index=_data(index), dim=dim, keepdim=keepdim)
-
-
-def put_along(input, index, dim, shape):
-    """Zeros of ``shape`` with input placed at ``index`` along ``dim``; differentiable."""
-    return PutAlong.apply(input, index=_data(index), dim=dim, shape=tuple(shape))
 
 
 # --------------------------------------------------------------- spread
@@ -381,7 +380,7 @@ class Norm(Reduction):
         if p == 1:
             return (g * F.sign(x),)
         if p == 2:
-            return (x * _div_or_zero(F, g, y),)
+            return (g * _div_or_zero(F, x, y),)
         if math.isinf(p):
             return (F.sign(x) * _share_among_ties(F, g, F.abs(x), y, self.axes),)
         return (x * F.abs(x) ** (p - 2) * _div_or_zero(F, g, y ** (p - 1)),)
@@ -397,25 +396,13 @@ class Cumsum(Function):
         return x.cumsum(axis=dim, dtype=_int_to_int64(x, dtype))
 
     def backward(self, F, g):
-        return (F.reverse_cumsum(g, self.dim),)
-
-
-class ReverseCumsum(Function):
-    """Sums from each position to the end of ``dim``: cumsum's adjoint."""
-    __slots__ = ("dim",)
-    op = "reverse_cumsum"
-
-    def forward(self, x, dim):
-        self.dim = dim
-        return _arrays.reverse_cumsum(x, dim)
-
-    def backward(self, F, g):
-        return (F.cumsum(g, self.dim),)
+        return (_reverse_cumsum(F, g, self.dim),)
 
 
 class Cumprod(Function):
-    """d y_j / d x_i = y_j / x_i for i <= j. Where a slice has zeros (first at k), positions
-    before k keep that rule, k itself gets sum_{j>=k} g_j prod_{m<=j, m!=k} x_m, later ones 0."""
+    """d y_j / d x_i = y_j / x_i for i <= j, so the gradient is reverse_cumsum(g * y) / x.
+    With zeros: in a first-order backward, PyTorch's O(n) rule (below); under create_graph,
+    its O(n^2) form, whose own derivative is exact."""
     __slots__ = ("dim",)
     op = "cumprod"
     saves = (0, -1)
@@ -425,24 +412,36 @@ class Cumprod(Function):
         return x.cumprod(axis=dim, dtype=_int_to_int64(x, dtype))
 
     def backward(self, F, g, x, y):
-        dim = self.dim
-        zero = _data(x) == 0
-        if not bool(zero.any()):
-            return (F.reverse_cumsum(g * y, dim) / x,)
-        xp = _xp(zero)
-        n = zero.shape[dim]
-        pos = xp.arange(n).reshape((n,) + (1,) * (zero.ndim - dim - 1))
-        first = xp.where(zero.any(axis=dim, keepdims=True), zero.argmax(axis=dim, keepdims=True), n)
-        before, at = _like(x, pos < first), _like(x, pos == first)
-        up_to_zero = F.where(before, F.reverse_cumsum(g * y, dim) / F.where(before, x, 1.0), 0.0)
-        without_zero = F.cumprod(F.where(at, 1.0, x), dim)
-        at_zero = F.sum(F.where(_like(x, pos >= first), g * without_zero, 0.0), dim, keepdim=True)
-        return (up_to_zero + F.where(at, at_zero, 0.0),)
+        if not bool((x == 0).any()):
+            return (_reverse_cumsum(F, g * y, self.dim) / x,)
+        if isinstance(x, Tensor):
+            return (_cumprod_grad_by_omission(F, g, x, self.dim),)
+        return (_cumprod_grad_at_zeros(F, g, x, y, self.dim),)
 
 
-def reverse_cumsum(input, dim):
-    """Sums from each position to the end of ``dim``; differentiable."""
-    return ReverseCumsum.apply(input, dim=dim)
+def _cumprod_grad_at_zeros(F, g, x, y, dim):
+    """With the first zero of a slice at k: positions before k keep reverse_cumsum(g y) / x,
+    k gets sum_{j>=k} g_j prod_{m<=j, m!=k} x_m, later positions 0 (they only reach y_j = 0)."""
+    zero = x == 0
+    pos = _positions(x, dim)
+    first = _xp(x).where(zero.any(axis=dim, keepdims=True), zero.argmax(axis=dim, keepdims=True), pos.shape[0])
+    before, at = pos < first, pos == first
+    up_to_zero = F.where(before, _reverse_cumsum(F, g * y, dim) / F.where(before, x, 1.0), 0.0)
+    without_zero = F.cumprod(F.where(at, 1.0, x), dim)
+    at_zero = F.sum(F.where(pos >= first, g * without_zero, 0.0), dim, keepdim=True)
+    return up_to_zero + F.where(at, at_zero, 0.0)
+
+
+def _cumprod_grad_by_omission(F, g, x, dim):
+    """sum_{j>=i} g_j prod_{m<=j, m!=i} x_m for every i: n running products, the i-th with x_i
+    set to 1, along a new leading axis."""
+    nd = x.ndim
+    n = x.shape[dim]
+    i = _xp(x._data).arange(n).reshape((n,) + (1,) * nd)
+    j = _positions(x, dim).reshape((1,) * (dim + 1) + (n,) + (1,) * (nd - dim - 1))
+    omitted = F.cumprod(F.where(_like(x, i == j), 1.0, F.unsqueeze(x, 0)), dim + 1)
+    summed = F.sum(F.where(_like(x, j >= i), F.unsqueeze(g, 0) * omitted, 0.0), dim + 1)
+    return F.permute(summed, tuple(range(1, dim + 1)) + (0,) + tuple(range(dim + 1, nd)))
 
 
 # --------------------------------------------------------------- public functions
@@ -497,7 +496,7 @@ def amin(input, dim=(), keepdim=False):
 
 def _select(cls, result, input, index, dim, keepdim):
     """A (values, indices) result picking ``index`` (keepdim-shaped) along ``dim``."""
-    values = cls.apply(input, index=index, dim=dim, keepdim=keepdim)
+    values = cls.apply(input, dim=dim, index=index, keepdim=keepdim)
     indices = index if keepdim or index.ndim == 0 else index.squeeze(dim)
     return result(values, Tensor._make(indices.astype(_int64, copy=False), False, None))
 
