@@ -39,7 +39,14 @@ def _uniform(shape):
     return lambda T, rng: T.tensor(rng.uniform(size=shape), dtype=T.float64)
 
 
-def run_both(make, inputs, train=True, steps=1, seed=0):
+def _tensors(out):
+    """The tensors in a (nested) tuple of outputs, in order; None entries are skipped."""
+    if isinstance(out, (tuple, list)):
+        return [t for o in out for t in _tensors(o)]
+    return [] if out is None else [out]
+
+
+def run_both(make, inputs, train=True, steps=1, seed=0, kwargs=None):
     """Builds the layer in both libraries with PyTorch's weights and compares every result."""
     torch.manual_seed(seed)
     theirs = make(torch).double().train(train)
@@ -50,14 +57,18 @@ def run_both(make, inputs, train=True, steps=1, seed=0):
         xs_t = [f(torch, rng) for f in inputs]
         rng = np.random.default_rng(seed + step)
         xs_g = [f(gs, rng) for f in inputs]
-        out_t, out_g = theirs(*xs_t), ours(*xs_g)
-        if isinstance(out_t, tuple):
-            out_t, out_g = out_t[0], out_g[0]
-        assert tuple(out_g.shape) == tuple(out_t.shape)
-        np.testing.assert_allclose(to_np(out_g), to_np(out_t), rtol=1e-7, atol=1e-9)
-        w = np.random.default_rng(99).standard_normal(tuple(out_t.shape))
-        (out_t * torch.tensor(w)).sum().backward()
-        (out_g * gs.tensor(w)).sum().backward()
+        outs_t = _tensors(theirs(*xs_t, **(kwargs(torch) if kwargs else {})))
+        outs_g = _tensors(ours(*xs_g, **(kwargs(gs) if kwargs else {})))
+        assert len(outs_g) == len(outs_t)
+        loss_t = loss_g = 0
+        for k, (out_t, out_g) in enumerate(zip(outs_t, outs_g)):
+            assert tuple(out_g.shape) == tuple(out_t.shape)
+            np.testing.assert_allclose(to_np(out_g), to_np(out_t), rtol=1e-7, atol=1e-9, err_msg=f"output {k}")
+            w = np.random.default_rng(99 + k).standard_normal(tuple(out_t.shape))
+            loss_t = loss_t + (out_t * torch.tensor(w)).sum()
+            loss_g = loss_g + (out_g * gs.tensor(w)).sum()
+        loss_t.backward()
+        loss_g.backward()
         for a, b in zip(xs_g, xs_t):
             if b.requires_grad:
                 np.testing.assert_allclose(to_np(a.grad), to_np(b.grad), rtol=1e-7, atol=1e-9)
@@ -132,7 +143,61 @@ LAYERS = {
     "BCEWithLogitsLoss": (lambda T: T.nn.BCEWithLogitsLoss(pos_weight=T.tensor([1.0, 2.0, 0.5, 1.0, 3.0])),
                           [_randn((4, 5)), _uniform((4, 5))]),
     "KLDivLoss": (lambda T: T.nn.KLDivLoss(reduction="batchmean"), [_randn((4, 5)), _uniform((4, 5))]),
+    # recurrent
+    "RNNCell": (lambda T: T.nn.RNNCell(3, 4), [_randn((2, 3)), _randn((2, 4))]),
+    "RNNCell_relu_no_hidden": (lambda T: T.nn.RNNCell(3, 4, nonlinearity="relu"), [_randn((2, 3))]),
+    "LSTMCell": (lambda T: T.nn.LSTMCell(3, 4), [_randn((2, 3))]),
+    "GRUCell_unbatched": (lambda T: T.nn.GRUCell(3, 4, bias=False), [_randn((3,)), _randn((4,))]),
+    "RNN_two_layers_relu": (lambda T: T.nn.RNN(3, 4, num_layers=2, nonlinearity="relu"), [_randn((5, 2, 3))]),
+    "RNN_batch_first_h0": (lambda T: T.nn.RNN(3, 4, batch_first=True), [_randn((2, 5, 3)), _randn((1, 2, 4))]),
+    "LSTM": (lambda T: T.nn.LSTM(3, 4), [_randn((5, 2, 3))]),
+    "LSTM_bidirectional_two_layers_batch_first": (
+        lambda T: T.nn.LSTM(3, 4, num_layers=2, bidirectional=True, batch_first=True), [_randn((2, 5, 3))]),
+    "LSTM_unbatched": (lambda T: T.nn.LSTM(3, 2, num_layers=2), [_randn((4, 3))]),
+    "GRU": (lambda T: T.nn.GRU(3, 4, num_layers=2), [_randn((5, 2, 3)), _randn((2, 2, 4))]),
+    "GRU_bidirectional_no_bias": (lambda T: T.nn.GRU(3, 4, bias=False, bidirectional=True), [_randn((5, 2, 3))]),
+    # attention
+    "MultiheadAttention": (lambda T: T.nn.MultiheadAttention(8, 2), [_randn((5, 2, 8)), _randn((4, 2, 8)),
+                                                                      _randn((4, 2, 8))]),
+    "MultiheadAttention_kdim_vdim_bias_kv_zero_attn": (
+        lambda T: T.nn.MultiheadAttention(6, 3, kdim=4, vdim=5, add_bias_kv=True, add_zero_attn=True),
+        [_randn((3, 2, 6)), _randn((4, 2, 4)), _randn((4, 2, 5))]),
+    "MultiheadAttention_unbatched_no_bias": (lambda T: T.nn.MultiheadAttention(4, 2, bias=False),
+                                             [_randn((3, 4)), _randn((5, 4)), _randn((5, 4))]),
 }
+
+# the masks and options of MultiheadAttention calls
+ATTENTION_CALLS = {
+    "causal_bool_mask_and_key_padding_batch_first": (
+        lambda T: T.nn.MultiheadAttention(8, 2, batch_first=True),
+        lambda T: dict(attn_mask=T.triu(T.ones(4, 4, dtype=T.bool), diagonal=1),
+                       key_padding_mask=T.tensor([[False, False, False, True], [False, True, False, False]]),
+                       is_causal=True)),
+    "float_3d_mask_per_head_weights": (
+        lambda T: T.nn.MultiheadAttention(8, 2, batch_first=True),
+        lambda T: dict(attn_mask=T.tensor(np.random.default_rng(5).standard_normal((4, 4, 4))),
+                       average_attn_weights=False)),
+    "no_weights": (lambda T: T.nn.MultiheadAttention(8, 4, batch_first=True),
+                   lambda T: dict(need_weights=False)),
+}
+
+
+@pytest.mark.parametrize("name", list(ATTENTION_CALLS))
+def test_multihead_attention_masks_match_torch(name):
+    make, kwargs = ATTENTION_CALLS[name]
+    x = _randn((2, 4, 8))
+    run_both(make, [x, x, x], kwargs=kwargs)
+
+
+def test_recurrent_dropout_between_layers_is_off_in_eval():
+    run_both(lambda T: T.nn.GRU(3, 4, num_layers=3, dropout=0.5), [_randn((5, 2, 3))], train=False)
+
+
+def test_rnn_parameter_names_follow_torch():
+    for make in (lambda T: T.nn.LSTM(2, 3, num_layers=2, bidirectional=True),
+                 lambda T: T.nn.GRU(2, 3, bias=False), lambda T: T.nn.MultiheadAttention(4, 2, kdim=3, vdim=2)):
+        assert [n for n, _ in make(gs).named_parameters()] == [n for n, _ in make(torch).named_parameters()]
+        assert [tuple(p.shape) for p in make(gs).parameters()] == [tuple(p.shape) for p in make(torch).parameters()]
 
 
 @pytest.mark.parametrize("name", list(LAYERS))

@@ -482,3 +482,32 @@ def test_max_pool_ties_send_the_gradient_to_the_first_maximum():
     x = gs.tensor([[[[2.0, 2.0], [2.0, 2.0]]]], requires_grad=True)
     F.max_pool2d(x, 2).sum().backward()
     assert x.grad.tolist() == [[[[1.0, 0.0], [0.0, 0.0]]]]
+
+
+# ------------------------------------------------------------------ gradients through whole layers
+@pytest.mark.parametrize("make, shape", [
+    (lambda: nn.LSTM(2, 3, num_layers=2, bidirectional=True), (3, 2, 2)),
+    (lambda: nn.GRU(2, 3, batch_first=True), (2, 3, 2)),
+    (lambda: nn.RNN(2, 2, nonlinearity="relu"), (3, 1, 2)),
+    (lambda: nn.MultiheadAttention(4, 2, add_bias_kv=True), (3, 2, 4)),
+    (lambda: nn.Sequential(nn.Conv2d(2, 3, 3, padding=1), nn.BatchNorm2d(3), nn.GELU(), nn.MaxPool2d(2)),
+     (2, 2, 4, 4)),
+    (lambda: nn.Sequential(nn.Embedding(5, 4), nn.LayerNorm(4), nn.Linear(4, 2)), None),
+])
+def test_layers_pass_gradcheck_and_gradgradcheck_in_fast_mode(make, shape):
+    gs.manual_seed(0)
+    layer = make().double()
+    params = list(layer.parameters())
+    if shape is None:
+        x = gs.tensor([[0, 3, 1], [4, 4, 2]])
+        inputs = params
+    else:
+        x = gs.randn(shape, dtype=gs.float64, requires_grad=True)
+        inputs = [x] + params
+
+    def run(*args):
+        out = layer(x, x, x) if isinstance(layer, nn.MultiheadAttention) else layer(x)
+        first = out[0] if isinstance(out, tuple) else out
+        return first.sin().sum() if isinstance(out, tuple) else out
+    assert gs.autograd.gradcheck(run, inputs, fast_mode=True)
+    assert gs.autograd.gradgradcheck(run, inputs, fast_mode=True)

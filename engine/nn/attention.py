@@ -1,0 +1,183 @@
+"""MultiheadAttention, with PyTorch's parameters (in_proj_weight, out_proj, ...) and masks."""
+import math
+
+from ..ops import elementwise as _ew
+from ..ops.creation import empty, zeros
+from ..ops.shape import cat
+from . import functional as F
+from . import init
+from .linear import Linear
+from .module import Module
+from .parameter import Parameter
+
+__all__ = ["MultiheadAttention"]
+
+
+class NonDynamicallyQuantizableLinear(Linear):
+    """A Linear under the name PyTorch gives MultiheadAttention's output projection."""
+
+
+def _canonical_mask(mask, dtype, name):
+    """A boolean mask (True = not allowed) becomes an additive float mask of -inf; a float mask stays."""
+    if mask is None:
+        return None
+    kind = mask._data.dtype.kind
+    if kind == "b":
+        return _ew.where(mask, float("-inf"), 0.0).to(dtype)
+    if kind != "f":
+        raise AssertionError(f"only bool and floating types of {name} are supported")
+    return mask
+
+
+class MultiheadAttention(Module):
+    """Attention over num_heads subspaces: softmax(Q K^T / sqrt(d) + mask) V, projected in and out."""
+
+    def __init__(self, embed_dim, num_heads, dropout=0.0, bias=True, add_bias_kv=False, add_zero_attn=False,
+                 kdim=None, vdim=None, batch_first=False, device=None, dtype=None):
+        if embed_dim <= 0 or num_heads <= 0:
+            raise ValueError(f"embed_dim and num_heads must be greater than 0, got embed_dim={embed_dim} and "
+                             f"num_heads={num_heads} instead")
+        super().__init__()
+        self.embed_dim = embed_dim
+        self.kdim = kdim if kdim is not None else embed_dim
+        self.vdim = vdim if vdim is not None else embed_dim
+        self._qkv_same_embed_dim = self.kdim == embed_dim and self.vdim == embed_dim
+        self.num_heads = num_heads
+        self.dropout = dropout
+        self.batch_first = batch_first
+        self.head_dim = embed_dim // num_heads
+        if self.head_dim * num_heads != embed_dim:
+            raise AssertionError("embed_dim must be divisible by num_heads")
+        kw = dict(device=device, dtype=dtype)
+        if not self._qkv_same_embed_dim:
+            self.q_proj_weight = Parameter(empty((embed_dim, embed_dim), **kw))
+            self.k_proj_weight = Parameter(empty((embed_dim, self.kdim), **kw))
+            self.v_proj_weight = Parameter(empty((embed_dim, self.vdim), **kw))
+            self.register_parameter("in_proj_weight", None)
+        else:
+            self.in_proj_weight = Parameter(empty((3 * embed_dim, embed_dim), **kw))
+            self.register_parameter("q_proj_weight", None)
+            self.register_parameter("k_proj_weight", None)
+            self.register_parameter("v_proj_weight", None)
+        if bias:
+            self.in_proj_bias = Parameter(empty(3 * embed_dim, **kw))
+        else:
+            self.register_parameter("in_proj_bias", None)
+        self.out_proj = NonDynamicallyQuantizableLinear(embed_dim, embed_dim, bias=bias, **kw)
+        if add_bias_kv:
+            self.bias_k = Parameter(empty((1, 1, embed_dim), **kw))
+            self.bias_v = Parameter(empty((1, 1, embed_dim), **kw))
+        else:
+            self.bias_k = self.bias_v = None
+        self.add_zero_attn = add_zero_attn
+        self._reset_parameters()
+
+    def _reset_parameters(self):
+        if self._qkv_same_embed_dim:
+            init.xavier_uniform_(self.in_proj_weight)
+        else:
+            init.xavier_uniform_(self.q_proj_weight)
+            init.xavier_uniform_(self.k_proj_weight)
+            init.xavier_uniform_(self.v_proj_weight)
+        if self.in_proj_bias is not None:
+            init.constant_(self.in_proj_bias, 0.0)
+            init.constant_(self.out_proj.bias, 0.0)
+        if self.bias_k is not None:
+            init.xavier_normal_(self.bias_k)
+        if self.bias_v is not None:
+            init.xavier_normal_(self.bias_v)
+
+    def _projections(self):
+        e = self.embed_dim
+        if self._qkv_same_embed_dim:
+            w = self.in_proj_weight
+            weights = (w[:e], w[e:2 * e], w[2 * e:])
+        else:
+            weights = (self.q_proj_weight, self.k_proj_weight, self.v_proj_weight)
+        b = self.in_proj_bias
+        biases = (None, None, None) if b is None else (b[:e], b[e:2 * e], b[2 * e:])
+        return weights, biases
+
+    def forward(self, query, key, value, key_padding_mask=None, need_weights=True, attn_mask=None,
+                average_attn_weights=True, is_causal=False):
+        """Returns (attn_output, attn_weights), the weights averaged over heads unless asked otherwise."""
+        batched = query.ndim == 3
+        if batched and self.batch_first:
+            query, key, value = (t.transpose(0, 1) for t in (query, key, value))
+        if not batched:
+            query, key, value = (t.unsqueeze(1) for t in (query, key, value))
+            if key_padding_mask is not None:
+                key_padding_mask = key_padding_mask.unsqueeze(0)
+        tgt_len, bsz, embed_dim = query.shape
+        if embed_dim != self.embed_dim:
+            raise AssertionError(f"was expecting embedding dimension of {self.embed_dim}, but got {embed_dim}")
+        heads, head_dim = self.num_heads, self.head_dim
+        key_padding_mask = _canonical_mask(key_padding_mask, query.dtype, "key_padding_mask")
+        if is_causal and attn_mask is None:
+            raise RuntimeError("Need attn_mask if specifying the is_causal hint. You may use the Transformer module "
+                               "method `generate_square_subsequent_mask` to create this mask.")
+        attn_mask = _canonical_mask(attn_mask, query.dtype, "attn_mask")
+
+        (w_q, w_k, w_v), (b_q, b_k, b_v) = self._projections()
+        q = F.linear(query, w_q, b_q)
+        k = F.linear(key, w_k, b_k)
+        v = F.linear(value, w_v, b_v)
+
+        src_len = k.shape[0]
+        if attn_mask is not None:
+            if attn_mask.ndim == 2:
+                if tuple(attn_mask.shape) != (tgt_len, src_len):
+                    raise RuntimeError(f"The shape of the 2D attn_mask is {attn_mask.shape}, but should be "
+                                       f"{(tgt_len, src_len)}.")
+                attn_mask = attn_mask.unsqueeze(0)
+            elif attn_mask.ndim == 3:
+                if tuple(attn_mask.shape) != (bsz * heads, tgt_len, src_len):
+                    raise RuntimeError(f"The shape of the 3D attn_mask is {attn_mask.shape}, but should be "
+                                       f"{(bsz * heads, tgt_len, src_len)}.")
+            else:
+                raise RuntimeError(f"attn_mask's dimension {attn_mask.ndim} is not supported")
+        if self.bias_k is not None:
+            k = cat([k, self.bias_k.repeat(1, bsz, 1)])
+            v = cat([v, self.bias_v.repeat(1, bsz, 1)])
+            attn_mask = None if attn_mask is None else F.pad(attn_mask, (0, 1))
+            key_padding_mask = None if key_padding_mask is None else F.pad(key_padding_mask, (0, 1))
+
+        q = q.reshape(tgt_len, bsz * heads, head_dim).transpose(0, 1)
+        k = k.reshape(k.shape[0], bsz * heads, head_dim).transpose(0, 1)
+        v = v.reshape(v.shape[0], bsz * heads, head_dim).transpose(0, 1)
+        if self.add_zero_attn:
+            zero = zeros((bsz * heads, 1, head_dim), dtype=k.dtype, device=k.device)
+            k = cat([k, zero], 1)
+            v = cat([v, zero], 1)
+            attn_mask = None if attn_mask is None else F.pad(attn_mask, (0, 1))
+            key_padding_mask = None if key_padding_mask is None else F.pad(key_padding_mask, (0, 1))
+        src_len = k.shape[1]
+        if key_padding_mask is not None:
+            if tuple(key_padding_mask.shape) != (bsz, src_len):
+                raise AssertionError(f"expecting key_padding_mask shape of {(bsz, src_len)}, but got "
+                                     f"{tuple(key_padding_mask.shape)}")
+            kpm = key_padding_mask.reshape(bsz, 1, 1, src_len).expand(-1, heads, -1, -1).reshape(
+                bsz * heads, 1, src_len)
+            attn_mask = kpm if attn_mask is None else attn_mask + kpm
+
+        scores = (q * math.sqrt(1.0 / head_dim)) @ k.transpose(-2, -1)
+        if attn_mask is not None:
+            scores = scores + attn_mask
+        weights = F.softmax(scores, -1)
+        if self.dropout > 0.0 and self.training:
+            weights = F.dropout(weights, self.dropout)
+        out = (weights @ v).transpose(0, 1).reshape(tgt_len * bsz, embed_dim)
+        out = F.linear(out, self.out_proj.weight, self.out_proj.bias).reshape(tgt_len, bsz, embed_dim)
+
+        if not batched:
+            out = out.squeeze(1)
+        elif self.batch_first:
+            out = out.transpose(0, 1)
+        if not need_weights:
+            return out, None
+        weights = weights.reshape(bsz, heads, tgt_len, src_len)
+        if average_attn_weights:
+            weights = weights.mean(1)
+        if not batched:
+            weights = weights.squeeze(0)
+        return out, weights
