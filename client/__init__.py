@@ -14,7 +14,8 @@
 from .client import AsyncClient, Client
 from .errors import (APIConnectionError, APIError, APITimeoutError, AuthError, BadRequest,
                      Conflict, GradserveError, LimitExceeded, NotFound, ProgramError, RateLimited,
-                     ServerError, ServiceUnavailable, SessionGone, SessionNotFound)
+                     RunCancelled, ServerError, ServiceUnavailable, SessionGone,
+                     SessionNotFound)
 from .events import Backward, Cancelled, Error, Event, Log, Node, Result, Started, Stdout
 from .lazy import RemoteTensor
 from .results import RunResult, SessionInfo, VariableInfo
@@ -28,5 +29,5 @@ __all__ = [
     "Event", "Started", "Node", "Stdout", "Log", "Backward", "Result", "Error", "Cancelled",
     "GradserveError", "APIError", "APIConnectionError", "APITimeoutError", "BadRequest",
     "AuthError", "NotFound", "SessionNotFound", "Conflict", "SessionGone", "ProgramError",
-    "LimitExceeded", "RateLimited", "ServerError", "ServiceUnavailable",
+    "LimitExceeded", "RateLimited", "RunCancelled", "ServerError", "ServiceUnavailable",
 ]

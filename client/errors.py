@@ -105,6 +105,10 @@ class LimitExceeded(ProgramError):
     """A limit was hit: 422 with type LimitExceeded, 408 (wall time) or 413 (size); ``limit`` names it."""
 
 
+class RunCancelled(APIError):
+    """The run was cancelled before it finished (by ``stream.cancel()`` or the session's deletion)."""
+
+
 class RateLimited(APIError):
     """429: too many requests; ``retry_after`` is the server's hint in seconds, when it gave one."""
 
@@ -128,7 +132,7 @@ _BY_STATUS: dict[int, type[APIError]] = {
 }
 
 # The status a limit maps to when the server does not name the limit itself.
-_LIMIT_BY_STATUS = {408: "wall_time", 413: "request_bytes"}
+_LIMIT_BY_STATUS = {408: "wall_time", 413: "body_bytes"}
 
 
 def parse_body(content: bytes) -> Any:
@@ -203,6 +207,8 @@ def error_from_response(status: int, body: Any, request_id: str | None = None,
     error = _error_object(body)
     message = str(error.get("message") or f"HTTP {status}")
     common = {"status": status, "body": body, "request_id": request_id}
+    if error.get("type") == "Cancelled":
+        return RunCancelled(message, **common)
     if status in _LIMIT_BY_STATUS or error.get("type") == "LimitExceeded":
         return program_error(error, **common)
     if status == 422:

@@ -11,6 +11,7 @@ import contextlib
 import json
 import time
 import uuid
+from collections import deque
 from typing import Any
 from urllib.parse import quote, urlencode
 
@@ -18,7 +19,8 @@ from websockets.asyncio.client import connect as async_connect
 from websockets.exceptions import ConnectionClosed, InvalidStatus
 from websockets.sync.client import connect as sync_connect
 
-from .errors import APIConnectionError, APIError, GradserveError, error_from_response, parse_body
+from .errors import (APIConnectionError, APIError, GradserveError, RunCancelled,
+                     error_from_response, parse_body)
 from .events import Cancelled, Error, Event, Log, Result, parse_event
 from .progress import ProgressBar
 from .results import RunResult
@@ -26,8 +28,6 @@ from .retries import RetryPolicy
 
 # How long closing a stream whose run is still going waits for the cancelled run to end.
 _ABANDON_TIMEOUT_S = 5.0
-# Connection failures before or during the handshake (TimeoutError and refusals are OSErrors).
-_NOT_CONNECTED = (OSError,)
 
 
 def stream_url(base_url: str, session_id: str, token: str) -> str:
@@ -53,6 +53,16 @@ class _StreamState:
         self._raise: GradserveError | None = None
         self._bar = (progress if isinstance(progress, ProgressBar)
                      else ProgressBar() if progress else None)
+
+    def opening_messages(self) -> list[str]:
+        """What to send once connected. A watch is followed by a ping: the server handles a
+        connection's messages in order, so its pong says the subscription is in place."""
+        messages = [self.first_message] + ([{"type": "ping"}] if self.run_id is None else [])
+        return [json.dumps(m) for m in messages]
+
+    @staticmethod
+    def is_pong(raw: str | bytes) -> bool:
+        return json.loads(raw).get("type") == "pong"
 
     def pending_error(self) -> GradserveError | None:
         """The exception to raise now that the ``Error`` event has been yielded (once)."""
@@ -117,6 +127,7 @@ class EventStream:
         self._open_timeout = open_timeout
         self._ws = None
         self._exit = contextlib.ExitStack()
+        self._backlog: deque = deque()  # events that arrived while a watch waited for its pong
 
     @property
     def run_id(self) -> str | None:
@@ -127,9 +138,13 @@ class EventStream:
         """The run's result, once the ``Result`` event has arrived."""
         return self._state.result
 
-    def _open(self):
+    def open(self) -> "EventStream":
+        """Connect and send the run (or the watch); iterating does this itself when needed.
+
+        A watch stream is subscribed when ``open()`` returns: later runs' events will arrive.
+        """
         if self._ws is not None:
-            return self._ws
+            return self
         attempt = 0
         while True:
             try:
@@ -139,14 +154,17 @@ class EventStream:
                 break
             except InvalidStatus as exc:
                 raise _handshake_error(exc) from exc
-            except _NOT_CONNECTED as exc:
-                # Nothing was sent yet (the run message follows the handshake): safe to repeat.
+            except OSError as exc:  # refused, unreachable, timed out: nothing was sent yet
                 if not self._retry.should_retry(attempt, idempotent=True, error=exc):
                     raise APIConnectionError(f"cannot open the stream: {exc}") from exc
                 time.sleep(self._retry.delay(attempt))
                 attempt += 1
-        self._ws.send(json.dumps(self._state.first_message))
-        return self._ws
+        for message in self._state.opening_messages():
+            self._ws.send(message)
+        if self.run_id is None:
+            while not self._state.is_pong(raw := self._ws.recv(timeout=self._open_timeout)):
+                self._backlog.append(raw)
+        return self
 
     def __iter__(self):
         return self
@@ -158,10 +176,10 @@ class EventStream:
         if self._state.finished:
             self.close()
             raise StopIteration
-        ws = self._open()
+        self.open()
         while True:
             try:
-                raw = ws.recv()
+                raw = self._backlog.popleft() if self._backlog else self._ws.recv()
             except ConnectionClosed as closed:
                 self.close()
                 raise self._state.connection_lost(closed) from closed
@@ -174,14 +192,14 @@ class EventStream:
 
     def cancel(self) -> None:
         """Ask the server to stop the run; the stream then ends with a ``Cancelled`` event."""
-        self._open().send(self._state.cancel_message())
+        self.open()._ws.send(self._state.cancel_message())
 
     def wait(self) -> RunResult:
         """Consume the remaining events and return the result (raises the run's error)."""
         for _ in self:
             pass
         if self._state.result is None:
-            raise APIConnectionError("the stream ended without a result (cancelled)")
+            raise RunCancelled("the run was cancelled")
         return self._state.result
 
     def close(self) -> None:
@@ -218,6 +236,7 @@ class AsyncEventStream:
         self._open_timeout = open_timeout
         self._ws = None
         self._exit = contextlib.AsyncExitStack()
+        self._backlog: deque = deque()
 
     @property
     def run_id(self) -> str | None:
@@ -227,9 +246,10 @@ class AsyncEventStream:
     def result(self) -> RunResult | None:
         return self._state.result
 
-    async def _open(self):
+    async def open(self) -> "AsyncEventStream":
+        """Connect and send the run (or the watch: subscribed when this returns)."""
         if self._ws is not None:
-            return self._ws
+            return self
         attempt = 0
         while True:
             try:
@@ -238,14 +258,18 @@ class AsyncEventStream:
                 break
             except InvalidStatus as exc:
                 raise _handshake_error(exc) from exc
-            except _NOT_CONNECTED as exc:
-                # Nothing was sent yet (the run message follows the handshake): safe to repeat.
+            except OSError as exc:  # refused, unreachable, timed out: nothing was sent yet
                 if not self._retry.should_retry(attempt, idempotent=True, error=exc):
                     raise APIConnectionError(f"cannot open the stream: {exc}") from exc
                 await asyncio.sleep(self._retry.delay(attempt))
                 attempt += 1
-        await self._ws.send(json.dumps(self._state.first_message))
-        return self._ws
+        for message in self._state.opening_messages():
+            await self._ws.send(message)
+        if self.run_id is None:
+            while not self._state.is_pong(
+                    raw := await asyncio.wait_for(self._ws.recv(), self._open_timeout)):
+                self._backlog.append(raw)
+        return self
 
     def __aiter__(self):
         return self
@@ -257,10 +281,10 @@ class AsyncEventStream:
         if self._state.finished:
             await self.close()
             raise StopAsyncIteration
-        ws = await self._open()
+        await self.open()
         while True:
             try:
-                raw = await ws.recv()
+                raw = self._backlog.popleft() if self._backlog else await self._ws.recv()
             except ConnectionClosed as closed:
                 await self.close()
                 raise self._state.connection_lost(closed) from closed
@@ -272,13 +296,13 @@ class AsyncEventStream:
             return event
 
     async def cancel(self) -> None:
-        await (await self._open()).send(self._state.cancel_message())
+        await (await self.open())._ws.send(self._state.cancel_message())
 
     async def wait(self) -> RunResult:
         async for _ in self:
             pass
         if self._state.result is None:
-            raise APIConnectionError("the stream ended without a result (cancelled)")
+            raise RunCancelled("the run was cancelled")
         return self._state.result
 
     async def close(self) -> None:

@@ -78,4 +78,10 @@ def test_async_stream_and_error_stream(server_url):
                     if isinstance(event, Log) and event.step > 100:
                         break
             assert (await s.run("after = 2", outputs=["after"])).values["after"] == 2
+            async with await s.watch().open() as watcher:
+                await s.run("print('watched')")
+                async for event in watcher:
+                    if isinstance(event, Stdout):
+                        assert event.text == "watched\n"
+                        break
     run(main())

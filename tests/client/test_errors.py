@@ -26,7 +26,7 @@ def test_limit_exceeded_is_a_program_error_naming_the_limit():
     assert exc.limit == "steps" and exc.line == 2
 
 
-@pytest.mark.parametrize("status,limit", [(408, "wall_time"), (413, "request_bytes")])
+@pytest.mark.parametrize("status,limit", [(408, "wall_time"), (413, "body_bytes")])
 def test_408_and_413_are_limit_exceeded(status, limit):
     exc = error_from_response(status, {"detail": "too big"})
     assert isinstance(exc, E.LimitExceeded) and exc.limit == limit and exc.status == status
@@ -67,3 +67,8 @@ def test_parse_body_json_text_and_empty():
     assert parse_body(b"oops") == "oops"
     assert parse_body(b"") is None
     assert error_from_response(500, "oops").message == "oops"
+
+
+def test_a_cancelled_run_is_run_cancelled_not_a_limit():
+    exc = error_from_response(408, {"error": {"type": "Cancelled", "message": "cancelled"}})
+    assert type(exc) is E.RunCancelled

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 from gradserve.client import (Backward, BadRequest, Cancelled, Conflict, Error, Event,
-                              LimitExceeded, Log, Node, ProgramError, Result, Started, Stdout)
+                              LimitExceeded, Log, Node, ProgramError, Result, Started)
 from gradserve.client.events import parse_event
 from gradserve.client.progress import ProgressBar
 from gradserve.client.streaming import _StreamState, run_message, stream_url

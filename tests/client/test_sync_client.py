@@ -167,6 +167,19 @@ def test_stream_error_is_yielded_then_raised_with_line_and_column(session):
     assert session.run("ok = 1", outputs=["ok"]).values["ok"] == 1
 
 
+def test_watch_receives_the_events_of_runs_made_elsewhere(session):
+    with session.watch().open() as watcher:
+        result = session.run("print('seen')\nw = torch.ones(1)", outputs=["w"])
+        events = []
+        for event in watcher:
+            events.append(event)
+            if isinstance(event, Result):
+                break
+    assert isinstance(events[0], Started)
+    assert any(isinstance(e, Stdout) and e.text == "seen\n" for e in events)
+    assert events[-1].result.stdout == result.stdout == "seen\n"
+
+
 def test_stream_progress_bar_follows_log_events(session, capsys):
     stream = session.stream("for i in range(4):\n    log(step=i + 1, total=4, loss=0.5)\n"
                             "done = 1", outputs=["done"], progress=True)
