@@ -161,8 +161,7 @@ class Connection:
             pass
         except ApiError as e:
             if e.status in (409, 413, 429):  # refused before it was admitted: no run event was sent
-                self._notice(e.error["type"], e.error["message"], run=run_id, status=e.status, **{
-                    k: v for k, v in e.error.items() if k not in ("type", "message")})
+                self._notice_event({"type": "error", "run": run_id, "status": e.status, "error": e.error})
         except Exception:
             log.exception("run %s failed unexpectedly", run_id)
             self._notice("InternalError", "the server failed on this run; it has been logged", run=run_id)

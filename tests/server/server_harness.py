@@ -115,3 +115,72 @@ def open_session(client, **body):
     r = client.post("/v1/sessions", json=body)
     assert r.status_code == 201, r.text
     return SessionHandle(client, r.json())
+
+
+class StalledWebSocket:
+    """A bare WebSocket client that can stop reading entirely, as a stalled browser tab does.
+
+    (Library clients keep reading into memory in a background thread, which hides backpressure.)
+    """
+
+    def __init__(self, host, port, path):
+        import base64
+        import os
+        import socket
+        self.sock = socket.create_connection((host, port))
+        key = base64.b64encode(os.urandom(16)).decode()
+        self.sock.sendall(f"GET {path} HTTP/1.1\r\nHost: {host}:{port}\r\nUpgrade: websocket\r\n"
+                          f"Connection: Upgrade\r\nSec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\n\r\n"
+                          .encode())
+        self.buf = bytearray()
+        while b"\r\n\r\n" not in self.buf:
+            self.buf += self.sock.recv(4096)
+        head, _, rest = bytes(self.buf).partition(b"\r\n\r\n")
+        assert head.startswith(b"HTTP/1.1 101"), head
+        self.buf = bytearray(rest)
+
+    def send_text(self, text):
+        import os
+        data = text.encode()
+        mask = os.urandom(4)
+        n = len(data)
+        header = bytearray([0x81])
+        if n < 126:
+            header.append(0x80 | n)
+        elif n < 65536:
+            header += bytes([0x80 | 126]) + n.to_bytes(2, "big")
+        else:
+            header += bytes([0x80 | 127]) + n.to_bytes(8, "big")
+        masked = bytes(b ^ mask[i % 4] for i, b in enumerate(data))
+        self.sock.sendall(bytes(header) + mask + masked)
+
+    def _need(self, n):
+        while len(self.buf) < n:
+            chunk = self.sock.recv(1 << 20)
+            if not chunk:
+                raise ConnectionError("closed")
+            self.buf += chunk
+
+    def recv_text(self, timeout=30):
+        """The next text message (control frames skipped)."""
+        self.sock.settimeout(timeout)
+        while True:
+            self._need(2)
+            opcode, length = self.buf[0] & 0x0F, self.buf[1] & 0x7F
+            offset = 2
+            if length == 126:
+                self._need(4)
+                length, offset = int.from_bytes(self.buf[2:4], "big"), 4
+            elif length == 127:
+                self._need(10)
+                length, offset = int.from_bytes(self.buf[2:10], "big"), 10
+            self._need(offset + length)
+            payload = bytes(self.buf[offset:offset + length])
+            del self.buf[:offset + length]
+            if opcode == 8:
+                raise ConnectionError(f"closed by the server: {payload[:2].hex()}")
+            if opcode == 1:
+                return payload.decode()
+
+    def close(self):
+        self.sock.close()

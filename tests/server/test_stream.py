@@ -1,0 +1,207 @@
+"""WebSocket /v1/sessions/{id}/stream: auth, origin, run/cancel/watch, ordering, slow readers."""
+import json
+import threading
+import time
+
+import pytest
+from websockets.exceptions import ConnectionClosed, InvalidStatus
+from websockets.sync.client import connect
+
+from server_harness import StalledWebSocket, open_session
+
+
+def _url(live_server, session, token=True):
+    url = f"{live_server.ws_url}/v1/sessions/{session.id}/stream"
+    return url + f"?token={session.token}" if token else url
+
+
+def _events_until_end(ws, run_id, timeout=30):
+    events = []
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        event = json.loads(ws.recv(timeout=timeout))
+        if event.get("run") != run_id:
+            continue
+        events.append(event)
+        if event["type"] in ("result", "error", "cancelled"):
+            return events
+    raise AssertionError(f"run {run_id} did not finish: {events[-5:]}")
+
+
+PROGRAM = """
+total = 0
+for i in range(3):
+    total = total + i
+    print("step", i)
+    log(step=i, loss=1.0 / (i + 1))
+y = torch.ones(2) * total
+"""
+
+
+def test_run_streams_events_in_order_with_seq(live_server, session):
+    with connect(_url(live_server, session)) as ws:
+        ws.send(json.dumps({"type": "run", "id": "r1", "program": PROGRAM, "outputs": ["y"]}))
+        events = _events_until_end(ws, "r1")
+    kinds = [e["type"] for e in events]
+    assert kinds[0] == "started" and kinds[-1] == "result"
+    assert [e["seq"] for e in events] == list(range(len(events)))
+    assert "".join(e["text"] for e in events if e["type"] == "stdout") == "step 0\nstep 1\nstep 2\n"
+    logs = [e["metrics"] for e in events if e["type"] == "log"]
+    assert logs == [{"step": 0, "loss": 1.0}, {"step": 1, "loss": 0.5}, {"step": 2, "loss": 1.0 / 3}]
+    assert events[-1]["values"]["y"]["data"] == [3.0, 3.0]
+    assert {"grads", "graph", "stdout", "elapsed_ms"} <= set(events[-1])
+
+
+def test_token_may_come_in_the_first_message(live_server, session):
+    with connect(_url(live_server, session, token=False)) as ws:
+        ws.send(json.dumps({"token": session.token, "type": "run", "id": "a", "program": "z = torch.zeros(1)"}))
+        events = _events_until_end(ws, "a")
+    assert events[-1]["type"] == "result"
+
+
+def test_missing_token_closes_with_4401(live_server, session):
+    with connect(_url(live_server, session, token=False)) as ws:
+        ws.send(json.dumps({"type": "watch"}))
+        event = json.loads(ws.recv(timeout=10))
+        assert event["error"]["type"] == "Unauthorized"
+        with pytest.raises(ConnectionClosed) as info:
+            ws.recv(timeout=10)
+    assert info.value.rcvd.code == 4401
+
+
+def test_wrong_token_in_first_message_closes_with_4404(live_server, session):
+    with connect(_url(live_server, session, token=False)) as ws:
+        ws.send(json.dumps({"token": "wrong"}))
+        assert json.loads(ws.recv(timeout=10))["error"]["type"] == "SessionNotFound"
+        with pytest.raises(ConnectionClosed) as info:
+            ws.recv(timeout=10)
+    assert info.value.rcvd.code == 4404
+
+
+def test_wrong_token_in_the_query_is_refused_before_accepting(live_server, session):
+    with pytest.raises(InvalidStatus) as info:
+        connect(f"{live_server.ws_url}/v1/sessions/{session.id}/stream?token=wrong")
+    assert info.value.response.status_code == 404
+
+
+def test_foreign_origin_is_refused_before_accepting(live_server, session):
+    with pytest.raises(InvalidStatus) as info:
+        connect(_url(live_server, session), origin="https://evil.example")
+    assert info.value.response.status_code == 403
+    with connect(_url(live_server, session), origin=live_server.url) as ws:  # the viewer's own origin
+        ws.send(json.dumps({"type": "ping"}))
+        assert json.loads(ws.recv(timeout=10))["type"] == "pong"
+
+
+def test_watch_receives_the_events_of_http_runs(live_server, session):
+    with connect(_url(live_server, session)) as ws:
+        ws.send(json.dumps({"type": "watch"}))
+        ws.send(json.dumps({"type": "ping"}))
+        assert json.loads(ws.recv(timeout=10))["type"] == "pong"  # the watch is registered
+        session.ok("print('hello')\nq = torch.ones(1)")
+        first = json.loads(ws.recv(timeout=10))
+        run_id = first["run"]
+        events = [first] + _events_until_end(ws, run_id)
+    kinds = [e["type"] for e in events]
+    assert kinds[0] == "started" and kinds[-1] == "result"
+    assert any(e["type"] == "stdout" and e["text"] == "hello\n" for e in events)
+
+
+def test_cancel_stops_a_run_and_the_session_stays_usable(live_server, session):
+    with connect(_url(live_server, session)) as ws:
+        ws.send(json.dumps({"type": "run", "id": "forever", "program": "i = 0\nwhile True:\n    i = i + 1\n"}))
+        assert json.loads(ws.recv(timeout=10))["type"] == "started"
+        ws.send(json.dumps({"type": "cancel", "id": "forever"}))
+        events = _events_until_end(ws, "forever", timeout=10)
+        assert events[-1]["type"] == "cancelled"
+        ws.send(json.dumps({"type": "run", "id": "next", "program": "j = torch.ones(1)"}))
+        assert _events_until_end(ws, "next")[-1]["type"] == "result"
+
+
+def test_second_run_while_one_is_in_progress_is_refused_with_409(live_server, session):
+    with connect(_url(live_server, session)) as ws:
+        ws.send(json.dumps({"type": "run", "id": "one", "program": "i = 0\nwhile i < 200000:\n    i = i + 1\n"}))
+        assert json.loads(ws.recv(timeout=10))["type"] == "started"
+        ws.send(json.dumps({"type": "run", "id": "two", "program": "a = 1"}))
+        ends = {}
+        while len(ends) < 2:
+            event = json.loads(ws.recv(timeout=30))
+            if event["type"] in ("result", "error"):
+                ends[event["run"]] = event
+        assert ends["two"]["type"] == "error" and ends["two"]["status"] == 409
+        assert ends["one"]["type"] == "result"
+
+
+def test_program_error_arrives_as_an_error_event(live_server, session):
+    with connect(_url(live_server, session)) as ws:
+        ws.send(json.dumps({"type": "run", "id": "bad", "program": "a = 1\nraise ValueError('no')"}))
+        events = _events_until_end(ws, "bad")
+    assert events[-1]["type"] == "error"
+    assert events[-1]["status"] == 422 and events[-1]["error"]["line"] == 2
+
+
+def test_malformed_messages_answer_error_events(live_server, session):
+    with connect(_url(live_server, session)) as ws:
+        for bad in ("not json", json.dumps([1]), json.dumps({"type": "fly"}), json.dumps({"type": "run"})):
+            ws.send(bad)
+            event = json.loads(ws.recv(timeout=10))
+            assert event["type"] == "error" and event["error"]["type"] == "ValidationError"
+        ws.send(json.dumps({"type": "run", "id": "ok", "program": "a = torch.ones(1)"}))
+        assert _events_until_end(ws, "ok")[-1]["type"] == "result"
+
+
+BIG = """
+x = torch.ones(4, requires_grad=True)
+acc = x
+note = "n" * 4000
+for i in range(6000):
+    if i < 2000:
+        acc = acc * 1.0001 + 0.001
+    log(step=i, note=note)
+acc.sum().backward()
+print("done")
+"""
+
+
+@pytest.mark.slow
+def test_stalled_reader_does_not_stall_the_server(http, live_server):
+    """A client that stops reading mid-run fills only its own queue: node/log events are coalesced,
+    the result still arrives, and other clients are served meanwhile."""
+    reader = open_session(http)
+    placement = live_server.app.state.sessions.sessions[reader.id].placement
+    other = None
+    for _ in range(8):
+        candidate = open_session(http)
+        if live_server.app.state.sessions.sessions[candidate.id].placement.worker != placement.worker:
+            other = candidate
+            break
+    assert other is not None
+    ws = StalledWebSocket("127.0.0.1", live_server.settings.port, f"{reader.path}/stream?token={reader.token}")
+    try:
+        ws.send_text(json.dumps({"type": "run", "id": "big", "program": BIG, "outputs": ["acc"], "trace": True}))
+        state = live_server.app.state.sessions.sessions[reader.id]
+        while state.run_id is None:
+            time.sleep(0.01)
+        latencies = []
+        while state.run_id is not None and len(latencies) < 200:
+            t0 = time.monotonic()
+            assert http.get("/healthz").status_code == 200
+            other.ok("b = torch.ones(2) + 1")
+            latencies.append(time.monotonic() - t0)
+        assert latencies and max(latencies) < 2.0, latencies
+        # now read: the result arrives; events were coalesced on the way
+        events = []
+        while not events or events[-1]["type"] != "result":
+            event = json.loads(ws.recv_text())
+            events.append(event)
+        kinds = {e["type"] for e in events}
+        assert "dropped" in kinds
+        dropped = [e for e in events if e["type"] == "dropped"]
+        assert sum(d["log"] + d["node"] + d["backward"] for d in dropped) > 0
+        assert "done\n" in "".join(e.get("text", "") for e in events if e["type"] == "stdout")
+        seqs = [e["seq"] for e in events]
+        assert seqs == sorted(seqs)
+    finally:
+        ws.close()
+    reader.delete()
+    other.delete()
