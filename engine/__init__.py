@@ -27,7 +27,8 @@ from .limits import LimitExceeded, Limits
 from . import graph  # noqa: E402 - after the ops it describes
 from . import nn, optim
 from .nn.functional import (softmax, log_softmax, dropout, conv1d, conv2d, cosine_similarity,  # noqa: F401
-                            pairwise_distance)
+                            pairwise_distance, max_pool1d, max_pool2d, avg_pool1d, adaptive_avg_pool1d, selu, celu,
+                            threshold, layer_norm, group_norm)
 
 _autograd_engine.graph_ops = _tensor_ops
 

@@ -2,6 +2,7 @@
 import math
 
 from ..ops.creation import empty
+from ..ops.shape import flatten, unflatten
 from . import functional as F
 from . import init
 from .module import Module
@@ -87,7 +88,7 @@ class Flatten(Module):
         self.end_dim = end_dim
 
     def forward(self, input):
-        return _flatten(input, self.start_dim, self.end_dim)
+        return flatten(input, self.start_dim, self.end_dim)
 
     def extra_repr(self):
         return f"start_dim={self.start_dim}, end_dim={self.end_dim}"
@@ -102,22 +103,8 @@ class Unflatten(Module):
         self.unflattened_size = tuple(unflattened_size)
 
     def forward(self, input):
-        dim = self.dim % input.ndim
-        shape = tuple(input.shape)
-        return input.reshape(shape[:dim] + self.unflattened_size + shape[dim + 1:])
+        return unflatten(input, self.dim, self.unflattened_size)
 
     def extra_repr(self):
         return f"dim={self.dim}, unflattened_size={self.unflattened_size}"
 
-
-def _flatten(input, start_dim, end_dim):
-    if input.ndim == 0:
-        return input.reshape(1)
-    shape = tuple(input.shape)
-    start, end = start_dim % input.ndim, end_dim % input.ndim
-    if start > end:
-        raise RuntimeError("flatten() has invalid args: start_dim cannot come after end_dim")
-    n = 1
-    for s in shape[start:end + 1]:
-        n *= s
-    return input.reshape(shape[:start] + (n,) + shape[end + 1:])

@@ -1,10 +1,11 @@
-"""torch.nn.utils: gradient clipping."""
+"""torch.nn.utils: gradient clipping, and parameters to and from one vector."""
 import math
 
 from ..device import get_array_module
+from ..ops.shape import cat
 from ..tensor import Tensor
 
-__all__ = ["clip_grad_norm_", "clip_grad_value_"]
+__all__ = ["clip_grad_norm_", "clip_grad_value_", "parameters_to_vector", "vector_to_parameters"]
 
 
 def _params(parameters):
@@ -46,3 +47,20 @@ def clip_grad_value_(parameters, clip_value, foreach=None):
             xp = get_array_module(p.grad._data)
             xp.clip(p.grad._data, -clip_value, clip_value, out=p.grad._data)
             p.grad._version[0] += 1
+
+
+def parameters_to_vector(parameters):
+    """Flattens the parameters into one 1-d tensor (differentiable, like torch.cat of their views)."""
+    return cat([p.reshape(-1) for p in parameters])
+
+
+def vector_to_parameters(vec, parameters):
+    """Copies consecutive slices of vec into the parameters' memory."""
+    if not isinstance(vec, Tensor):
+        raise TypeError(f"expected torch.Tensor, but got: {type(vec).__name__}")
+    offset = 0
+    for p in parameters:
+        n = p.numel()
+        p._data[...] = vec._data[offset:offset + n].reshape(p._data.shape)
+        p._version[0] += 1
+        offset += n

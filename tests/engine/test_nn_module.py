@@ -511,3 +511,18 @@ def test_layers_pass_gradcheck_and_gradgradcheck_in_fast_mode(make, shape):
         return first.sin().sum() if isinstance(out, tuple) else out
     assert gs.autograd.gradcheck(run, inputs, fast_mode=True)
     assert gs.autograd.gradgradcheck(run, inputs, fast_mode=True)
+
+
+def test_parameters_to_vector_and_back():
+    lin = nn.Linear(2, 3)
+    vec = nn.utils.parameters_to_vector(lin.parameters())
+    assert vec.shape == (9,) and vec.requires_grad
+    nn.utils.vector_to_parameters(gs.arange(9.0), lin.parameters())
+    assert lin.weight.tolist() == [[0.0, 1.0], [2.0, 3.0], [4.0, 5.0]] and lin.bias.tolist() == [6.0, 7.0, 8.0]
+
+
+def test_top_level_aliases_of_functional_ops():
+    x = gs.randn(2, 3, 4)
+    np.testing.assert_allclose(gs.max_pool1d(x, 2).numpy(), F.max_pool1d(x, 2).numpy())
+    np.testing.assert_allclose(gs.layer_norm(x, (4,)).numpy(), F.layer_norm(x, (4,)).numpy())
+    assert gs.dropout(x, 0.5, False) is x
