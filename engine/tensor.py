@@ -285,11 +285,10 @@ class Tensor:
             # the engine may hand one array to several inputs, or the caller's own: own a copy
             self.grad = Tensor._make(g.copy() if type(g) is _ndarray else _engine.as_array(g).copy(),
                                      False, None)
-        elif self.grad.grad_fn is None and not self.grad.requires_grad:
+        else:
+            # in place, history or not, as PyTorch's AccumulateGrad outside grad mode
             self.grad._data += g
             self.grad._version[0] += 1
-        else:
-            self.grad = self.grad + Tensor._make(_engine.as_array(g), False, None)
 
     # ----------------------------------------------------------- in place
     def _check_inplace(self):

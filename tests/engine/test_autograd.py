@@ -147,6 +147,27 @@ def test_backward_create_graph_gives_grad_with_history(lib):
     np.testing.assert_allclose(values(x.grad), [12.0])  # d(3x^2)/dx = 6x
 
 
+def test_plain_backward_accumulates_in_place_into_a_grad_with_history(lib):
+    c = leaf(lib, [3.0])
+    (c ** 2).sum().backward(create_graph=True)
+    g = c.grad
+    (c ** 2).sum().backward()
+    assert c.grad is g and c.grad.requires_grad   # PyTorch adds in place outside grad mode
+    np.testing.assert_allclose(values(c.grad), [12.0])
+
+
+def test_leaf_backward_with_gradient(lib):
+    x = leaf(lib, [1.0, 2.0])
+    x.backward(lib.tensor([3.0, 4.0]))
+    np.testing.assert_allclose(values(x.grad), [3.0, 4.0])
+
+
+def test_autograd_backward_of_several_roots(lib):
+    m = leaf(lib, [1.0])
+    lib.autograd.backward([m * 2, m * 3], [lib.tensor([1.0]), lib.tensor([1.0])])
+    np.testing.assert_allclose(values(m.grad), [5.0])
+
+
 def test_backward_is_not_recorded_without_create_graph(lib):
     x = leaf(lib, [2.0])
     (x * x).sum().backward()
