@@ -30,7 +30,6 @@ from .errors import ProgramError
 _HEADER = ("import torch", "import math")
 # The variable through which answers to queries (grad, shape, len) come back.
 _QUERY = "rt_q"
-_MISSING = object()
 
 # Methods (and torch functions) that return a fixed-size named tuple, and when they do.
 _TUPLE_RESULTS: dict[str, tuple[tuple[str, ...], Callable[[tuple, dict], bool]]] = {}
@@ -283,10 +282,13 @@ class LazyProgram:
         return ", ".join(parts)
 
     def render_index(self, key: Any) -> str:
+        def bound(v):
+            return "" if v is None else self.render(v)
+
         def part(k):
             if isinstance(k, slice):
-                return ":".join("" if v is None else self.render(v)
-                                for v in (k.start, k.stop, k.step)).rstrip(":") or ":"
+                text = f"{bound(k.start)}:{bound(k.stop)}"
+                return text if k.step is None else f"{text}:{bound(k.step)}"
             return self.render(k)
         if isinstance(key, tuple):
             return ", ".join(part(k) for k in key) + ("," if len(key) == 1 else "") or "()"

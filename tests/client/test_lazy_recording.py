@@ -107,8 +107,11 @@ def test_operator_rendering(session, server):
                           "rt_1.sum(dim=(0,), keepdim=True)", "rt_1.clamp(min=-math.inf)",
                           "rt_1.to(torch.float64)", "rt_1 * math.nan"]
     assert len(exprs) == 22
+    x[1:], x[:2], x[:], x[::-1], x[()]
+    assert [line.split(" = ", 1)[1] for line in session._lazy.pending[-5:]] == [
+        "rt_1[1:]", "rt_1[:2]", "rt_1[:]", "rt_1[::-1]", "rt_1[()]"]
     transposed = x.T  # an attribute is read when it is used
-    assert session._lazy.pending[-1].endswith("rt_1 * math.nan")
+    assert session._lazy.pending[-1].endswith("rt_1[()]")
     transposed @ x
     assert session._lazy.pending[-2:] == [f"{transposed.name} = rt_1.T",
                                           f"rt_{int(transposed.name[3:]) + 1} = "

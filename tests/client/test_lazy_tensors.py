@@ -93,6 +93,7 @@ def test_indexing_and_in_place_methods_match_the_engine(session):
         t.mul_(2)
         t += 1
     np.testing.assert_array_equal(r[::2, None, -1].numpy(), e[::2, None, -1].numpy())
+    np.testing.assert_array_equal(r[1:, :2].numpy(), e[1:, :2].numpy())
     np.testing.assert_array_equal(r.numpy(), e.numpy())
     assert r.shape == (3, 4) and r.dtype == np.float64 and r.ndim == 2 and len(r) == 3
     assert [row.sum().item() for row in r] == [row.sum().item() for row in e]
