@@ -49,9 +49,13 @@ class Node:
     __slots__ = ("next_functions", "seq", "shape", "dtype", "line", "pre_hooks",
                  "saved", "versions", "extra", "trace", "__weakref__")
     op = "node"
+    # PyTorch's name for this node when the class name does not give it ("MmBackward0");
+    # a node whose name depends on its forward (SumBackward0 / SumBackward1) overrides name()
+    backward_name = None
 
     def name(self):
-        return type(self).__name__ + "Backward0"
+        """The node's PyTorch name: ``MulBackward0``, ``AccumulateGrad``, ..."""
+        return self.backward_name or type(self).__name__ + "Backward0"
 
     def register_hook(self, fn):
         raise NotImplementedError("hooks on grad_fn objects are not supported; use Tensor.register_hook")
