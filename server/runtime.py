@@ -3,9 +3,6 @@ and tensor conversion. Nothing else in the server imports
 ``gradserve.engine.program`` or ``gradserve.engine.graph``, so how they are
 called lives in this file alone.
 """
-import importlib
-import os
-
 import numpy as np
 
 import gradserve.engine as torch
@@ -20,14 +17,9 @@ class InterpreterUnavailable(RuntimeError):
     """The engine's program interpreter or graph export is not installed."""
 
 
-# Which interpreter and graph modules to use; overridable so a test can point workers elsewhere.
-_PROGRAM_MODULE = os.environ.get("GRADSERVE_PROGRAM_MODULE", "gradserve.engine.program")
-_GRAPH_MODULE = os.environ.get("GRADSERVE_GRAPH_MODULE", "gradserve.engine.graph")
-
-
 def _program():
     try:
-        program = importlib.import_module(_PROGRAM_MODULE)
+        from gradserve.engine import program
         program.run, program.Namespace  # noqa: B018 - fail here, not mid-run
     except (ImportError, AttributeError) as e:
         raise InterpreterUnavailable(f"the program interpreter (gradserve.engine.program) is missing: {e}") from None
@@ -36,7 +28,7 @@ def _program():
 
 def _graph():
     try:
-        graph = importlib.import_module(_GRAPH_MODULE)
+        from gradserve.engine import graph
     except ImportError as e:
         raise InterpreterUnavailable(f"graph export (gradserve.engine.graph) is missing: {e}") from None
     return graph
