@@ -75,32 +75,54 @@ class NodeIds:
 
     Op nodes are keyed by their Node, leaves by their tensor (a leaf's
     AccumulateGrad may be made again), output nodes by their tensor in a space
-    of their own. Keys are held weakly: an entry goes when its object does.
+    of their own. An id is kept on the object itself (its ``_gid`` slot, tagged
+    with this NodeIds), so numbering a million nodes costs a tuple each and
+    nothing outlives the objects. The values and gradients recorded for export
+    stop at ``max_records`` nodes, which bounds an observed run's memory.
     """
+    max_records = 10_000
 
     def __init__(self):
-        self._ids = {}        # (space, id(obj)) -> (weakref, node id)
+        self._token = object()
         self._next = 0
-        self.inputs = {}      # op node id -> input node ids, in input order (None: not a tensor)
+        self._outputs = {}    # id(tensor) -> (weakref, node id), for output nodes
+        self.inputs = {}      # op node id -> input node ids, kept where an input is a constant
         self.values = {}      # node id -> summary of its value when it was made
         self.grads = {}       # node id -> summary of the gradient backward last brought it
         self.constants = {}   # node id -> node JSON of a constant leaf the observer saw
 
-    def get(self, obj, space="node"):
-        entry = self._ids.get((space, id(obj)))
-        return entry[1] if entry is not None and entry[0]() is obj else None
+    def get(self, obj):
+        tag = getattr(obj, "_gid", None)
+        return tag[1] if tag is not None and tag[0] is self._token else None
 
-    def assign(self, obj, space="node"):
-        """The id of ``obj``, and whether it was new."""
-        key = (space, id(obj))
-        entry = self._ids.get(key)
-        if entry is not None and entry[0]() is obj:
-            return entry[1], False
+    def assign(self, obj):
+        """The id of ``obj`` (a Node, or a leaf's tensor), and whether it is new."""
+        tag = getattr(obj, "_gid", None)
+        if tag is not None and tag[0] is self._token:
+            return tag[1], False
+        nid = self._new_id()
+        obj._gid = (self._token, nid)
+        return nid, True
+
+    def output(self, t):
+        """The id of the output node for tensor ``t``."""
+        entry = self._outputs.get(id(t))
+        if entry is not None and entry[0]() is t:
+            return entry[1]
+        nid = self._new_id()
+        outputs, key = self._outputs, id(t)
+        outputs[key] = (weakref.ref(t, lambda _: outputs.pop(key, None)), nid)
+        return nid
+
+    def record(self, table, nid, value):
+        """Keeps ``value`` in ``table`` (values, grads, constants) while under max_records."""
+        if nid in table or len(table) < self.max_records:
+            table[nid] = value
+
+    def _new_id(self):
         nid = self._next
         self._next += 1
-        ids = self._ids
-        self._ids[key] = (weakref.ref(obj, lambda _, key=key: ids.pop(key, None)), nid)
-        return nid, True
+        return nid
 
 
 def _key(node):
@@ -188,7 +210,7 @@ def to_json(*tensors, names=None, ids=None):
         emit_leaf(acc)   # a leaf passed as an output with no op after it
 
     for t in tensors:
-        nid, _ = ids.assign(t, space="output")
+        nid = ids.output(t)
         fn = t.grad_fn
         nodes.append({"id": nid, "kind": "output", "op": fn.op if fn is not None else None,
                       "name": by_tensor.get(id(t)), "shape": list(t._data.shape),
@@ -220,7 +242,7 @@ class GraphObserver:
         if new:
             node = _leaf_json(nid, t)
             if not t.requires_grad:
-                self.ids.constants[nid] = node
+                self.ids.record(self.ids.constants, nid, node)
             self.on_event({"type": "node", "node": dict(node, inputs=[])})
         return nid
 
@@ -244,14 +266,15 @@ class GraphObserver:
                 input_ids.append(None)
         nid, _ = self.ids.assign(node)
         value = summary(out)
-        self.ids.inputs[nid] = input_ids
-        self.ids.values[nid] = value
+        if any(i is not None and nxt is None for i, (nxt, _) in zip(input_ids, node.next_functions)):
+            self.ids.record(self.ids.inputs, nid, input_ids)  # only constants need it: edges give the rest
+        self.ids.record(self.ids.values, nid, value)
         self.on_event({"type": "node", "node": dict(_op_json(nid, node, value=value), inputs=input_ids)})
 
     def on_backward(self, node, grad):
         nid = self._known(node)
         g = summary(grad)
-        self.ids.grads[nid] = g
+        self.ids.record(self.ids.grads, nid, g)
         self.on_event({"type": "backward", "node": nid, "grad": g})
 
 

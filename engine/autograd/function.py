@@ -47,7 +47,7 @@ class SavedOutput:
 class Node:
     """A vertex of the backward graph: what a tensor's ``grad_fn`` is."""
     __slots__ = ("next_functions", "seq", "shape", "dtype", "line", "pre_hooks",
-                 "saved", "versions", "extra", "trace", "__weakref__")
+                 "saved", "versions", "extra", "trace", "_gid", "__weakref__")
     op = "node"
     # PyTorch's name for this node when the class name does not give it ("MmBackward0");
     # a node whose name depends on its forward (SumBackward0 / SumBackward1) overrides name()

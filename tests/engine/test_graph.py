@@ -242,3 +242,28 @@ def test_observer_sees_no_nodes_under_no_grad():
 
     events, _, _ = _observed(build)
     assert events == []
+
+
+def test_observer_keeps_nothing_alive_and_bounds_what_it_records(monkeypatch):
+    import gc
+    import weakref
+    monkeypatch.setattr(graph.NodeIds, "max_records", 50)
+    x = gs.tensor([1.0], requires_grad=True)
+
+    def build():
+        y = x
+        for _ in range(200):
+            y = y * gs.tensor([1.0])   # a constant each time
+        return y
+
+    events, observer, y = _observed(build)
+    assert len(events) == 1 + 200 * 2   # the leaf, then a constant and an op per step
+    ids = observer.ids
+    assert max(len(ids.values), len(ids.constants), len(ids.inputs)) <= 50
+    node = weakref.ref(y.grad_fn)
+    gc.disable()
+    try:
+        del y
+        assert node() is None   # ids live on the nodes, not in the observer
+    finally:
+        gc.enable()
