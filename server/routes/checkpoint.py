@@ -16,7 +16,7 @@ router = APIRouter(prefix="/v1/sessions/{session_id}", tags=["checkpoints"])
 _SAFETENSORS = {"application/octet-stream": {"schema": {"type": "string", "format": "binary"}}}
 
 
-@router.get("/checkpoint", response_class=Response, responses={200: {"content": _SAFETENSORS}, **errors(401, 404, 410)})
+@router.get("/checkpoint", response_class=Response, responses={200: {"content": _SAFETENSORS}, **errors(401, 404, 410, 422)})
 async def save_checkpoint(request: Request, session=Depends(auth.session)):
     """Every tensor and module parameter of the session, in safetensors format."""
     reply, out = await call(request, session, {"op": "save"})

@@ -34,7 +34,7 @@ async def create_session(request: Request, body: CreateSession = Body(default_fa
     return {"id": session.id, "token": token, "device": session.device, "expires_at": iso(session.expires_at)}
 
 
-@router.get("/{session_id}", response_model=SessionInfo, responses=errors(401, 404, 410))
+@router.get("/{session_id}", response_model=SessionInfo, responses=errors(401, 404, 410, 422))
 async def get_session(request: Request, session=Depends(auth.session)):
     """The session's variables (tensors and module parameters) and the bytes they hold."""
     reply, _ = await call(request, session, {"op": "describe"})
@@ -42,7 +42,7 @@ async def get_session(request: Request, session=Depends(auth.session)):
             "expires_at": iso(session.expires_at), "variables": reply["variables"], "bytes": reply["bytes"]}
 
 
-@router.delete("/{session_id}", status_code=204, response_class=Response, responses=errors(401, 404))
+@router.delete("/{session_id}", status_code=204, response_class=Response, responses=errors(401, 404, 422))
 async def delete_session(request: Request, session=Depends(auth.any_session)):
     """Deletes the session and frees everything it holds on its worker."""
     state = request.app.state
