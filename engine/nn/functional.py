@@ -188,11 +188,22 @@ def hardsigmoid(input, inplace=False):
     return _write_back(input, out) if inplace else out
 
 
+class Hardswish(Function):
+    """x * relu6(x + 3) / 6; at the kinks x = -3 and x = 3 the gradient is PyTorch's (0 and 1)."""
+    __slots__ = ()
+    op = "hardswish"
+    saves = (0,)
+
+    def forward(self, x):
+        return x * _xp(x).clip(x + 3, 0, 6) / 6
+
+    def backward(self, F, g, x):
+        return (F.where(x <= -3, 0.0, F.where(x < 3, g * (x / 3 + 0.5), g)),)
+
+
 def hardswish(input, inplace=False):
     """Applies x * relu6(x + 3) / 6 element-wise."""
-    shifted = input + 3.0
-    gate = _ew.where((shifted > 0) & (shifted < 6), shifted, _ew.clamp(shifted, 0.0, 6.0).detach())
-    out = input * gate / 6.0
+    out = Hardswish.apply(input)
     return _write_back(input, out) if inplace else out
 
 

@@ -176,3 +176,35 @@ def test_gradcheck_and_gradgradcheck(name):
 def test_matches_torch(name):
     fn, shapes = CASES[name][:2]
     compare_with_torch(fn, shapes, rtol=1e-7, atol=1e-9)
+
+
+KINKS = {
+    "relu": (lambda F, x: F.relu(x), [0.0]),
+    "relu6": (lambda F, x: F.relu6(x), [0.0, 6.0]),
+    "leaky_relu": (lambda F, x: F.leaky_relu(x, 0.3), [0.0]),
+    "elu": (lambda F, x: F.elu(x, 2.0), [0.0]),
+    "celu": (lambda F, x: F.celu(x, 0.5), [0.0]),
+    "selu": (lambda F, x: F.selu(x), [0.0]),
+    "hardtanh": (lambda F, x: F.hardtanh(x, -1.0, 2.0), [-1.0, 2.0]),
+    "hardsigmoid": (lambda F, x: F.hardsigmoid(x), [-3.0, 3.0]),
+    "hardswish": (lambda F, x: F.hardswish(x), [-3.0, 3.0]),
+    "threshold": (lambda F, x: F.threshold(x, 0.5, 2.0), [0.5]),
+    "softplus_threshold": (lambda F, x: F.softplus(x, beta=2.0, threshold=1.0), [0.5]),
+    "l1_loss": (lambda F, x: F.l1_loss(x, x.detach() * 0, reduction="none"), [0.0]),
+    "smooth_l1_loss": (lambda F, x: F.smooth_l1_loss(x, x.detach() * 0, beta=0.5, reduction="none"), [0.0, 0.5]),
+    "huber_loss": (lambda F, x: F.huber_loss(x, x.detach() * 0, delta=0.5, reduction="none"), [0.0, -0.5]),
+}
+
+
+@pytest.mark.torch
+@pytest.mark.skipif(torch is None, reason="PyTorch is not installed")
+@pytest.mark.parametrize("name", list(KINKS))
+def test_gradient_at_kinks_is_pytorchs_choice(name):
+    import gradserve.engine as gs
+    fn, points = KINKS[name]
+    grads = []
+    for T in (gs, torch):
+        x = T.tensor(points, dtype=T.float64, requires_grad=True)
+        fn(T.nn.functional, x).sum().backward()
+        grads.append(x.grad.tolist())
+    assert grads[0] == grads[1]
