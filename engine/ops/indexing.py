@@ -268,7 +268,9 @@ class SetItem(IndexPut):
         return _index_put_array(x, index, values, accumulate)
 
     def name(self):
-        return "IndexPutBackward0"
+        # PyTorch writes a basic index through a view of x (CopySlices), an advanced one with index_put_
+        basic = not any(hasattr(item, "dtype") or type(item) is bool for item in self.index)
+        return "CopySlices" if basic else "IndexPutBackward0"
 
 
 def _index_put_array(out, index, values, accumulate):
@@ -430,6 +432,9 @@ class Scatter(Function):
     def backward(self, F, g, index):
         gsrc = F.gather(g, self.dim, index) if self.src_is_tensor else None
         return F.scatter(g, self.dim, index, 0.0), gsrc
+
+    def name(self):
+        return "ScatterBackward0" if self.src_is_tensor else "ScatterBackward1"
 
 
 class ScatterAdd(Function):

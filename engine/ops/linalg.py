@@ -71,6 +71,30 @@ class MatMul(Function):
         return ga, gb
 
 
+class Dot(MatMul):
+    __slots__ = ()
+    backward_name = "DotBackward0"
+
+
+class Mv(MatMul):
+    __slots__ = ()
+    backward_name = "MvBackward0"
+
+
+class Mm(MatMul):
+    __slots__ = ()
+    backward_name = "MmBackward0"
+
+
+class Bmm(MatMul):
+    __slots__ = ()
+    backward_name = "BmmBackward0"
+
+
+# the node PyTorch records for each product (its matmul of other ranks ends in a view of a bmm)
+_PRODUCT_NODE = {"dot": Dot, "mv": Mv, "mm": Mm, "bmm": Bmm}
+
+
 def _matmul_shape(sa, sb):
     """The shape of a @ b, or PyTorch's error for operands that do not multiply."""
     na, nb = len(sa), len(sb)
@@ -119,13 +143,13 @@ def _product(a, b, op):
     shape = _matmul_shape(a._data.shape, b._data.shape)
     _check_dtypes(a, b, op)
     check_elements(shape, f"{op} result")
-    return MatMul.apply(a, b)
+    return _PRODUCT_NODE.get(op, MatMul).apply(a, b)
 
 
 def matmul(input, other, *, out=None):
     """Matrix product of two tensors, with NumPy's batching and broadcasting."""
     a, b = input._data.ndim, other._data.ndim
-    op = "dot" if a == b == 1 else "mv" if b == 1 and a == 2 else "matmul"
+    op = "dot" if a == b == 1 else "mv" if b == 1 and a == 2 else "mm" if a == b == 2 else "matmul"
     return _product(input, other, op)
 
 

@@ -98,11 +98,20 @@ class Reshape(ViewFunction):
     def backward(self, F, g):
         return (F.reshape(g, self.in_shape),)
 
+    def name(self):
+        ins, out = self.in_shape, self.shape
+        if len(out) == len(ins) + 1 and [n for n in out if n != 1] == [n for n in ins if n != 1]:
+            return "UnsqueezeBackward0"
+        if len(out) < len(ins) and [n for n in out if n != 1] == [n for n in ins if n != 1]:
+            return "SqueezeBackward0"
+        return "ViewBackward0"
+
 
 class Copy(Function):
     """A reshape that had to copy (the input's layout did not allow a view)."""
     __slots__ = ("in_shape",)
     op = "reshape"
+    backward_name = "UnsafeViewBackward0"
 
     def forward(self, x, shape):
         self.in_shape = x.shape
@@ -337,6 +346,10 @@ class Permute(ViewFunction):
     def backward(self, F, g):
         return (F.permute(g, tuple(np.argsort(self.dims).tolist())),)
 
+    def name(self):
+        moved = [d for i, d in enumerate(self.dims) if i != d]
+        return "TransposeBackward0" if len(moved) == 2 else "PermuteBackward0"
+
 
 def permute(input, *dims, **kwargs):
     """Returns a view of input with its dimensions permuted."""
@@ -427,6 +440,18 @@ class Slice(ViewFunction):
     def backward(self, F, g):
         # basic indices never select an element twice: a plain write, no accumulation
         return (F.index_put(F.new_zeros(g, self.in_shape), self.index, g),)
+
+    def name(self):
+        # PyTorch applies an index item by item; its node is the last one that did something
+        last = "Alias"
+        for item in self.index:
+            if type(item) is int:
+                last = "Select"
+            elif item is None:
+                last = "Unsqueeze"
+            elif type(item) is slice and item != slice(None):
+                last = "Slice"
+        return last + "Backward0"
 
 
 def _slice_dim(dim, sl):
@@ -1000,6 +1025,7 @@ class ViewScatter(Function):
     """PyTorch's CopySlices: ``base`` with the region a view chain selects replaced by ``src``."""
     __slots__ = ("chain",)
     op = "copy_slices"
+    backward_name = "CopySlices"
 
     def forward(self, base, src, chain):
         self.chain = chain

@@ -83,6 +83,15 @@ def test_cuda_matches_cpu(fn, shapes):
     compare_devices(fn, shapes)
 
 
+@pytest.mark.parametrize("shapes, name", [
+    (((3,), (3,)), "DotBackward0"), (((2, 3), (3,)), "MvBackward0"), (((2, 3), (3, 2)), "MmBackward0"),
+    (((2, 2, 3), (2, 3, 2)), "BmmBackward0"),
+])
+def test_product_node_names(lib, shapes, name):
+    a, b = (lib.zeros(*s, requires_grad=True) for s in shapes)
+    assert (lib.bmm(a, b) if a.dim() == 3 else a @ b).grad_fn.name() == name
+
+
 def test_matmul_of_bools_is_not_implemented(lib):
     with pytest.raises(NotImplementedError):
         lib.matmul(lib.ones(2, 2, dtype=lib.bool), lib.ones(2, 2, dtype=lib.bool))

@@ -402,8 +402,33 @@ def test_repeat_interleave_of_counts_gives_indices(lib):
     np.testing.assert_array_equal(values(lib.repeat_interleave(lib.tensor([1, 2]))), [0, 1, 1])
 
 
-def test_grad_fn_names(lib):
-    x = lib.zeros(2, 3, requires_grad=True)
-    assert x.permute(1, 0).grad_fn.name() == "PermuteBackward0"
-    assert lib.cat([x, x]).grad_fn.name() == "CatBackward0"
-    assert x.flip(0).grad_fn.name() == "FlipBackward0"
+@pytest.mark.parametrize("make, name", [
+    pytest.param(lambda T, x: x.view(6, 4), "ViewBackward0", id="view"),
+    pytest.param(lambda T, x: x.transpose(0, 1).reshape(-1), "UnsafeViewBackward0", id="reshape copying"),
+    pytest.param(lambda T, x: x.unsqueeze(0), "UnsqueezeBackward0", id="unsqueeze"),
+    pytest.param(lambda T, x: x[0], "SelectBackward0", id="int index"),
+    pytest.param(lambda T, x: x[1:, 0], "SelectBackward0", id="slice then int"),
+    pytest.param(lambda T, x: x[0, 1:], "SliceBackward0", id="int then slice"),
+    pytest.param(lambda T, x: x[:, None], "UnsqueezeBackward0", id="None index"),
+    pytest.param(lambda T, x: x.narrow(1, 0, 2), "SliceBackward0", id="narrow"),
+    pytest.param(lambda T, x: x.transpose(0, 2), "TransposeBackward0", id="transpose"),
+    pytest.param(lambda T, x: x.permute(2, 0, 1), "PermuteBackward0", id="permute"),
+    pytest.param(lambda T, x: x.expand(2, 2, 3, 4), "ExpandBackward0", id="expand"),
+    pytest.param(lambda T, x: x.diagonal(), "DiagonalBackward0", id="diagonal"),
+    pytest.param(lambda T, x: T.cat([x, x]), "CatBackward0", id="cat"),
+    pytest.param(lambda T, x: T.stack([x, x]), "StackBackward0", id="stack"),
+    pytest.param(lambda T, x: x.flip(0), "FlipBackward0", id="flip"),
+    pytest.param(lambda T, x: x.repeat(1, 2, 1), "RepeatBackward0", id="repeat"),
+    pytest.param(lambda T, x: x[[0, 1]], "IndexBackward0", id="advanced index"),
+])
+def test_grad_fn_names(lib, make, name):
+    assert make(lib, lib.zeros(2, 3, 4, requires_grad=True)).grad_fn.name() == name
+
+
+def test_writes_through_views_are_copy_slices(lib):
+    y = lib.zeros(2, 3, requires_grad=True) * 1
+    y[0].mul_(2)
+    assert y.grad_fn.name().endswith("CopySlices")
+    y = lib.zeros(2, 3, requires_grad=True) * 1
+    y[0] = 1.0
+    assert y.grad_fn.name().endswith("CopySlices")
