@@ -614,6 +614,7 @@ _TENSOR_SPECIAL = {
     "matmul": _tensor_guard("matmul", guards.check_matmul),
     "mm": _tensor_guard("mm", guards.check_matmul),
     "bmm": _tensor_guard("bmm", guards.check_matmul),
+    "new_tensor": _tensor_guard("new_tensor", lambda t, data, *a, **k: guards.check_nested(data)),
 }
 
 
@@ -943,6 +944,8 @@ def _sources():
         "mm": _guarded(e, "mm", guards.check_matmul),
         "bmm": _guarded(e, "bmm", guards.check_matmul),
     }
+    torch_extra.update(tensor=_guarded(e, "tensor", guards.check_nested),
+                       as_tensor=_guarded(e, "as_tensor", guards.check_nested))
     f_extra = {
         "one_hot": _guarded(e + ".nn.functional", "one_hot", guards.check_one_hot),
         "pad": _guarded(e + ".nn.functional", "pad", guards.check_pad),

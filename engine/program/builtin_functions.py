@@ -105,7 +105,7 @@ class Builtins:
         self.views = views
         self.table = self._table()
         self.intercept = {list: self.b_list, tuple: self.b_tuple, set: self.b_set, frozenset: self.b_frozenset,
-                          dict: self.b_dict, str: self.b_str, bytes: self.b_bytes}
+                          dict: self.b_dict, str: self.b_str, bytes: self.b_bytes, Tensor: _tensor_class}
 
     def activate(self):
         global _current
@@ -453,6 +453,12 @@ class Builtins:
         if not name:
             raise PROGRAM_EXCEPTIONS["AttributeError"]("attribute name must not be empty")
         access.set_attr(obj, name, value)
+
+
+def _tensor_class(*args, **kwargs):
+    """``torch.Tensor(data)``: nested lists are sized before the engine walks them."""
+    guards.check_nested(args[0] if len(args) == 1 else list(args))
+    return Tensor(*args, **kwargs)
 
 
 def _host_str_decode(obj=b"", encoding="utf-8", errors="strict"):

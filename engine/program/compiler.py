@@ -306,7 +306,13 @@ class Compiler:
         raise CompileError(f"cannot assign to {type(node).__name__}", node)
 
     def _setitem(self, obj, index, value):
-        if type(obj) is list and type(index) is slice:
+        if isinstance(obj, Tensor):
+            tv = type(value)
+            if tv is list or tv is tuple:
+                guards.check_nested(value)
+            elif type(index) is not int and type(index) is not slice:
+                guards.check_getitem(obj, index)
+        elif type(obj) is list and type(index) is slice:
             if type(value) is not list:
                 value = self.bt.materialize(value)
             start, stop, step = index.indices(len(obj))

@@ -97,6 +97,24 @@ def check_shape(shape, what="the result"):
         raise _abort_elements(n, shape, what)
 
 
+def nested_shape(data):
+    """The shape nested lists would give a tensor, following first elements (shared
+    rows make a list's logical size exponential in its memory)."""
+    shape = []
+    while isinstance(data, (list, tuple)):
+        shape.append(len(data))
+        if not data:
+            break
+        data = data[0]
+    return shape
+
+
+def check_nested(data, *rest, **kwargs):
+    """Before building a tensor from nested lists: its element count fits."""
+    if isinstance(data, (list, tuple)):
+        check_shape(nested_shape(data), "a tensor from nested lists")
+
+
 def broadcast_shape(s1, s2):
     """The broadcast of two shapes; PyTorch's RuntimeError when they do not broadcast."""
     n1, n2 = len(s1), len(s2)
@@ -122,6 +140,8 @@ def check_broadcast(a, b):
         sa, sb = a._data.shape, b._data.shape
         if sa != sb:
             check_shape(broadcast_shape(sa, sb))
+    elif isinstance(a, (list, tuple)) or isinstance(b, (list, tuple)):
+        check_nested(a if isinstance(a, (list, tuple)) else b)
 
 
 def check_matmul(a, b):

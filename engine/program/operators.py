@@ -32,8 +32,12 @@ def _seq_check(a, n):
 def add(a, b):
     ta = type(a)
     if ta is Tensor:
-        if type(b) is Tensor and a._data.shape != b._data.shape:
-            _check_broadcast(a, b)
+        tb = type(b)
+        if tb is Tensor:
+            if a._data.shape != b._data.shape:
+                _check_broadcast(a, b)
+        elif tb is list or tb is tuple:
+            guards.check_nested(b)
         return a + b
     if ta is float or ta is int:
         return a + b
@@ -64,8 +68,12 @@ def iadd(a, b):
 
 def sub(a, b):
     if type(a) is Tensor:
-        if type(b) is Tensor and a._data.shape != b._data.shape:
-            _check_broadcast(a, b)
+        tb = type(b)
+        if tb is Tensor:
+            if a._data.shape != b._data.shape:
+                _check_broadcast(a, b)
+        elif tb is list or tb is tuple:
+            guards.check_nested(b)
         return a - b
     if isinstance(b, Tensor) or isinstance(a, Tensor):
         _check_broadcast(a, b)
@@ -75,8 +83,12 @@ def sub(a, b):
 def mul(a, b):
     ta = type(a)
     if ta is Tensor:
-        if type(b) is Tensor and a._data.shape != b._data.shape:
-            _check_broadcast(a, b)
+        tb = type(b)
+        if tb is Tensor:
+            if a._data.shape != b._data.shape:
+                _check_broadcast(a, b)
+        elif tb is list or tb is tuple:
+            guards.check_nested(b)
         return a * b
     if ta is float:
         return a * b
@@ -108,8 +120,12 @@ def imul(a, b):
 
 def truediv(a, b):
     if type(a) is Tensor:
-        if type(b) is Tensor and a._data.shape != b._data.shape:
-            _check_broadcast(a, b)
+        tb = type(b)
+        if tb is Tensor:
+            if a._data.shape != b._data.shape:
+                _check_broadcast(a, b)
+        elif tb is list or tb is tuple:
+            guards.check_nested(b)
         return a / b
     if isinstance(b, Tensor) or isinstance(a, Tensor):
         _check_broadcast(a, b)
@@ -137,8 +153,12 @@ def mod(a, b):
 def pow_(a, b):
     ta = type(a)
     if ta is Tensor:
-        if type(b) is Tensor and a._data.shape != b._data.shape:
-            _check_broadcast(a, b)
+        tb = type(b)
+        if tb is Tensor:
+            if a._data.shape != b._data.shape:
+                _check_broadcast(a, b)
+        elif tb is list or tb is tuple:
+            guards.check_nested(b)
         return a ** b
     if (ta is int or ta is bool) and type(b) is int:
         guards.check_int_pow(a, b)
@@ -230,7 +250,7 @@ def _cmp(op):
         if type(a) is Tensor and type(b) is Tensor:
             if a._data.shape != b._data.shape:
                 _check_broadcast(a, b)
-        elif isinstance(a, Tensor) and isinstance(b, Tensor):
+        elif isinstance(a, Tensor) or isinstance(b, Tensor):
             _check_broadcast(a, b)
         return op(a, b)
     compare.__name__ = op.__name__

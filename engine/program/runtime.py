@@ -147,7 +147,7 @@ class Runtime:
         cost = _monotonic() - now
         self.mem_cost = cost
         self.mem_next = now + max(0.05, 20 * cost)
-        if held > self.session_limit:
+        if held > self.session_limit and held > self.bytes_base:
             self.fail(self._bytes_abort(held))
 
     def _bytes_abort(self, n):
@@ -156,13 +156,15 @@ class Runtime:
 
     def after_statement(self, final=False):
         """After each top-level statement: what the session holds stays within its limit.
-        Walking a large session is amortised over time; the last statement always checks."""
+        Walking a large session is amortised over time; the last statement always checks.
+        A session left over its limit by an earlier run fails only when it grows, so a
+        program can still read it and free what it holds."""
         if not final and self.mem_cost > 1e-4 and _monotonic() < self.mem_next:
             return
         start = _monotonic()
         held = self.namespace_bytes()
         self.mem_cost = _monotonic() - start
-        if held > self.session_limit:
+        if held > self.session_limit and held > self.bytes_base:
             self.fail(self._bytes_abort(held))
 
     # ------------------------------------------------------------------ values
