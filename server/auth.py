@@ -9,7 +9,7 @@ from .errors import session_gone, session_not_found, unauthorized
 bearer = HTTPBearer(auto_error=False, description="the session token (or, to create a session, an API key)")
 
 
-def api_key(request: Request, credentials: HTTPAuthorizationCredentials | None = Depends(bearer)):
+async def api_key(request: Request, credentials: HTTPAuthorizationCredentials | None = Depends(bearer)):
     """Passes when the server has no API keys, or the request carries one of them."""
     keys = request.app.state.settings.api_keys
     if not keys:
@@ -22,7 +22,7 @@ def api_key(request: Request, credentials: HTTPAuthorizationCredentials | None =
     return credentials.credentials
 
 
-def any_session(request: Request, session_id: str = Path(max_length=64),
+async def any_session(request: Request, session_id: str = Path(max_length=64),
                 credentials: HTTPAuthorizationCredentials | None = Depends(bearer)):
     """The session named in the path, authenticated by its token: 401 without one, 404 if wrong or unknown."""
     if credentials is None:
@@ -33,7 +33,7 @@ def any_session(request: Request, session_id: str = Path(max_length=64),
     return found
 
 
-def session(request: Request, found=Depends(any_session)):
+async def session(request: Request, found=Depends(any_session)):
     """As any_session, and 410 once the worker holding the session has died."""
     if not request.app.state.backend.is_alive(found.placement):
         raise session_gone()
