@@ -21,6 +21,7 @@ from ..autograd.state import state
 from ..device import get_array_module
 from ..ops import elementwise as _ew
 from ..ops.creation import tensor as _tensor
+from ..ops.reduction import norm as _norm
 from ..tensor import Tensor, _wrap_dim
 
 __all__ = [
@@ -525,6 +526,22 @@ def _as_strided(xp, a, shape, strides):
     return xp.lib.stride_tricks.as_strided(a, shape, strides)
 
 
+def _padded(x, padding, fill):
+    """x (N, C, H, W) inside a border of fill: padding is ((top, bottom), (left, right))."""
+    (pt, pb), (pl, pr) = padding
+    if not (pt or pb or pl or pr):
+        return x
+    n, c, h, w = x.shape
+    out = _xp(x).full((n, c, h + pt + pb, w + pl + pr), fill, dtype=x.dtype)
+    out[:, :, pt:pt + h, pl:pl + w] = x
+    return out
+
+
+def _tap(i, dilation, stride, out):
+    """The positions kernel tap i reads, one per output position: a strided slice."""
+    return slice(i * dilation, i * dilation + stride * (out - 1) + 1, stride)
+
+
 def _out_size(size, kernel, dilation, pad_before, pad_after, stride):
     return (size + pad_before + pad_after - dilation * (kernel - 1) - 1) // stride + 1
 
@@ -539,18 +556,12 @@ class Im2Col(Function):
     __slots__ = ("in_shape", "kernel", "dilation", "padding", "stride")
     op = "im2col"
 
-    def forward(self, x, kernel, dilation, padding, stride, fill=0.0):
+    def forward(self, x, kernel, dilation, padding, stride):
         self.in_shape, self.kernel, self.dilation, self.padding, self.stride = \
             x.shape, kernel, dilation, padding, stride
         xp = _xp(x)
-        (pt, pb), (pl, pr) = padding
-        n, c, h, w = x.shape
-        if pt or pb or pl or pr:
-            padded = xp.full((n, c, h + pt + pb, w + pl + pr), fill, dtype=x.dtype)
-            padded[:, :, pt:pt + h, pl:pl + w] = x
-            x = padded
-        else:
-            x = xp.ascontiguousarray(x)
+        x = xp.ascontiguousarray(_padded(x, padding, 0))
+        n, c = x.shape[:2]
         (kh, kw), (dh, dw), (sh, sw) = kernel, dilation, stride
         oh = (x.shape[2] - dh * (kh - 1) - 1) // sh + 1
         ow = (x.shape[3] - dw * (kw - 1) - 1) // sw + 1
@@ -578,9 +589,9 @@ class Col2Im(Function):
         out = xp.zeros((n, c, h + pt + pb, w + pl + pr), dtype=cols.dtype)
         for i in range(kh):
             for j in range(kw):
-                out[:, :, i * dh:i * dh + sh * (oh - 1) + 1:sh, j * dw:j * dw + sw * (ow - 1) + 1:sw] += cols[:, :, i, j]
+                out[:, :, _tap(i, dh, sh, oh), _tap(j, dw, sw, ow)] += cols[:, :, i, j]
         if pt or pb or pl or pr:
-            out = out[:, :, pt:pt + h, pl:pl + w]
+            out = xp.ascontiguousarray(out[:, :, pt:pt + h, pl:pl + w])
         return out
 
     def backward(self, F, g):
@@ -728,11 +739,11 @@ def _pool_geometry(input, kernel_size, stride, padding, dilation, ceil_mode, nd,
     stride = kernel if stride is None or (isinstance(stride, (list, tuple)) and len(stride) == 0) \
         else _pair(stride, nd)
     padding, dilation = _pair(padding, nd), _pair(dilation, nd)
-    for k, p in zip(kernel, padding):
-        if p > k // 2:
+    for k, p, d in zip(kernel, padding, dilation):
+        if p > ((k - 1) * d + 1) // 2:
             raise RuntimeError(f"{name}: pad should be at most half of effective kernel size, but got pad={p}, "
-                               f"kernel_size={k} and dilation=1")
-    pads, outs = [], []
+                               f"kernel_size={k} and dilation={d}")
+    pads = []
     for size, k, s, p, d in zip(input.shape[-nd:], kernel, stride, padding, dilation):
         span = size + 2 * p - d * (k - 1) - 1
         out = (-(-span // s) if ceil_mode else span // s) + 1
@@ -742,8 +753,7 @@ def _pool_geometry(input, kernel_size, stride, padding, dilation, ceil_mode, nd,
             raise RuntimeError(f"{name}: output size is too small (input {list(input.shape)})")
         extra = max(0, (out - 1) * s + d * (k - 1) + 1 - (size + 2 * p))
         pads.append((p, p + extra))
-        outs.append(out)
-    return kernel, stride, dilation, tuple(pads), tuple(outs)
+    return kernel, stride, dilation, tuple(pads)
 
 
 def _pool_input(input, nd, name):
@@ -765,22 +775,17 @@ def _pool_output(out, unbatched, nd):
 def _window_max(x, kernel, dilation, padding, stride):
     """Max over each pooling window and the window offset (i * kw + j) it came from; first index wins."""
     xp = _xp(x)
-    n, c, h, w = x.shape
-    (pt, pb), (pl, pr) = padding
+    x = _padded(x, padding, -np.inf)
     (kh, kw), (dh, dw), (sh, sw) = kernel, dilation, stride
-    if pt or pb or pl or pr:
-        padded = xp.full((n, c, h + pt + pb, w + pl + pr), -np.inf, dtype=x.dtype)
-        padded[:, :, pt:pt + h, pl:pl + w] = x
-        x = padded
     oh = (x.shape[2] - dh * (kh - 1) - 1) // sh + 1
     ow = (x.shape[3] - dw * (kw - 1) - 1) // sw + 1
-    best = x[:, :, 0:sh * (oh - 1) + 1:sh, 0:sw * (ow - 1) + 1:sw].copy()
+    best = x[:, :, _tap(0, dh, sh, oh), _tap(0, dw, sw, ow)].copy()
     argbest = xp.zeros(best.shape, dtype=np.int64)
     for i in range(kh):
         for j in range(kw):
             if i == 0 and j == 0:
                 continue
-            v = x[:, :, i * dh:i * dh + sh * (oh - 1) + 1:sh, j * dw:j * dw + sw * (ow - 1) + 1:sw]
+            v = x[:, :, _tap(i, dh, sh, oh), _tap(j, dw, sw, ow)]
             better = (v > best) | xp.isnan(v)  # NaN propagates, as in PyTorch
             best = xp.where(better, v, best)
             argbest = xp.where(better, i * kw + j, argbest)
@@ -810,8 +815,7 @@ class MaxPool(Function):
 
 def _max_pool(input, kernel_size, stride, padding, dilation, ceil_mode, return_indices, nd, name):
     x, unbatched = _pool_input(input, nd, name)
-    kernel, stride, dilation, pads, _ = _pool_geometry(x, kernel_size, stride, padding, dilation, ceil_mode, nd,
-                                                        name)
+    kernel, stride, dilation, pads = _pool_geometry(x, kernel_size, stride, padding, dilation, ceil_mode, nd, name)
     if nd == 1:
         kernel, stride, dilation, pads = (1,) + kernel, (1,) + stride, (1,) + dilation, ((0, 0),) + pads
     out = MaxPool.apply(x, kernel=kernel, dilation=dilation, padding=pads, stride=stride)
@@ -845,7 +849,7 @@ def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
 
 def _avg_pool(input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, nd, name):
     x, unbatched = _pool_input(input, nd, name)
-    kernel, stride, dilation, pads, outs = _pool_geometry(x, kernel_size, stride, padding, 1, ceil_mode, nd, name)
+    kernel, stride, dilation, pads = _pool_geometry(x, kernel_size, stride, padding, 1, ceil_mode, nd, name)
     if nd == 1:
         kernel, stride, dilation, pads = (1,) + kernel, (1,) + stride, (1,) + dilation, ((0, 0),) + pads
     cols = Im2Col.apply(x, kernel=kernel, dilation=dilation, padding=pads, stride=stride)
@@ -1101,58 +1105,15 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-05):
     return _affine(y.reshape(tuple(input.shape)), weight, bias, (1, c) + (1,) * (input.ndim - 2))
 
 
-def _vector_norm(x, dim, keepdim=True, p=2.0):
-    """The p-norm along dim with a zero gradient at the zero vector, as torch.linalg.vector_norm."""
-    return VectorNorm.apply(x, dim=_wrap_dim(dim, x.ndim), keepdim=keepdim, p=float(p))
-
-
-class VectorNorm(Function):
-    """||x||_p along one dim; its gradient at a zero vector is zero."""
-    __slots__ = ("dim", "keepdim", "p")
-    op = "linalg_vector_norm"
-    saves = (0, -1)
-
-    def forward(self, x, dim, keepdim, p):
-        self.dim, self.keepdim, self.p = dim, keepdim, p
-        xp = _xp(x)
-        if p == 2.0:
-            out = xp.sqrt((x * x).sum(axis=dim, keepdims=keepdim))
-        elif p == 1.0:
-            out = xp.abs(x).sum(axis=dim, keepdims=keepdim)
-        elif p == math.inf:
-            out = xp.abs(x).max(axis=dim, keepdims=keepdim)
-        else:
-            out = (xp.abs(x) ** p).sum(axis=dim, keepdims=keepdim) ** (1.0 / p)
-        return out.astype(x.dtype, copy=False)
-
-    def backward(self, F, g, x, y):
-        if not self.keepdim:
-            g, y = F.unsqueeze(g, self.dim), F.unsqueeze(y, self.dim)
-        p = self.p
-        if p == 2.0:
-            safe = F.where(y == 0, 1.0, y)
-            return (F.where(y == 0, 0.0, g * x / safe),)
-        if p == 1.0:
-            return (g * F.sign(x),)
-        if p == math.inf:
-            hit = (F.abs(x) == y)
-            count = F.sum(hit * 1.0, self.dim, True)
-            return (F.where(hit, g * F.sign(x) / count, 0.0),)
-        safe = F.where(y == 0, 1.0, y)
-        ax = F.abs(x)
-        return (F.where(y == 0, 0.0, g * F.sign(x) * ax ** (p - 1) / safe ** (p - 1)),)
-
-
 def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):
     """Divides input by its p-norm along dim, the norm clamped below by eps."""
-    norm = _vector_norm(input, dim, True, p)
-    return input / _ew.clamp_min(norm, eps)
+    return input / _ew.clamp_min(_norm(input, p, dim, True), eps)
 
 
 def cosine_similarity(x1, x2, dim=1, eps=1e-8):
     """Cosine of the angle between x1 and x2 along dim, each norm clamped below by eps."""
-    n1 = _vector_norm(x1, dim, True)
-    n2 = _vector_norm(x2, dim, True)
+    n1 = _norm(x1, 2, dim, True)
+    n2 = _norm(x2, 2, dim, True)
     # PyTorch clamps the norms in place without recording it: the gradient treats the clamp as identity
     n1 = n1 + (_ew.clamp_min(n1, eps) - n1).detach()
     n2 = n2 + (_ew.clamp_min(n2, eps) - n2).detach()
@@ -1161,7 +1122,7 @@ def cosine_similarity(x1, x2, dim=1, eps=1e-8):
 
 def pairwise_distance(x1, x2, p=2.0, eps=1e-6, keepdim=False):
     """The p-norm of x1 - x2 + eps along the last dim."""
-    return _vector_norm(x1 - x2 + eps, -1, keepdim, p)
+    return _norm(x1 - x2 + eps, p, -1, keepdim)
 
 
 # ====================================================================== losses
@@ -1205,6 +1166,17 @@ def _class_targets(x, target, weight, ignore_index):
     return safe, w.astype(x.dtype, copy=False)
 
 
+def _reduce_weighted(losses, w, reduction):
+    """Reduces per-element class losses as nll_loss does; returns (loss, d loss / d per-element loss)."""
+    if reduction == "none":
+        return losses, w
+    if reduction == "sum":
+        return losses.sum(), w
+    with np.errstate(invalid="ignore", divide="ignore"):  # all targets ignored: NaN, as PyTorch
+        total = w.sum()
+        return losses.sum() / total, w / total
+
+
 def _onehot_dim1(safe, c, dtype):
     xp = _xp(safe)
     shape = (1, c) + (1,) * (safe.ndim - 1)
@@ -1220,22 +1192,13 @@ class NLLLoss(Function):
         self.reduction, self.classes = reduction, x.shape[1]
         safe, w = _class_targets(x, target, weight, ignore_index)
         picked = _xp(x).take_along_axis(x, safe[:, None], axis=1)[:, 0]
-        losses = -picked * w
-        coef = w
-        if reduction == "mean":
-            total = w.sum()
-            coef = w / total
-            out = losses.sum() / total
-        elif reduction == "sum":
-            out = losses.sum()
-        else:
-            out = losses
+        out, coef = _reduce_weighted(-picked * w, w, reduction)
         self.keep(safe, coef)
         return out
 
     def backward(self, F, g, safe, coef):
         onehot = _onehot_dim1(_data(safe), self.classes, _data(g).dtype)
-        return -_const(g, onehot) * F.unsqueeze(coef * g, 1), None, None
+        return (-_const(g, onehot) * F.unsqueeze(coef * g, 1),)
 
 
 class CrossEntropy(Function):
@@ -1252,17 +1215,8 @@ class CrossEntropy(Function):
         e = xp.exp(x - m)
         s = e.sum(axis=1, keepdims=True)
         picked = xp.take_along_axis(x, safe[:, None], axis=1)
-        losses = ((xp.log(s) + m - picked) * w[:, None])[:, 0]
+        out, coef = _reduce_weighted(((xp.log(s) + m - picked) * w[:, None])[:, 0], w, reduction)
         e /= s
-        coef = w
-        if reduction == "mean":
-            total = w.sum()
-            coef = w / total
-            out = losses.sum() / total
-        elif reduction == "sum":
-            out = losses.sum()
-        else:
-            out = losses
         self.keep(safe, coef, e)
         return out
 
@@ -1270,7 +1224,7 @@ class CrossEntropy(Function):
         if isinstance(g, Tensor):
             probs = softmax(x, 1)
         onehot = _onehot_dim1(_data(safe), self.classes, _data(g).dtype)
-        return (probs - _const(g, onehot)) * F.unsqueeze(coef * g, 1), None, None
+        return ((probs - _const(g, onehot)) * F.unsqueeze(coef * g, 1),)
 
 
 def _class_dim_first(input, target):
@@ -1280,14 +1234,13 @@ def _class_dim_first(input, target):
     return input, target, False
 
 
-def _check_class_target(input, target, fn):
+def _check_class_target(input, target):
     if target._data.dtype.kind not in "iu":
         raise RuntimeError(f"expected scalar type Long but found {target.dtype.name.capitalize()}")
-    if input.ndim >= 2 and (target.shape[0] != input.shape[0] or
-                            tuple(target.shape[1:]) != tuple(input.shape[2:])):
-        if target.ndim != input.ndim - 1 or target.shape[0] != input.shape[0]:
-            raise ValueError(f"Expected input batch_size ({input.shape[0]}) to match target batch_size "
-                             f"({target.shape[0] if target.ndim else 0}).")
+    if target.ndim == 0 or target.shape[0] != input.shape[0]:
+        raise ValueError(f"Expected input batch_size ({input.shape[0]}) to match target batch_size "
+                         f"({target.shape[0] if target.ndim else 0}).")
+    if tuple(target.shape[1:]) != tuple(input.shape[2:]):
         raise RuntimeError(f"Expected target size {[input.shape[0]] + list(input.shape[2:])}, got "
                            f"{list(target.shape)}")
 
@@ -1296,7 +1249,7 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
     """The negative log likelihood loss over class indices (input holds log-probabilities, class dim 1)."""
     reduction = _reduction(size_average, reduce, reduction)
     x, t, unbatched = _class_dim_first(input, target)
-    _check_class_target(x, t, "nll_loss")
+    _check_class_target(x, t)
     out = NLLLoss.apply(x, t._data, None if weight is None else weight._data, ignore_index=ignore_index,
                         reduction=reduction)
     return out.reshape(()) if unbatched and reduction == "none" else out
@@ -1324,7 +1277,7 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
         else:
             out = _reduce(losses, reduction)
         return out.reshape(()) if unbatched and reduction == "none" else out
-    _check_class_target(x, t, "cross_entropy")
+    _check_class_target(x, t)
     w = None if weight is None else weight._data
     out = CrossEntropy.apply(x, t._data, w, ignore_index=ignore_index, reduction=reduction)
     if label_smoothing > 0:
@@ -1349,7 +1302,7 @@ def _smoothing_term(x, t, weight, ignore_index, reduction):
     return _reduce(smooth, reduction)
 
 
-def _check_same_size(input, target, fn):
+def _check_same_size(input, target):
     if tuple(input.shape) != tuple(target.shape):
         warnings.warn(f"Using a target size ({target.shape}) that is different to the input size ({input.shape}). "
                       "This will likely lead to incorrect results due to broadcasting. Please ensure they have "
@@ -1359,7 +1312,7 @@ def _check_same_size(input, target, fn):
 def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
     """Mean squared error between each element of input and target."""
     reduction = _reduction(size_average, reduce, reduction)
-    _check_same_size(input, target, "mse_loss")
+    _check_same_size(input, target)
     d = input - target
     loss = d * d
     if weight is not None:
@@ -1370,7 +1323,7 @@ def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", we
 def l1_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
     """Mean absolute error between each element of input and target."""
     reduction = _reduction(size_average, reduce, reduction)
-    _check_same_size(input, target, "l1_loss")
+    _check_same_size(input, target)
     loss = _ew.abs(input - target)
     if weight is not None:
         loss = loss * weight
@@ -1380,7 +1333,7 @@ def l1_loss(input, target, size_average=None, reduce=None, reduction="mean", wei
 def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mean", beta=1.0):
     """Quadratic below beta, linear above: 0.5 d^2 / beta if |d| < beta else |d| - 0.5 beta."""
     reduction = _reduction(size_average, reduce, reduction)
-    _check_same_size(input, target, "smooth_l1_loss")
+    _check_same_size(input, target)
     if beta < 0:
         raise RuntimeError("smooth_l1_loss does not support negative values for beta.")
     d = input - target
@@ -1395,7 +1348,7 @@ def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
     """0.5 d^2 if |d| < delta else delta * (|d| - 0.5 delta)."""
     if reduction not in _REDUCTIONS:
         raise ValueError(f"{reduction} is not a valid value for reduction")
-    _check_same_size(input, target, "huber_loss")
+    _check_same_size(input, target)
     d = input - target
     ad = _ew.abs(d)
     loss = _ew.where(ad < delta, d * d * 0.5, (ad - 0.5 * delta) * delta)
