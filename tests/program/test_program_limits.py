@@ -1,0 +1,104 @@
+"""Each limit is configurable, raises LimitExceeded naming it (checked before the
+work where it can be), and leaves the session usable; ordinary programs stay
+well inside the defaults."""
+import time
+
+import pytest
+
+from gradserve.engine.program import Limits, Namespace, run
+
+TIGHT = {
+    "steps": (Limits(steps=500), "for i in range(10000):\n    x = i"),
+    "wall_time": (Limits(wall_time_s=0.2, steps=10**12), "while True:\n    pass"),
+    "tensor_elements": (Limits(tensor_elements=100), "x = torch.ones(11, 10)"),
+    "session_bytes": (Limits(session_bytes=1000), "x = torch.ones(1000)"),
+    "graph_nodes": (Limits(graph_nodes=10), "x = torch.ones(1, requires_grad=True)\nfor i in range(20):\n    x = x * 2"),
+    "call_depth": (Limits(call_depth=10), "def f(n):\n    return f(n + 1)\nf(0)"),
+    "sequence_length": (Limits(sequence_length=100), "x = list(range(101))"),
+    "string_length": (Limits(string_length=100), "s = 'ab' * 51"),
+    "output_bytes": (Limits(output_bytes=10), "print('hello world')"),
+    "program_bytes": (Limits(program_bytes=10), "x = 1 + 2 + 3"),
+}
+
+
+@pytest.mark.parametrize("limit", sorted(TIGHT))
+def test_each_limit_names_itself_and_leaves_the_session_usable(limit):
+    limits, source = TIGHT[limit]
+    ns = Namespace()
+    assert run("before = 1", ns).ok
+    out = run(source, ns, limits)
+    assert (out.error.type, out.error.limit) == ("LimitExceeded", limit), out.error.to_dict()
+    assert limit.split("_")[0] in out.error.message
+    assert out.error.to_dict()["limit"] == limit
+    after = run("after = before + 1", ns)
+    assert after.ok and ns.get("after") == 2
+
+
+def test_limits_are_counted_per_run():
+    ns = Namespace()
+    limits = Limits(steps=300, graph_nodes=50, output_bytes=100)
+    for _ in range(5):
+        out = run("for i in range(100):\n    x = i\ny = torch.ones(1, requires_grad=True)\n"
+                  "for i in range(40):\n    y = y * 2\nprint('x' * 50)", ns, limits)
+        assert out.ok, out.error.to_dict()
+
+
+def test_call_depth_counts_program_calls_through_modules():
+    ok = run("def f(n):\n    return 0 if n == 0 else f(n - 1)\nr = f(190)", Namespace())
+    assert ok.ok
+    out = run("""
+    class Deep(nn.Module):
+        def forward(self, n):
+            return n if n == 0 else self(n - 1)
+    r = Deep()(500)
+    """.replace("\n    ", "\n"), Namespace())
+    assert out.error.limit == "call_depth"
+
+
+def test_builtins_count_steps_per_element():
+    limits = Limits(steps=10_000)
+    for source in ("s = sum(range(10**9))", "s = max(range(10**9))", "s = sorted(range(10**9))",
+                   "s = any(v < 0 for v in range(10**9))", "s = list(map(abs, range(10**9)))",
+                   "s = [v for v in range(10**9)]", "s = dict(zip(range(10**9), range(10**9)))",
+                   "s = set(range(10**9))", "s = all(True for v in range(10**9))"):
+        started = time.monotonic()
+        out = run(source, Namespace(), limits)
+        assert out.error.limit in ("steps", "sequence_length"), (source, out.error.to_dict())
+        assert time.monotonic() - started < 2, source
+
+
+def test_integer_size_is_checked_before_computing():
+    started = time.monotonic()
+    for source in ("x = 10**10**10", "x = 7 ** 1000000", "x = 1 << 2**40", "x = pow(3, 10**9)"):
+        out = run(source, Namespace())
+        assert out.error.limit == "integer_size", source
+    assert time.monotonic() - started < 1
+    assert run("x = 2 ** 1000 * 3 ** 500\ny = x % 97", Namespace()).ok
+
+
+def test_ordinary_programs_run_within_the_default_limits(run_ok):
+    out, ns = run_ok("""
+    data = [i * 0.5 for i in range(100000)]
+    total = sum(data)
+    text = ", ".join(str(i) for i in range(2000))
+    print(len(text))
+    x = torch.randn(1000, 1000)
+    y = (x @ x).relu().mean()
+    def depth(n):
+        return 0 if n == 0 else 1 + depth(n - 1)
+    d = depth(150)
+    big = torch.zeros(2**26)
+    """)
+    assert ns.get("d") == 150 and out.stdout == "10888\n"
+
+
+def test_stdout_is_kept_up_to_the_output_limit():
+    out = run("for i in range(100):\n    print('abcdefghi')", Namespace(), Limits(output_bytes=25))
+    assert out.error.limit == "output_bytes"
+    assert out.stdout == "abcdefghi\nabcdefghi\nabcde"
+
+
+def test_logs_kept_in_the_outcome_are_bounded_but_all_are_streamed():
+    seen = []
+    out = run("for i in range(12000):\n    log(step=i)", Namespace(), on_log=seen.append)
+    assert out.ok and len(out.logs) == 10_000 and len(seen) == 12_000

@@ -1,0 +1,152 @@
+"""A session's Namespace: variables that persist between runs, dotted paths into
+the program's objects, checkpoints of every tensor and parameter."""
+import numpy as np
+import pytest
+
+import gradserve.engine as gs
+from gradserve.engine.program import Namespace, run
+
+MODEL = """
+class Block(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(3, 2)
+        self.register_buffer("count", torch.zeros(1))
+
+    def forward(self, x):
+        return self.fc(x)
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.block = Block()
+        self.layers = nn.ModuleList([nn.Linear(2, 2), nn.Linear(2, 1)])
+
+    def forward(self, x):
+        x = self.block(x)
+        for layer in self.layers:
+            x = layer(x)
+        return x
+
+model = Net()
+opt = optim.SGD(model.parameters(), lr=0.1)
+w = torch.ones(2, 2)
+pairs = [torch.zeros(1), 3]
+"""
+
+
+def test_get_set_delete_names():
+    ns = Namespace()
+    ns.set("x", gs.ones(3))
+    assert run("y = x * 2", ns).ok
+    assert ns.get("y").tolist() == [2.0, 2.0, 2.0]
+    assert ns.names() == ["x", "y"]
+    ns.delete("x")
+    with pytest.raises(KeyError):
+        ns.get("x")
+    assert run("z = x", ns).error.type == "NameError"
+
+
+def test_set_refuses_host_objects_that_are_not_program_values():
+    ns = Namespace()
+    with pytest.raises(Exception):
+        ns.set("np", np)
+    with pytest.raises(ValueError):
+        ns.set("not a name", 1)
+    ns.set("arr", np.arange(3.0))   # arrays become tensors
+    assert isinstance(ns.get("arr"), gs.Tensor)
+
+
+def test_variables_persist_between_runs_like_a_notebook(run_ok):
+    _, ns = run_ok("a = 1\ndef f(v):\n    return v + a\nclass C:\n    k = 5")
+    out, _ = run_ok("a = 10\nb = f(1) + C.k\nprint(b)", ns)
+    assert out.stdout == "16\n"
+
+
+def test_functions_defined_earlier_count_against_the_current_run(run_ok):
+    from gradserve.engine.program import Limits
+    _, ns = run_ok("def spin():\n    while True:\n        pass")
+    out = run("spin()", ns, Limits(steps=1000))
+    assert (out.error.limit, out.error.traceback[-1]["function"]) == ("steps", "spin")
+
+
+def test_resolve_dotted_paths(run_ok):
+    _, ns = run_ok(MODEL)
+    assert ns.resolve("model.block.fc.weight").shape == (2, 3)
+    assert ns.resolve("model.layers.1.bias").shape == (1,)
+    assert ns.resolve("pairs.0").tolist() == [0.0]
+    assert ns.resolve("w") is ns.get("w")
+    for missing in ("nope", "model.nope", "model.block.fc.nope", "model._parameters", "pairs.9",
+                    "model.__class__", "w.__dict__"):
+        with pytest.raises(KeyError) as info:
+            ns.resolve(missing)
+        assert missing in str(info.value)
+
+
+def test_tensors_lists_top_level_tensors_and_module_state(run_ok):
+    _, ns = run_ok(MODEL)
+    names = set(ns.tensors())
+    assert names == {"w", "model.block.fc.weight", "model.block.fc.bias", "model.block.count",
+                     "model.layers.0.weight", "model.layers.0.bias", "model.layers.1.weight",
+                     "model.layers.1.bias"}
+
+
+def test_load_tensors_restores_in_place_so_optimizers_keep_their_parameters(run_ok):
+    _, ns = run_ok(MODEL)
+    before = ns.resolve("model.block.fc.weight")
+    saved = {k: v.detach().clone() for k, v in ns.tensors().items()}
+    run_ok("""
+    loss = model(torch.ones(4, 3)).sum()
+    loss.backward()
+    opt.step()
+    w.add_(1)
+    """, ns)
+    assert not np.array_equal(before.detach().numpy(), saved["model.block.fc.weight"].numpy())
+    ns.load_tensors(saved)
+    assert ns.resolve("model.block.fc.weight") is before
+    for k, v in saved.items():
+        assert np.array_equal(ns.resolve(k).detach().numpy(), v.numpy()), k
+    run_ok("opt.zero_grad()\nmodel(torch.ones(1, 3)).sum().backward()\nopt.step()", ns)
+    assert not np.array_equal(before.detach().numpy(), saved["model.block.fc.weight"].numpy())
+
+
+def test_load_tensors_binds_new_top_level_tensors_and_refuses_unknown_paths():
+    ns = Namespace()
+    ns.load_tensors({"fresh": gs.ones(2)})
+    assert ns.get("fresh").tolist() == [1.0, 1.0]
+    with pytest.raises(KeyError):
+        ns.load_tensors({"nothing.here": gs.ones(1)})
+
+
+def test_nbytes_counts_each_array_once(run_ok):
+    _, ns = run_ok("""
+    a = torch.zeros(1000)
+    b = a
+    c = a[10:20]
+    d = [a, torch.zeros(10, dtype=torch.float64)]
+    g = torch.ones(5, requires_grad=True)
+    (g * 2).sum().backward()
+    """)
+    assert ns.nbytes() == 4000 + 80 + 20 + 20
+
+
+def test_nbytes_sees_optimizer_state_and_closures(run_ok):
+    _, ns = run_ok("""
+    p = nn.Parameter(torch.ones(100))
+    opt = optim.SGD([p], lr=0.1, momentum=0.9)
+    p.sum().backward()
+    opt.step()
+    def make():
+        hidden = torch.zeros(1000)
+        return lambda: hidden
+    get = make()
+    """)
+    # p (400) + grad (400) + momentum buffer (400) + the closure's tensor (4000)
+    assert ns.nbytes() == 400 * 3 + 4000
+
+
+def test_compiled_programs_are_reused_per_session(run_ok):
+    ns = Namespace()
+    for _ in range(3):
+        assert run("x = 1", ns).ok
+    assert len(ns.compiled) == 1
