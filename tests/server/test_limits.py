@@ -7,7 +7,8 @@ from server_harness import LiveServer
 
 @pytest.fixture(scope="module")
 def small_server():
-    server = LiveServer(workers=1, max_body_bytes=1024, cors_origins=("https://app.example",)).start()
+    server = LiveServer(workers=1, max_body_bytes=1024, ws_max_message_bytes=1024,
+                        cors_origins=("https://app.example",)).start()
     yield server
     server.stop()
 
@@ -57,3 +58,29 @@ def test_settings_read_the_environment():
     s = Settings.from_env(env={"GRADSERVE_WORKERS": "3", "GRADSERVE_API_KEYS": "a, b",
                                "GRADSERVE_LIMIT_WALL_TIME_S": "2.5", "GRADSERVE_GPU_WORKERS": "auto"})
     assert s.workers == 3 and s.api_keys == ("a", "b") and s.limits.wall_time_s == 2.5 and s.gpu_workers is None
+
+
+def test_websocket_message_past_the_cap_closes_with_1009(small_server):
+    import json
+
+    from websockets.exceptions import ConnectionClosed
+    from websockets.sync.client import connect
+    with httpx.Client(base_url=small_server.url) as c:
+        created = c.post("/v1/sessions", json={}).json()
+    url = f"{small_server.ws_url}/v1/sessions/{created['id']}/stream?token={created['token']}"
+    with connect(url) as ws:
+        ws.send(json.dumps({"type": "run", "id": "big", "program": "a = 1\n" * 400}))
+        with pytest.raises(ConnectionClosed) as info:
+            while True:
+                ws.recv(timeout=10)
+    assert info.value.rcvd.code == 1009
+
+
+def test_websocket_from_an_allowed_origin_is_accepted(small_server):
+    from websockets.sync.client import connect
+    with httpx.Client(base_url=small_server.url) as c:
+        created = c.post("/v1/sessions", json={}).json()
+    url = f"{small_server.ws_url}/v1/sessions/{created['id']}/stream?token={created['token']}"
+    with connect(url, origin="https://app.example") as ws:
+        ws.send('{"type": "ping"}')
+        assert '"pong"' in ws.recv(timeout=10)
