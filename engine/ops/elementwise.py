@@ -83,13 +83,6 @@ def _cast_to(x, np_dtype):
     return x
 
 
-def _floating(x):
-    """Integer and bool inputs of a float-valued op compute in the default float dtype."""
-    if x.dtype.kind in "fc":
-        return x
-    return x.astype(_dt.get_default_dtype().np)
-
-
 def _xp(x):
     return np if type(x) is _ndarray else get_array_module(x)
 

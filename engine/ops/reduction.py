@@ -7,7 +7,6 @@ gradient broadcasts against the input again. Ops that pick elements
 (max/min over a dim, sort, topk, median) are gathers along the dim, so their
 gradient goes back to the picked indices by gather's own rule.
 """
-import builtins
 import collections
 import math
 
