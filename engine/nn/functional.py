@@ -100,19 +100,16 @@ def relu6(input, inplace=False):
 
 def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
     """Clamps input to [min_val, max_val]; the gradient is zero outside the open interval."""
-    out = _ew.where((input > min_val) & (input < max_val), input, _ew.clamp(input, min_val, max_val).detach())
-    return _write_back(input, out) if inplace else out
-
-
-def _write_back(input, out):
-    # the in-place forms of composite activations: same values and history as torch's
-    return input._inplace(lambda _x, o: o, out)
+    if inplace:
+        return input._inplace(hardtanh, min_val, max_val)
+    return _ew.where((input > min_val) & (input < max_val), input, _ew.clamp(input, min_val, max_val).detach())
 
 
 def leaky_relu(input, negative_slope=0.01, inplace=False):
     """Applies max(0, x) + negative_slope * min(0, x) element-wise."""
-    out = _ew.where(input > 0, input, input * negative_slope)
-    return _write_back(input, out) if inplace else out
+    if inplace:
+        return input._inplace(leaky_relu, negative_slope)
+    return _ew.where(input > 0, input, input * negative_slope)
 
 
 def leaky_relu_(input, negative_slope=0.01):
@@ -121,8 +118,9 @@ def leaky_relu_(input, negative_slope=0.01):
 
 def elu(input, alpha=1.0, inplace=False):
     """Applies x if x > 0 else alpha * (exp(x) - 1) element-wise."""
-    out = _ew.where(input > 0, input, _ew.expm1(input) * alpha)
-    return _write_back(input, out) if inplace else out
+    if inplace:
+        return input._inplace(elu, alpha)
+    return _ew.where(input > 0, input, _ew.expm1(input) * alpha)
 
 
 _SELU_ALPHA = 1.6732632423543772848170429916717
@@ -131,20 +129,27 @@ _SELU_SCALE = 1.0507009873554804934193349852946
 
 def selu(input, inplace=False):
     """Applies scale * elu(x, alpha) with SELU's fixed constants."""
-    out = elu(input, _SELU_ALPHA) * _SELU_SCALE
-    return _write_back(input, out) if inplace else out
+    if inplace:
+        return input._inplace(selu)
+    return elu(input, _SELU_ALPHA) * _SELU_SCALE
 
 
 def celu(input, alpha=1.0, inplace=False):
     """Applies max(0, x) + min(0, alpha * (exp(x / alpha) - 1)) element-wise."""
-    out = _ew.where(input > 0, input, _ew.expm1(input / alpha) * alpha)
-    return _write_back(input, out) if inplace else out
+    if inplace:
+        return input._inplace(celu, alpha)
+    return _ew.where(input > 0, input, _ew.expm1(input / alpha) * alpha)
 
 
 def threshold(input, threshold, value, inplace=False):
     """Replaces each element not greater than threshold by value."""
-    out = _ew.where(input > threshold, input, value)
-    return _write_back(input, out) if inplace else out
+    if inplace:
+        return input._inplace(_threshold, threshold, value)
+    return _threshold(input, threshold, value)
+
+
+def _threshold(input, limit, value):
+    return _ew.where(input > limit, input, value)
 
 
 _SQRT_1_2 = 1.0 / math.sqrt(2.0)
@@ -157,20 +162,22 @@ def gelu(input, approximate="none"):
         inner = (input + input * input * input * 0.044715) * _SQRT_2_PI
         return input * 0.5 * (_ew.tanh(inner) + 1.0)
     if approximate != "none":
-        raise RuntimeError(f"approximate argument must be either none or tanh.")
+        raise RuntimeError("approximate argument must be either none or tanh.")
     return input * 0.5 * (_ew.erf(input * _SQRT_1_2) + 1.0)
 
 
 def silu(input, inplace=False):
     """Applies x * sigmoid(x) element-wise."""
-    out = input * _ew.sigmoid(input)
-    return _write_back(input, out) if inplace else out
+    if inplace:
+        return input._inplace(silu)
+    return input * _ew.sigmoid(input)
 
 
 def mish(input, inplace=False):
     """Applies x * tanh(softplus(x)) element-wise."""
-    out = input * _ew.tanh(softplus(input))
-    return _write_back(input, out) if inplace else out
+    if inplace:
+        return input._inplace(mish)
+    return input * _ew.tanh(softplus(input))
 
 
 def sigmoid(input):
@@ -185,8 +192,9 @@ def tanh(input):
 
 def hardsigmoid(input, inplace=False):
     """Applies relu6(x + 3) / 6 element-wise."""
-    out = hardtanh(input + 3.0, 0.0, 6.0) / 6.0
-    return _write_back(input, out) if inplace else out
+    if inplace:
+        return input._inplace(hardsigmoid)
+    return hardtanh(input + 3.0, 0.0, 6.0) / 6.0
 
 
 class Hardswish(Function):
@@ -204,8 +212,9 @@ class Hardswish(Function):
 
 def hardswish(input, inplace=False):
     """Applies x * relu6(x + 3) / 6 element-wise."""
-    out = Hardswish.apply(input)
-    return _write_back(input, out) if inplace else out
+    if inplace:
+        return input._inplace(hardswish)
+    return Hardswish.apply(input)
 
 
 def softsign(input):
@@ -418,21 +427,22 @@ def dropout(input, p=0.5, training=True, inplace=False):
     _check_p(p)
     if not training or p == 0.0:
         return input
+    if inplace:
+        return input._inplace(dropout, p, training)
     if p == 1.0:
-        out = input * 0.0
-    else:
-        out = input * _bernoulli_keep(tuple(input.shape), p, input)
-    return _write_back(input, out) if inplace else out
+        return input * 0.0
+    return input * _bernoulli_keep(tuple(input.shape), p, input)
 
 
 def _feature_dropout(input, p, training, inplace, spatial):
     _check_p(p)
     if not training or p == 0.0:
         return input
+    if inplace:
+        return input._inplace(_feature_dropout, p, training, False, spatial)
     batched = input.ndim == spatial + 2
     shape = tuple(input.shape[:2 if batched else 1]) + (1,) * spatial
-    out = input * 0.0 if p == 1.0 else input * _bernoulli_keep(shape, p, input)
-    return _write_back(input, out) if inplace else out
+    return input * 0.0 if p == 1.0 else input * _bernoulli_keep(shape, p, input)
 
 
 def dropout1d(input, p=0.5, training=True, inplace=False):

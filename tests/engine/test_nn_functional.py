@@ -4,6 +4,7 @@ float64) and its values and gradients against PyTorch, from one table.
 Each entry is written once as ``fn(T, *inputs)`` with T either gradserve.engine
 or torch; constants inside are built from T too, so both libraries see the same.
 """
+import numpy as np
 import pytest
 
 from op_check import check_gradients, compare_with_torch, torch
@@ -208,3 +209,39 @@ def test_gradient_at_kinks_is_pytorchs_choice(name):
         fn(T.nn.functional, x).sum().backward()
         grads.append(x.grad.tolist())
     assert grads[0] == grads[1]
+
+
+INPLACE = ["relu", "relu6", "hardtanh", "leaky_relu", "elu", "selu", "celu", "silu", "mish", "hardsigmoid",
+           "hardswish", "threshold", "dropout_eval"]
+
+
+@pytest.mark.torch
+@pytest.mark.skipif(torch is None, reason="PyTorch is not installed")
+@pytest.mark.parametrize("name", INPLACE)
+def test_inplace_forms_on_intermediate_tensors_match_torch(name):
+    import gradserve.engine as gs
+    call = {"threshold": lambda F, x: F.threshold(x, 0.1, -2.0, inplace=True),
+            "dropout_eval": lambda F, x: F.dropout(x, 0.5, training=False, inplace=True)}.get(
+        name, lambda F, x: getattr(F, name)(x, inplace=True))
+    results = []
+    for T in (gs, torch):
+        a = T.tensor([-4.0, -1.0, -0.2, 0.3, 1.5, 4.0, 7.0], dtype=T.float64, requires_grad=True)
+        x = a * 2
+        y = call(T.nn.functional, x)
+        assert y is x
+        (y * y).sum().backward()
+        results.append((y.detach().numpy().tolist(), a.grad.numpy().tolist()))
+    # (PyTorch's hardsigmoid uses a float32 1/6 even in float64, hence 1e-7)
+    np.testing.assert_allclose(results[0][0], results[1][0], rtol=1e-7)
+    np.testing.assert_allclose(results[0][1], results[1][1], rtol=1e-7)
+
+
+def test_inplace_dropout_in_training_keeps_the_mask_in_the_gradient():
+    import gradserve.engine as gs
+    gs.manual_seed(0)
+    a = gs.ones(50, 20, requires_grad=True)
+    x = a * 1
+    y = gs.nn.functional.dropout(x, 0.5, inplace=True)
+    assert y is x
+    y.sum().backward()
+    np.testing.assert_array_equal(a.grad.numpy(), y.detach().numpy())
