@@ -298,7 +298,7 @@ class Var(Reduction):
 
     def backward(self, F, g, x):
         n = _count(self.in_shape, self.axes) - self.correction
-        return (self._restore(F, g) * self._centred(F, x) * (2.0 / n if n else math.inf),)
+        return (self._restore(F, g) * self._centred(F, x) * 2.0 / float(n),)
 
 
 class Std(Var):
@@ -381,7 +381,7 @@ class Norm(Reduction):
         if p == 2:
             return (g * _div_or_zero(F, x, y),)
         if math.isinf(p):
-            return (F.sign(x) * _share_among_ties(F, g, F.abs(x), y, self.axes),)
+            return (F.sign(x) * _share_among_ties(F, g, F.abs(x), y, self.axes, nan_ties=True),)
         return (x * F.abs(x) ** (p - 2) * _div_or_zero(F, g, y ** (p - 1)),)
 
 
