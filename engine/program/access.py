@@ -160,7 +160,9 @@ def _decide(v, rt):
     if isinstance(v, (_MethodType, _BuiltinMethod, _MethodWrapper)):
         owner = getattr(v, "__self__", None)
         if owner is None or isinstance(owner, types.ModuleType):
-                raise _refuse(v)
+            raise _refuse(v)
+        if (type(owner).__module__ or "").startswith(_PROGRAM):
+            return v    # the interpreter's own builtins (print, sum, ...)
         if is_program_value(owner) and (not isinstance(v, _MethodType) or _function_ok(v.__func__)):
             return v
         raise _refuse(v)
@@ -340,7 +342,19 @@ def _generic_get(obj, name):
     tv = type(v)
     if tv in _OK_TYPES:
         return v
+    if (tv is list or tv is dict or tv is set) and _engine_class_attribute(obj, name):
+        v = tv(v)   # an engine class's own state is shared by every session: hand out a copy
     return wrap(v)
+
+
+def _engine_class_attribute(obj, name):
+    d = getattr(obj, "__dict__", None)
+    if isinstance(d, dict) and name in d:
+        return False
+    for k in type(obj).__mro__:
+        if name in k.__dict__:
+            return _engine_module(k.__module__ or "")
+    return False
 
 
 def _engine_class_get(cls, name):
@@ -925,7 +939,8 @@ _TORCH_DENY = ("save", "load", "from_numpy", "frombuffer", "from_file", "as_stri
                "set_num_interop_threads", "use_deterministic_algorithms", "compile", "jit", "hub", "utils",
                "library", "ops", "classes", "backends", "distributed", "multiprocessing", "testing", "fx",
                "onnx", "serialization", "storage", "UntypedStorage", "TypedStorage", "set_default_tensor_type",
-               "graph", "limits", "printing", "device_module", "dtypes", "tensor_ops", "program")
+               "graph", "limits", "printing", "device_module", "dtypes", "tensor_ops", "program", "Limits",
+               "LimitExceeded")
 _AUTOGRAD_ALLOW = ("backward", "grad", "no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled",
                    "set_detect_anomaly", "detect_anomaly", "is_anomaly_enabled", "gradcheck", "gradgradcheck",
                    "GradcheckError", "Variable")

@@ -12,6 +12,8 @@ import sys
 import time
 from dataclasses import dataclass, field
 
+import numpy as np
+
 from ..autograd.state import state
 from ..limits import Limits
 from .compiler import Compiler
@@ -68,6 +70,8 @@ def run(source, namespace, limits=None, *, observer=None, cancel=None, on_stdout
     rt.begin(limits, cancel, on_stdout, on_log)
     error = None
     frame = Frame(namespace.globals)
+    errstate = np.errstate(all="ignore")   # PyTorch computes inf/nan without warnings
+    errstate.__enter__()
     try:
         last = len(compiled) - 1
         for i, (statement, line, col) in enumerate(compiled):
@@ -83,6 +87,7 @@ def run(source, namespace, limits=None, *, observer=None, cancel=None, on_stdout
     except Exception as e:  # an unlocated host error: report it at the current line
         error = _from_exception(to_program_exception(e), state.line)
     finally:
+        errstate.__exit__(None, None, None)
         rt.end()
         namespace.swap_out(saved_session)
         (state.observer, state.line, state.node_count, state.node_limit, state.element_limit,
