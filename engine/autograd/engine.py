@@ -83,7 +83,7 @@ def run_backward(roots, root_grads, retain_graph, create_graph, inputs=None, all
                     if anomaly:
                         _check_anomaly(node, grads)
                     if not retain_graph and (saved or node.extra):
-                        node.saved = None   # frees what the node kept (Function.release)
+                        node.saved = None   # frees what the node kept; a later unpack raises
                         node.extra = ()
             n_grads = len(grads)
             i = -1

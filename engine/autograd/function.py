@@ -228,12 +228,6 @@ class Function(Node):
                 f"anomaly detection to find the operation that failed to compute its gradient, with "
                 f"torch.autograd.set_detect_anomaly(True).")
 
-    def release(self):
-        """Frees the saved tensors and kept values once backward is done with them."""
-        if self.saved or self.extra:
-            self.saved = None
-            self.extra = ()
-
 
 _BACKWARD_SUFFIX = re.compile(r"Backward\d*$")
 _LEGACY_TYPE_NAMES = {"float32": "torch.FloatTensor", "float64": "torch.DoubleTensor",
@@ -241,12 +235,3 @@ _LEGACY_TYPE_NAMES = {"float32": "torch.FloatTensor", "float64": "torch.DoubleTe
                       "int32": "torch.IntTensor", "int16": "torch.ShortTensor",
                       "int8": "torch.CharTensor", "uint8": "torch.ByteTensor",
                       "bool": "torch.BoolTensor"}
-
-
-def _edge(x):
-    if not isinstance(x, Tensor) or not x.requires_grad:
-        return _NO_EDGE
-    fn = x.grad_fn
-    if fn is not None:
-        return (fn, 0)
-    return (x._grad_accumulator(), 0)
