@@ -5,17 +5,12 @@ import time
 import uuid
 from dataclasses import dataclass
 
-from starlette.concurrency import run_in_threadpool
-
 from .backends.base import RunCancelled, RunDeadline, SessionGone
 from .errors import ApiError, deadline_exceeded, session_gone, tensor_error
 from .events import RunEvents
+from .json_bodies import OFFLOAD_BYTES, BigPayload, call_off_loop
 from .tensor_wire import TensorFormatError, decode_tensor, encode_tensor
 from .wire_frames import is_array_entry, pack_array, unpack_array
-
-# Above this many bytes, decoding and encoding tensors moves off the event loop.
-_OFFLOAD_BYTES = 256 * 1024
-
 
 @dataclass
 class RunSpec:
@@ -70,7 +65,7 @@ class RunService:
             payload = await self._execute(session, spec, run_id, events)
             outcome = "ok"
             if events.active:
-                events.publish({"type": "result", **payload})
+                events.publish((BigPayload if type(payload) is BigPayload else dict)(type="result", **payload))
             return payload
         except Cancelled:
             outcome = "cancelled"
@@ -97,10 +92,7 @@ class RunService:
     async def _execute(self, session, spec, run_id, events):
         limits = self.settings.limits
         buffers = []
-        if spec.size_hint > _OFFLOAD_BYTES:
-            inputs = await run_in_threadpool(_decode_inputs, spec.inputs, limits.tensor_elements, buffers)
-        else:
-            inputs = _decode_inputs(spec.inputs, limits.tensor_elements, buffers)
+        inputs = await call_off_loop(spec.size_hint, _decode_inputs, spec.inputs, limits.tensor_elements, buffers)
         stream = events.active
         header = {"op": "run", "session": session.id, "run": run_id, "program": spec.program, "inputs": inputs,
                   "outputs": spec.outputs, "graph": spec.graph, "stream": stream,
@@ -124,9 +116,7 @@ class RunService:
                                                                      "elapsed_ms": reply.get("elapsed_ms")})
         if not reply.get("ok"):
             raise ApiError.from_error(reply.get("status", 500), reply.get("error", {}))
-        if sum(len(b) for b in out) > _OFFLOAD_BYTES:
-            return await run_in_threadpool(result_payload, reply, out, spec.encoding)
-        return result_payload(reply, out, spec.encoding)
+        return await call_off_loop(sum(len(b) for b in out), result_payload, reply, out, spec.encoding)
 
 
 def _decode_inputs(inputs, max_elements, buffers):
@@ -155,6 +145,8 @@ def decode_value(entry, buffers, encoding):
 
 
 def result_payload(reply, buffers, encoding):
-    return {"values": {k: decode_value(v, buffers, encoding) for k, v in reply["values"].items()},
+    """The run answer; a BigPayload when its tensors are big enough to serialize off the loop."""
+    kind = BigPayload if sum(len(b) for b in buffers) > OFFLOAD_BYTES else dict
+    return kind({"values": {k: decode_value(v, buffers, encoding) for k, v in reply["values"].items()},
             "grads": {k: decode_value(v, buffers, encoding) for k, v in reply["grads"].items()},
-            "graph": reply.get("graph"), "stdout": reply.get("stdout", ""), "elapsed_ms": reply.get("elapsed_ms")}
+            "graph": reply.get("graph"), "stdout": reply.get("stdout", ""), "elapsed_ms": reply.get("elapsed_ms")})

@@ -1,8 +1,7 @@
 """POST /v1/sessions/{id}/run."""
 from fastapi import APIRouter, Depends, Request
-from fastapi.responses import JSONResponse
-
 from .. import auth
+from ..json_bodies import json_response
 from ..models import RunRequest, RunResult, errors
 from ..runs import RunSpec
 
@@ -19,4 +18,4 @@ async def run(request: Request, body: RunRequest, session=Depends(auth.session))
     spec = RunSpec(program=body.program, inputs=body.inputs, outputs=body.outputs, graph=body.graph,
                    encoding=body.encoding, size_hint=int(request.headers.get("content-length") or 0))
     payload = await state.runs.execute(session, spec, run_id=state.runs.new_run_id(), transport="http")
-    return JSONResponse(payload)
+    return await json_response(payload)

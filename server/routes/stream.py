@@ -15,6 +15,7 @@ from fastapi.responses import JSONResponse
 
 from ..errors import SESSION_NOT_FOUND, ApiError
 from ..events import EventQueue
+from ..json_bodies import dumps_off_loop
 from ..runs import Cancelled, RunSpec
 
 router = APIRouter(tags=["stream"])
@@ -97,7 +98,7 @@ class Connection:
         sender = asyncio.create_task(self._send_events())
         try:
             if first is not None:
-                await self._handle(first)
+                await self._handle(first, 0)
             max_bytes = self.state.settings.ws_max_message_bytes
             while True:
                 text = await self.ws.receive_text()
@@ -110,7 +111,7 @@ class Connection:
                 except ValueError:
                     self._notice("ValidationError", "messages must be JSON objects")
                     continue
-                await self._handle(message)
+                await self._handle(message, len(text))
         except (WebSocketDisconnect, RuntimeError):
             pass
         finally:
@@ -120,7 +121,7 @@ class Connection:
                     await self.state.runs.cancel(self.session, run_id)
             sender.cancel()
 
-    async def _handle(self, message):
+    async def _handle(self, message, size):
         if not isinstance(message, dict):
             return self._notice("ValidationError", "messages must be JSON objects")
         kind = message.get("type")
@@ -131,7 +132,7 @@ class Connection:
             if run_id in self.runs and not self.runs[run_id].done():
                 return self._notice("Conflict", f"run {run_id!r} is already in progress", run=run_id)
             self.runs = {k: t for k, t in self.runs.items() if not t.done()}
-            self.runs[run_id] = asyncio.create_task(self._run(run_id, message))
+            self.runs[run_id] = asyncio.create_task(self._run(run_id, message, size))
         elif kind == "cancel":
             run_id = message.get("id")
             if run_id in self.runs and not self.runs[run_id].done():
@@ -143,7 +144,7 @@ class Connection:
         elif "token" not in message or len(message) > 1:
             self._notice("ValidationError", "unknown message type; use run, cancel, watch or ping")
 
-    async def _run(self, run_id, message):
+    async def _run(self, run_id, message, size):
         program = message.get("program")
         inputs = message.get("inputs") or {}
         outputs = message.get("outputs")
@@ -154,7 +155,7 @@ class Connection:
         encoding = message.get("encoding", "json")
         spec = RunSpec(program=program, inputs=inputs, outputs=outputs, graph=bool(message.get("graph", False)),
                        encoding=encoding if encoding in ("json", "base64") else "json",
-                       trace=bool(message.get("trace", True)), size_hint=len(program))
+                       trace=bool(message.get("trace", True)), size_hint=size)
         try:
             await self.state.runs.execute(self.session, spec, run_id=run_id, transport="ws", own_queue=self.queue)
         except Cancelled:
@@ -186,6 +187,6 @@ class Connection:
                 if self.queue.overflowing:
                     await self.ws.close(code=1013)
                     return
-                await self.ws.send_text(json.dumps(event, separators=(",", ":")))
+                await self.ws.send_text(await dumps_off_loop(event))
         except (WebSocketDisconnect, RuntimeError, ConnectionError):
             pass

@@ -2,11 +2,10 @@
 from typing import Literal
 
 from fastapi import APIRouter, Body, Depends, Path, Query, Request, Response
-from fastapi.responses import JSONResponse
-from starlette.concurrency import run_in_threadpool
 
 from .. import auth
 from ..errors import ApiError, tensor_error
+from ..json_bodies import OFFLOAD_BYTES, BigPayload, call_off_loop, json_response
 from ..models import Graph, TensorIn, VariableValue, errors
 from ..runs import decode_value
 from ..tensor_wire import TensorFormatError, decode_tensor
@@ -17,7 +16,6 @@ router = APIRouter(prefix="/v1/sessions/{session_id}", tags=["variables"])
 
 _NAME = Path(max_length=256, pattern=r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z0-9_]+)*$",
              description="a variable name or a dotted path such as model.fc.weight")
-_OFFLOAD_BYTES = 256 * 1024
 
 
 @router.get("/variables/{name}", response_model=VariableValue, responses=errors(401, 404, 410, 422))
@@ -26,13 +24,15 @@ async def get_variable(request: Request, name: str = _NAME, encoding: Literal["j
     """A variable's value and gradient."""
     reply, out = await call(request, session, {"op": "get", "name": name})
 
+    nbytes = sum(len(b) for b in out)
+
     def encode():
         grad = reply["grad"]
-        return {"value": decode_value(reply["value"], out, encoding),
-                "grad": decode_value(grad, out, encoding) if grad is not None else None}
+        return (BigPayload if nbytes > OFFLOAD_BYTES else dict)(
+            value=decode_value(reply["value"], out, encoding),
+            grad=decode_value(grad, out, encoding) if grad is not None else None)
 
-    body = await run_in_threadpool(encode) if sum(len(b) for b in out) > _OFFLOAD_BYTES else encode()
-    return JSONResponse(body)
+    return await json_response(await call_off_loop(nbytes, encode))
 
 
 @router.put("/variables/{name}", status_code=204, response_class=Response, responses=errors(401, 404, 410, 413, 422))
@@ -51,8 +51,7 @@ async def put_variable(request: Request, name: str = _NAME, tensor: TensorIn = B
         entry["requires_grad"] = requires_grad
         return entry
 
-    big = int(request.headers.get("content-length") or 0) > _OFFLOAD_BYTES
-    entry = await run_in_threadpool(decode) if big else decode()
+    entry = await call_off_loop(int(request.headers.get("content-length") or 0), decode)
     await call(request, session, {"op": "put", "name": name, "tensor": entry,
                                   "session_bytes": limits.session_bytes}, buffers)
     return Response(status_code=204)
@@ -65,4 +64,4 @@ async def get_graph(request: Request, of: str = Query(max_length=256, descriptio
     if not of.replace(".", "_").isidentifier():
         raise ApiError(422, "ValidationError", f"{of[:80]!r} is not a variable name or dotted path", field="of")
     reply, _ = await call(request, session, {"op": "graph", "of": of})
-    return JSONResponse(reply["graph"])
+    return await json_response(BigPayload(reply["graph"]))
