@@ -115,10 +115,13 @@ class Optimizer:
             for p in group["params"]:
                 if p.grad is None:
                     continue
-                state = self.state[p]
-                if not state:
+                state = self.state.get(p)
+                if state is None:
+                    state = {}
                     self._init_state(group, p, state)
                 self._update(group, p, p.grad._data, state)
+                if state:  # SGD without momentum keeps no state, as in PyTorch
+                    self.state[p] = state
                 p._version[0] += 1
         return loss
 

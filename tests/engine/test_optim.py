@@ -117,7 +117,7 @@ def test_state_dict_round_trip_continues_the_same_trajectory(name):
     assert all(saved["state"][0][k] is not resumed.state[params[0]][k] for k in saved["state"][0])
 
 
-@pytest.mark.parametrize("name", ["SGD_momentum", "Adam", "AdamW", "RMSprop_centered_momentum", "Adagrad"])
+@pytest.mark.parametrize("name", ["SGD", "SGD_momentum", "Adam", "AdamW", "RMSprop_centered_momentum", "Adagrad"])
 @pytest.mark.torch
 @pytest.mark.skipif(torch is None, reason="PyTorch is not installed")
 def test_state_dict_layout_matches_torch(name):
