@@ -93,6 +93,9 @@ def run_backward(roots, root_grads, retain_graph, create_graph, inputs=None, all
                     continue
                 gi = grads[i] if i < n_grads else None
                 if gi is not None:
+                    # each input gets its gradient in its own shape, dtype and device (validate_outputs)
+                    if (type(gi._data) if create_graph else type(gi)) is not nxt.array_type:
+                        gi = _move(gi, nxt.array_type, create_graph)
                     if gi.shape != nxt.shape:
                         gi = sum_to(gi, nxt.shape)
                     dt = gi._data.dtype if create_graph else gi.dtype
@@ -168,6 +171,24 @@ def _run_hooks(hooks, g, create_graph):
 def as_array(g):
     """A gradient as an array: NumPy hands back scalars, not 0-d arrays, from 0-d arithmetic."""
     return np.asarray(g) if isinstance(g, np.generic) else g
+
+
+def _move(g, array_type, create_graph):
+    """A gradient moved to the device whose arrays are of ``array_type`` (or a NumPy scalar
+    made an array)."""
+    to_host = array_type is np.ndarray
+    if create_graph:
+        return g.to("cpu" if to_host else "cuda")
+    if isinstance(g, np.generic):
+        g = np.asarray(g)
+        if to_host:
+            return g
+    return g.get() if to_host else _cupy().asarray(g)
+
+
+def _cupy():
+    from ..device import _load_cupy
+    return _load_cupy()
 
 
 def _cast(g, np_dtype, create_graph):

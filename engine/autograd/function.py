@@ -46,7 +46,7 @@ class SavedOutput:
 
 class Node:
     """A vertex of the backward graph: what a tensor's ``grad_fn`` is."""
-    __slots__ = ("next_functions", "seq", "shape", "dtype", "line", "pre_hooks",
+    __slots__ = ("next_functions", "seq", "shape", "dtype", "array_type", "line", "pre_hooks",
                  "saved", "versions", "extra", "trace", "_gid", "__weakref__")
     op = "node"
     # PyTorch's name for this node when the class name does not give it ("MmBackward0");
@@ -102,6 +102,7 @@ class AccumulateGrad(Node):
         self.seq = (1 << 62) + next(_sequence)
         self.shape = variable._data.shape
         self.dtype = variable._data.dtype
+        self.array_type = type(variable._data)
         self.line = None
         self.pre_hooks = None
         self.saved = ()
@@ -157,6 +158,7 @@ class Function(Node):
         node.seq = next(_sequence)
         node.shape = data.shape
         node.dtype = data.dtype
+        node.array_type = type(data)   # NumPy's or CuPy's ndarray: the device gradients must reach
         node.line = st.line
         node.pre_hooks = None
         out = _make(data, True, node)
