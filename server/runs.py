@@ -12,6 +12,7 @@ from .json_bodies import OFFLOAD_BYTES, BigPayload, call_off_loop
 from .tensor_wire import TensorFormatError, decode_tensor, encode_tensor
 from .wire_frames import is_array_entry, pack_array, unpack_array
 
+
 @dataclass
 class RunSpec:
     program: str
@@ -21,10 +22,6 @@ class RunSpec:
     encoding: str = "json"
     trace: bool = False
     size_hint: int = 0  # bytes of the request that carried it
-
-
-class RunFailed(ApiError):
-    """A run that ended in an error: status and the SPEC section 2 error body."""
 
 
 class Cancelled(Exception):
@@ -112,7 +109,7 @@ class RunService:
             error = reply["error"]
             if error.get("type") == "Cancelled" and events.own is not None:
                 raise Cancelled()
-            raise RunFailed.from_error(reply["status"], error, extra={"stdout": reply.get("stdout", ""),
+            raise ApiError.from_error(reply["status"], error, extra={"stdout": reply.get("stdout", ""),
                                                                      "elapsed_ms": reply.get("elapsed_ms")})
         if not reply.get("ok"):
             raise ApiError.from_error(reply.get("status", 500), reply.get("error", {}))

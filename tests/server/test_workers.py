@@ -105,3 +105,22 @@ def _limits_after(memory_bytes, max_files):
     return {"fsize": resource.getrlimit(resource.RLIMIT_FSIZE)[0], "core": resource.getrlimit(resource.RLIMIT_CORE)[0],
             "nofile": resource.getrlimit(resource.RLIMIT_NOFILE)[0], "as": resource.getrlimit(resource.RLIMIT_AS)[0],
             "write": write}
+
+
+@pytest.mark.gpu
+def test_cuda_session_runs_on_a_gpu_worker():
+    import httpx
+
+    from server_harness import LiveServer
+    server = LiveServer(workers=1, gpu_workers=None).start()
+    try:
+        with httpx.Client(base_url=server.url, timeout=60) as client:
+            assert "cuda" in server.backend.devices()
+            s = open_session(client, device="cuda")
+            body = s.ok("y = (x * x).sum()\ny.backward()\nprint(x.device.type)",
+                        inputs={"x": {"data": [1.0, 2.0], "requires_grad": True}}, outputs=["y", "x"])
+            assert body["stdout"] == "cuda\n"
+            assert body["values"]["y"]["data"] == 5.0
+            assert body["grads"]["x"]["data"] == [2.0, 4.0]
+    finally:
+        server.stop()
