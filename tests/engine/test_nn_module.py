@@ -491,7 +491,7 @@ def test_max_pool_ties_send_the_gradient_to_the_first_maximum():
 
 # ------------------------------------------------------------------ gradients through whole layers
 @pytest.mark.parametrize("make, shape", [
-    (lambda: nn.LSTM(2, 3, num_layers=2, bidirectional=True), (3, 2, 2)),
+    (lambda: nn.LSTM(2, 2, bidirectional=True), (2, 1, 2)),
     (lambda: nn.GRU(2, 3, batch_first=True), (2, 3, 2)),
     (lambda: nn.RNN(2, 2, nonlinearity="relu"), (3, 1, 2)),
     (lambda: nn.MultiheadAttention(4, 2, add_bias_kv=True), (3, 2, 4)),
