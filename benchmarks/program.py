@@ -7,7 +7,8 @@ measured in the same run (issue 3's benchmark).
 
 Each measurement of the program is one ``run()`` of ``step()`` in a session
 where the model was set up by an earlier run, so it includes everything a run
-costs (limits, state swap, the session-bytes checks). Prints medians and ratios.
+costs (limits, state swap, the session-bytes checks). The two are interleaved
+call by call; prints the fastest and the median times and their ratios.
 
     python benchmarks/program.py [--repeat N]
 """
@@ -99,31 +100,30 @@ def as_program(setup):
     return step
 
 
-def median_time(fn, repeat, warmup=3):
+def compare(name, direct, program, repeat, warmup=3):
+    """Interleaves the two, one call each in turn, so load on the machine hits both
+    alike; the ratio is of the fastest calls (the least disturbed), medians beside."""
     for _ in range(warmup):
-        fn()
-    times = []
+        direct()
+        program()
+    d_times, p_times = [], []
     for _ in range(repeat):
         start = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times)
-
-
-def compare(name, direct, program, repeat, rounds=3):
-    """Alternates the two a few rounds so drift in the machine hits both alike."""
-    d_times, p_times = [], []
-    for _ in range(rounds):
-        d_times.append(median_time(direct, repeat))
-        p_times.append(median_time(program, repeat))
+        direct()
+        d_times.append(time.perf_counter() - start)
+        start = time.perf_counter()
+        program()
+        p_times.append(time.perf_counter() - start)
     d, p = min(d_times), min(p_times)
-    print(f"{name:<28} engine {d * 1e3:9.3f} ms   program {p * 1e3:9.3f} ms   ratio {p / d:5.3f}")
+    dm, pm = statistics.median(d_times), statistics.median(p_times)
+    print(f"{name:<30} engine {d * 1e3:8.3f} ms (median {dm * 1e3:8.3f})   program {p * 1e3:8.3f} ms "
+          f"(median {pm * 1e3:8.3f})   ratio {p / d:5.3f} (medians {pm / dm:5.3f})")
     return p / d
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--repeat", type=int, default=15)
+    parser.add_argument("--repeat", type=int, default=30)
     args = parser.parse_args()
     ratios = {}
     ratios["tiny"] = compare("(a) tiny-op chain (2000 ops)", tiny_direct(), as_program(TINY_SETUP), args.repeat)

@@ -35,7 +35,6 @@ _MethodType = types.MethodType
 _BuiltinMethod = types.BuiltinMethodType
 _FunctionType = types.FunctionType
 _MethodWrapper = type((1).__add__)
-_GeneratorTypes = (types.GeneratorType,)
 _ENGINE = "gradserve.engine"
 _PROGRAM = "gradserve.engine.program"
 
@@ -92,7 +91,7 @@ _OK_TYPES = {_NoneType, bool, int, float, complex, str, bytes, range, slice, typ
              Tensor, Size, _DType, _Device, Function, BoundMethod, ProgramIterator,
              type({}.keys()), type({}.values()), type({}.items())}
 _CONTAINERS = (list, tuple, dict, set, frozenset)
-_KIND = {}   # type -> "ok" | "container" | "engine" | None (decide per value)
+_KIND = {}   # type -> "ok" | "container" | "refuse" | "decide" (per value)
 _REFUSED_TYPES = {_State}
 _ITERATOR_TYPES = (types.GeneratorType, type(iter([])), type(iter(())), type(iter({})), type(iter(range(0))),
                    map, filter, zip, enumerate, reversed, type(iter(set())), type(iter({}.values())),
@@ -186,8 +185,7 @@ def _decide(v, rt):
 def _function_ok(fn):
     if isinstance(fn, Function):
         return True
-    module = getattr(fn, "__module__", None) or ""
-    return _engine_module(module) or isinstance(fn, types.BuiltinFunctionType)
+    return _engine_module(getattr(fn, "__module__", None) or "")
 
 
 def _class_ok(cls):
@@ -416,10 +414,6 @@ def _str_limit():
     return _LIMITS.string_length
 
 
-def _seq_limit():
-    return _LIMITS.sequence_length
-
-
 class _LimitValues:
     """The sizes the current run allows for strings and lists (set by the runner)."""
     __slots__ = ("string_length", "sequence_length")
@@ -483,7 +477,7 @@ def _str_get(obj, name):
 
 def _str_join(sep):
     def join(iterable):
-        items = iterable if type(iterable) in (list, tuple) else list(iterable)
+        items = iterable if type(iterable) in (list, tuple) else _builtins().materialize(iterable)
         _guard_join(sep, items)
         return sep.join(items)
     return join
@@ -669,8 +663,8 @@ def _policy_for(t):
     elif t is type:
         policy = _class_get
     elif _engine_module(t.__module__ or "") and t not in _REFUSED_TYPES:
-        name = t.__name__
-        if name == "Generator":
+        from ..ops.creation import Generator
+        if issubclass(t, Generator):
             policy = _allowlist_get(_GENERATOR_ATTRS)
         elif _is_node_type(t):
             policy = _allowlist_get(_NODE_ATTRS)
@@ -695,6 +689,12 @@ def _class_get(cls, name):
             raise _attr_error(cls, name, f"type object '{cls.__name__}' has no attribute '{name}'") from None
         if isinstance(v, property):
             return v
+        if type(v) in (list, dict, set):
+            for k in cls.__mro__:
+                if name in k.__dict__:
+                    if _engine_module(k.__module__ or ""):
+                        v = type(v)(v)   # inherited engine class state: a copy
+                    break
         return wrap(v)
     if issubclass(cls, ProgramBaseException) or cls in _BUILTIN_CLASSES:
         raise _attr_error(cls, name, f"type object '{cls.__name__}' has no attribute '{name}'")
@@ -790,9 +790,6 @@ class ModuleView:
             self._cache[name] = v
         return v
 
-    def names(self):
-        return self._source.names()
-
     def __repr__(self):
         return f"<module '{self.name}'>"
 
@@ -816,15 +813,6 @@ class ViewSource:
             return importlib.import_module(self.module)
         except ImportError:
             return None
-
-    def names(self):
-        mod = self._host_module()
-        found = set(self.children) | set(self.extra)
-        if mod is not None:
-            for n in dir(mod):
-                if not n.startswith("_") and n not in self.deny and (self.allow is None or n in self.allow):
-                    found.add(n)
-        return sorted(found)
 
     def resolve(self, view, name):
         missing = _attr_error(view, name, f"module '{self.name}' has no attribute '{name}'")

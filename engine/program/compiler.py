@@ -139,14 +139,6 @@ class Compiler:
                 raise locate(e, line, col, fn)
         return located
 
-    def _raiser(self, node, exc_factory):
-        line, col = _pos(node)
-        fn = self.fname
-
-        def fail(*args):
-            raise locate(exc_factory(*args), line, col, fn)
-        return fail
-
     # ------------------------------------------------------------------ names
     def load_name(self, name, node):
         kind = self.scope.resolve(name)
@@ -438,8 +430,6 @@ class Compiler:
         op = operators.INPLACE[type(node.op).__name__]
         value = self.expr(node.value)
         target = node.target
-        line, col = _pos(node)
-        fn = self.fname
         t = type(target)
         if t is ast.Name:
             load = self.load_name(target.id, target)

@@ -15,6 +15,8 @@ __all__ = ["Runtime"]
 _monotonic = time.monotonic
 CHECK_EVERY = 16          # statements between deadline / cancellation checks
 RSS_SLACK = 64 << 20      # interpreter noise allowed over session_bytes when judging by RSS
+RSS_EVERY_S = 0.002       # resident memory is read at most this often, unless a slow call or a
+                          # large result asks for a check (check_at set to 0)
 MAX_LOGS_KEPT = 10_000
 
 
@@ -23,7 +25,7 @@ class Runtime:
                  "cancel", "depth", "max_depth", "abort", "out", "out_bytes", "out_limit", "on_stdout",
                  "on_log", "logs", "bound", "bound_set", "limits", "elem_limit", "str_limit", "seq_limit",
                  "session_limit", "mem_next", "mem_cost", "rss_base", "bytes_base", "handled", "started",
-                 "last_check")
+                 "last_check", "rss_next")
 
     def __init__(self, namespace):
         self.namespace = namespace
@@ -57,6 +59,7 @@ class Runtime:
         self.handled = []
         self.started = 0.0
         self.last_check = 0.0
+        self.rss_next = 0.0
 
     # ------------------------------------------------------------------ runs
     def begin(self, limits, cancel, on_stdout, on_log):
@@ -67,6 +70,7 @@ class Runtime:
         self.check_at = min(CHECK_EVERY, self.step_limit + 1)
         self.started = _monotonic()
         self.last_check = self.started
+        self.rss_next = self.started
         self.wall_time = float(limits.wall_time_s)
         self.deadline = self.started + self.wall_time
         self.cancel = cancel
@@ -136,11 +140,13 @@ class Runtime:
         """Session bytes: by the process's resident memory growth at every check (cheap,
         and it sees everything the run allocates), and exactly for what the session's
         variables hold, walked at most every 50 ms (more rarely when the walk is slow)."""
-        rss = read_rss()
-        if rss is not None and self.rss_base is not None:
-            grown = rss - self.rss_base
-            if self.bytes_base + grown > self.session_limit + RSS_SLACK:
-                self.fail(self._bytes_abort(self.bytes_base + grown))
+        if now >= self.rss_next or self.check_at == 0:
+            self.rss_next = now + RSS_EVERY_S
+            rss = read_rss()
+            if rss is not None and self.rss_base is not None:
+                grown = rss - self.rss_base
+                if self.bytes_base + grown > self.session_limit + RSS_SLACK:
+                    self.fail(self._bytes_abort(self.bytes_base + grown))
         if now < self.mem_next:
             return
         held = self.namespace_bytes()
