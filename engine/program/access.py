@@ -952,6 +952,10 @@ def _sources():
     f_extra = {
         "one_hot": _guarded(e + ".nn.functional", "one_hot", guards.check_one_hot),
         "pad": _guarded(e + ".nn.functional", "pad", guards.check_pad),
+        "conv1d": _guarded(e + ".nn.functional", "conv1d", guards.check_conv),
+        "conv2d": _guarded(e + ".nn.functional", "conv2d", guards.check_conv),
+        "unfold": _guarded(e + ".nn.functional", "unfold", guards.check_unfold),
+        "embedding": _guarded(e + ".nn.functional", "embedding", guards.check_embedding),
     }
     return {
         "torch": ViewSource("torch", e, children={"nn": "torch.nn", "optim": "torch.optim",

@@ -224,6 +224,51 @@ def check_pad(input, pad, mode="constant", value=None):
     check_shape(shape)
 
 
+def _tuple(v, n):
+    if isinstance(v, int):
+        return (v,) * n
+    return tuple(int(x) for x in v)
+
+
+def check_conv(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
+    """Before a convolution: the padded input, the output and the unfolded patches fit."""
+    if not (isinstance(input, Tensor) and isinstance(weight, Tensor)) or weight._data.ndim < 3:
+        return
+    nd = weight._data.ndim - 2
+    shape = input._data.shape
+    if len(shape) == nd + 1:
+        shape = (1,) + shape
+    if len(shape) != nd + 2:
+        return
+    n, c = shape[0], shape[1]
+    kernel = weight._data.shape[2:]
+    stride, dilation = _tuple(stride, nd), _tuple(dilation, nd)
+    pads = (0,) * nd if isinstance(padding, str) else _tuple(padding, nd)
+    padded = [s + 2 * p for s, p in zip(shape[2:], pads)]
+    out = [max((s - d * (k - 1) - 1) // st + 1, 0) for s, k, d, st in zip(padded, kernel, dilation, stride)]
+    check_shape([n, c] + padded, "the padded input")
+    check_shape([n, weight._data.shape[0]] + out, "the convolution's result")
+    k = 1
+    for x in kernel:
+        k *= x
+    check_shape([n, c * k] + out, "the convolution's unfolded input")
+
+
+def check_unfold(input, kernel_size, dilation=1, padding=0, stride=1):
+    if not isinstance(input, Tensor) or input._data.ndim != 4:
+        return
+    n, c, h, w = input._data.shape
+    kernel, dilation, padding, stride = (_tuple(v, 2) for v in (kernel_size, dilation, padding, stride))
+    out = [max((s + 2 * p - d * (k - 1) - 1) // st + 1, 0)
+           for s, k, d, p, st in zip((h, w), kernel, dilation, padding, stride)]
+    check_shape([n, c * kernel[0] * kernel[1], out[0] * out[1]], "unfold's result")
+
+
+def check_embedding(input, weight, *rest, **kwargs):
+    if isinstance(input, Tensor) and isinstance(weight, Tensor) and weight._data.ndim == 2:
+        check_shape(tuple(input._data.shape) + (weight._data.shape[1],), "the embedding's result")
+
+
 def check_einsum(equation, *operands):
     """The output of einsum, and the size of its iteration space, from the subscripts."""
     if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
