@@ -222,6 +222,10 @@ SCHEDULERS = {
     "StepLR": lambda s, o: s.StepLR(o, step_size=3, gamma=0.5),
     "CosineAnnealingLR": lambda s, o: s.CosineAnnealingLR(o, T_max=5, eta_min=0.01),
     "CosineAnnealingLR_no_floor": lambda s, o: s.CosineAnnealingLR(o, T_max=7),
+    "MultiStepLR": lambda s, o: s.MultiStepLR(o, milestones=[2, 5, 5, 9], gamma=0.3),
+    "ExponentialLR": lambda s, o: s.ExponentialLR(o, gamma=0.9),
+    "LambdaLR": lambda s, o: s.LambdaLR(o, lr_lambda=lambda epoch: 1 / (1 + epoch)),
+    "LambdaLR_per_group": lambda s, o: s.LambdaLR(o, lr_lambda=[lambda e: 0.5 ** e, lambda e: 1 + e]),
 }
 
 
