@@ -58,7 +58,6 @@ class Module:
     """Base class for all neural network modules."""
 
     training: bool
-    call_super_init = False
 
     def __init__(self, *args, **kwargs):
         if args or kwargs:
