@@ -86,6 +86,7 @@ class Worker:
         self._send_event = send_event
         self._lock = threading.Lock()
         self._current = None  # (run id, cancel Event) of the run in progress
+        self._precancelled = set()
 
     # ------------------------------------------------------------ dispatch
     def handle(self, header, buffers):
@@ -110,10 +111,14 @@ class Worker:
         return reply, out
 
     def cancel(self, run_id):
-        """Asks the run ``run_id`` to stop at its next step (called from another thread)."""
+        """Asks the run ``run_id`` to stop at its next step, or not to start (called from another thread)."""
         with self._lock:
             if self._current is not None and self._current[0] == run_id:
                 self._current[1].set()
+            else:  # still in the pipe behind the current command
+                if len(self._precancelled) > 1000:  # cancels that crossed their run's end
+                    self._precancelled.clear()
+                self._precancelled.add(run_id)
 
     def _namespace(self, header):
         try:
@@ -151,6 +156,9 @@ class Worker:
         cancel = threading.Event()
         with self._lock:
             self._current = (run_id, cancel)
+            if run_id in self._precancelled:
+                self._precancelled.discard(run_id)
+                cancel.set()
         try:
             outcome = runtime.run_program(
                 ns, header["program"], limits,

@@ -15,6 +15,7 @@ import multiprocessing
 import os
 import threading
 import time
+from collections import deque
 
 from .. import worker as worker_module
 from ..wire_frames import FrameError, recv_message, send_message
@@ -26,6 +27,24 @@ _SPAWN = multiprocessing.get_context("spawn")
 _ENV_LOCK = threading.Lock()
 # Sends above this size go through a thread so the event loop never blocks on a pipe.
 _INLINE_SEND_BYTES = 32 * 1024
+# Commands a worker may have in its pipe: the next one is there when the current one ends.
+PIPELINE_DEPTH = 2
+
+
+class _Command:
+    """One command in flight to a worker, with its deadline clock."""
+    __slots__ = ("req", "run_id", "fut", "deadline_s", "grace_s", "timer", "killed")
+
+    def __init__(self, req, run_id, fut, deadline_s, grace_s):
+        self.req, self.run_id, self.fut = req, run_id, fut
+        self.deadline_s, self.grace_s = deadline_s, grace_s
+        self.timer = None
+        self.killed = False
+
+    def stop_clock(self):
+        if self.timer is not None:
+            self.timer.cancel()
+            self.timer = None
 
 
 def _start_with_env(process, env):
@@ -59,10 +78,11 @@ class _WorkerProcess:
         self.cancel_conn = None
         self.alive = False
         self.sessions = set()
-        self.lock = asyncio.Lock()  # one command at a time
-        self.pending = {}           # req id -> Future of (header, buffers)
+        self.room = asyncio.Semaphore(PIPELINE_DEPTH)
+        self.send_lock = asyncio.Lock()
+        self.pending = {}           # req id -> _Command
+        self.in_pipe = deque()      # commands sent and not yet answered, in the worker's order
         self.event_handlers = {}    # run id -> callable(events)
-        self.current_run = None
         self.precancelled = set()
         self.started_at = None
         self._hello = loop.create_future()
@@ -119,9 +139,13 @@ class _WorkerProcess:
                 log.exception("event handler failed")
 
     def _on_reply(self, header, buffers):
-        fut = self.pending.get(header.get("reply"))
-        if fut is not None and not fut.done():
-            fut.set_result((header, buffers))
+        command = self.pending.get(header.get("reply"))
+        if self.in_pipe and self.in_pipe[0] is command:
+            self.in_pipe.popleft()
+            if self.in_pipe:
+                self._start_clock(self.in_pipe[0])
+        if command is not None and not command.fut.done():
+            command.fut.set_result((header, buffers))
 
     def _on_eof(self):
         if not self._hello.done():
@@ -131,15 +155,17 @@ class _WorkerProcess:
 
     def _mark_dead(self):
         was_alive, self.alive = self.alive, False
-        for fut in self.pending.values():
-            if not fut.done():
-                fut.set_exception(SessionGone("the worker holding this session died"))
+        for command in self.pending.values():
+            command.stop_clock()
+            if not command.fut.done():
+                command.fut.set_exception(SessionGone("the worker holding this session died"))
+                command.fut.exception()  # retrieved here: a caller may already have gone
         return was_alive
 
     # ------------------------------------------------------------ commands
     async def call(self, header, buffers, on_events, deadline_s, grace_s):
         run_id = header.get("run")
-        async with self.lock:
+        async with self.room:  # at most PIPELINE_DEPTH commands in the pipe
             if not self.alive:
                 raise SessionGone("the worker holding this session died")
             if run_id is not None and run_id in self.precancelled:
@@ -147,33 +173,44 @@ class _WorkerProcess:
                 raise RunCancelled(run_id)
             req = next(self._req_ids)
             header["req"] = req
-            fut = self.loop.create_future()
-            self.pending[req] = fut
+            command = _Command(req, run_id, self.loop.create_future(), deadline_s, grace_s)
+            self.pending[req] = command
             if on_events is not None and run_id is not None:
                 self.event_handlers[run_id] = on_events
-            self.current_run = run_id
+            self.in_pipe.append(command)
+            if len(self.in_pipe) == 1:
+                self._start_clock(command)
             try:
-                await self._send(header, buffers)
-                if deadline_s is None:
-                    return await fut
-                try:
-                    return await asyncio.wait_for(asyncio.shield(fut), deadline_s)
-                except asyncio.TimeoutError:
-                    self.send_cancel(run_id)
-                try:
-                    return await asyncio.wait_for(asyncio.shield(fut), grace_s)
-                except asyncio.TimeoutError:
-                    log.warning("worker %d: run %s ignored its cancel for %.1fs; replacing the worker",
-                                self.slot, run_id, grace_s)
-                    self.kill()
+                async with self.send_lock:  # a message's header and buffers must not interleave with another's
+                    await self._send(header, buffers)
+                return await command.fut
+            except SessionGone:
+                if command.killed:
                     raise RunDeadline(run_id) from None
+                raise
             finally:
-                self.current_run = None
+                command.stop_clock()
                 self.pending.pop(req, None)
                 if run_id is not None:
                     self.event_handlers.pop(run_id, None)
-                if fut.done() and not fut.cancelled():
-                    fut.exception()  # retrieved: no "never retrieved" warning after a kill
+
+    def _start_clock(self, command):
+        """The worker starts ``command`` now (the one before it answered): its deadline runs from here."""
+        if command.deadline_s is not None:
+            command.timer = self.loop.call_later(command.deadline_s, self._deadline_passed, command)
+
+    def _deadline_passed(self, command):
+        if command.fut.done():
+            return
+        self.send_cancel(command.run_id)
+        command.timer = self.loop.call_later(command.grace_s, self._ignored_cancel, command)
+
+    def _ignored_cancel(self, command):
+        if not command.fut.done():
+            log.warning("worker %d: run %s ignored its cancel for %.1fs; replacing the worker",
+                        self.slot, command.run_id, command.grace_s)
+            command.killed = True
+            self.kill()
 
     async def _send(self, header, buffers):
         size = sum(len(b) for b in buffers)
@@ -185,13 +222,19 @@ class _WorkerProcess:
         except (OSError, ValueError):
             raise SessionGone("the worker holding this session died") from None
 
+    def running(self, run_id):
+        return any(c.run_id == run_id for c in self.in_pipe)
+
     def send_cancel(self, run_id):
-        if run_id == self.current_run and run_id is not None:
+        """Cancels a run in the pipe (the worker stops it, or skips it when it comes up), or one still waiting."""
+        if run_id is None:
+            return
+        if self.running(run_id):
             try:
                 self.cancel_conn.send_bytes(json.dumps({"run": run_id}).encode())
             except (OSError, ValueError):
                 pass
-        elif run_id is not None:
+        else:
             self.precancelled.add(run_id)
 
     def kill(self):
@@ -304,7 +347,7 @@ class LocalBackend(WorkerBackend):
 
     def health(self):
         return {"workers": [{"worker": w.slot, "device": w.device, "alive": w.alive, "sessions": len(w.sessions),
-                             "restarts": self.restarts[w.slot], "busy": w.current_run is not None}
+                             "restarts": self.restarts[w.slot], "busy": bool(w.in_pipe)}
                             for w in self.slots]}
 
     def worker_pid(self, placement):
