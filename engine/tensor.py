@@ -277,14 +277,17 @@ class Tensor:
             self._accumulator = weakref.ref(acc)
         return acc
 
-    def _accumulate(self, g, create_graph):
-        """AccumulateGrad: sums the gradient ``g`` (hooks already run) into ``.grad``."""
+    def _accumulate(self, g, create_graph, owned=False):
+        """AccumulateGrad: sums the gradient ``g`` (hooks already run) into ``.grad``.
+
+        Unless ``owned`` (nothing else refers to g), the first gradient is copied: the
+        engine may hand one array to several inputs, or the caller's own array."""
         if create_graph:
             self.grad = g if self.grad is None else self.grad + g
         elif self.grad is None:
-            # the engine may hand one array to several inputs, or the caller's own: own a copy
-            self.grad = Tensor._make(g.copy() if type(g) is _ndarray else _engine.as_array(g).copy(),
-                                     False, None)
+            if not owned:
+                g = g.copy() if type(g) is _ndarray else _engine.as_array(g).copy()
+            self.grad = Tensor._make(g, False, None)
         else:
             # in place, history or not, as PyTorch's AccumulateGrad outside grad mode
             self.grad._data += g

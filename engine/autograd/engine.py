@@ -4,6 +4,7 @@ input's shape in one place, saved buffers released node by node. Iterative, so
 graph depth is bounded by memory, not the recursion limit (PyTorch's engine.cpp).
 """
 import heapq
+import sys
 
 import numpy as np
 
@@ -13,6 +14,17 @@ from .function import AccumulateGrad, Function
 from .state import state
 
 _heappush, _heappop = heapq.heappush, heapq.heappop
+_ndarray = np.ndarray
+_getrefcount = sys.getrefcount
+
+
+def _unshared_count():
+    """What getrefcount reports for an array held by one local variable only."""
+    g = np.empty(0)
+    return _getrefcount(g)
+
+
+_UNSHARED = _unshared_count()
 Tensor = None  # set by engine.tensor
 graph_ops = None  # the engine's differentiable namespace, set by engine/__init__
 
@@ -63,7 +75,10 @@ def run_backward(roots, root_grads, retain_graph, create_graph, inputs=None, all
                     observer.on_backward(node, g)
                 if is_leaf:
                     if targets is None:
-                        node.variable._accumulate(g, create_graph)
+                        # a gradient nothing else refers to becomes .grad without a copy
+                        # (PyTorch steals a new_grad whose use_count is 1 the same way)
+                        owned = type(g) is _ndarray and _getrefcount(g) == _UNSHARED and g.base is None
+                        node.variable._accumulate(g, create_graph, owned)
                     else:
                         for i in targets[node]:
                             captured[i] = g
@@ -107,6 +122,7 @@ def run_backward(roots, root_grads, retain_graph, create_graph, inputs=None, all
                 deps[nxt] = d
                 if d == 0:
                     _heappush(heap, (-nxt.seq, nxt))
+            grads = gi = prev = None   # the buffers hold the only references to what was sent on
     finally:
         state.grad_enabled = prev_grad_mode
 

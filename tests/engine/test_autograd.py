@@ -743,3 +743,57 @@ def test_gradgradcheck_checks_the_gradient_of_the_gradient():
     assert gs.autograd.gradgradcheck(_Square.apply, (x,))
     with pytest.raises(gs.autograd.GradcheckError):
         gs.autograd.gradgradcheck(_DetachedSquare.apply, (x,))
+
+
+# ------------------------------------------------------------------ .grad owns its memory
+def test_inputs_of_one_add_get_grads_that_do_not_alias():
+    x, w = leaf(gs, [1.0, 2.0]), leaf(gs, [3.0, 4.0])
+    (x + w).sum().backward()
+    assert not np.shares_memory(x.grad.numpy(), w.grad.numpy())
+    x.grad.add_(10)
+    assert w.grad.tolist() == [1.0, 1.0]
+
+
+def test_grad_does_not_alias_the_callers_gradient_or_a_hook_result():
+    x = leaf(gs, [1.0, 2.0])
+    g = gs.tensor([1.0, 1.0])
+    x.backward(g)
+    assert not np.shares_memory(x.grad.numpy(), g.numpy())
+    kept = gs.tensor([5.0, 5.0])
+    y = leaf(gs, [1.0, 2.0])
+    y.register_hook(lambda grad: kept)
+    (y * 2).sum().backward()
+    assert not np.shares_memory(y.grad.numpy(), kept.numpy())
+    y.grad.add_(1)
+    assert kept.tolist() == [5.0, 5.0]
+
+
+def test_grad_of_a_broadcast_is_writable():
+    x = leaf(gs, [[1.0, 2.0]])
+    x.sum().backward()
+    x.grad.mul_(3)
+    assert x.grad.tolist() == [[3.0, 3.0]]
+
+
+class _Fresh(gs.autograd.Function):
+    __slots__ = ()
+    op = "fresh"
+    made = []
+
+    def forward(self, x):
+        return x * 1
+
+    def backward(self, F, g):
+        out = g * 2
+        _Fresh.made.append(weakref.ref(out))   # a weak reference leaves out unshared
+        return (out,)
+
+
+def test_a_gradient_nothing_else_holds_becomes_grad_without_a_copy():
+    x = leaf(gs, [1.0, 2.0])
+    _Fresh.made.clear()
+    _Fresh.apply(x).sum().backward()
+    made = _Fresh.made.pop()
+    assert x.grad._data is made()
+    _Fresh.apply(x).sum().backward()
+    assert x.grad.tolist() == [4.0, 4.0]
