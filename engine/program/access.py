@@ -89,13 +89,15 @@ def _engine_module(name):
 # --------------------------------------------------------------------------- wrap
 _OK_TYPES = {_NoneType, bool, int, float, complex, str, bytes, range, slice, type(Ellipsis),
              Tensor, Size, _DType, _Device, Function, BoundMethod, ProgramIterator,
-             type({}.keys()), type({}.values()), type({}.items())}
+             type({}.keys()), type({}.values()), type({}.items()),
+             type(OrderedDict().keys()), type(OrderedDict().values()), type(OrderedDict().items())}
 _CONTAINERS = (list, tuple, dict, set, frozenset)
 _KIND = {}   # type -> "ok" | "container" | "refuse" | "decide" (per value)
 _REFUSED_TYPES = {_State}
 _ITERATOR_TYPES = (types.GeneratorType, type(iter([])), type(iter(())), type(iter({})), type(iter(range(0))),
                    map, filter, zip, enumerate, reversed, type(iter(set())), type(iter({}.values())),
-                   type(iter({}.items())), type(iter("")))
+                   type(iter({}.items())), type(iter("")), type(iter(OrderedDict())),
+                   type(iter(OrderedDict().values())), type(iter(OrderedDict().items())))
 
 
 def _kind_of(t):

@@ -8,6 +8,7 @@ Those that loop over a program's data (``sum``, ``sorted``, ``list``, ``min``,
 """
 import math
 import time
+from collections import OrderedDict
 
 from ..autograd.state import state
 from ..tensor import Tensor
@@ -18,10 +19,10 @@ from .values import BoundMethod, Function, ProgramIterator
 __all__ = ["Builtins", "make_builtins", "materialize", "repr_size_check", "SUPER", "UNAVAILABLE"]
 
 _TypeError = PROGRAM_EXCEPTIONS["TypeError"]
-_SIZED = (list, tuple, str, dict, set, frozenset, range, type({}.keys()), type({}.values()),
-          type({}.items()))
-_PLAIN_ITER = frozenset((list, tuple, str, dict, set, frozenset, range, ProgramIterator,
-                         type({}.keys()), type({}.values()), type({}.items())))
+_VIEWS = (type({}.keys()), type({}.values()), type({}.items()), type(OrderedDict().keys()),
+          type(OrderedDict().values()), type(OrderedDict().items()))
+_SIZED = (list, tuple, str, dict, set, frozenset, range) + _VIEWS
+_PLAIN_ITER = frozenset((list, tuple, str, dict, set, frozenset, range, ProgramIterator) + _VIEWS)
 _current = None   # the running session's Builtins (for helpers called from operators)
 _monotonic = time.monotonic
 SLOW_CALL_S = 0.001

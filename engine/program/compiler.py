@@ -1192,10 +1192,13 @@ class Compiler:
         func = node.func
         if type(func) is ast.Name and func.id == "super":
             return self._super_call(node)
-        fc = self.expr(func)
         args = self._elements(node.args)
         kws = [(k.arg, self.expr(k.value)) for k in node.keywords]
         starred = any(star for _, star in args) or any(k is None for k, _ in kws)
+        if (type(func) is ast.Attribute and not starred and not func.attr.startswith("_")
+                and func.attr not in access._TENSOR_SPECIAL and func.attr not in access._TENSOR_DENY):
+            return self._method_call(node, [c for c, _ in args], kws)
+        fc = self.expr(func)
         line, col = _pos(node)
         fn = self.fname
         st = state
@@ -1284,6 +1287,67 @@ class Compiler:
             except Abort as e:
                 raise locate(e, line, col, fn)
         return call
+
+    def _method_call(self, node, closures, kws):
+        """``obj.name(args)``: on a tensor, the method is called directly (the common case
+        in model code); on anything else the attribute goes through the gate as usual."""
+        func = node.func
+        obj = self.expr(func.value)
+        attr = func.attr
+        line, col = _pos(node)
+        fn = self.fname
+        st = state
+        rt = self.rt
+        host = self.bt.call
+        policies = access._POLICIES
+        policy_for = access._policy_for
+        wrap = rt.wrap
+        kw_names = [k for k, _ in kws]
+        kw_closures = [c for _, c in kws]
+        n = len(closures)
+        a0 = closures[0] if n == 1 else None
+
+        def method_call(fr):
+            o = obj(fr)
+            try:
+                if n == 0:
+                    a = []
+                elif n == 1:
+                    a = [a0(fr)]
+                else:
+                    a = [c(fr) for c in closures]
+                kw = {k: c(fr) for k, c in zip(kw_names, kw_closures)} if kw_names else None
+                st.line = line
+                if type(o) is Tensor:
+                    m = getattr(o, attr)
+                    r = m(*a, **kw) if kw else m(*a)
+                    st.line = line
+                    if type(r) is Tensor:
+                        if r._data.size > _LARGE:
+                            rt.check_at = 0
+                            return wrap(r)
+                        return r
+                    return wrap(r)
+                t = type(o)
+                policy = policies.get(t)
+                if policy is None:
+                    policy = policy_for(t)
+                f = policy(o, attr)
+                tf = type(f)
+                if tf is BoundMethod:
+                    a.insert(0, f.obj)
+                    r = f.fn.invoke(a, kw)
+                elif tf is Function:
+                    r = f.invoke(a, kw)
+                else:
+                    r = host(f, a, kw)
+                st.line = line
+                return r
+            except Exception as e:
+                raise locate(e, line, col, fn) from None
+            except Abort as e:
+                raise locate(e, line, col, fn)
+        return method_call
 
     def _super_call(self, node):
         load = self.load_name("super", node.func)

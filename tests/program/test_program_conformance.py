@@ -217,3 +217,72 @@ def test_observer_sees_the_runs_nodes(run_ok):
     assert 3 in lines and ("backward", 3) in seen
     from gradserve.engine.autograd.state import state
     assert state.observer is None
+
+
+def test_pasted_cnn_script_with_scheduler_state_dict_and_decorators(run_ok):
+    out, ns = run_ok("""
+    import torch
+    import torch.nn as nn
+    import torch.nn.functional as F
+    import torch.optim as optim
+
+    class CNN(nn.Module):
+        def __init__(self):
+            super(CNN, self).__init__()
+            self.conv1 = nn.Conv2d(1, 4, 3, padding=1)
+            self.pool = nn.MaxPool2d(2)
+            self.fc = nn.Linear(4 * 4 * 4, 10)
+            self.dropout = nn.Dropout(0.1)
+
+        def forward(self, x):
+            x = self.pool(F.relu(self.conv1(x)))
+            x = x.view(x.size(0), -1)
+            x = self.dropout(x)
+            return F.log_softmax(self.fc(x), dim=1)
+
+    torch.manual_seed(0)
+    model = CNN()
+    print(model)
+    optimizer = optim.Adam(model.parameters(), lr=1e-2)
+    scheduler = optim.lr_scheduler.StepLR(optimizer, step_size=5, gamma=0.5)
+    data = torch.randn(32, 1, 8, 8)
+    target = torch.randint(0, 10, (32,))
+    losses = []
+    model.train()
+    for epoch in range(10):
+        optimizer.zero_grad()
+        loss = F.nll_loss(model(data), target)
+        loss.backward()
+        optimizer.step()
+        scheduler.step()
+        losses.append(loss.item())
+    model.eval()
+    keys = sorted(model.state_dict().keys())
+    clone = CNN()
+    clone.load_state_dict(model.state_dict())
+    clone.eval()
+    same = torch.allclose(clone(data), model(data))
+    n_params = sum(p.numel() for p in model.parameters() if p.requires_grad)
+
+    @torch.no_grad()
+    def evaluate(m):
+        return m(data).sum()
+    no_grad_result = evaluate(model).requires_grad
+    lr = scheduler.get_last_lr()[0]
+    """)
+    assert out.stdout.startswith("CNN(\n  (conv1): Conv2d(1, 4, kernel_size=(3, 3)")
+    assert ns.get("losses")[-1] < ns.get("losses")[0]
+    assert ns.get("keys") == ["conv1.bias", "conv1.weight", "fc.bias", "fc.weight"]
+    assert ns.get("same") is True and ns.get("n_params") == 690 and ns.get("no_grad_result") is False
+    assert ns.get("lr") == pytest.approx(0.0025)
+
+
+def test_gradcheck_of_a_program_function(run_ok):
+    _, ns = run_ok("""
+    def f(x, y):
+        return (x * y.sin()).sum()
+    x = torch.randn(3, dtype=torch.float64, requires_grad=True)
+    y = torch.randn(3, dtype=torch.float64, requires_grad=True)
+    ok = torch.autograd.gradcheck(f, (x, y))
+    """)
+    assert ns.get("ok") is True
