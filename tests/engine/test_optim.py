@@ -14,8 +14,6 @@ try:
 except ImportError:  # the oracle tests are skipped without PyTorch
     torch = None
 
-needs_torch = [pytest.mark.torch, pytest.mark.skipif(torch is None, reason="PyTorch is not installed")]
-
 SHAPES = [(3, 4), (5,)]
 
 
