@@ -14,7 +14,6 @@ import logging
 import multiprocessing
 import os
 import threading
-import time
 from collections import deque
 
 from .. import worker as worker_module
@@ -84,7 +83,6 @@ class _WorkerProcess:
         self.in_pipe = deque()      # commands sent and not yet answered, in the worker's order
         self.event_handlers = {}    # run id -> callable(events)
         self.precancelled = set()
-        self.started_at = None
         self._hello = loop.create_future()
         self._req_ids = itertools.count(1)
 
@@ -100,7 +98,6 @@ class _WorkerProcess:
         threading.Thread(target=self._read, daemon=True, name=f"gradserve-worker-{self.slot}-reader").start()
         await asyncio.wait_for(self._hello, timeout_s)
         self.alive = True
-        self.started_at = time.time()
 
     @property
     def pid(self):
@@ -235,6 +232,8 @@ class _WorkerProcess:
             except (OSError, ValueError):
                 pass
         else:
+            if len(self.precancelled) > 1000:  # cancels that crossed their run's end
+                self.precancelled.clear()
             self.precancelled.add(run_id)
 
     def kill(self):

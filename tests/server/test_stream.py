@@ -1,6 +1,5 @@
 """WebSocket /v1/sessions/{id}/stream: auth, origin, run/cancel/watch, ordering, slow readers."""
 import json
-import threading
 import time
 
 import pytest
