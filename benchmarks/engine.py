@@ -11,7 +11,7 @@ Prints each framework's median time and the ratio. PyTorch is optional: without
 it only gradserve's times are printed. Both frameworks get the same number of
 BLAS threads: PyTorch is set to the thread count NumPy's BLAS uses.
 
-    python benchmarks/engine.py [--repeat N] [--rounds N] [--only a,b,c]
+    python benchmarks/engine.py [--repeat N] [--rounds N] [--only a,b,c] [--threads N]
 """
 import argparse
 import json
@@ -193,7 +193,8 @@ def worker(task, name, repeat):
 
 
 def run_worker(task, name, repeat, threads):
-    env = dict(os.environ, GRADSERVE_BENCH_THREADS=str(threads))
+    # NumPy's OpenBLAS reads its thread count from the environment when it loads
+    env = dict(os.environ, GRADSERVE_BENCH_THREADS=str(threads), OPENBLAS_NUM_THREADS=str(threads))
     done = subprocess.run([sys.executable, __file__, "--worker", f"{task}:{name}", "--repeat", str(repeat)],
                           capture_output=True, text=True, env=env, timeout=900)
     if done.returncode != 0:
@@ -237,9 +238,10 @@ def _line(label, ours, theirs, target=None):
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--repeat", type=int, default=7, help="timed repetitions of (a) and (b) per round")
-    parser.add_argument("--rounds", type=int, default=3,
+    parser.add_argument("--rounds", type=int, default=5,
                         help="subprocess runs per framework and benchmark, alternating between frameworks")
     parser.add_argument("--only", default="a,b,c", help="which of a, b, c to run")
+    parser.add_argument("--threads", type=int, help="BLAS threads for both frameworks (default: what NumPy uses)")
     parser.add_argument("--worker", help=argparse.SUPPRESS)
     args = parser.parse_args()
 
@@ -248,7 +250,7 @@ def main():
         worker(task, name, args.repeat)
         return
 
-    threads, source = blas_threads()
+    threads, source = (args.threads, "--threads") if args.threads else blas_threads()
     only = set(args.only.split(","))
     if HAVE_TORCH:
         from importlib.metadata import version
