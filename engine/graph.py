@@ -43,26 +43,41 @@ def _number(x):
 def summary(array_or_tensor):
     """{"min", "max", "mean", "norm", "head"} of a tensor or array, JSON-safe."""
     data = array_or_tensor._data if isinstance(array_or_tensor, Tensor) else array_or_tensor
-    xp = get_array_module(data)
     flat = data.reshape(-1)
-    head = flat[:HEAD]
-    head = (head if type(head) is np.ndarray else head.get()).tolist()
-    if flat.size == 0:
+    n = flat.size
+    if n == 0:
         return {"min": None, "max": None, "mean": None, "norm": None, "head": []}
-    values = flat.astype(np.float64) if data.dtype.kind in "bf" else flat
     integral = data.dtype.kind in "iu"
-    lo, hi = values.min(), values.max()
-    wide = flat.astype(np.float64)
-    with np.errstate(all="ignore"):
-        mean = float(wide.mean())
-        norm = float(xp.sqrt((wide * wide).sum()))
+    if n <= _SMALL:
+        # a few values: Python's arithmetic beats a NumPy call per statistic
+        values = (flat if type(flat) is np.ndarray else flat.get()).tolist()
+        head = values[:HEAD]
+        wide = [float(v) for v in values]
+        if any(v != v for v in wide):
+            lo = hi = mean = norm = math.nan
+        else:
+            lo, hi = min(values), max(values)
+            mean = sum(wide) / n
+            norm = math.sqrt(sum([v * v for v in wide]))
+    else:
+        xp = get_array_module(data)
+        head = flat[:HEAD]
+        head = (head if type(head) is np.ndarray else head.get()).tolist()
+        wide = flat.astype(np.float64)
+        with np.errstate(all="ignore"):
+            lo, hi = (flat.min(), flat.max()) if integral else (wide.min(), wide.max())
+            mean = float(wide.mean())
+            norm = float(xp.sqrt((wide * wide).sum()))
     return {
         "min": int(lo) if integral else _number(float(lo)),
         "max": int(hi) if integral else _number(float(hi)),
-        "mean": _number(mean),
-        "norm": _number(norm),
-        "head": [_number(float(v)) if isinstance(v, float) else v for v in head],
+        "mean": _number(float(mean)),
+        "norm": _number(float(norm)),
+        "head": [_number(v) if isinstance(v, float) else v for v in head],
     }
+
+
+_SMALL = 64
 
 
 def _dtype_name(np_dtype):

@@ -267,3 +267,22 @@ def test_observer_keeps_nothing_alive_and_bounds_what_it_records(monkeypatch):
         assert node() is None   # ids live on the nodes, not in the observer
     finally:
         gc.enable()
+
+
+@pytest.mark.parametrize("n", [5, 64, 65, 1000])
+def test_summary_agrees_with_numpy_for_small_and_large_arrays(n):
+    a = np.random.default_rng(n).standard_normal(n).astype(np.float32)
+    s = graph.summary(a)
+    wide = a.astype(np.float64)
+    assert s["min"] == float(wide.min()) and s["max"] == float(wide.max())
+    assert math.isclose(s["mean"], wide.mean(), rel_tol=1e-9, abs_tol=1e-12)
+    assert math.isclose(s["norm"], np.sqrt((wide * wide).sum()), rel_tol=1e-9)
+    assert s["head"] == [float(v) for v in a[:graph.HEAD]]
+
+
+@pytest.mark.parametrize("n", [3, 300])
+def test_summary_of_infinities(n):
+    a = np.zeros(n)
+    a[:3] = [1.0, -np.inf, np.inf]
+    s = graph.summary(a)
+    assert (s["min"], s["max"], s["mean"], s["norm"]) == ("-Infinity", "Infinity", "NaN", "Infinity")
