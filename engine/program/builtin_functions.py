@@ -420,6 +420,11 @@ class Builtins:
     def b_pow(self, base, exp, mod=None):
         if mod is None:
             return operators.pow_(base, exp)
+        if type(exp) is int and type(mod) is int:
+            # modular exponentiation costs about bits(mod)**2 * bits(exp) in one C call
+            work = max(mod.bit_length(), 64) ** 2 * max(exp.bit_length(), 1)
+            if work > 1 << 36:
+                raise guards.abort_int(max(mod.bit_length(), exp.bit_length()))
         return pow(base, exp, mod)
 
     # ------------------------------------------------------------------ attributes

@@ -173,6 +173,7 @@ CPU_BOMBS = [
     ("int_squaring", "x = 2\nwhile True:\n    x = x * x", "LimitExceeded", "integer_size"),
     ("pow_builtin", "x = pow(2, 10**10)", "LimitExceeded", "integer_size"),
     ("left_shift", "x = 1 << 10**10", "LimitExceeded", "integer_size"),
+    ("modular_pow", "x = pow(3, 2**60000, 2**60000 + 1)", "LimitExceeded", "integer_size"),
     ("factorial", "x = math.factorial(10**6)", "LimitExceeded", "integer_size"),
     ("comb", "x = math.comb(10**6, 5 * 10**5)", "LimitExceeded", "integer_size"),
     ("recursion", "def f():\n    f()\nf()", "LimitExceeded", "call_depth"),
