@@ -4,6 +4,7 @@ workers and the session sweeper and stops them."""
 import asyncio
 import contextlib
 import logging
+import re
 
 from fastapi import FastAPI
 from fastapi.middleware.cors import CORSMiddleware
@@ -20,6 +21,25 @@ from .settings import Settings
 log = logging.getLogger("gradserve.server")
 
 
+class RedactTokens(logging.Filter):
+    """Keeps session tokens sent as ``?token=`` out of the server's logs (uvicorn logs WebSocket paths)."""
+    _TOKEN = re.compile(r"(token=)[^&\s\"']+")
+
+    def filter(self, record):
+        if isinstance(record.args, tuple):
+            record.args = tuple(self._TOKEN.sub(r"\1***", a) if isinstance(a, str) else a for a in record.args)
+        elif isinstance(record.msg, str):
+            record.msg = self._TOKEN.sub(r"\1***", record.msg)
+        return True
+
+
+def _redact_uvicorn_logs():
+    for name in ("uvicorn.error", "uvicorn.access"):
+        logger = logging.getLogger(name)
+        if not any(isinstance(f, RedactTokens) for f in logger.filters):
+            logger.addFilter(RedactTokens())
+
+
 def create_app(settings: Settings | None = None) -> FastAPI:
     settings = settings or Settings.from_env()
     settings.validate()
@@ -32,6 +52,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     @contextlib.asynccontextmanager
     async def lifespan(app):
+        _redact_uvicorn_logs()  # here: uvicorn has configured its loggers by now
         await backend.start()
         sweeper = asyncio.create_task(sweep_forever(registry, close_session, settings.sweep_interval_s))
         try:

@@ -43,3 +43,14 @@ def test_openapi_documents_every_route_with_bodies(http):
         assert method in paths[path], (path, method)
     assert "RunRequest" in spec["components"]["schemas"]
     assert http.get("/docs").status_code == 200
+
+
+def test_tokens_in_websocket_paths_are_redacted_from_logs():
+    import logging
+
+    from gradserve.server.app import RedactTokens
+    record = logging.LogRecord("uvicorn.error", logging.INFO, "", 0, '%s - "WebSocket %s" [accepted]',
+                               ("127.0.0.1:5", "/v1/sessions/abc/stream?token=s3cr3t-T0k&x=1"), None)
+    RedactTokens().filter(record)
+    assert "s3cr3t" not in record.getMessage()
+    assert "token=***&x=1" in record.getMessage()
