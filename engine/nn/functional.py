@@ -648,12 +648,9 @@ class Conv(Function):
             cols = _run(Im2Col, F.reshape(x, x_shape4), kernel=kernel, dilation=dilation, padding=padding,
                         stride=stride)
             cols = F.reshape(cols, (n, groups, -1, oh * ow))        # (N, G, C/G*k, L)
-            if isinstance(g, Tensor):
-                gw = F.sum(F.matmul(gmat, F.transpose(cols, -1, -2)), 0)
-            else:  # contract over batch and positions at once: one BLAS call per group
-                xp = _xp(g)
-                gw = xp.stack([xp.tensordot(gmat[:, k], cols[:, k], axes=([0, 2], [0, 2])) for k in range(groups)])
-            gw = F.reshape(gw, self.w_shape)
+            # one product per sample, summed: the transposed operand costs no copy, unlike a
+            # single contraction over (N, L), which would transpose both arrays first
+            gw = F.reshape(F.sum(F.matmul(gmat, F.transpose(cols, -1, -2)), 0), self.w_shape)
         if self.next_functions[2][0] is not None:
             gb = F.sum(g, (0,) + tuple(range(2, g.ndim)))
         return gx, gw, gb
