@@ -13,7 +13,7 @@ from .autograd import engine as _engine
 from .autograd import function as _function
 from .autograd.state import state
 from . import printing as _printing
-from .device import CPU, as_device, device_of
+from .device import CPU, as_device, device_of, get_array_module
 
 __all__ = ["Tensor"]
 
@@ -374,7 +374,7 @@ class Tensor:
             return self._inplace(_copy_of, src)
         values = src._data
         if device_of(values) != self.device:
-            values = _host(values) if self.device.type == "cpu" else self._xp().asarray(values)
+            values = _host(values) if self.device.type == "cpu" else get_array_module(self._data).asarray(values)
         try:
             self._data[...] = values
         except ValueError:
@@ -382,10 +382,6 @@ class Tensor:
                                f"shape {list(values.shape)}") from None
         self._version[0] += 1
         return self
-
-    def _xp(self):
-        from .device import get_array_module
-        return get_array_module(self._data)
 
     def _bump(self):
         self._version[0] += 1

@@ -7,9 +7,8 @@ from . import engine as _engine
 from .finite_differences import gradcheck, gradgradcheck, GradcheckError
 
 __all__ = ["backward", "grad", "no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled", "inference_mode",
-           "Variable",
-           "set_detect_anomaly", "detect_anomaly", "is_anomaly_enabled", "gradcheck",
-           "gradgradcheck", "Function", "Node"]
+           "set_detect_anomaly", "detect_anomaly", "is_anomaly_enabled", "gradcheck", "gradgradcheck",
+           "Function", "Node", "Variable"]
 
 
 def _as_tuple(x):
@@ -94,7 +93,6 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
         else:
             result.append(Tensor._make(_engine.as_array(g), False, None))
     return tuple(result)
-
 
 
 def Variable(data, requires_grad=False, volatile=False):
