@@ -159,6 +159,8 @@ def _decide(v, rt):
             return v
         raise _refuse(v)
     if isinstance(v, (_MethodType, _BuiltinMethod, _MethodWrapper)):
+        if isinstance(v, _BuiltinMethod) and v in _TRUSTED_BUILTINS:
+            return v    # math.sqrt and the other functions the math view hands out
         owner = getattr(v, "__self__", None)
         if owner is None or isinstance(owner, types.ModuleType):
             raise _refuse(v)
@@ -796,6 +798,9 @@ class ModuleView:
         return f"<module '{self.name}'>"
 
 
+_OK_TYPES.update((ModuleView, super))
+
+
 class ViewSource:
     """How names of one view resolve: a host module's public names under a policy,
     child views, replacements, and names refused."""
@@ -912,11 +917,16 @@ _MATH_NAMES = ("acos", "acosh", "asin", "asinh", "atan", "atan2", "atanh", "ceil
                "trunc", "exp2", "cbrt", "e", "pi", "tau", "inf", "nan")
 
 
+_TRUSTED_BUILTINS = set()
+
+
 def _math_extra():
     extra = {}
     for n in _MATH_NAMES:
         if hasattr(math, n):
             extra[n] = getattr(math, n)
+            if callable(extra[n]):
+                _TRUSTED_BUILTINS.add(extra[n])
     extra.update(pow=_math_pow, factorial=_math_factorial, comb=_math_comb, perm=_math_perm)
     for fn in (_math_pow, _math_factorial, _math_comb, _math_perm):
         fn.__module__ = _PROGRAM + ".builtins"

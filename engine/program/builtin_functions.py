@@ -500,6 +500,7 @@ class _Super:
 
 
 SUPER = _Super()
+access._OK_TYPES.add(_Super)
 
 _HOST = {"range": range, "len": len, "abs": abs, "round": round, "int": int, "float": float, "bool": bool,
          "isinstance": None, "issubclass": None, "callable": callable, "chr": chr, "ord": ord,

@@ -8,6 +8,7 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 
 from gradserve.engine.autograd.state import state
 from gradserve.engine.program import Limits, Namespace, Outcome, ProgramError, run
+from gradserve.engine.program.access import is_program_class, is_program_value
 
 LIMITS = Limits(steps=20_000, wall_time_s=2.0, tensor_elements=1 << 16, session_bytes=16 << 20,
                 graph_nodes=5_000, sequence_length=10_000, string_length=10_000, output_bytes=4096)
@@ -87,6 +88,13 @@ simple_statements = st.one_of(
                      "log(step=1, loss=0.5)", "a, b = 1, 2", "x = lst[0]", "import torch", "import os",
                      "obj.w = nn.Parameter(torch.ones(1))", "break", "return 1", "global a", "x = 2 ** 100"]),
     expressions.map(lambda e: f"x = {e}.__class__"),
+    st.sampled_from(["x = getattr(t, 'grad_fn')", "x = t.grad_fn.next_functions", "x = nn.Linear(2, 2).state_dict()",
+                     "x = list(nn.Linear(2, 2).named_parameters())", "x = torch.max(torch.ones(2, 2), dim=0)",
+                     "x = torch.ones(3).numpy()", "x = torch.Generator()", "x = torch.float32", "x = torch.device('cpu')",
+                     "x = torch.ones(2).split(1)", "x = optim.SGD([nn.Parameter(torch.ones(1))], lr=0.1).param_groups",
+                     "x = math.sqrt", "x = torch.nn", "x = F.relu", "x = iter([1, 2])", "x = map(abs, [1])",
+                     "x = super", "x = nn.Linear(1, 1).parameters()", "x = {}.keys()", "x = torch.autograd.grad",
+                     "x = torch.no_grad()", "x = nn.Module", "x = ValueError('e')"]),
 )
 statements = st.recursive(simple_statements, _stmt, max_leaves=6)
 programs = st.lists(statements, min_size=1, max_size=6).map(lambda xs: "\n".join(xs) + "\n")
@@ -104,7 +112,26 @@ def _check(source, ns):
         for frame in d["traceback"]:
             assert set(frame) == {"line", "col", "function"}
     assert state.grad_enabled is True and state.observer is None and state.anomaly is False
+    _assert_only_program_values(ns)
     return out
+
+
+def _assert_only_program_values(ns):
+    """Isolation: whatever the program did, its variables hold program values only."""
+    stack = list(ns.globals.values())
+    seen = set()
+    while stack and len(seen) < 5000:
+        v = stack.pop()
+        if id(v) in seen:
+            continue
+        seen.add(id(v))
+        assert is_program_value(v), f"host value {type(v)!r} reached a program"
+        if isinstance(v, (list, tuple, set, frozenset)):
+            stack.extend(v)
+        elif isinstance(v, dict):
+            stack.extend(v.values())
+        elif is_program_class(type(v)):
+            stack.extend(vars(v).values())
 
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow,
