@@ -360,6 +360,9 @@ def _engine_class_attribute(obj, name):
 
 
 def _engine_class_get(cls, name):
+    if issubclass(cls, Tensor) and (name in _TENSOR_SPECIAL or name in _TENSOR_DENY):
+        # the interpreter answers these on instances only (tolist's size check, numpy's copy)
+        raise _attr_error(cls, name, f"Tensor.{name} is available on tensors only: use x.{name}(...)")
     try:
         v = getattr(cls, name)
     except AttributeError:
@@ -627,6 +630,10 @@ _TENSOR_SPECIAL = {
     "mm": _tensor_guard("mm", guards.check_matmul),
     "bmm": _tensor_guard("bmm", guards.check_matmul),
     "new_tensor": _tensor_guard("new_tensor", lambda t, data, *a, **k: guards.check_nested(data)),
+    "split": _tensor_guard("split", guards.check_split),
+    "chunk": _tensor_guard("chunk", guards.check_chunk),
+    "tensor_split": _tensor_guard("tensor_split", guards.check_chunk),
+    "unbind": _tensor_guard("unbind", guards.check_unbind),
 }
 
 
@@ -959,7 +966,12 @@ def _sources():
         "mm": _guarded(e, "mm", guards.check_matmul),
         "bmm": _guarded(e, "bmm", guards.check_matmul),
     }
-    torch_extra.update(tensor=_guarded(e, "tensor", guards.check_nested),
+    torch_extra.update(conv1d=_guarded(e, "conv1d", guards.check_conv), conv2d=_guarded(e, "conv2d", guards.check_conv),
+                       tensor=_guarded(e, "tensor", guards.check_nested),
+                       split=_guarded(e, "split", guards.check_split),
+                       chunk=_guarded(e, "chunk", guards.check_chunk),
+                       tensor_split=_guarded(e, "tensor_split", guards.check_chunk),
+                       unbind=_guarded(e, "unbind", guards.check_unbind),
                        as_tensor=_guarded(e, "as_tensor", guards.check_nested))
     f_extra = {
         "one_hot": _guarded(e + ".nn.functional", "one_hot", guards.check_one_hot),

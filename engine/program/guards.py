@@ -269,6 +269,41 @@ def check_embedding(input, weight, *rest, **kwargs):
         check_shape(tuple(input._data.shape) + (weight._data.shape[1],), "the embedding's result")
 
 
+MAX_PIECES = 1 << 20   # tensors one split/chunk/unbind may return (each is a Python object)
+
+
+def _pieces_abort(n):
+    return limit_abort("sequence_length", f"limit exceeded: sequence_length: the call would return {n} tensors "
+                                          f"(at most {MAX_PIECES})")
+
+
+def _dim_size(t, dim):
+    shape = t._data.shape
+    if not shape:
+        return 1
+    try:
+        return shape[int(dim)]
+    except (IndexError, TypeError, ValueError):
+        return 1
+
+
+def check_split(t, split_size_or_sections, dim=0):
+    if isinstance(t, Tensor) and isinstance(split_size_or_sections, int) and split_size_or_sections > 0:
+        n = -(-_dim_size(t, dim) // split_size_or_sections)
+        if n > MAX_PIECES:
+            raise _pieces_abort(n)
+
+
+def check_chunk(t, chunks, dim=0):
+    if isinstance(t, Tensor) and isinstance(chunks, int) and min(chunks, _dim_size(t, dim)) > MAX_PIECES:
+        raise _pieces_abort(min(chunks, _dim_size(t, dim)))
+
+
+def check_unbind(t, dim=0):
+    if isinstance(t, Tensor) and _dim_size(t, dim) > MAX_PIECES:
+        raise _pieces_abort(_dim_size(t, dim))
+
+
 def check_einsum(equation, *operands):
     """The output of einsum, and the size of its iteration space, from the subscripts."""
     if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
