@@ -8,7 +8,7 @@ import numpy as np
 import gradserve.engine as torch
 from gradserve.engine.limits import Limits
 
-__all__ = ["Limits", "new_namespace", "run_program", "graph_json", "tensor_from_array",
+__all__ = ["Limits", "new_namespace", "run_program", "new_observer", "graph_json", "tensor_from_array",
            "array_of", "is_tensor", "tensor_info", "tensor_nbytes", "error_status",
            "InterpreterUnavailable"]
 
@@ -39,20 +39,24 @@ def new_namespace():
     return _program().Namespace()
 
 
-def run_program(namespace, source, limits, *, on_graph_event=None, cancel=None, on_stdout=None, on_log=None):
-    """Runs ``source`` in ``namespace``; returns the interpreter's Outcome (never raises for program faults).
+def new_observer(on_graph_event):
+    """A graph observer that reports node and backward events to ``on_graph_event`` as they happen."""
+    return _graph().GraphObserver(on_graph_event)
 
-    With ``on_graph_event``, a graph observer reports node and backward events to it as they happen.
+
+def run_program(namespace, source, limits, *, observer=None, cancel=None, on_stdout=None, on_log=None):
+    """Runs ``source`` in ``namespace``; returns the interpreter's Outcome (never raises for program faults)."""
+    return _program().run(source, namespace, limits, observer=observer, cancel=cancel,
+                          on_stdout=on_stdout, on_log=on_log)
+
+
+def graph_json(named_tensors, observer=None):
+    """SPEC section 5 graph JSON of the graph that produced ``named_tensors`` ({name: tensor}).
+
+    With the run's ``observer``, nodes keep the ids the stream already gave them.
     """
-    program = _program()
-    observer = _graph().GraphObserver(on_graph_event) if on_graph_event is not None else None
-    return program.run(source, namespace, limits, observer=observer, cancel=cancel,
-                       on_stdout=on_stdout, on_log=on_log)
-
-
-def graph_json(named_tensors):
-    """SPEC section 5 graph JSON of the graph that produced ``named_tensors`` ({name: tensor})."""
-    return _graph().to_json(*named_tensors.values(), names=dict(named_tensors))
+    return _graph().to_json(*named_tensors.values(), names=dict(named_tensors),
+                            ids=observer.ids if observer is not None else None)
 
 
 def error_status(error):

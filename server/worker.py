@@ -159,11 +159,11 @@ class Worker:
             if run_id in self._precancelled:
                 self._precancelled.discard(run_id)
                 cancel.set()
+        observer = runtime.new_observer(events.graph_event) \
+            if events is not None and header.get("trace") else None
         try:
             outcome = runtime.run_program(
-                ns, header["program"], limits,
-                on_graph_event=events.graph_event if events is not None and header.get("trace") else None,
-                cancel=cancel,
+                ns, header["program"], limits, observer=observer, cancel=cancel,
                 on_stdout=events.stdout if events is not None else None,
                 on_log=events.log if events is not None else None)
         finally:
@@ -189,7 +189,7 @@ class Worker:
                 tensors[name] = value
                 if value.grad is not None:
                     grads[name] = pack_array(runtime.array_of(value.grad), out)
-        graph = runtime.graph_json(tensors) if header.get("graph") else None
+        graph = runtime.graph_json(tensors, observer) if header.get("graph") else None
         return {"values": values, "grads": grads, "graph": graph, "stdout": outcome.stdout,
                 "elapsed_ms": elapsed_ms}, out
 

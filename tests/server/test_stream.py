@@ -51,6 +51,19 @@ def test_run_streams_events_in_order_with_seq(live_server, session):
     assert {"grads", "graph", "stdout", "elapsed_ms"} <= set(events[-1])
 
 
+def test_traced_run_graph_keeps_the_streamed_node_ids(live_server, session):
+    program = "x = torch.tensor([1.0, 2.0], requires_grad=True)\ny = (x * x).sum()\ny.backward()"
+    with connect(_url(live_server, session)) as ws:
+        ws.send(json.dumps({"type": "run", "id": "g", "program": program, "outputs": ["y"],
+                            "trace": True, "graph": True}))
+        events = _events_until_end(ws, "g")
+    streamed = {e["node"]["id"]: e["node"]["op"] for e in events
+                if e["type"] == "node" and e["node"]["kind"] != "leaf"}
+    exported = {n["id"]: n["op"] for n in events[-1]["graph"]["nodes"] if n["kind"] != "leaf"}
+    assert streamed and {i: op for i, op in exported.items() if i in streamed} == streamed
+    assert set(streamed) <= set(exported)
+
+
 def test_token_may_come_in_the_first_message(live_server, session):
     with connect(_url(live_server, session, token=False)) as ws:
         ws.send(json.dumps({"token": session.token, "type": "run", "id": "a", "program": "z = torch.zeros(1)"}))
