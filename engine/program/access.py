@@ -900,8 +900,10 @@ def _math_pow(x, y):
 
 
 def _math_factorial(n):
-    if isinstance(n, int) and n > 20_000:
-        raise guards.abort_int(int(n * math.log2(max(n, 2))))
+    if isinstance(n, int) and n > 2:
+        bits = int(n * math.log2(n) - 1.4427 * n)   # log2(n!) by Stirling
+        if bits > guards.MAX_INT_BITS:
+            raise guards.abort_int(bits)
     return math.factorial(n)
 
 
