@@ -2,14 +2,16 @@
 
 The walk starts from the session's top-level variables and follows what a
 program can keep tensors in: containers, modules (parameters, buffers,
-submodules), optimizers (their state), the program's own objects and the
-scopes its functions close over. Views share their base's memory, so bytes are
+submodules), optimizers (their state), the program's own objects, the scopes
+its functions close over, and the graphs kept alive by tensors (their saved
+tensors). Views share their base's memory, so bytes are
 counted once per base array. The walk visits a bounded number of objects.
 """
 import os
 
 import numpy as np
 
+from ..autograd.function import Node, SavedOutput
 from ..tensor import Tensor
 from .values import BoundMethod, Function
 
@@ -53,6 +55,25 @@ def tensor_bytes(roots):
                 total += int(a.nbytes)
             if v.grad is not None:
                 stack.append(v.grad)
+            if v.grad_fn is not None:
+                stack.append(v.grad_fn)   # a graph kept alive keeps its saved tensors
+            continue
+        if isinstance(v, Node):
+            for item in (v.saved or ()):
+                if isinstance(item, Tensor):
+                    stack.append(item)
+                elif isinstance(item, SavedOutput):
+                    a = _base(item.data)
+                    if id(a) not in seen_arrays:
+                        seen_arrays.add(id(a))
+                        total += int(a.nbytes)
+            for item in (getattr(v, "extra", None) or ()):
+                if hasattr(item, "nbytes") and hasattr(item, "dtype"):
+                    a = _base(item)
+                    if id(a) not in seen_arrays:
+                        seen_arrays.add(id(a))
+                        total += int(a.nbytes)
+            stack.extend(n for n, _ in v.next_functions if n is not None)
             continue
         if t in (list, tuple, set, frozenset):
             stack.extend(v)

@@ -150,3 +150,16 @@ def test_compiled_programs_are_reused_per_session(run_ok):
     for _ in range(3):
         assert run("x = 1", ns).ok
     assert len(ns.compiled) == 1
+
+
+def test_nbytes_counts_graphs_kept_alive_by_variables(run_ok):
+    _, ns = run_ok("""
+    x = torch.ones(1000, requires_grad=True)
+    total = 0
+    for i in range(10):
+        total = total + (x * i).exp().sum()
+    """)
+    held = ns.nbytes()
+    assert held >= 4000 + 10 * 4000   # exp keeps its output for backward
+    run_ok("del total", ns)
+    assert ns.nbytes() == 4000
