@@ -15,8 +15,8 @@ program's ``except Exception:`` nor host code's catches them.
 """
 import builtins as _py
 
-__all__ = ["ProgramError", "Abort", "PROGRAM_EXCEPTIONS", "to_program_exception", "locate",
-           "program_exception", "is_program_exception_class"]
+__all__ = ["ProgramError", "Abort", "PROGRAM_EXCEPTIONS", "ProgramBaseException", "to_program_exception",
+           "locate", "exception_type_name", "limit_abort"]
 
 
 class ProgramError(Exception):
@@ -124,15 +124,6 @@ for _name, _parent in _TREE:
 del _name, _parent, _body, _bases
 
 ProgramBaseException = _ProgramBase
-
-
-def program_exception(name, *args):
-    """An instance of the program-level exception class ``name``."""
-    return PROGRAM_EXCEPTIONS[name](*args)
-
-
-def is_program_exception_class(cls):
-    return isinstance(cls, type) and issubclass(cls, _ProgramBase)
 
 
 # --------------------------------------------------------------------------- host -> program

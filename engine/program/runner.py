@@ -52,27 +52,29 @@ def run(source, namespace, limits=None, *, observer=None, cancel=None, on_stdout
         compiled = _compile(source, namespace, limits)
     except ProgramError as e:
         return _failed(e, started)
+    except Exception as e:  # the compiler refusing what the parser accepted
+        return _failed(ProgramError("SyntaxError", f"the program could not be compiled: {e}"), started)
 
     saved_state = (state.observer, state.line, state.node_count, state.node_limit, state.element_limit,
                    state.grad_enabled, state.anomaly)
     saved_session = namespace.swap_in()
     saved_recursion = sys.getrecursionlimit()
-    if saved_recursion < _RECURSION_LIMIT:
-        sys.setrecursionlimit(_RECURSION_LIMIT)
-    state.observer = observer
-    state.line = None
-    state.node_count = 0
-    state.node_limit = int(limits.graph_nodes)
-    state.element_limit = int(limits.tensor_elements)
-    state.grad_enabled = True
-    state.anomaly = False
-    namespace.builtins.activate()
-    rt.begin(limits, cancel, on_stdout, on_log)
-    error = None
-    frame = Frame(namespace.globals)
     errstate = np.errstate(all="ignore")   # PyTorch computes inf/nan without warnings
-    errstate.__enter__()
+    error = None
     try:
+        if saved_recursion < _RECURSION_LIMIT:
+            sys.setrecursionlimit(_RECURSION_LIMIT)
+        errstate.__enter__()
+        state.observer = observer
+        state.line = None
+        state.node_count = 0
+        state.node_limit = int(limits.graph_nodes)
+        state.element_limit = int(limits.tensor_elements)
+        state.grad_enabled = True
+        state.anomaly = False
+        namespace.builtins.activate()
+        rt.begin(limits, cancel, on_stdout, on_log)
+        frame = Frame(namespace.globals)
         last = len(compiled) - 1
         for i, (statement, line, col) in enumerate(compiled):
             statement(frame)
