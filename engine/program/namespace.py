@@ -46,9 +46,11 @@ class Namespace:
         if not isinstance(name, str) or not name.isidentifier():
             raise ValueError(f"not a variable name: {name!r}")
         self.globals[name] = access.wrap(value, self.runtime)
+        self.runtime.bytes_known = None
 
     def delete(self, name):
         del self.globals[name]
+        self.runtime.bytes_known = None
 
     def names(self):
         return list(self.globals)
@@ -77,6 +79,7 @@ class Namespace:
     def load_tensors(self, tensors):
         """Restores tensors by name into existing modules and variables (in place,
         so optimizers keep their parameters), or binds new top-level tensors."""
+        self.runtime.bytes_known = None
         for path, t in tensors.items():
             if not isinstance(t, Tensor):
                 raise TypeError(f"{path}: expected a Tensor, got {type(t).__name__}")

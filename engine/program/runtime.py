@@ -24,8 +24,8 @@ class Runtime:
     __slots__ = ("namespace", "active", "steps", "check_at", "step_limit", "deadline", "wall_time",
                  "cancel", "depth", "max_depth", "abort", "out", "out_bytes", "out_limit", "on_stdout",
                  "on_log", "logs", "bound", "bound_set", "limits", "elem_limit", "str_limit", "seq_limit",
-                 "session_limit", "mem_next", "mem_cost", "rss_base", "bytes_base", "handled", "started",
-                 "last_check", "rss_next")
+                 "session_limit", "mem_next", "mem_cost", "rss_base", "bytes_base", "bytes_known", "handled",
+                 "started", "last_check", "rss_next")
 
     def __init__(self, namespace):
         self.namespace = namespace
@@ -56,6 +56,7 @@ class Runtime:
         self.mem_cost = 0.0
         self.rss_base = None
         self.bytes_base = 0
+        self.bytes_known = None   # the session's bytes as the last run ended (None: changed since)
         self.handled = []
         self.started = 0.0
         self.last_check = 0.0
@@ -91,7 +92,9 @@ class Runtime:
         self.session_limit = int(limits.session_bytes)
         self.handled = []
         access.set_limits(self.str_limit, self.seq_limit)
-        self.bytes_base = self.namespace_bytes()
+        known = self.bytes_known
+        self.bytes_base = known if known is not None else self.namespace_bytes()
+        self.bytes_known = None
         self.rss_base = read_rss()
         self.mem_cost = 0.0
         self.mem_next = self.started + 0.05
@@ -170,6 +173,8 @@ class Runtime:
         start = _monotonic()
         held = self.namespace_bytes()
         self.mem_cost = _monotonic() - start
+        if final:
+            self.bytes_known = held   # the next run starts from here unless the session changes
         if held > self.session_limit and held > self.bytes_base:
             self.fail(self._bytes_abort(held))
 
