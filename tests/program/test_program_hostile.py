@@ -347,3 +347,23 @@ def test_default_dtype_is_per_session(run_ok):
     run_ok("z = torch.ones(1).dtype", a)
     assert str(a.get("x")) == "torch.float64" and str(b.get("y")) == "torch.float32"
     assert str(a.get("z")) == "torch.float64"
+
+
+def test_the_interpreter_never_hands_text_to_exec_eval_or_compile():
+    # by construction: the package's own source calls none of them (ast.parse only parses)
+    import ast
+    from pathlib import Path
+
+    import gradserve.engine.program as program
+    for path in Path(program.__file__).parent.glob("*.py"):
+        tree = ast.parse(path.read_text(), str(path))
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Call):
+                f = node.func
+                if isinstance(f, ast.Name):
+                    assert f.id not in ("exec", "eval", "compile", "__import__"), f"{path.name}:{node.lineno}"
+                elif isinstance(f, ast.Attribute):
+                    owner = f.value.id if isinstance(f.value, ast.Name) else None
+                    assert not (owner == "builtins" and f.attr in ("exec", "eval", "compile")), path.name
+                    if f.attr == "parse":   # ast.parse: once, in the runner
+                        assert (owner, path.name) == ("ast", "runner.py"), f"{path.name}:{node.lineno}"
