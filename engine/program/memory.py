@@ -29,76 +29,81 @@ def _base(a):
         a = b
 
 
+_LEAVES = frozenset((int, float, str, bool, type(None), bytes, complex, range, slice))
+_SEQUENCES = frozenset((list, tuple, set, frozenset))
+
+
+def _array_bytes(a, seen_arrays):
+    a = _base(a)
+    ai = id(a)
+    if ai in seen_arrays:
+        return 0
+    seen_arrays.add(ai)
+    return int(a.nbytes)
+
+
 def tensor_bytes(roots):
     """Bytes of the distinct arrays behind every tensor reachable from ``roots``
-    (including gradients)."""
+    (including gradients and the saved tensors of graphs they keep alive)."""
     seen_objs = set()
     seen_arrays = set()
     total = 0
-    stack = list(roots)
+    stack = [v for v in roots if type(v) not in _LEAVES]
     budget = _WALK_BUDGET
     while stack and budget > 0:
         v = stack.pop()
         budget -= 1
+        t = type(v)
+        if t in _LEAVES:
+            continue
         i = id(v)
         if i in seen_objs:
             continue
-        t = type(v)
-        if t in (int, float, str, bool, type(None)):
-            continue
         seen_objs.add(i)
-        if isinstance(v, Tensor):
-            a = _base(v._data)
-            ai = id(a)
-            if ai not in seen_arrays:
-                seen_arrays.add(ai)
-                total += int(a.nbytes)
+        if t in _SEQUENCES:
+            stack.extend(v)
+        elif t is dict:
+            if v:
+                stack.extend(v.values())
+                if isinstance(next(iter(v)), Tensor):   # optimizer state: keyed by parameter
+                    stack.extend(v)
+        elif isinstance(v, Tensor):
+            total += _array_bytes(v._data, seen_arrays)
             if v.grad is not None:
                 stack.append(v.grad)
             if v.grad_fn is not None:
                 stack.append(v.grad_fn)   # a graph kept alive keeps its saved tensors
-            continue
-        if isinstance(v, Node):
+        elif isinstance(v, Node):
             for item in (v.saved or ()):
                 if isinstance(item, Tensor):
                     stack.append(item)
                 elif isinstance(item, SavedOutput):
-                    a = _base(item.data)
-                    if id(a) not in seen_arrays:
-                        seen_arrays.add(id(a))
-                        total += int(a.nbytes)
+                    total += _array_bytes(item.data, seen_arrays)
             for item in (getattr(v, "extra", None) or ()):
                 if hasattr(item, "nbytes") and hasattr(item, "dtype"):
-                    a = _base(item)
-                    if id(a) not in seen_arrays:
-                        seen_arrays.add(id(a))
-                        total += int(a.nbytes)
-            stack.extend(n for n, _ in v.next_functions if n is not None)
-            continue
-        if t in (list, tuple, set, frozenset):
-            stack.extend(v)
-            continue
-        if isinstance(v, dict):
-            stack.extend(v.values())
-            stack.extend(k for k in v if isinstance(k, Tensor))
-            continue
-        if t is Function:
+                    total += _array_bytes(item, seen_arrays)
+            for n, _ in v.next_functions:
+                if n is not None:
+                    stack.append(n)
+        elif t is Function:
             stack.extend(v.defaults)
             stack.extend(v.kwdefaults.values())
             stack.extend(v.cells)
-            continue
-        if t is BoundMethod:
+        elif t is BoundMethod:
             stack.append(v.obj)
-            continue
-        d = getattr(v, "__dict__", None)
-        if isinstance(d, dict) and not isinstance(v, type):
-            stack.extend(d.values())
+        elif isinstance(v, dict):
+            stack.extend(v.values())
+            stack.extend(k for k in v if isinstance(k, Tensor))
         elif isinstance(v, type):
             d = v.__dict__
             if "__gs_program__" in d:
                 stack.extend(d.values())
         elif isinstance(v, BaseException):
             stack.extend(v.args)
+        else:
+            d = getattr(v, "__dict__", None)
+            if type(d) is dict:
+                stack.extend(d.values())
     return total
 
 
