@@ -116,9 +116,7 @@ class Runtime:
             self.fail(limit_abort("steps", f"limit exceeded: steps: the program ran more than "
                                            f"{self.step_limit} steps"))
         now = _monotonic()
-        if now > self.deadline:
-            self.fail(limit_abort("wall_time", f"limit exceeded: wall_time: the run took longer than "
-                                               f"{self.wall_time:g} s"))
+        self.check_deadline(now)
         cancel = self.cancel
         if cancel is not None and cancel.is_set():
             self.fail(Abort("Cancelled", "the run was cancelled"))
@@ -127,6 +125,11 @@ class Runtime:
         interval = CHECK_EVERY if now - self.last_check < 0.002 else 1
         self.last_check = now
         self.check_at = min(steps + interval, self.step_limit + 1)
+
+    def check_deadline(self, now):
+        if now > self.deadline:
+            self.fail(limit_abort("wall_time", f"limit exceeded: wall_time: the run took longer than "
+                                               f"{self.wall_time:g} s"))
 
     def fail(self, abort):
         self.abort = abort
@@ -168,6 +171,8 @@ class Runtime:
         Walking a large session is amortised over time; the last statement always checks.
         A session left over its limit by an earlier run fails only when it grows, so a
         program can still read it and free what it holds."""
+        # one long statement (an operator in BLAS) may pass the deadline between step checks
+        self.check_deadline(_monotonic())
         if not final and self.mem_cost > 1e-4 and _monotonic() < self.mem_next:
             return
         start = _monotonic()

@@ -251,3 +251,15 @@ def test_str_of_error_in_user_str_method_does_not_break_reporting(run_err):
     raise Bad("x")
     """)
     assert e.type == "Bad"
+
+
+def test_slow_last_statement_past_the_deadline_is_a_located_wall_time_error():
+    """A single operator that outlasts the deadline (one BLAS call, no steps in between) still fails."""
+    from gradserve.engine.limits import Limits
+    from gradserve.engine.program import Namespace, run
+    ns = Namespace()
+    assert run("a = torch.ones(2000, 2000)", ns).ok
+    outcome = run("x = 1\nb = a @ a @ a @ a", ns, Limits(wall_time_s=0.001))
+    assert not outcome.ok
+    assert outcome.error.type == "LimitExceeded" and outcome.error.limit == "wall_time"
+    assert (outcome.error.line, outcome.error.col) == (2, 1)
