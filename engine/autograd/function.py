@@ -6,6 +6,10 @@ NumPy/CuPy arrays and may stash what backward needs on ``self``;
 declares which inputs (by index) and whether the output (-1) the rule reads,
 and nothing else is retained (Chainer's retain_inputs/retain_outputs).
 
+``grad_needs`` (optional) says, per input, which of those entries its gradient
+reads; an entry no gradient asked for reads is not kept and reaches backward
+as None (PyTorch saves ``other`` for mul only when ``self`` requires grad).
+
 ``F`` is the namespace the rule computes with: array_ops on raw arrays in an
 ordinary backward, the engine's own differentiable functions under
 create_graph=True, so higher-order gradients come from the same rule.
@@ -24,7 +28,13 @@ _sequence = itertools.count()
 Tensor = None  # set by engine.tensor, which imports this module first
 _make = None    # Tensor._make, likewise
 _new = object.__new__
-_NO_EDGE = (None, 0)
+_NO_EDGE = (None, 0)   # an input tensor that does not require grad
+
+# an input that is not a tensor (a number, None): also (None, 0), but a distinct tuple, so that
+# identity tells PyTorch's overloads apart in names (PowBackward0 is pow(Tensor, Scalar),
+# PowBackward1 pow(Tensor, Tensor)); an exact tuple keeps the engine's edge unpacking fast
+_ARGUMENT_EDGE = tuple([None, 0])
+_UNNEEDED = -2   # a ``saves`` entry no gradient asked for reads: kept as None
 
 FREED_MESSAGE = (
     "Trying to backward through the graph a second time (or directly access saved "
@@ -114,7 +124,44 @@ class Function(Node):
     """Base of every differentiable op (PyTorch's autograd.Function shape)."""
     __slots__ = ()
     saves = ()          # input indices, and -1 for the output, that backward reads
+    # per input, the entries of ``saves`` its gradient reads (Mul: ((1,), (0,))); None: all of them
+    grad_needs = None
+    # PyTorch names some nodes by the overload called, a letter per input: T a tensor, S anything
+    # else ({"TT": "PowBackward1", "ST": "PowBackward2"}); other signatures take the plain name
+    overload_names = None
     differentiable = True
+    _save_plans = None
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        needs = cls.grad_needs
+        if needs is not None:
+            stray = {i for reads in needs for i in reads} - set(cls.saves)
+            if stray:
+                raise TypeError(f"{cls.__name__}.grad_needs reads {sorted(stray)}, which it does not save")
+        cls._save_plans = {} if needs is not None else None
+
+    @classmethod
+    def _save_plan(cls, missing):
+        """``saves`` with _UNNEEDED for each entry that only gradients of the inputs in the bit
+        mask ``missing`` (those without an edge) would read."""
+        plan = cls._save_plans.get(missing)
+        if plan is None:
+            needed = set()
+            for i, reads in enumerate(cls.grad_needs):
+                if not missing >> i & 1:
+                    needed.update(reads)
+            plan = cls._save_plans[missing] = tuple(i if i in needed else _UNNEEDED for i in cls.saves)
+        return plan
+
+    def name(self):
+        names = self.overload_names
+        if names is not None:
+            signature = "".join("S" if e is _ARGUMENT_EDGE else "T" for e in self.next_functions)
+            name = names.get(signature)
+            if name is not None:
+                return name
+        return self.backward_name or type(self).__name__ + "Backward0"
 
     def forward(self, *arrays, **params):
         raise NotImplementedError
@@ -148,12 +195,18 @@ class Function(Node):
         if not (tracked and st.grad_enabled and cls.differentiable):
             return _make(data, False, None)
         edges = []
+        missing = 0     # a bit per input without a gradient
         for x in inputs:
-            if isinstance(x, Tensor) and x.requires_grad:
-                fn = x.grad_fn
-                edges.append((fn, 0) if fn is not None else (x._grad_accumulator(), 0))
+            if isinstance(x, Tensor):
+                if x.requires_grad:
+                    fn = x.grad_fn
+                    edges.append((fn, 0) if fn is not None else (x._grad_accumulator(), 0))
+                    continue
+                edge = _NO_EDGE
             else:
-                edges.append(_NO_EDGE)
+                edge = _ARGUMENT_EDGE
+            missing |= 1 << len(edges)
+            edges.append(edge)
         node.next_functions = tuple(edges)
         node.seq = next(_sequence)
         node.shape = data.shape
@@ -164,16 +217,21 @@ class Function(Node):
         out = _make(data, True, node)
         saves = cls.saves
         if saves:
+            if missing and cls._save_plans is not None:
+                saves = cls._save_plan(missing)
             saved = []
             versions = []
             for i in saves:
-                if i == -1:
-                    saved.append(SavedOutput(data, out._version))
-                    versions.append(0)
-                else:
+                if i >= 0:
                     x = inputs[i]
                     saved.append(x)
                     versions.append(x._version[0] if isinstance(x, Tensor) else 0)
+                elif i == -1:
+                    saved.append(SavedOutput(data, out._version))
+                    versions.append(0)
+                else:   # no gradient asked for reads it: not kept, so not checked either
+                    saved.append(None)
+                    versions.append(0)
             node.saved = saved
             node.versions = versions
         else:

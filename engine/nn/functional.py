@@ -358,6 +358,7 @@ class Linear(Function):
     __slots__ = ()
     op = "linear"
     saves = (0, 1)
+    grad_needs = ((1,), (0,), ())
 
     def forward(self, x, w, b):
         if x.dtype != w.dtype or (b is not None and b.dtype != w.dtype):
@@ -613,7 +614,9 @@ class Conv(Function):
     """N-d convolution (1-d and 2-d) as im2col and one batched matrix product per group."""
     __slots__ = ("stride", "padding", "dilation", "groups", "x_shape", "w_shape")
     op = "convolution"
+    backward_name = "ConvolutionBackward0"
     saves = (0, 1)
+    grad_needs = ((1,), (0,), ())
 
     def forward(self, x, w, b, stride, padding, dilation, groups):
         self.stride, self.padding, self.dilation, self.groups = stride, padding, dilation, groups
@@ -803,6 +806,7 @@ class MaxPool(Function):
     """Max over each window; the gradient goes to the first maximum of each window."""
     __slots__ = ("in_shape", "kernel", "dilation", "padding", "stride")
     op = "max_pool2d"
+    backward_name = "MaxPool2DWithIndicesBackward0"
 
     def forward(self, x, kernel, dilation, padding, stride):
         self.in_shape, self.kernel, self.dilation, self.padding, self.stride = \
@@ -937,6 +941,7 @@ class Pad(Function):
     """Constant padding: the input written into a larger array filled with value."""
     __slots__ = ("region",)
     op = "constant_pad_nd"
+    backward_name = "ConstantPadNdBackward0"
 
     def forward(self, x, pads, value):
         xp = _xp(x)
@@ -1194,6 +1199,7 @@ class NLLLoss(Function):
     """-input[n, target[n]] * weight[target[n]], reduced; linear in its input."""
     __slots__ = ("reduction", "classes")
     op = "nll_loss"
+    backward_name = "NllLossBackward0"
 
     def forward(self, x, target, weight, ignore_index, reduction):
         self.reduction, self.classes = reduction, x.shape[1]

@@ -154,16 +154,28 @@ class Sub(Function):
         return g, -g
 
 
+class Rsub(Sub):
+    """``number - tensor``: PyTorch records rsub(Tensor, Scalar)."""
+    __slots__ = ()
+    backward_name = "RsubBackward1"
+
+
 class Mul(Function):
     __slots__ = ()
     op = "mul"
     saves = (0, 1)
+    grad_needs = ((1,), (0,))
 
     def forward(self, a, b):
         a, b = _coerce(a, b)
         return a * b
 
     def backward(self, F, g, a, b):
+        # an operand is None when the gradient that reads it, the other's, is not wanted
+        if a is None:
+            return g * b, None
+        if b is None:
+            return None, g * a
         return g * b, g * a
 
 
@@ -172,6 +184,7 @@ class Div(Function):
     __slots__ = ()
     op = "div"
     saves = (0, 1)
+    grad_needs = ((1,), (0, 1))
 
     def forward(self, a, b):
         a, b = _coerce_float(a, b)
@@ -185,6 +198,7 @@ class RoundedDiv(Function):
     """div(a, b, rounding_mode="floor" | "trunc"): piecewise constant, so its gradient is zero."""
     __slots__ = ()
     op = "div"
+    backward_name = "DivBackward2"
 
     def forward(self, a, b, mode):
         a, b = _coerce(a, b)
@@ -216,6 +230,8 @@ class Remainder(Function):
     __slots__ = ()
     op = "remainder"
     saves = (0, 1)
+    grad_needs = ((), (0, 1))
+    overload_names = {"TT": "RemainderBackward1"}
 
     def forward(self, a, b):
         a, b = _coerce(a, b)
@@ -232,6 +248,8 @@ class Fmod(Function):
     __slots__ = ()
     op = "fmod"
     saves = (0, 1)
+    grad_needs = ((), (0, 1))
+    overload_names = {"TT": "FmodBackward1"}
 
     def forward(self, a, b):
         a, b = _coerce(a, b)
@@ -248,6 +266,8 @@ class Pow(Function):
     __slots__ = ()
     op = "pow"
     saves = (0, 1, -1)
+    grad_needs = ((0, 1), (0, 1, -1))
+    overload_names = {"TT": "PowBackward1", "ST": "PowBackward2"}
 
     def forward(self, a, b):
         a, b = _coerce(a, b)
@@ -379,6 +399,8 @@ Floor = _unary("floor", _integer_identity(lambda xp, x: xp.floor(x)), _zero_grad
 Ceil = _unary("ceil", _integer_identity(lambda xp, x: xp.ceil(x)), _zero_grad, "", floating=False)
 Trunc = _unary("trunc", _integer_identity(lambda xp, x: xp.trunc(x)), _zero_grad, "", floating=False)
 Round = _unary("round", _integer_identity(lambda xp, x: xp.round(x)), _zero_grad, "", floating=False)
+Log1p.backward_name = "Log1PBackward0"
+Square.backward_name = "PowBackward0"   # torch.square is pow(x, 2)
 
 
 # erf: W. J. Cody's rational Chebyshev approximations (CALERF, Math. Comp. 1969),
@@ -534,6 +556,7 @@ class Clamp(Function):
     __slots__ = ()
     op = "clamp"
     saves = (0, 1, 2)
+    overload_names = {"TSS": "ClampBackward1"}
 
     def forward(self, x, lo, hi):
         want = _result_np(x, lo, hi)
@@ -558,6 +581,18 @@ class Clamp(Function):
         return gx, glo, ghi
 
 
+class ClampMin(Clamp):
+    __slots__ = ()
+    overload_names = {"TTS": "ClampMinBackward1"}
+    backward_name = "ClampMinBackward0"
+
+
+class ClampMax(Clamp):
+    __slots__ = ()
+    overload_names = {"TST": "ClampMaxBackward1"}
+    backward_name = "ClampMaxBackward0"
+
+
 class Where(Function):
     __slots__ = ()
     op = "where"
@@ -576,19 +611,22 @@ class Lerp(Function):
     __slots__ = ()
     op = "lerp"
     saves = (0, 1, 2)
+    grad_needs = ((2,), (2,), (0, 1))
+    overload_names = {"TTT": "LerpBackward1"}
 
     def forward(self, a, b, w):
         a, b = _coerce(a, b)
         return a + w * (b - a)
 
     def backward(self, F, g, a, b, w):
-        return g * (1 - w), g * w, g * (b - a) if _is_tensor(w) else None
+        return g * (1 - w), g * w, g * (b - a) if _wants(self, 2) else None
 
 
 class Fill(Function):
     """fill_(value): every element becomes value; a 0-d tensor value gets the summed gradient."""
     __slots__ = ()
     op = "fill"
+    overload_names = {"TS": "FillBackward2", "TT": "FillBackward3"}
 
     def forward(self, x, value):
         out = _xp(x).empty_like(x)
@@ -597,6 +635,12 @@ class Fill(Function):
 
     def backward(self, F, g):
         return F.zeros_like(g), g
+
+
+class Zero(Fill):
+    __slots__ = ()
+    overload_names = None
+    backward_name = "ZeroBackward0"
 
 
 # --------------------------------------------------------------- not differentiable
@@ -647,6 +691,7 @@ class Cast(Function):
     """Tensor.to(dtype): the gradient is cast back by the engine."""
     __slots__ = ()
     op = "to"
+    backward_name = "ToCopyBackward0"
 
     def forward(self, x, dtype):
         return x.astype(dtype)
@@ -666,6 +711,7 @@ class Cast(Function):
 class ToDevice(Function):
     __slots__ = ()
     op = "to"
+    backward_name = "ToCopyBackward0"
 
     def forward(self, x, device):
         xp = array_module_for(device)
@@ -771,11 +817,11 @@ def clamp(input, min=None, max=None, *, out=None):
 
 
 def clamp_min(input, min):
-    return Clamp.apply(input, min, None)
+    return ClampMin.apply(input, min, None)
 
 
 def clamp_max(input, max):
-    return Clamp.apply(input, None, max)
+    return ClampMax.apply(input, None, max)
 
 
 def where(condition, input=None, other=None):
@@ -931,7 +977,7 @@ def _sub(self, other):
 
 
 def _rsub(self, other):
-    return Sub.apply(other, self)
+    return Rsub.apply(other, self)
 
 
 def _mul(self, other):
@@ -1038,7 +1084,7 @@ def fill_(self, value):
 
 def zero_(self):
     """Fills self with zeros."""
-    return self._inplace(_fill, 0)
+    return self._inplace(Zero.apply, 0)
 
 
 def _register():

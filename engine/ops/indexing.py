@@ -566,6 +566,7 @@ def index_add(input, dim, index, source, *, alpha=1, out=None):
 class MaskedFill(Function):
     __slots__ = ("value_is_tensor",)
     op = "masked_fill"
+    overload_names = {"TT": "MaskedFillBackward1"}
 
     def forward(self, x, value, mask):
         self.keep(mask)

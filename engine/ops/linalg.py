@@ -37,6 +37,7 @@ class MatMul(Function):
     __slots__ = ()
     op = "matmul"
     saves = (0, 1)
+    grad_needs = ((1,), (0,))
 
     def forward(self, a, b):
         return a @ b
@@ -44,27 +45,31 @@ class MatMul(Function):
     def backward(self, F, g, a, b):
         need_a = self.next_functions[0][0] is not None
         need_b = self.next_functions[1][0] is not None
+        # an operand is None when only the other's gradient, not wanted, reads it; its own
+        # gradient's node then knows its shape
+        sa = a.shape if a is not None else self.next_functions[0][0].shape
+        sb = b.shape if b is not None else self.next_functions[1][0].shape
         ga = gb = None
-        if a.ndim == 1 and b.ndim == 1:     # dot
+        if len(sa) == 1 and len(sb) == 1:   # dot
             return (g * b if need_a else None), (g * a if need_b else None)
-        if a.ndim == 1:                     # (k) @ (..., k, n) -> (..., n)
+        if len(sa) == 1:                    # (k) @ (..., k, n) -> (..., n)
             if need_a:
-                ga = F.sum_to(F.matmul(F.unsqueeze(g, -2), F.transpose(b, -1, -2)), (1, a.shape[0]))
-                ga = F.reshape(ga, a.shape)
+                ga = F.sum_to(F.matmul(F.unsqueeze(g, -2), F.transpose(b, -1, -2)), (1, sa[0]))
+                ga = F.reshape(ga, sa)
             if need_b:
                 gb = F.matmul(F.unsqueeze(a, -1), F.unsqueeze(g, -2))
             return ga, gb
-        if b.ndim == 1:                     # (..., m, k) @ (k) -> (..., m)
+        if len(sb) == 1:                    # (..., m, k) @ (k) -> (..., m)
             if need_a:
                 ga = F.matmul(F.unsqueeze(g, -1), F.unsqueeze(b, -2))
             if need_b:
-                gb = F.reshape(F.sum_to(F.matmul(F.unsqueeze(g, -2), a), (1, b.shape[0])), b.shape)
+                gb = F.reshape(F.sum_to(F.matmul(F.unsqueeze(g, -2), a), (1, sb[0])), sb)
             return ga, gb
         if need_a:
             ga = F.matmul(g, F.transpose(b, -1, -2))
         if need_b:
-            if b.ndim == 2 and a.ndim > 2:  # a weight shared over a batch: one matrix product, no batch of them
-                k, n = b.shape
+            if len(sb) == 2 and len(sa) > 2:  # a weight shared over a batch: one matrix product, no batch of them
+                k, n = sb
                 gb = F.matmul(F.transpose(F.reshape(a, (-1, k)), 0, 1), F.reshape(g, (-1, n)))
             else:
                 gb = F.matmul(F.transpose(a, -1, -2), g)
@@ -310,18 +315,22 @@ class Einsum(Function):
     def backward(self, F, g, *operands):
         lhs, out = self.equation.split("->")
         subs = lhs.split(",")
-        return tuple(_einsum_grad(F, g, operands, subs, out, i) if self.next_functions[i][0] is not None else None
-                     for i in range(len(subs)))
+        # an operand's own gradient never reads it (only its shape, which its gradient's node knows)
+        edges = self.next_functions
+        return tuple(_einsum_grad(F, g, operands, subs, out, i, edges[i][0].shape) if edges[i][0] is not None
+                     else None for i in range(len(subs)))
 
 
 _EINSUM_ARITY = {}
 
 
 def _einsum_node(n):
-    """Einsum for n operands: its ``saves`` names all of them."""
+    """Einsum for n operands: its ``saves`` names all of them, each gradient reading the others."""
     cls = _EINSUM_ARITY.get(n)
     if cls is None:
-        cls = _EINSUM_ARITY[n] = type("Einsum", (Einsum,), {"__slots__": (), "saves": tuple(range(n))})
+        others = tuple(tuple(j for j in range(n) if j != i) for i in range(n))
+        cls = _EINSUM_ARITY[n] = type("Einsum", (Einsum,), {"__slots__": (), "saves": tuple(range(n)),
+                                                            "grad_needs": others})
     return cls
 
 
@@ -341,9 +350,8 @@ def _einsum_arrays(equation, operands):
     return out
 
 
-def _einsum_grad(F, g, operands, subs, out, i):
+def _einsum_grad(F, g, operands, subs, out, i, shape):
     s = subs[i]
-    shape = operands[i].shape
     others = [j for j in range(len(subs)) if j != i]
     present = set(out)
     for j in others:

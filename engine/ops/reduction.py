@@ -85,6 +85,13 @@ def _require_nonempty(x, name, axes):
 class Reduction(Function):
     """An op that reduces ``axes`` (None: all) of its input, keeping them as size 1 with keepdim."""
     __slots__ = ("in_shape", "axes", "keepdim")
+    # PyTorch's node for the reduction over dims, where its overload differs from the one over all
+    dim_backward_name = None
+
+    def name(self):
+        if self.axes is not None and self.dim_backward_name is not None:
+            return self.dim_backward_name
+        return Function.name(self)
 
     def _remember(self, x, axes, keepdim):
         self.in_shape, self.axes, self.keepdim = x.shape, axes, keepdim
@@ -105,6 +112,7 @@ class Reduction(Function):
 class Sum(Reduction):
     __slots__ = ()
     op = "sum"
+    dim_backward_name = "SumBackward1"
 
     def forward(self, x, axes, keepdim, dtype):
         self._remember(x, axes, keepdim)
@@ -117,6 +125,7 @@ class Sum(Reduction):
 class Mean(Reduction):
     __slots__ = ()
     op = "mean"
+    dim_backward_name = "MeanBackward1"
 
     def forward(self, x, axes, keepdim, dtype):
         if x.dtype.kind != "f" and dtype is None:
@@ -135,6 +144,7 @@ class Prod(Reduction):
     __slots__ = ()
     op = "prod"
     saves = (0, -1)
+    dim_backward_name = "ProdBackward1"
 
     def forward(self, x, axes, keepdim, dtype):
         self._remember(x, axes, keepdim)
@@ -213,12 +223,14 @@ class Max(Amax):
     as PyTorch's evenly_distribute_backward does."""
     __slots__ = ()
     op = "max"
+    backward_name = "MaxBackward1"
     nan_ties = True
 
 
 class Min(Amin):
     __slots__ = ()
     op = "min"
+    backward_name = "MinBackward1"
     nan_ties = True
 
 
@@ -257,26 +269,31 @@ class SelectAlong(Gather):
 class MaxDim(SelectAlong):
     __slots__ = ()
     op = "max"
+    backward_name = "MaxBackward0"
 
 
 class MinDim(SelectAlong):
     __slots__ = ()
     op = "min"
+    backward_name = "MinBackward0"
 
 
 class MedianDim(SelectAlong):
     __slots__ = ()
     op = "median"
+    backward_name = "MedianBackward1"
 
 
 class SortValues(SelectAlong):
     __slots__ = ()
     op = "sort"
+    backward_name = "SortBackward0"
 
 
 class TopkValues(SelectAlong):
     __slots__ = ()
     op = "topk"
+    backward_name = "TopkBackward0"
 
 
 # --------------------------------------------------------------- spread
@@ -352,6 +369,7 @@ class Norm(Reduction):
     (shared among ties), general p x |x|^(p-2) / |x|_p^(p-1); zero where the norm is zero."""
     __slots__ = ("p",)
     op = "norm"
+    backward_name = "LinalgVectorNormBackward0"
     saves = (0, -1)
 
     def forward(self, x, p, axes, keepdim):

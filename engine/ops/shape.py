@@ -85,6 +85,7 @@ def _viewable(x, shape):
 class Reshape(ViewFunction):
     __slots__ = ("in_shape",)
     op = "reshape"
+    backward_name = "ViewBackward0"
 
     def forward(self, x, shape):
         self.in_shape = x.shape
@@ -98,13 +99,26 @@ class Reshape(ViewFunction):
     def backward(self, F, g):
         return (F.reshape(g, self.in_shape),)
 
-    def name(self):
-        ins, out = self.in_shape, self.shape
-        if len(out) == len(ins) + 1 and [n for n in out if n != 1] == [n for n in ins if n != 1]:
-            return "UnsqueezeBackward0"
-        if len(out) < len(ins) and [n for n in out if n != 1] == [n for n in ins if n != 1]:
-            return "SqueezeBackward0"
-        return "ViewBackward0"
+
+# reshapes PyTorch records under their own names: squeeze(), squeeze(dim), squeeze(dims), unsqueeze(dim)
+class Squeeze(Reshape):
+    __slots__ = ()
+    backward_name = "SqueezeBackward0"
+
+
+class SqueezeDim(Reshape):
+    __slots__ = ()
+    backward_name = "SqueezeBackward1"
+
+
+class SqueezeDims(Reshape):
+    __slots__ = ()
+    backward_name = "SqueezeBackward2"
+
+
+class Unsqueeze(Reshape):
+    __slots__ = ()
+    backward_name = "UnsqueezeBackward0"
 
 
 class Copy(Function):
@@ -170,7 +184,7 @@ def contiguous(input, memory_format=None):
     """Returns a contiguous in memory tensor containing the same data as self tensor."""
     if input._data.flags.c_contiguous:
         return input
-    return Copy.apply(input, shape=input._data.shape)
+    return Clone.apply(input)
 
 
 class Clone(Function):
@@ -235,7 +249,8 @@ def squeeze(input, dim=None):
     new = tuple(n for i, n in enumerate(shape) if not (i in dims and n == 1))
     if new == shape:
         return input
-    return Reshape.apply(input, shape=new)
+    cls = Squeeze if dim is None else SqueezeDims if isinstance(dim, (list, tuple)) else SqueezeDim
+    return cls.apply(input, shape=new)
 
 
 def unsqueeze(input, dim):
@@ -243,7 +258,7 @@ def unsqueeze(input, dim):
     ndim = input._data.ndim + 1
     dim = _wrap_dim(dim, ndim)
     shape = input._data.shape[:dim] + (1,) + input._data.shape[dim:]
-    return Reshape.apply(input, shape=shape)
+    return Unsqueeze.apply(input, shape=shape)
 
 
 # ------------------------------------------------------------------ broadcasting
@@ -263,6 +278,7 @@ class SumTo(Function):
     """Sums a tensor down to a shape it was broadcast from (expand's adjoint)."""
     __slots__ = ("in_shape",)
     op = "sum_to"
+    backward_name = "SumBackward1"
 
     def forward(self, x, shape):
         self.in_shape = x.shape
@@ -346,9 +362,15 @@ class Permute(ViewFunction):
     def backward(self, F, g):
         return (F.permute(g, tuple(np.argsort(self.dims).tolist())),)
 
-    def name(self):
-        moved = [d for i, d in enumerate(self.dims) if i != d]
-        return "TransposeBackward0" if len(moved) == 2 else "PermuteBackward0"
+
+# permutations PyTorch records under their own names: transpose(dim0, dim1) and t()
+class Transpose(Permute):
+    __slots__ = ()
+
+
+class MatrixTranspose(Permute):
+    __slots__ = ()
+    backward_name = "TBackward0"
 
 
 def permute(input, *dims, **kwargs):
@@ -373,7 +395,7 @@ def transpose(input, dim0, dim1):
     if ndim == 0:
         return input
     dims[d0], dims[d1] = dims[d1], dims[d0]
-    return Permute.apply(input, dims=tuple(dims))
+    return Transpose.apply(input, dims=tuple(dims))
 
 
 swapaxes = swapdims = transpose
@@ -383,7 +405,7 @@ def t(input):
     """Transposes a tensor of at most 2 dimensions."""
     if input._data.ndim > 2:
         raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {input._data.ndim}D")
-    return transpose(input, 0, 1) if input._data.ndim == 2 else input
+    return MatrixTranspose.apply(input, dims=(1, 0) if input._data.ndim == 2 else tuple(range(input._data.ndim)))
 
 
 def adjoint(input):
@@ -442,6 +464,8 @@ class Slice(ViewFunction):
         return (F.index_put(F.new_zeros(g, self.in_shape), self.index, g),)
 
     def name(self):
+        if self.backward_name is not None:
+            return self.backward_name
         # PyTorch applies an index item by item; its node is the last one that did something
         last = "Alias"
         for item in self.index:
@@ -452,6 +476,22 @@ class Slice(ViewFunction):
             elif type(item) is slice and item != slice(None):
                 last = "Slice"
         return last + "Backward0"
+
+
+# pieces PyTorch records as one multi-output node: each is a Slice under that node's name
+class Split(Slice):
+    __slots__ = ()
+    backward_name = "SplitBackward0"
+
+
+class SplitWithSizes(Slice):
+    __slots__ = ()
+    backward_name = "SplitWithSizesBackward0"
+
+
+class Unbind(Slice):
+    __slots__ = ()
+    backward_name = "UnbindBackward0"
 
 
 def _slice_dim(dim, sl):
@@ -487,8 +527,8 @@ def select(input, dim, index):
     return Slice.apply(input, index=_slice_dim(dim, index))
 
 
-def _split_at(input, dim, bounds):
-    return tuple(Slice.apply(input, index=_slice_dim(dim, slice(a, b))) for a, b in zip(bounds, bounds[1:]))
+def _split_at(input, dim, bounds, cls=Slice):
+    return tuple(cls.apply(input, index=_slice_dim(dim, slice(a, b))) for a, b in zip(bounds, bounds[1:]))
 
 
 def split(tensor, split_size_or_sections, dim=0):
@@ -508,12 +548,13 @@ def split(tensor, split_size_or_sections, dim=0):
             if size:
                 raise RuntimeError(f"split_size can only be 0 if dimension size is 0, but got dimension size of "
                                    f"{size}")
-            return (Slice.apply(tensor, index=_slice_dim(dim, slice(None))),)
+            return (Split.apply(tensor, index=_slice_dim(dim, slice(None))),)
         sizes = [min(step, size - a) for a in range(0, size, step)] or [0]
     bounds = [0]
     for s in sizes:
         bounds.append(bounds[-1] + s)
-    return _split_at(tensor, dim, bounds)
+    return _split_at(tensor, dim, bounds, SplitWithSizes if isinstance(split_size_or_sections, (list, tuple))
+                     else Split)
 
 
 def chunk(input, chunks, dim=0):
@@ -548,7 +589,7 @@ def tensor_split(input, indices_or_sections, dim=0):
 def unbind(input, dim=0):
     """Removes a tensor dimension, returning a tuple of all slices along it."""
     dim = _wrap_dim(dim, input._data.ndim)
-    return tuple(Slice.apply(input, index=_slice_dim(dim, i)) for i in range(input._data.shape[dim]))
+    return tuple(Unbind.apply(input, index=_slice_dim(dim, i)) for i in range(input._data.shape[dim]))
 
 
 def _diagonal_geometry(shape, offset, dim1, dim2):
