@@ -4,16 +4,30 @@ from importlib.resources import files
 from fastapi import APIRouter
 from fastapi.responses import HTMLResponse, Response
 
+from ..errors import ApiError
+
 router = APIRouter(tags=["viewer"])
 _STATIC = files("gradserve.server") / "static"
+# The page loads only its own script and stylesheet and talks only to this server (its WebSocket included:
+# CSP's 'self' covers ws:/wss: to the same host); it may not be framed.
+_HEADERS = {
+    "Content-Security-Policy": "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+                               "connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
+    "X-Content-Type-Options": "nosniff",
+    "Referrer-Policy": "no-referrer",
+}
+_ASSETS = {"viewer.js": "text/javascript", "viewer.css": "text/css"}
 
 
 @router.get("/viewer", response_class=HTMLResponse)
 async def viewer():
     """The graph viewer (open it with #session=<id>&token=<token>, or fill in the form)."""
-    return HTMLResponse(_STATIC.joinpath("viewer.html").read_text(encoding="utf-8"))
+    return HTMLResponse(_STATIC.joinpath("viewer.html").read_text(encoding="utf-8"), headers=_HEADERS)
 
 
-@router.get("/viewer/viewer.js", include_in_schema=False)
-async def viewer_script():
-    return Response(_STATIC.joinpath("viewer.js").read_text(encoding="utf-8"), media_type="text/javascript")
+@router.get("/viewer/{asset}", include_in_schema=False)
+async def viewer_asset(asset: str):
+    if asset not in _ASSETS:
+        raise ApiError(404, "NotFound", f"the viewer has no file {asset[:80]!r}")
+    return Response(_STATIC.joinpath(asset).read_text(encoding="utf-8"), media_type=_ASSETS[asset],
+                    headers={"X-Content-Type-Options": "nosniff", "Cache-Control": "no-cache"})
