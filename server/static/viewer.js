@@ -63,7 +63,7 @@ function newRun(id) {
     id, nodes: new Map(), consumers: new Map(), queue: [], pending: new Map(), dirty: new Set(),
     layers: [], edgeKeys: new Set(), edges: [], edgesOf: new Map(), notKept: 0, backward: 0,
     skipped: { node: 0, backward: 0, log: 0 }, state: "running", t0: performance.now(), elapsed: null,
-    metrics: null, error: null, selected: null, last: null, followed: null,
+    metrics: null, error: null, selected: null, last: null, lastGrad: null, followed: null,
     box: { minSlot: 0, maxSlot: 0, maxLayer: 0, any: false }, program: programs.get(id) || null,
   };
 }
@@ -347,9 +347,11 @@ function paintNode(r, n, detail, tiny) {
   roundRect(n.x, n.y, W, H, 5);
   ctx.fillStyle = fill;
   ctx.fill();
-  const emphasis = n === r.selected || n === view.hover ? 2.6 : n === r.last && r.state === "running" ? 2.6 : cls === "output" ? 2 : 1.3;
-  ctx.lineWidth = Math.max(emphasis, 1 / z);
-  ctx.strokeStyle = n === r.selected || n === view.hover ? PALETTE.title : line;
+  // while a run goes on, the node just made (or, during backward, the one the gradient just reached) stands out
+  const current = r.state === "running" && (r.lastGrad ? n === r.lastGrad : n === r.last);
+  const picked = n === r.selected || n === view.hover;
+  ctx.lineWidth = Math.max(picked || current ? 2.6 : cls === "output" ? 2 : 1.3, 1 / z);
+  ctx.strokeStyle = picked ? PALETTE.title : current && r.lastGrad ? PALETTE.grad : line;
   if (cls === "const") ctx.setLineDash([4, 3]);
   ctx.stroke();
   ctx.setLineDash([]);
@@ -422,6 +424,8 @@ function updateStatus() {
   const r = run;
   const state = $("run-state"), counts = $("run-counts"), metrics = $("run-metrics"), bar = $("run-progress");
   state.className = "";
+  const title = r ? `${r.state === "done" ? "finished" : r.state} · ${r.id} — gradserve viewer` : "gradserve viewer";
+  if (document.title !== title) document.title = title;  // tells a background tab how the run is going
   if (!r) { state.textContent = "waiting for a run"; counts.textContent = metrics.textContent = ""; bar.hidden = true; return; }
   state.replaceChildren("run ", bold(r.id), " · ");
   if (r.state === "running") state.append(`running ${((performance.now() - r.t0) / 1000).toFixed(1)} s`);
@@ -576,7 +580,7 @@ function onEvent(ev) {
       const r = runFor(ev);
       r.backward++;
       const n = r.nodes.get(ev.node);
-      if (n) { n.grad = ev.grad; r.dirty.add(n); }
+      if (n) { n.grad = ev.grad; r.dirty.add(n); r.lastGrad = n; }
       break;
     }
     case "stdout": printLine(ev.text || ""); break;
