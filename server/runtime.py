@@ -9,7 +9,7 @@ import gradserve.engine as torch
 from gradserve.engine.limits import Limits
 
 __all__ = ["Limits", "new_namespace", "run_program", "new_observer", "graph_json", "tensor_from_array",
-           "array_of", "is_tensor", "tensor_info", "tensor_nbytes", "error_status",
+           "array_of", "is_tensor", "tensor_info", "tensor_nbytes", "session_bytes", "error_status",
            "InterpreterUnavailable"]
 
 
@@ -82,8 +82,15 @@ def tensor_from_array(array, requires_grad=False, device="cpu"):
 
 
 def array_of(tensor):
-    """A host NumPy array of a tensor's values."""
-    return np.asarray(tensor.detach().cpu().numpy())
+    """A host NumPy array of a tensor's values (shared with a CPU tensor, copied from a GPU one)."""
+    return tensor.numpy(force=True)
+
+
+def session_bytes(namespace):
+    """Bytes a session's variables hold: as the interpreter counted them when its last run ended,
+    unless something changed them since (then counted now)."""
+    known = namespace.runtime.bytes_known
+    return known if known is not None else namespace.nbytes()
 
 
 def is_tensor(value):

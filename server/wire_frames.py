@@ -1,39 +1,196 @@
-"""Messages between the server and its worker processes over a pipe.
+"""Messages between the server and its worker processes over a stream socket.
 
 A message is a JSON header followed by raw buffers: tensors travel as their
 bytes (little-endian, C order), never as JSON and never pickled, so a worker
 that a hostile program took over cannot make the server run code by what it
 sends back. In a header an array appears as ``{"buf": i, "dtype", "shape"}``.
+
+On the socket one message is one frame, written with one system call where the
+buffers allow: a 12-byte prefix (header length as u32, buffer bytes as u64,
+little-endian), the header, then the buffers back to back; the header's
+``"lens"`` gives each buffer's length. The worker reads frames with
+``FrameReader`` on a blocking socket; the server parses them on its event loop
+(``FrameParser``), so no thread stands between a reply and the request waiting
+for it.
 """
 import json
+import struct
 
 import numpy as np
 
 # dtypes that may cross the pipe (the engine's, by NumPy name)
 DTYPES = frozenset({"float16", "float32", "float64", "uint8", "int8", "int16", "int32", "int64", "bool"})
+_DTYPE_OBJECTS = {name: np.dtype(name) for name in DTYPES}
+_DTYPE_NAMES = {dtype: name for name, dtype in _DTYPE_OBJECTS.items()}
+
+PREFIX = struct.Struct("<IQ")
+MAX_HEADER_BYTES = 1 << 30
+# sendmsg takes at most IOV_MAX (1024 on Linux) pieces per call
+_MAX_PIECES = 512
 
 
 class FrameError(Exception):
     """A malformed message on the pipe."""
 
 
-def send_message(conn, header, buffers=()):
-    """Sends a header and its buffers as consecutive pipe messages."""
-    header["nbuf"] = len(buffers)
-    conn.send_bytes(json.dumps(header, separators=(",", ":"), allow_nan=False).encode())
-    for buf in buffers:
-        conn.send_bytes(buf)
+def dtype_name(dtype):
+    """``dtype.name`` without NumPy's slow property for the dtypes that cross the pipe."""
+    return _DTYPE_NAMES.get(dtype) or dtype.name
 
 
-def recv_message(conn):
-    """Receives one message: (header dict, list of bytes buffers)."""
-    header = json.loads(conn.recv_bytes())
+def encode_frame(header, buffers=()):
+    """The pieces of one frame: the prefix and header as one bytes object, then the buffers."""
+    lens = [b.nbytes if isinstance(b, memoryview) else len(b) for b in buffers]
+    header["lens"] = lens
+    head = json.dumps(header, separators=(",", ":"), allow_nan=False).encode()
+    return [PREFIX.pack(len(head), sum(lens)) + head, *buffers]
+
+
+def decode_frame(head, payload):
+    """(header dict, list of buffers) from a frame's header bytes and its buffer bytes."""
+    try:
+        header = json.loads(bytes(head))
+    except (ValueError, UnicodeDecodeError) as e:
+        raise FrameError(f"message header is not JSON: {e}") from None
     if not isinstance(header, dict):
         raise FrameError("message header is not an object")
-    n = header.get("nbuf", 0)
-    if not isinstance(n, int) or n < 0:
-        raise FrameError("bad buffer count")
-    return header, [conn.recv_bytes() for _ in range(n)]
+    lens = header.get("lens", [])
+    if not isinstance(lens, list) or not all(type(n) is int and n >= 0 for n in lens) or sum(lens) != len(payload):
+        raise FrameError("buffer lengths do not match the frame")
+    buffers = []
+    offset = 0
+    for n in lens:
+        buffers.append(payload[offset:offset + n])
+        offset += n
+    return header, buffers
+
+
+def send_frame(sock, header, buffers=()):
+    """Writes one frame to a blocking socket (sendmsg: no copy of the buffers, one call when it all fits)."""
+    pieces = [memoryview(p).cast("B") for p in encode_frame(header, buffers) if len(p)]
+    while pieces:
+        sent = sock.sendmsg(pieces[:_MAX_PIECES])
+        while sent:
+            n = pieces[0].nbytes
+            if sent >= n:
+                sent -= n
+                pieces.pop(0)
+            else:
+                pieces[0] = pieces[0][sent:]
+                sent = 0
+
+
+class FrameReader:
+    """Reads frames from a blocking socket; several small frames may arrive in one read."""
+
+    def __init__(self, sock, max_frame_bytes, chunk=1 << 16):
+        self.sock = sock
+        self.max_frame_bytes = max_frame_bytes
+        self.chunk = chunk
+        self.buf = bytearray()
+
+    def _fill(self, n):
+        while len(self.buf) < n:
+            data = self.sock.recv(max(self.chunk, n - len(self.buf)))
+            if not data:
+                raise EOFError("the socket closed")
+            self.buf += data
+
+    def read(self):
+        """The next message: (header dict, list of buffers); EOFError when the other end closed."""
+        self._fill(PREFIX.size)
+        head_len, body_len = PREFIX.unpack_from(self.buf)
+        if head_len > MAX_HEADER_BYTES or head_len + body_len > self.max_frame_bytes:
+            raise FrameError("frame too large")
+        total = PREFIX.size + head_len + body_len
+        if total <= self.chunk:
+            self._fill(total)
+            frame = bytes(self.buf[:total])
+            del self.buf[:total]
+            view = memoryview(frame)
+        else:  # a big frame: read straight into its own buffer
+            frame = bytearray(total)
+            have = min(len(self.buf), total)
+            frame[:have] = self.buf[:have]
+            del self.buf[:have]
+            view = memoryview(frame)
+            while have < total:
+                n = self.sock.recv_into(view[have:], total - have)
+                if not n:
+                    raise EOFError("the socket closed")
+                have += n
+        end = PREFIX.size + head_len
+        return decode_frame(view[PREFIX.size:end], view[end:])
+
+
+class FrameParser:
+    """Incremental frame parsing for an asyncio BufferedProtocol: ``get_buffer`` and ``buffer_updated``
+    pass through here; ``on_frame(header, buffers)`` is called for each complete message.
+
+    Small frames share one reusable buffer (and are copied out); a frame larger than it is read
+    into a buffer of its own, which its arrays then view without a copy.
+    """
+
+    def __init__(self, on_frame, max_frame_bytes, size=1 << 18):
+        self.on_frame = on_frame
+        self.max_frame_bytes = max_frame_bytes
+        self.small = bytearray(size)
+        self.view = memoryview(self.small)
+        self.start = 0       # first unparsed byte in small
+        self.end = 0         # first free byte in small
+        self.big = None      # memoryview of the big frame being filled
+        self.big_have = 0
+        self.big_head = 0
+
+    def get_buffer(self, sizehint):
+        if self.big is not None:
+            return self.big[self.big_have:]
+        if self.end == len(self.small):
+            self._compact()
+        return self.view[self.end:]
+
+    def buffer_updated(self, nbytes):
+        if self.big is not None:
+            self.big_have += nbytes
+            if self.big_have == len(self.big):
+                big, head_len = self.big, self.big_head
+                self.big = None
+                end = PREFIX.size + head_len
+                self.on_frame(*decode_frame(big[PREFIX.size:end], big[end:]))
+            return
+        self.end += nbytes
+        self._parse()
+
+    def _compact(self):
+        n = self.end - self.start
+        self.small[:n] = self.small[self.start:self.end]
+        self.start, self.end = 0, n
+
+    def _parse(self):
+        while self.end - self.start >= PREFIX.size:
+            head_len, body_len = PREFIX.unpack_from(self.small, self.start)
+            total = PREFIX.size + head_len + body_len
+            if head_len > MAX_HEADER_BYTES or total > self.max_frame_bytes:
+                raise FrameError("frame too large")
+            have = self.end - self.start
+            if have >= total:
+                frame = bytes(self.view[self.start:self.start + total])
+                self.start += total
+                end = PREFIX.size + head_len
+                view = memoryview(frame)
+                self.on_frame(*decode_frame(view[PREFIX.size:end], view[end:]))
+                continue
+            if total > len(self.small):
+                big = memoryview(bytearray(total))
+                big[:have] = self.view[self.start:self.end]
+                self.big, self.big_have, self.big_head = big, have, head_len
+                self.start = self.end = 0
+                return
+            if self.start + total > len(self.small):
+                self._compact()
+            return
+        if self.start == self.end:
+            self.start = self.end = 0
 
 
 def pack_array(array, buffers):
@@ -43,23 +200,26 @@ def pack_array(array, buffers):
     if not array.flags.c_contiguous:  # (np.ascontiguousarray would turn a 0-d array into 1-d)
         array = array.copy(order="C")
     buffers.append(memoryview(array).cast("B") if array.size else b"")
-    return {"buf": len(buffers) - 1, "dtype": array.dtype.name, "shape": list(array.shape)}
+    return {"buf": len(buffers) - 1, "dtype": dtype_name(array.dtype), "shape": list(array.shape)}
 
 
 def unpack_array(entry, buffers):
-    """The array a header entry refers to (read-only view over the received bytes)."""
+    """The array a header entry refers to (a view over the received bytes)."""
     try:
-        dtype = entry["dtype"]
+        name = entry["dtype"]
         shape = tuple(int(s) for s in entry["shape"])
         buf = buffers[entry["buf"]]
     except (KeyError, TypeError, ValueError, IndexError) as e:
-        raise FrameError(f"bad array entry: {e}") from None
-    if dtype not in DTYPES:
-        raise FrameError(f"bad dtype {dtype!r}")
+        raise FrameError(f"bad array entry: {e!r}") from None
+    dtype = _DTYPE_OBJECTS.get(name) if isinstance(name, str) else None
+    if dtype is None:
+        raise FrameError(f"bad dtype {name!r}")
     count = 1
     for s in shape:
+        if s < 0:
+            raise FrameError("bad array entry: negative dimension")
         count *= s
-    if count * np.dtype(dtype).itemsize != len(buf):
+    if count * dtype.itemsize != len(buf):
         raise FrameError("array byte count does not match its shape")
     return np.frombuffer(buf, dtype=dtype).reshape(shape)
 

@@ -7,8 +7,8 @@ worker pushes its events (started, node, backward, stdout, log) on the same
 pipe as they happen. A second pipe carries cancel requests, read by a thread,
 so a run can be stopped while the main thread is busy in it.
 
-``Worker.handle`` is transport-free: the local backend drives it over pipes,
-and a Ray actor can host the same class.
+``Worker.handle`` is transport-free: the local backend drives it over a
+socket pair, and a Ray actor can host the same class.
 """
 import json
 import math
@@ -18,7 +18,7 @@ import threading
 import time
 
 from . import runtime
-from .wire_frames import pack_array, recv_message, send_message, unpack_array
+from .wire_frames import FrameReader, pack_array, send_frame, unpack_array
 
 MAX_AUTO_OUTPUTS = 64
 # Node and backward events of one run past which only their count is reported.
@@ -194,7 +194,7 @@ class Worker:
                 "elapsed_ms": elapsed_ms}, out
 
     def _bind_inputs(self, ns, inputs, buffers, limits):
-        budget = limits.session_bytes - ns.nbytes()
+        budget = limits.session_bytes - runtime.session_bytes(ns)
         tensors = {}
         for name, entry in inputs.items():
             array = unpack_array(entry, buffers)
@@ -327,8 +327,8 @@ def _limit_self(device, memory_bytes, max_files):
         lower(resource.RLIMIT_AS, memory_bytes)
 
 
-def main(conn, cancel_conn, config):
-    """Process entry point (multiprocessing spawn target)."""
+def main(sock, cancel_conn, config):
+    """Process entry point (multiprocessing spawn target): commands on ``sock``, cancels on ``cancel_conn``."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the server stops its workers itself
     # With RLIMIT_FSIZE at 0 nothing may be written to a log file the server's output goes to.
     devnull = os.open(os.devnull, os.O_WRONLY)
@@ -338,7 +338,7 @@ def main(conn, cancel_conn, config):
 
     def send(header, buffers=()):
         with send_lock:
-            send_message(conn, header, buffers)
+            send_frame(sock, header, buffers)
 
     worker = Worker(config.get("device", "cpu"), send_event=send)
     try:
@@ -357,9 +357,10 @@ def main(conn, cancel_conn, config):
 
     threading.Thread(target=listen_for_cancels, daemon=True, name="cancel-listener").start()
     send({"hello": os.getpid()})
+    reader = FrameReader(sock, config.get("max_frame_bytes", 1 << 40))
     while True:
         try:
-            header, buffers = recv_message(conn)
+            header, buffers = reader.read()
         except (EOFError, OSError):
             return
         reply, out = worker.handle(header, buffers)

@@ -2,10 +2,12 @@
 
 Each worker slot holds one process (spawned, never forked, so it shares
 nothing with the server) and many sessions. Commands to one worker go one at a
-time, in arrival order; a reader thread per worker hands replies and streamed
-events to the event loop. A worker that dies, or that is killed because a run
-ignored its cancel past the grace period, is replaced by a fresh process in the
-same slot; the sessions it held answer 410 from then on.
+time, in arrival order, over a Unix socket pair that the event loop itself
+reads and writes (a ``wire_frames`` frame per message): replies and streamed
+events reach the waiting request without a thread hop, and a big tensor goes
+out without blocking the loop. A worker that dies, or that is killed because a
+run ignored its cancel past the grace period, is replaced by a fresh process in
+the same slot; the sessions it held answer 410 from then on.
 """
 import asyncio
 import itertools
@@ -13,21 +15,22 @@ import json
 import logging
 import multiprocessing
 import os
+import socket
 import threading
 from collections import deque
 
 from .. import worker as worker_module
-from ..wire_frames import FrameError, recv_message, send_message
+from ..wire_frames import FrameError, FrameParser, encode_frame
 from .base import BackendUnavailable, Placement, RunCancelled, RunDeadline, SessionGone, WorkerBackend
 
 log = logging.getLogger("gradserve.workers")
 
 _SPAWN = multiprocessing.get_context("spawn")
 _ENV_LOCK = threading.Lock()
-# Sends above this size go through a thread so the event loop never blocks on a pipe.
-_INLINE_SEND_BYTES = 32 * 1024
 # Commands a worker may have in its pipe: the next one is there when the current one ends.
 PIPELINE_DEPTH = 2
+# A frame claiming more than this from a worker is refused (and the worker replaced).
+MAX_FRAME_BYTES = 1 << 36
 
 
 class _Command:
@@ -61,8 +64,36 @@ def _start_with_env(process, env):
                     os.environ[k] = v
 
 
+class _WorkerStream(asyncio.BufferedProtocol):
+    """The event loop's end of a worker's socket: frames in, parsed where they land."""
+
+    def __init__(self, worker):
+        self.worker = worker
+        self.parser = FrameParser(worker._on_frame, MAX_FRAME_BYTES)
+        self.transport = None
+
+    def connection_made(self, transport):
+        self.transport = transport
+
+    def get_buffer(self, sizehint):
+        return self.parser.get_buffer(sizehint)
+
+    def buffer_updated(self, nbytes):
+        try:
+            self.parser.buffer_updated(nbytes)
+        except FrameError as e:  # a worker that sends garbage is not trusted with more work
+            log.error("worker %d sent a malformed message (%s); replacing it", self.worker.slot, e)
+            self.transport.close()
+
+    def eof_received(self):
+        return False  # close our end too
+
+    def connection_lost(self, exc):
+        self.worker._on_eof()
+
+
 class _WorkerProcess:
-    """One worker process in a slot, with its pipes and the commands in flight."""
+    """One worker process in a slot, with its socket and the commands in flight."""
 
     def __init__(self, slot, generation, device, config, env, loop, on_death):
         self.slot = slot
@@ -73,12 +104,11 @@ class _WorkerProcess:
         self.loop = loop
         self.on_death = on_death
         self.process = None
-        self.conn = None
+        self.transport = None
         self.cancel_conn = None
         self.alive = False
         self.sessions = set()
         self.room = asyncio.Semaphore(PIPELINE_DEPTH)
-        self.send_lock = asyncio.Lock()
         self.pending = {}           # req id -> _Command
         self.in_pipe = deque()      # commands sent and not yet answered, in the worker's order
         self.event_handlers = {}    # run id -> callable(events)
@@ -87,15 +117,17 @@ class _WorkerProcess:
         self._req_ids = itertools.count(1)
 
     async def start(self, timeout_s=120.0):
-        conn, child_conn = _SPAWN.Pipe(duplex=True)
+        sock, child_sock = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
         cancel_r, cancel_w = _SPAWN.Pipe(duplex=False)
-        self.conn, self.cancel_conn = conn, cancel_w
-        self.process = _SPAWN.Process(target=worker_module.main, args=(child_conn, cancel_r, self.config),
+        self.cancel_conn = cancel_w
+        self.process = _SPAWN.Process(target=worker_module.main, args=(child_sock, cancel_r, self.config),
                                       name=f"gradserve-worker-{self.slot}", daemon=True)
-        await asyncio.to_thread(_start_with_env, self.process, self.env)
-        child_conn.close()
-        cancel_r.close()
-        threading.Thread(target=self._read, daemon=True, name=f"gradserve-worker-{self.slot}-reader").start()
+        try:
+            await asyncio.to_thread(_start_with_env, self.process, self.env)
+        finally:
+            child_sock.close()
+            cancel_r.close()
+        self.transport, _ = await self.loop.connect_accepted_socket(lambda: _WorkerStream(self), sock)
         await asyncio.wait_for(self._hello, timeout_s)
         self.alive = True
 
@@ -104,24 +136,14 @@ class _WorkerProcess:
         return self.process.pid if self.process is not None else None
 
     # ------------------------------------------------------------ reading
-    def _read(self):
-        """Reader thread: hands every message to the event loop, in order."""
-        call = self.loop.call_soon_threadsafe
-        try:
-            while True:
-                header, buffers = recv_message(self.conn)
-                if "event" in header:
-                    call(self._on_events, header["event"], header.get("events") or [])
-                elif "reply" in header:
-                    call(self._on_reply, header, buffers)
-                elif "hello" in header:
-                    call(self._on_hello)
-        except (EOFError, OSError, FrameError, ValueError):
-            pass
-        try:
-            call(self._on_eof)
-        except RuntimeError:  # the loop is closed: the server is shutting down
-            pass
+    def _on_frame(self, header, buffers):
+        """Every message from the worker, in order, on the event loop."""
+        if "event" in header:
+            self._on_events(header["event"], header.get("events") or [])
+        elif "reply" in header:
+            self._on_reply(header, buffers)
+        elif "hello" in header:
+            self._on_hello()
 
     def _on_hello(self):
         if not self._hello.done():
@@ -178,8 +200,7 @@ class _WorkerProcess:
             if len(self.in_pipe) == 1:
                 self._start_clock(command)
             try:
-                async with self.send_lock:  # a message's header and buffers must not interleave with another's
-                    await self._send(header, buffers)
+                self._send(header, buffers)  # a whole frame at once: messages never interleave
                 return await command.fut
             except SessionGone:
                 if command.killed:
@@ -209,15 +230,12 @@ class _WorkerProcess:
             command.killed = True
             self.kill()
 
-    async def _send(self, header, buffers):
-        size = sum(len(b) for b in buffers)
-        try:
-            if size <= _INLINE_SEND_BYTES:
-                send_message(self.conn, header, buffers)
-            else:
-                await asyncio.to_thread(send_message, self.conn, header, buffers)
-        except (OSError, ValueError):
-            raise SessionGone("the worker holding this session died") from None
+    def _send(self, header, buffers):
+        """Queues one frame on the socket (the transport writes it as the worker reads; nothing blocks)."""
+        transport = self.transport
+        if transport is None or transport.is_closing():
+            raise SessionGone("the worker holding this session died")
+        transport.writelines(encode_frame(header, buffers))
 
     def running(self, run_id):
         return any(c.run_id == run_id for c in self.in_pipe)
@@ -247,11 +265,12 @@ class _WorkerProcess:
 
     async def stop(self):
         self.alive = False
-        for c in (self.conn, self.cancel_conn):
-            try:
-                c.close()
-            except (OSError, AttributeError):
-                pass
+        if self.transport is not None:
+            self.transport.close()
+        try:
+            self.cancel_conn.close()
+        except (OSError, AttributeError):
+            pass
         if self.process is not None and self.process.pid is not None:
             await asyncio.to_thread(self.process.join, 3.0)
             if self.process.is_alive():
