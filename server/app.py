@@ -70,7 +70,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.metrics = metrics
     app.state.runs = RunService(settings, backend, metrics)
     app.state.creating = 0
-    for module in (sessions, runs, variables, checkpoint, stream, health, viewer):
+    # Routes are matched in order, router by router: the run route, the hot path, comes first.
+    for module in (runs, sessions, variables, checkpoint, stream, health, viewer):
         app.include_router(module.router)
     errors.install(app)
     if settings.cors_origins:

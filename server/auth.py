@@ -1,4 +1,10 @@
-"""Authentication dependencies: API keys for creating sessions, session tokens for the rest."""
+"""Authentication dependencies: API keys for creating sessions, session tokens for the rest.
+
+The session dependencies are HTTPBearer security schemes themselves (so OpenAPI
+shows the Bearer requirement) that read the header and the path's session id
+in one step: FastAPI solves each nested dependency level per request, and the
+run route is the server's hot path.
+"""
 import hmac
 
 from fastapi import Depends, Path, Request
@@ -6,7 +12,9 @@ from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 
 from .errors import session_gone, session_not_found, unauthorized
 
-bearer = HTTPBearer(auto_error=False, description="the session token (or, to create a session, an API key)")
+_DESCRIPTION = "the session token (or, to create a session, an API key)"
+
+bearer = HTTPBearer(auto_error=False, scheme_name="HTTPBearer", description=_DESCRIPTION)
 
 
 async def api_key(request: Request, credentials: HTTPAuthorizationCredentials | None = Depends(bearer)):
@@ -22,19 +30,35 @@ async def api_key(request: Request, credentials: HTTPAuthorizationCredentials | 
     return credentials.credentials
 
 
-async def any_session(request: Request, session_id: str = Path(max_length=64),
-                credentials: HTTPAuthorizationCredentials | None = Depends(bearer)):
-    """The session named in the path, authenticated by its token: 401 without one, 404 if wrong or unknown."""
-    if credentials is None:
-        raise unauthorized()
-    found = request.app.state.sessions.authenticate(session_id, credentials.credentials)
-    if found is None:
-        raise session_not_found()
-    return found
+def bearer_token(request):
+    """The token of an ``Authorization: Bearer <token>`` header, or None (as HTTPBearer reads it)."""
+    scheme, _, token = (request.headers.get("authorization") or "").partition(" ")
+    token = token.strip()
+    if not token or scheme.lower() != "bearer":
+        return None
+    return token
 
 
-async def session(request: Request, found=Depends(any_session)):
-    """As any_session, and 410 once the worker holding the session has died."""
-    if not request.app.state.backend.is_alive(found.placement):
-        raise session_gone()
-    return found
+class SessionBearer(HTTPBearer):
+    """The session named in the path, authenticated by its token: 401 without one, 404 if wrong or unknown;
+    with ``live``, 410 once the worker holding the session has died."""
+
+    def __init__(self, live):
+        super().__init__(auto_error=False, scheme_name="HTTPBearer", description=_DESCRIPTION)
+        self.live = live
+
+    async def __call__(self, request: Request, session_id: str = Path(max_length=64)):
+        token = bearer_token(request)
+        if token is None:
+            raise unauthorized()
+        state = request.app.state
+        found = state.sessions.authenticate(session_id, token)
+        if found is None:
+            raise session_not_found()
+        if self.live and not state.backend.is_alive(found.placement):
+            raise session_gone()
+        return found
+
+
+any_session = SessionBearer(live=False)
+session = SessionBearer(live=True)
