@@ -18,6 +18,16 @@ class Metrics:
                                 ["reason"], registry=self.registry)
         self.queued = Gauge("gradserve_runs_in_flight", "Runs admitted and not yet answered", registry=self.registry)
         self.registry.register(_LiveCollector(sessions, backend))
+        self._finished = {}  # (transport, outcome) -> (runs child, latency child): labels() costs a lock and a lookup
+
+    def run_finished(self, transport, outcome, seconds):
+        """Counts a run and observes its latency."""
+        children = self._finished.get((transport, outcome))
+        if children is None:
+            children = self._finished[transport, outcome] = (self.runs.labels(transport, outcome),
+                                                             self.latency.labels(transport))
+        children[0].inc()
+        children[1].observe(seconds)
 
     def render(self):
         return generate_latest(self.registry)

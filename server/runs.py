@@ -1,8 +1,9 @@
 """Running programs, for HTTP and WebSocket alike: admission (one run at a time
 per session, a global cap on runs in flight), the deadline, and turning the
 worker's reply into the wire payload."""
+import itertools
+import secrets
 import time
-import uuid
 from dataclasses import dataclass
 
 from .backends.base import RunCancelled, RunDeadline, SessionGone
@@ -34,9 +35,13 @@ class RunService:
         self.backend = backend
         self.metrics = metrics
         self.in_flight = 0
+        # Run ids only need to be unique (runs are reached through their authenticated session):
+        # a random per-process prefix and a counter, with no system call per run.
+        self._run_prefix = secrets.token_hex(3)
+        self._run_numbers = itertools.count(1)
 
     def new_run_id(self):
-        return uuid.uuid4().hex[:16]
+        return f"{self._run_prefix}{next(self._run_numbers):010x}"
 
     async def execute(self, session, spec, *, run_id, transport, own_queue=None):
         """Runs ``spec`` in ``session``; returns the result payload or raises ApiError / Cancelled."""
@@ -79,19 +84,19 @@ class RunService:
             session.run_id = None
             self.in_flight -= 1
             self.metrics.queued.dec()
-            self.metrics.runs.labels(transport, outcome).inc()
-            self.metrics.latency.labels(transport).observe(time.perf_counter() - started)
+            self.metrics.run_finished(transport, outcome, time.perf_counter() - started)
 
     async def cancel(self, session, run_id):
         if session.run_id == run_id:
-            await self.backend.cancel(session.placement, run_id)
+            await self.backend.cancel(session.placement, _worker_run_id(session, run_id))
 
     async def _execute(self, session, spec, run_id, events):
         limits = self.settings.limits
         buffers = []
         inputs = await call_off_loop(spec.size_hint, _decode_inputs, spec.inputs, limits.tensor_elements, buffers)
         stream = events.active
-        header = {"op": "run", "session": session.id, "run": run_id, "program": spec.program, "inputs": inputs,
+        header = {"op": "run", "session": session.id, "run": _worker_run_id(session, run_id),
+                  "program": spec.program, "inputs": inputs,
                   "outputs": spec.outputs, "graph": spec.graph, "stream": stream,
                   "trace": stream and (spec.trace or bool(session.watchers)),
                   "limits": limits.__dict__}
@@ -114,6 +119,12 @@ class RunService:
         if not reply.get("ok"):
             raise ApiError.from_error(reply.get("status", 500), reply.get("error", {}))
         return await call_off_loop(sum(len(b) for b in out), result_payload, reply, out, spec.encoding)
+
+
+def _worker_run_id(session, run_id):
+    """The run's name on its worker: WebSocket clients choose their run ids, so two sessions on one
+    worker may use the same one; qualified by the session (one run at a time each) it is unique."""
+    return f"{session.id}/{run_id}"
 
 
 def _decode_inputs(inputs, max_elements, buffers):

@@ -18,6 +18,7 @@ _ALIASES = {"half": "float16", "float": "float32", "double": "float64", "short":
             "long": "int64"}
 KSERVE_DATATYPES = {"BOOL": "bool", "UINT8": "uint8", "INT8": "int8", "INT16": "int16", "INT32": "int32",
                     "INT64": "int64", "FP16": "float16", "FP32": "float32", "FP64": "float64"}
+_DTYPE_NAMES = {np.dtype(t): name for name, t in DTYPES.items()}  # dtype.name is a slow property
 _SPECIAL = {"NaN": math.nan, "Infinity": math.inf, "-Infinity": -math.inf, "nan": math.nan,
             "inf": math.inf, "-inf": -math.inf}
 _MAX_NDIM = 32
@@ -176,13 +177,15 @@ def _with_specials(data, where):
 # ------------------------------------------------------------------ outputs
 def encode_tensor(array, encoding="json"):
     """An output tensor: {"shape", "dtype", "data"} (a bare number for 0-d) or {"shape", "dtype", "b64"}."""
-    out = {"shape": list(array.shape), "dtype": array.dtype.name}
+    dtype = array.dtype
+    out = {"shape": list(array.shape), "dtype": _DTYPE_NAMES.get(dtype) or dtype.name}
     if encoding == "base64":
-        if array.dtype.byteorder == ">" or not array.flags.c_contiguous:
-            array = array.astype(array.dtype.newbyteorder("<"), order="C")
+        if dtype.byteorder == ">" or not array.flags.c_contiguous:
+            array = array.astype(dtype.newbyteorder("<"), order="C")
         out["b64"] = base64.b64encode(array.data if array.ndim else array.tobytes()).decode()
         return out
-    if array.dtype.kind == "f" and array.size and not np.isfinite(array).all():
+    # A finite sum rules out NaN and infinities in one pass (an overflowing sum only takes the exact check).
+    if dtype.kind == "f" and array.size and not math.isfinite(array.sum()) and not np.isfinite(array).all():
         data = array.astype(object)
         data[np.isnan(array)] = "NaN"
         data[array == np.inf] = "Infinity"

@@ -218,3 +218,41 @@ def test_stalled_reader_does_not_stall_the_server(http, live_server):
         ws.close()
     reader.delete()
     other.delete()
+
+
+def _two_sessions_on_one_worker(http, live_server):
+    seen, extra = {}, []
+    for _ in range(8):
+        s = open_session(http)
+        worker = live_server.app.state.sessions.sessions[s.id].placement.worker
+        if worker in seen:
+            for other in extra:
+                if other is not seen[worker]:
+                    other.delete()
+            return seen[worker], s
+        seen[worker] = s
+        extra.append(s)
+    raise AssertionError("no two sessions landed on one worker")
+
+
+def test_sessions_on_one_worker_may_use_the_same_run_id(http, live_server):
+    """Run ids are the client's choice: another session's run with the same id gets none of its
+    events, and cancelling one's own run never stops the other's."""
+    a, b = _two_sessions_on_one_worker(http, live_server)
+    slow = 'print("A")\nt = 0\nfor i in range(300000):\n    t = t + i\nprint("A end")'
+    try:
+        with connect(_url(live_server, a)) as wa, connect(_url(live_server, b)) as wb:
+            wa.send(json.dumps({"type": "run", "id": "same", "program": slow, "outputs": []}))
+            while live_server.app.state.sessions.sessions[a.id].run_id is None:
+                time.sleep(0.005)
+            wb.send(json.dumps({"type": "run", "id": "same", "program": 'print("B")', "outputs": []}))
+            wb.send(json.dumps({"type": "cancel", "id": "same"}))
+            a_events = _events_until_end(wa, "same")
+            b_events = _events_until_end(wb, "same")
+    finally:
+        a.delete()
+        b.delete()
+    assert a_events[-1]["type"] == "result", a_events[-1]
+    assert "".join(e["text"] for e in a_events if e["type"] == "stdout") == "A\nA end\n"
+    assert b_events[-1]["type"] in ("cancelled", "result"), b_events[-1]
+    assert all(e.get("text") in (None, "B\n") for e in b_events)
