@@ -406,6 +406,11 @@ function frame() {
     if (r.pending.size) schedule();  // leaves still waiting for their consumer age by one frame each
   }
   if (view.dirty) paint();
+  const empty = $("empty");
+  if (r && r.state !== "running" && !r.nodes.size) {  // say why the canvas is blank rather than leave it so
+    empty.textContent = "This run built no graph: no tensor that requires grad went through an op.";
+    empty.hidden = false;
+  } else if (r) empty.hidden = true;
   updateStatus();
 }
 
@@ -558,11 +563,19 @@ function showError(r, err) {
   }
   const frames = Array.isArray(e.traceback) ? e.traceback : [];
   if (frames.length > 1) {
-    extra.push("traceback (innermost last):");
-    for (const f of frames) {
+    // as Python prints it: a frame repeated (recursion) once with its count, and a long stack cut in the middle
+    const lines = [];
+    for (let i = 0; i < frames.length;) {
+      const f = frames[i];
+      let j = i + 1;
+      while (j < frames.length && frames[j].line === f.line && frames[j].col === f.col && frames[j].function === f.function) j++;
       const line = r ? sourceLine(r, f.line) : null;
-      extra.push(`  line ${String(f.line).padEnd(4)} col ${String(f.col).padEnd(3)} in ${f.function || "?"}${line !== null ? `:  ${line.trim()}` : ""}`);
+      lines.push(`  line ${String(f.line).padEnd(4)} col ${String(f.col).padEnd(3)} in ${f.function || "?"}${line !== null ? `:  ${line.trim()}` : ""}`);
+      if (j - i > 1) lines.push(`  [previous frame repeated ${j - i - 1} more times]`);
+      i = j;
     }
+    const cut = lines.length > 14 ? [...lines.slice(0, 4), `  … ${lines.length - 10} more frames …`, ...lines.slice(-6)] : lines;
+    extra.push("traceback (innermost last):", ...cut);
   }
   if (e.limit) extra.push(`limit: ${e.limit}`);
   showBanner("error", `${e.type || "Error"}${where}:`, e.message || "", extra.join("\n"));
