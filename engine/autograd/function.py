@@ -34,7 +34,6 @@ _NO_EDGE = (None, 0)   # an input tensor that does not require grad
 # identity tells PyTorch's overloads apart in names (PowBackward0 is pow(Tensor, Scalar),
 # PowBackward1 pow(Tensor, Tensor)); an exact tuple keeps the engine's edge unpacking fast
 _ARGUMENT_EDGE = tuple([None, 0])
-_UNNEEDED = -2   # a ``saves`` entry no gradient asked for reads: kept as None
 
 FREED_MESSAGE = (
     "Trying to backward through the graph a second time (or directly access saved "
@@ -142,17 +141,34 @@ class Function(Node):
         cls._save_plans = {} if needs is not None else None
 
     @classmethod
-    def _save_plan(cls, missing):
-        """``saves`` with _UNNEEDED for each entry that only gradients of the inputs in the bit
-        mask ``missing`` (those without an edge) would read."""
-        plan = cls._save_plans.get(missing)
-        if plan is None:
+    def _save_needed(cls, inputs, edges, data, out):
+        """The saved values and versions when some input gets no gradient: what ``saves`` names,
+        None for each entry only gradients not asked for would read (so it is not checked either)."""
+        missing = 0
+        for k, (fn, _) in enumerate(edges):
+            if fn is None:
+                missing |= 1 << k
+        kept = cls._save_plans.get(missing)
+        if kept is None:
             needed = set()
-            for i, reads in enumerate(cls.grad_needs):
-                if not missing >> i & 1:
+            for k, reads in enumerate(cls.grad_needs):
+                if not missing >> k & 1:
                     needed.update(reads)
-            plan = cls._save_plans[missing] = tuple(i if i in needed else _UNNEEDED for i in cls.saves)
-        return plan
+            kept = cls._save_plans[missing] = tuple(i in needed for i in cls.saves)
+        saved = []
+        versions = []
+        for i, keep in zip(cls.saves, kept):
+            if not keep:
+                saved.append(None)
+                versions.append(0)
+            elif i == -1:
+                saved.append(SavedOutput(data, out._version))
+                versions.append(0)
+            else:
+                x = inputs[i]
+                saved.append(x)
+                versions.append(x._version[0] if isinstance(x, Tensor) else 0)
+        return saved, versions
 
     def name(self):
         names = self.overload_names
@@ -195,18 +211,17 @@ class Function(Node):
         if not (tracked and st.grad_enabled and cls.differentiable):
             return _make(data, False, None)
         edges = []
-        missing = 0     # a bit per input without a gradient
+        partial = False     # some input gets no gradient
         for x in inputs:
             if isinstance(x, Tensor):
                 if x.requires_grad:
                     fn = x.grad_fn
                     edges.append((fn, 0) if fn is not None else (x._grad_accumulator(), 0))
                     continue
-                edge = _NO_EDGE
+                edges.append(_NO_EDGE)
             else:
-                edge = _ARGUMENT_EDGE
-            missing |= 1 << len(edges)
-            edges.append(edge)
+                edges.append(_ARGUMENT_EDGE)
+            partial = True
         node.next_functions = tuple(edges)
         node.seq = next(_sequence)
         node.shape = data.shape
@@ -217,21 +232,19 @@ class Function(Node):
         out = _make(data, True, node)
         saves = cls.saves
         if saves:
-            if missing and cls._save_plans is not None:
-                saves = cls._save_plan(missing)
-            saved = []
-            versions = []
-            for i in saves:
-                if i >= 0:
-                    x = inputs[i]
-                    saved.append(x)
-                    versions.append(x._version[0] if isinstance(x, Tensor) else 0)
-                elif i == -1:
-                    saved.append(SavedOutput(data, out._version))
-                    versions.append(0)
-                else:   # no gradient asked for reads it: not kept, so not checked either
-                    saved.append(None)
-                    versions.append(0)
+            if partial and cls._save_plans is not None:
+                saved, versions = cls._save_needed(inputs, edges, data, out)
+            else:
+                saved = []
+                versions = []
+                for i in saves:
+                    if i == -1:
+                        saved.append(SavedOutput(data, out._version))
+                        versions.append(0)
+                    else:
+                        x = inputs[i]
+                        saved.append(x)
+                        versions.append(x._version[0] if isinstance(x, Tensor) else 0)
             node.saved = saved
             node.versions = versions
         else:
