@@ -1,4 +1,5 @@
 """POST /run: values, gradients, outputs, program errors, limits, admission."""
+import json
 import threading
 import time
 
@@ -175,3 +176,43 @@ def test_malformed_json_answers_422(session):
     r = session.client.post(session.path + "/run", content=b'{"program": "a = 1",', headers={
         **session.headers, "Content-Type": "application/json"})
     assert r.status_code == 422
+
+
+def _post(session, body, content_type, headers=None):
+    raw = body if isinstance(body, bytes) else json.dumps(body).encode()
+    hdrs = dict(session.headers if headers is None else headers)
+    if content_type is not None:
+        hdrs["Content-Type"] = content_type
+    return session.client.post(session.path + "/run", content=raw, headers=hdrs)
+
+
+# "application/json" may take the run route's short way; "+json" types always take FastAPI's handler.
+@pytest.mark.parametrize("body", [
+    {"program": "a = torch.ones(2)", "outputs": ["a"]},
+    {},
+    {"program": 5},
+    {"program": "a = 1", "inputs": {"x": [[1, 2], [3]]}},
+    {"program": "a = 1", "colour": 1},
+    [1, 2],
+    b'{"program": "a = 1",',
+    b"[" * 100_000 + b"]" * 100_000,
+    b"",
+])
+def test_run_answers_the_same_whichever_way_fastapi_reads_the_body(session, body):
+    fast = _post(session, body, "application/json")
+    generic = _post(session, body, "application/vnd.gradserve+json")
+    assert fast.status_code == generic.status_code and fast.status_code < 500
+    if fast.status_code == 200:
+        assert fast.json()["values"] == generic.json()["values"]
+    else:
+        assert fast.json() == generic.json()
+
+
+@pytest.mark.parametrize("content_type", ["application/json", "application/json; charset=utf-8",
+                                          "application/vnd.gradserve+json"])
+def test_run_authentication_fails_the_same_for_any_json_content_type(session, content_type):
+    body = {"program": "a = 1"}
+    assert _post(session, body, content_type, headers={}).status_code == 401
+    assert _post(session, body, content_type, headers={"Authorization": "Bearer wrong"}).status_code == 404
+    long_id = session.client.post(f"/v1/sessions/{'x' * 65}/run", json=body, headers=session.headers)
+    assert long_id.status_code == 422
