@@ -4,10 +4,10 @@ import logging
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException
 
 from .backends.base import BackendUnavailable, RunDeadline, SessionGone
+from .json_bodies import JSONResponse
 from .tensor_wire import TensorFormatError
 
 log = logging.getLogger("gradserve.server")

@@ -18,6 +18,8 @@ import struct
 
 import numpy as np
 
+from .json_codec import dumps
+
 # dtypes that may cross the pipe (the engine's, by NumPy name)
 DTYPES = frozenset({"float16", "float32", "float64", "uint8", "int8", "int16", "int32", "int64", "bool"})
 _DTYPE_OBJECTS = {name: np.dtype(name) for name in DTYPES}
@@ -42,7 +44,7 @@ def encode_frame(header, buffers=()):
     """The pieces of one frame: the prefix and header as one bytes object, then the buffers."""
     lens = [b.nbytes if isinstance(b, memoryview) else len(b) for b in buffers]
     header["lens"] = lens
-    head = json.dumps(header, separators=(",", ":"), allow_nan=False).encode()
+    head = dumps(header)
     return [PREFIX.pack(len(head), sum(lens)) + head, *buffers]
 
 

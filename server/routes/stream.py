@@ -187,6 +187,6 @@ class Connection:
                 if self.queue.overflowing:
                     await self.ws.close(code=1013)
                     return
-                await self.ws.send_text(await dumps_off_loop(event))
+                await self.ws.send_text(await dumps_off_loop(event, text=True))
         except (WebSocketDisconnect, RuntimeError, ConnectionError):
             pass

@@ -216,3 +216,9 @@ def test_run_authentication_fails_the_same_for_any_json_content_type(session, co
     assert _post(session, body, content_type, headers={"Authorization": "Bearer wrong"}).status_code == 404
     long_id = session.client.post(f"/v1/sessions/{'x' * 65}/run", json=body, headers=session.headers)
     assert long_id.status_code == 422
+
+
+def test_big_integers_and_lone_surrogates_reach_the_caller(session):
+    assert session.ok("n = 2 ** 100", outputs=["n"])["values"]["n"] == 2 ** 100
+    r = session.run('raise ValueError("a\\ud800b")')
+    assert r.status_code == 422 and r.json()["error"]["message"] == "a\ud800b"
