@@ -27,8 +27,11 @@ log = logging.getLogger("gradserve.workers")
 
 _SPAWN = multiprocessing.get_context("spawn")
 _ENV_LOCK = threading.Lock()
-# Commands a worker may have in its pipe: the next one is there when the current one ends.
-PIPELINE_DEPTH = 2
+# Commands a worker may have in its pipe. Enough that a worker finds the next one waiting when it
+# ends a run, rather than sleeping until the event loop gets round to sending it: under load every
+# such sleep is a wake-up that preempts the event loop. (The frames' arrays are held by their
+# requests anyway; the transport keeps references, not copies.)
+PIPELINE_DEPTH = 8
 # A frame claiming more than this from a worker is refused (and the worker replaced).
 MAX_FRAME_BYTES = 1 << 36
 
