@@ -6,7 +6,7 @@ from fastapi.routing import APIRoute
 from starlette.exceptions import HTTPException
 
 from .. import auth
-from ..json_bodies import json_response
+from ..json_bodies import call_off_loop, json_response
 from ..models import RunRequest, RunResult, errors
 from ..runs import RunSpec
 
@@ -40,8 +40,8 @@ class RunRoute(APIRoute):
                 raise
             except Exception:
                 raise HTTPException(status_code=400, detail="There was an error parsing the body") from None
-            try:
-                body = RunRequest.model_validate(json.loads(raw))
+            try:  # (a big body is parsed in a thread: 64 MB of JSON would stall every other client)
+                body = RunRequest.model_validate(await call_off_loop(len(raw), json.loads, raw))
             except Exception:  # bad JSON (or nested past the recursion limit), a failed validation
                 return await generic(request)  # the body is cached on the request: FastAPI reads it again
             return await endpoint(request, body, await auth.session(request, session_id))
