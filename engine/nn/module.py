@@ -13,6 +13,7 @@ from ..autograd.state import state
 from ..device import as_device
 from ..tensor import Tensor
 from .parameter import Parameter
+from .utils import zero_grads
 
 __all__ = ["Module"]
 
@@ -324,18 +325,7 @@ class Module:
 
     def zero_grad(self, set_to_none=True):
         """Resets gradients of all model parameters (to None by default)."""
-        for p in self.parameters():
-            if p.grad is None:
-                continue
-            if set_to_none:
-                p.grad = None
-            else:
-                g = p.grad
-                if g.grad_fn is not None:
-                    g = p.grad = g.detach()
-                g.requires_grad = False
-                g._data[...] = 0
-                g._version[0] += 1
+        zero_grads(self.parameters(), set_to_none)
 
     def apply(self, fn):
         """Applies fn recursively to every submodule (children first) and to self."""

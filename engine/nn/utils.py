@@ -12,6 +12,23 @@ def _params(parameters):
     return [parameters] if isinstance(parameters, Tensor) else list(parameters)
 
 
+def zero_grads(tensors, set_to_none=True):
+    """Resets the tensors' gradients: to None, or in place to zeros detached from any graph
+    (what Module.zero_grad and Optimizer.zero_grad both do)."""
+    for p in tensors:
+        g = p.grad
+        if g is None:
+            continue
+        if set_to_none:
+            p.grad = None
+            continue
+        if g.grad_fn is not None:
+            g = p.grad = g.detach()
+        g.requires_grad = False
+        g._data[...] = 0
+        g._version[0] += 1
+
+
 def clip_grad_norm_(parameters, max_norm, norm_type=2.0, error_if_nonfinite=False, foreach=None):
     """Scales the gradients in place so that their joint norm is at most max_norm; returns that norm."""
     grads = [p.grad for p in _params(parameters) if p.grad is not None]

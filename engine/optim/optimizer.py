@@ -11,6 +11,7 @@ from itertools import chain
 import numpy as np
 
 from ..autograd.state import state as _state
+from ..nn.utils import zero_grads
 from ..device import get_array_module
 from ..tensor import Tensor
 
@@ -87,19 +88,7 @@ class Optimizer:
 
     def zero_grad(self, set_to_none=True):
         """Resets the gradients of all optimized tensors (to None by default)."""
-        for group in self.param_groups:
-            for p in group["params"]:
-                if p.grad is None:
-                    continue
-                if set_to_none:
-                    p.grad = None
-                else:
-                    g = p.grad
-                    if g.grad_fn is not None:
-                        g = p.grad = g.detach()
-                    g.requires_grad = False
-                    g._data[...] = 0
-                    g._version[0] += 1
+        zero_grads(chain.from_iterable(group["params"] for group in self.param_groups), set_to_none)
 
     def step(self, closure=None):
         """Performs a single optimization step; closure re-evaluates the model and returns the loss."""
