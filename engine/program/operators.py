@@ -29,15 +29,32 @@ def _seq_check(a, n):
         guards.check_length(n, _LIMITS.sequence_length, "list" if t is list else "tuple")
 
 
-def add(a, b):
-    ta = type(a)
-    if ta is Tensor:
+def _check_operands(a, b):
+    """Before an operator runs: tensor operands' broadcast size (same shapes need no
+    check), and the nesting of a list a tensor is combined with."""
+    if type(a) is Tensor:
         tb = type(b)
         if tb is Tensor:
             if a._data.shape != b._data.shape:
                 _check_broadcast(a, b)
         elif tb is list or tb is tuple:
             guards.check_nested(b)
+    elif isinstance(b, Tensor) or isinstance(a, Tensor):
+        _check_broadcast(a, b)
+
+
+def _tensor_checked(op):
+    def binary(a, b):
+        _check_operands(a, b)
+        return op(a, b)
+    binary.__name__ = op.__name__
+    return binary
+
+
+def add(a, b):
+    ta = type(a)
+    if ta is Tensor:
+        _check_operands(a, b)
         return a + b
     if ta is float or ta is int:
         return a + b
@@ -66,29 +83,10 @@ def iadd(a, b):
     return operator.iadd(a, b)
 
 
-def sub(a, b):
-    if type(a) is Tensor:
-        tb = type(b)
-        if tb is Tensor:
-            if a._data.shape != b._data.shape:
-                _check_broadcast(a, b)
-        elif tb is list or tb is tuple:
-            guards.check_nested(b)
-        return a - b
-    if isinstance(b, Tensor) or isinstance(a, Tensor):
-        _check_broadcast(a, b)
-    return a - b
-
-
 def mul(a, b):
     ta = type(a)
     if ta is Tensor:
-        tb = type(b)
-        if tb is Tensor:
-            if a._data.shape != b._data.shape:
-                _check_broadcast(a, b)
-        elif tb is list or tb is tuple:
-            guards.check_nested(b)
+        _check_operands(a, b)
         return a * b
     if ta is float:
         return a * b
@@ -118,26 +116,6 @@ def imul(a, b):
     return operator.imul(a, b)
 
 
-def truediv(a, b):
-    if type(a) is Tensor:
-        tb = type(b)
-        if tb is Tensor:
-            if a._data.shape != b._data.shape:
-                _check_broadcast(a, b)
-        elif tb is list or tb is tuple:
-            guards.check_nested(b)
-        return a / b
-    if isinstance(b, Tensor) or isinstance(a, Tensor):
-        _check_broadcast(a, b)
-    return a / b
-
-
-def floordiv(a, b):
-    if isinstance(b, Tensor) or isinstance(a, Tensor):
-        _check_broadcast(a, b)
-    return a // b
-
-
 def mod(a, b):
     ta = type(a)
     if ta is str:
@@ -145,33 +123,24 @@ def mod(a, b):
         r = a % b
         guards.check_length(len(r), _LIMITS.string_length, "string")
         return r
-    if isinstance(b, Tensor) or isinstance(a, Tensor):
-        _check_broadcast(a, b)
+    _check_operands(a, b)
     return a % b
 
 
 def pow_(a, b):
     ta = type(a)
-    if ta is Tensor:
-        tb = type(b)
-        if tb is Tensor:
-            if a._data.shape != b._data.shape:
-                _check_broadcast(a, b)
-        elif tb is list or tb is tuple:
-            guards.check_nested(b)
-        return a ** b
     if (ta is int or ta is bool) and type(b) is int:
         guards.check_int_pow(a, b)
-    elif isinstance(b, Tensor) or isinstance(a, Tensor):
-        _check_broadcast(a, b)
+    else:
+        _check_operands(a, b)
     return a ** b
 
 
 def lshift(a, b):
     if type(a) is int and type(b) is int:
         guards.check_lshift(a, b)
-    elif isinstance(b, Tensor) or isinstance(a, Tensor):
-        _check_broadcast(a, b)
+    else:
+        _check_operands(a, b)
     return a << b
 
 
@@ -180,13 +149,6 @@ def matmul(a, b):
     return a @ b
 
 
-def _tensor_checked(op):
-    def binary(a, b):
-        if isinstance(a, Tensor) or isinstance(b, Tensor):
-            _check_broadcast(a, b)
-        return op(a, b)
-    binary.__name__ = op.__name__
-    return binary
 
 
 def _inplace(checked, inplace_op):
@@ -201,6 +163,9 @@ def _inplace(checked, inplace_op):
 
 
 
+sub = _tensor_checked(operator.sub)
+truediv = _tensor_checked(operator.truediv)
+floordiv = _tensor_checked(operator.floordiv)
 _rshift = _tensor_checked(operator.rshift)
 _and = _tensor_checked(operator.and_)
 _or = _tensor_checked(operator.or_)
