@@ -23,7 +23,7 @@ from ..autograd.state import state, _State
 from ..dtypes import dtype as _DType
 from ..device import device as _Device
 from ..tensor import Tensor, Size
-from . import guards
+from . import allowlist, guards
 from .errors import PROGRAM_EXCEPTIONS, ProgramBaseException, limit_abort
 from .values import BoundMethod, Function, ProgramIterator
 
@@ -86,6 +86,82 @@ def _engine_module(name):
     return (name.startswith(_ENGINE) and not name.startswith(_PROGRAM)) or name in _ENGINE_ALIASES
 
 
+# --------------------------------------------------------------------------- the allowlist's types
+class TypeInfo:
+    """What the allowlist grants a host class (merged over its bases): whether programs may
+    hold its objects, which attributes they read, whether instance data is readable, which
+    names they may set, and whether program classes may derive from it."""
+    __slots__ = ("allowed", "attrs", "data", "settable", "base")
+
+    def __init__(self, allowed, attrs, data, settable, base):
+        self.allowed = allowed
+        self.attrs = attrs
+        self.data = data
+        self.settable = settable
+        self.base = base
+
+
+_TYPE_INFO = {}   # host class -> TypeInfo; program classes keep theirs in their own __dict__
+
+
+def _type_key(k):
+    return f"{k.__module__}.{k.__qualname__}"
+
+
+def type_info(t):
+    """The allowlist's TypeInfo for class ``t`` (a program class: that of its host bases)."""
+    info = _TYPE_INFO.get(t)
+    if info is not None:
+        return info
+    d = t.__dict__
+    program = "__gs_program__" in d or _has_marker(t)
+    if program:
+        info = d.get("__gs_info__")
+        if type(info) is TypeInfo:
+            return info
+    allowed = False
+    attrs = set()
+    data = base = False
+    settable = set()
+    for k in t.__mro__:
+        if "__gs_program__" in k.__dict__:
+            continue
+        entry = allowlist.TYPES.get(_type_key(k))
+        if entry is None:
+            continue
+        if k is t or entry.subclasses:
+            allowed = True
+        attrs.update(entry.attrs)
+        data = data or entry.data
+        base = base or entry.base
+        if entry.settable == allowlist.ANY or settable == allowlist.ANY:
+            settable = allowlist.ANY
+        else:
+            settable.update(entry.settable)
+    info = TypeInfo(allowed or program, frozenset(attrs), data,
+                    settable if settable == allowlist.ANY else frozenset(settable), base)
+    if program:
+        type.__setattr__(t, "__gs_info__", info)
+    elif len(_TYPE_INFO) < 4096:
+        _TYPE_INFO[t] = info
+    return info
+
+
+def _holds(obj, name):
+    """Whether engine object ``obj`` holds public data ``name`` (its ``__dict__``; a module's
+    parameters, buffers and submodules)."""
+    d = getattr(obj, "__dict__", None)
+    if type(d) is not dict:
+        return False
+    if name in d:
+        return True
+    for reg in ("_parameters", "_modules", "_buffers"):
+        r = d.get(reg)
+        if type(r) is dict and name in r:
+            return True
+    return False
+
+
 # --------------------------------------------------------------------------- wrap
 _OK_TYPES = {_NoneType, bool, int, float, complex, str, bytes, range, slice, type(Ellipsis),
              Tensor, Size, _DType, _Device, Function, BoundMethod, ProgramIterator,
@@ -110,13 +186,14 @@ def _kind_of(t):
         kind = "ok"
     elif t in _REFUSED_TYPES:
         kind = "refuse"
-    elif issubclass(t, Tensor) or issubclass(t, ProgramBaseException):
-        kind = "ok" if not issubclass(t, _CONTAINERS) else "container"
-    elif issubclass(t, _CONTAINERS):
-        kind = "container" if (t.__module__ in ("builtins", "collections") or _engine_module(t.__module__)) \
-            else "refuse"
-    elif t.__module__ and _engine_module(t.__module__):
+    elif issubclass(t, ProgramBaseException):
         kind = "ok"
+    elif type_info(t).allowed:
+        kind = "container" if issubclass(t, _CONTAINERS) else "ok"
+    elif issubclass(t, _CONTAINERS):
+        kind = "container" if t.__module__ in ("builtins", "collections") else "refuse"
+    elif (t.__module__ or "").startswith(_ENGINE) and not (t.__module__ or "").startswith(_PROGRAM):
+        kind = "refuse"   # an engine class the allowlist does not name
     else:
         kind = "decide"
     if len(_KIND) < 4096:
@@ -199,7 +276,7 @@ def _class_ok(cls):
         return True
     if is_program_class(cls):
         return True
-    return _engine_module(cls.__module__ or "") and cls not in _REFUSED_TYPES
+    return type_info(cls).allowed
 
 
 _BUILTIN_CLASSES = {bool, int, float, complex, str, list, tuple, dict, set, frozenset, range, slice, object,
@@ -324,8 +401,9 @@ def _tensor_get(obj, name):
     special = _TENSOR_SPECIAL.get(name)
     if special is not None:
         return special(obj)
-    if name in _TENSOR_DENY:
-        raise _attr_error(obj, name, f"Tensor.{name} is not available in programs")
+    attrs = _TENSOR_ATTRS if type(obj) is Tensor else type_info(type(obj)).attrs
+    if name not in attrs:
+        raise _missing_error(obj, name)
     try:
         v = getattr(obj, name)
     except AttributeError:
@@ -336,11 +414,22 @@ def _tensor_get(obj, name):
     return wrap(v)
 
 
+def _missing_error(obj, name):
+    """AttributeError for a name the allowlist does not grant: says so when the host has it."""
+    cls = obj if isinstance(obj, type) else type(obj)
+    for k in cls.__mro__:
+        if "__gs_program__" not in k.__dict__ and name in k.__dict__:
+            return _attr_error(obj, name, f"{cls.__name__}.{name} is not available in programs")
+    if isinstance(obj, type):
+        return _attr_error(obj, name, f"type object '{cls.__name__}' has no attribute '{name}'")
+    return _attr_error(obj, name)
+
+
 def _generic_get(obj, name):
     try:
         v = getattr(obj, name)
     except AttributeError as e:
-        raise _attr_error(obj, name, str(e) or None) from None
+        raise _attr_error(obj, name, f"'{_type_name(obj)}' object has no attribute '{name}'") from None
     tv = type(v)
     if tv in _OK_TYPES:
         return v
@@ -355,14 +444,53 @@ def _engine_class_attribute(obj, name):
         return False
     for k in type(obj).__mro__:
         if name in k.__dict__:
-            return _engine_module(k.__module__ or "")
+            return "__gs_program__" not in k.__dict__
     return False
 
 
+def _engine_getter(info):
+    """The policy for instances of an allowlisted engine class."""
+    attrs = info.attrs
+    data = info.data
+
+    def get(obj, name):
+        if name in attrs or (data and _holds(obj, name)):
+            return _generic_get(obj, name)
+        raise _missing_error(obj, name)
+    return get
+
+
+def _program_defines(cls, obj, name):
+    """Whether ``name`` is the program's own on ``obj`` (its instance data) or on program
+    class ``cls`` (a program class in its MRO defines it)."""
+    if obj is not None:
+        d = getattr(obj, "__dict__", None)
+        if type(d) is dict and name in d:
+            return True
+    for k in cls.__mro__:
+        kd = k.__dict__
+        if "__gs_program__" in kd and name in kd:
+            return True
+    return False
+
+
+def _program_get(obj, name):
+    """An object of a program class: its own names, and what the allowlist grants its
+    engine bases (``self.parameters`` on a program ``nn.Module``)."""
+    t = type(obj)
+    if not _program_defines(t, obj, name):
+        info = type_info(t)
+        if name not in info.attrs and not (info.data and _holds(obj, name)):
+            raise _missing_error(obj, name)
+    return _generic_get(obj, name)
+
+
 def _engine_class_get(cls, name):
-    if issubclass(cls, Tensor) and (name in _TENSOR_SPECIAL or name in _TENSOR_DENY):
+    if issubclass(cls, Tensor) and name in _TENSOR_SPECIAL:
         # the interpreter answers these on instances only (tolist's size check, numpy's copy)
         raise _attr_error(cls, name, f"Tensor.{name} is available on tensors only: use x.{name}(...)")
+    if name not in type_info(cls).attrs:
+        raise _missing_error(cls, name)
     try:
         v = getattr(cls, name)
     except AttributeError:
@@ -372,14 +500,6 @@ def _engine_class_get(cls, name):
     if isinstance(v, property):
         raise _attr_error(cls, name, f"{cls.__name__}.{name} is a property; read it on an instance")
     return wrap(v)
-
-
-def _allowlist_get(allowed):
-    def get(obj, name):
-        if name not in allowed:
-            raise _attr_error(obj, name)
-        return _generic_get(obj, name)
-    return get
 
 
 def _no_attrs(obj, name):
@@ -409,12 +529,7 @@ _SET_ATTRS = frozenset(("add", "remove", "discard", "pop", "clear", "copy", "uni
 _NUMBER_ATTRS = frozenset(("real", "imag", "conjugate", "bit_length", "bit_count", "is_integer",
                            "as_integer_ratio", "numerator", "denominator"))
 
-_TENSOR_DENY = frozenset(("storage", "untyped_storage", "as_strided", "as_strided_", "set_", "share_memory_",
-                          "pin_memory", "data_ptr", "tofile", "__array__", "apply_", "map_", "map2_"))
-_DTYPE_ATTRS = frozenset(("is_floating_point", "is_signed", "itemsize", "is_complex", "to_real", "to_complex"))
-_DEVICE_ATTRS = frozenset(("type", "index"))
-_GENERATOR_ATTRS = frozenset(("manual_seed", "seed", "initial_seed", "get_state", "set_state", "device"))
-_NODE_ATTRS = frozenset(("name", "next_functions", "register_hook", "register_prehook", "variable", "metadata"))
+_TENSOR_ATTRS = frozenset(allowlist.TYPES[_ENGINE + ".tensor.Tensor"].attrs)
 
 
 def _str_limit():
@@ -619,22 +734,18 @@ def _tensor_guard(name, check):
     return get
 
 
-# Tensor attributes answered by the interpreter: name -> fn(tensor) -> value
-_TENSOR_SPECIAL = {
-    "numpy": _tensor_numpy,
-    "tolist": _tensor_tolist,
-    "outer": _tensor_guard("outer", guards.check_outer),
-    "ger": _tensor_guard("ger", guards.check_outer),
-    "kron": _tensor_guard("kron", guards.check_kron),
-    "matmul": _tensor_guard("matmul", guards.check_matmul),
-    "mm": _tensor_guard("mm", guards.check_matmul),
-    "bmm": _tensor_guard("bmm", guards.check_matmul),
-    "new_tensor": _tensor_guard("new_tensor", lambda t, data, *a, **k: guards.check_nested(data)),
-    "split": _tensor_guard("split", guards.check_split),
-    "chunk": _tensor_guard("chunk", guards.check_chunk),
-    "tensor_split": _tensor_guard("tensor_split", guards.check_chunk),
-    "unbind": _tensor_guard("unbind", guards.check_unbind),
-}
+# Tensor attributes answered by the interpreter: name -> fn(tensor) -> value (the
+# allowlist's guards on Tensor.X, and two methods that would hand out host arrays or
+# build unbounded lists)
+_TENSOR_SPECIAL = {"numpy": _tensor_numpy, "tolist": _tensor_tolist}
+_TENSOR_SPECIAL.update({name: _tensor_guard(name, getattr(guards, g.check))
+                        for name, g in allowlist.GUARDS.items() if "Tensor" in g.on})
+
+
+def tensor_method_is_plain(name):
+    """Whether ``x.name(...)`` on a tensor may call the engine's method directly (the
+    interpreter's fast path): granted by the allowlist and not answered specially."""
+    return name in _TENSOR_ATTRS and name not in _TENSOR_SPECIAL
 
 
 def _policy_for(t):
@@ -646,7 +757,7 @@ def _policy_for(t):
     elif t is super:
         policy = _super_get
     elif _has_marker(t):
-        return _generic_get   # program classes come and go: not cached
+        return _program_get   # program classes come and go: not cached
     elif issubclass(t, ProgramBaseException):
         policy = _exception_get
     elif t is str:
@@ -659,41 +770,28 @@ def _policy_for(t):
         policy = _set_get
     elif t in (int, float, bool, complex):
         policy = _number_get
-    elif issubclass(t, tuple) and not _engine_module(t.__module__ or ""):
-        policy = _tuple_get
     elif t is range:
         policy = _range_get
     elif t is slice:
         policy = _slice_get
     elif t is property:
         policy = _property_get
-    elif t is _DType:
-        policy = _allowlist_get(_DTYPE_ATTRS)
-    elif t is _Device:
-        policy = _allowlist_get(_DEVICE_ATTRS)
     elif t is type:
         policy = _class_get
-    elif _engine_module(t.__module__ or "") and t not in _REFUSED_TYPES:
-        from ..ops.creation import Generator
-        if issubclass(t, Generator):
-            policy = _allowlist_get(_GENERATOR_ATTRS)
-        elif _is_node_type(t):
-            policy = _allowlist_get(_NODE_ATTRS)
-        else:
-            policy = _generic_get
+    elif type_info(t).allowed:
+        policy = _engine_getter(type_info(t))
+    elif issubclass(t, tuple):
+        policy = _tuple_get
     else:
         policy = _no_attrs
     _POLICIES[t] = policy
     return policy
 
 
-def _is_node_type(t):
-    from ..autograd.function import Node
-    return issubclass(t, Node)
-
-
 def _class_get(cls, name):
     if is_program_class(cls):
+        if not _program_defines(cls, None, name) and name not in type_info(cls).attrs:
+            raise _missing_error(cls, name)
         try:
             v = getattr(cls, name)
         except AttributeError:
@@ -703,32 +801,30 @@ def _class_get(cls, name):
         if type(v) in (list, dict, set):
             for k in cls.__mro__:
                 if name in k.__dict__:
-                    if _engine_module(k.__module__ or ""):
+                    if "__gs_program__" not in k.__dict__:
                         v = type(v)(v)   # inherited engine class state: a copy
                     break
         return wrap(v)
     if issubclass(cls, ProgramBaseException) or cls in _BUILTIN_CLASSES:
         raise _attr_error(cls, name, f"type object '{cls.__name__}' has no attribute '{name}'")
-    if _engine_module(cls.__module__ or ""):
+    if type_info(cls).allowed:
         return _engine_class_get(cls, name)
     raise _attr_error(cls, name)
 
 
 # --------------------------------------------------------------------------- stores
-_TENSOR_STORE = frozenset(("data", "grad", "requires_grad"))
+_TENSOR_STORE = frozenset(allowlist.TYPES[_ENGINE + ".tensor.Tensor"].settable)
 
 
-def _is_settable_engine_class(cls):
-    """Modules, optimizers and learning-rate schedulers: the engine classes whose
-    instances a session owns (it may set their attributes, and derive from them)."""
-    for k in cls.__mro__:
-        if k.__name__ in ("Module", "Optimizer", "LRScheduler", "_LRScheduler") and _engine_module(k.__module__):
-            return True
-    return False
+def settable_engine_class(cls):
+    """Engine classes whose instances a session owns (modules, optimizers, schedulers): it may
+    set their attributes, and derive its classes from them."""
+    return type_info(cls).base
 
 
-def _is_settable_engine(obj):
-    return _is_settable_engine_class(type(obj))
+def _engine_settable(obj, name):
+    settable = type_info(type(obj)).settable
+    return settable == allowlist.ANY or name in settable
 
 
 def set_attr(obj, name, value):
@@ -754,7 +850,7 @@ def set_attr(obj, name, value):
     if t is ModuleView:
         raise _attr_error(obj, name, f"cannot set attribute '{name}' of module '{obj.name}': the engine's "
                                      f"modules are read-only in programs")
-    if is_program_class(t) or (isinstance(obj, type) and is_program_class(obj)) or _is_settable_engine(obj):
+    if is_program_class(t) or (isinstance(obj, type) and is_program_class(obj)) or _engine_settable(obj, name):
         if isinstance(obj, type):
             type.__setattr__(obj, name, value)
         else:
@@ -770,7 +866,7 @@ def del_attr(obj, name):
         raise _attr_error(obj, name, f"cannot delete attribute '{name}' of module '{obj.name}': the engine's "
                                      f"modules are read-only in programs")
     t = type(obj)
-    if is_program_class(t) or (isinstance(obj, type) and is_program_class(obj)) or _is_settable_engine(obj):
+    if is_program_class(t) or (isinstance(obj, type) and is_program_class(obj)) or _engine_settable(obj, name):
         delattr(obj, name)
         return
     raise _attr_error(obj, name, f"cannot delete attribute '{name}' of a '{_type_name(obj)}' object in programs")
@@ -809,16 +905,15 @@ _OK_TYPES.update((ModuleView, super))
 
 
 class ViewSource:
-    """How names of one view resolve: a host module's public names under a policy,
-    child views, replacements, and names refused."""
+    """How names of one view resolve: the allowlist's names for it, read from its host
+    module, child views, and replacements (guarded ops, program-side functions)."""
 
-    def __init__(self, name, module=None, children=None, extra=None, deny=(), allow=None):
+    def __init__(self, name, module=None, children=None, extra=None, allow=()):
         self.name = name
         self.module = module
         self.children = children or {}
         self.extra = extra or {}
-        self.deny = frozenset(deny)
-        self.allow = frozenset(allow) if allow is not None else None
+        self.allow = frozenset(allow)
 
     def _host_module(self):
         if self.module is None:
@@ -835,9 +930,7 @@ class ViewSource:
         if name in self.extra:
             v = self.extra[name]
             return v() if isinstance(v, _Lazy) else v
-        if name in self.deny:
-            raise _attr_error(view, name, f"{self.name}.{name} is not available in programs")
-        if self.allow is not None and name not in self.allow:
+        if name not in self.allow:
             raise missing
         mod = self._host_module()
         if mod is None:
@@ -854,10 +947,12 @@ class ViewSource:
 
 
 def _view_value_ok(v):
+    """What an allowlisted name may be bound to: never a host module, a class the allowlist's
+    types do not name, or a function from outside the engine."""
     if isinstance(v, types.ModuleType):
         return False
     if isinstance(v, type):
-        return _engine_module(v.__module__ or "") and v not in _REFUSED_TYPES
+        return _class_ok(v)
     if isinstance(v, (_FunctionType, types.BuiltinFunctionType)):
         return _engine_module(getattr(v, "__module__", None) or "")
     if isinstance(v, (_DType, _Device)):
@@ -895,11 +990,11 @@ def _guarded(module, name, check):
     return _Lazy(make)
 
 
-def _math_pow(x, y):
+def math_pow(x, y):
     return math.pow(x, y)
 
 
-def _math_factorial(n):
+def math_factorial(n):
     if isinstance(n, int) and n > 2:
         bits = int(n * math.log2(n) - 1.4427 * n)   # log2(n!) by Stirling
         if bits > guards.MAX_INT_BITS:
@@ -907,99 +1002,53 @@ def _math_factorial(n):
     return math.factorial(n)
 
 
-def _math_comb(n, k):
+def math_comb(n, k):
     if isinstance(n, int) and n > 20_000:
         raise guards.abort_int(n)
     return math.comb(n, k)
 
 
-def _math_perm(n, k=None):
+def math_perm(n, k=None):
     if isinstance(n, int) and n > 20_000:
         raise guards.abort_int(n)
     return math.perm(n, k)
 
 
-_MATH_NAMES = ("acos", "acosh", "asin", "asinh", "atan", "atan2", "atanh", "ceil", "copysign", "cos", "cosh",
-               "degrees", "dist", "erf", "erfc", "exp", "expm1", "fabs", "floor", "fmod", "frexp", "gamma",
-               "gcd", "hypot", "isclose", "isfinite", "isinf", "isnan", "isqrt", "ldexp", "lgamma", "log",
-               "log10", "log1p", "log2", "modf", "radians", "remainder", "sin", "sinh", "sqrt", "tan", "tanh",
-               "trunc", "exp2", "cbrt", "e", "pi", "tau", "inf", "nan")
+for _fn in (math_pow, math_factorial, math_comb, math_perm):
+    _fn.__module__ = _PROGRAM + ".builtins"
+del _fn
+
+_TRUSTED_BUILTINS = set()   # functions of standard modules the allowlist names (math.sqrt, ...)
 
 
-_TRUSTED_BUILTINS = set()
-
-
-def _math_extra():
-    extra = {}
-    for n in _MATH_NAMES:
-        if hasattr(math, n):
-            extra[n] = getattr(math, n)
-            if callable(extra[n]):
-                _TRUSTED_BUILTINS.add(extra[n])
-    extra.update(pow=_math_pow, factorial=_math_factorial, comb=_math_comb, perm=_math_perm)
-    for fn in (_math_pow, _math_factorial, _math_comb, _math_perm):
-        fn.__module__ = _PROGRAM + ".builtins"
-    return extra
-
-
-# refused whatever the engine defines under these names: files, threads, global
-# switches, raw memory
-_TORCH_DENY = ("save", "load", "from_numpy", "frombuffer", "from_file", "as_strided", "set_num_threads",
-               "set_num_interop_threads", "use_deterministic_algorithms", "compile", "jit", "hub", "utils",
-               "library", "ops", "classes", "backends", "distributed", "multiprocessing", "testing", "fx",
-               "onnx", "serialization", "storage", "UntypedStorage", "TypedStorage", "set_default_tensor_type",
-               "graph", "limits", "printing", "device_module", "dtypes", "tensor_ops", "program", "Limits",
-               "LimitExceeded")
-_AUTOGRAD_ALLOW = ("backward", "grad", "no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled",
-                   "set_detect_anomaly", "detect_anomaly", "is_anomaly_enabled", "gradcheck", "gradgradcheck",
-                   "GradcheckError", "Variable")
+def _resolve_target(target):
+    module, _, name = target.partition(":")
+    return getattr(importlib.import_module(module), name)
 
 
 def _sources():
-    e = _ENGINE
-    torch_extra = {
-        "outer": _guarded(e, "outer", guards.check_outer),
-        "ger": _guarded(e, "ger", guards.check_outer),
-        "kron": _guarded(e, "kron", guards.check_kron),
-        "einsum": _guarded(e, "einsum", guards.check_einsum),
-        "cartesian_prod": _guarded(e, "cartesian_prod", guards.check_cartesian_prod),
-        "meshgrid": _guarded(e, "meshgrid", guards.check_meshgrid),
-        "matmul": _guarded(e, "matmul", guards.check_matmul),
-        "mm": _guarded(e, "mm", guards.check_matmul),
-        "bmm": _guarded(e, "bmm", guards.check_matmul),
-    }
-    torch_extra.update(conv1d=_guarded(e, "conv1d", guards.check_conv), conv2d=_guarded(e, "conv2d", guards.check_conv),
-                       tensor=_guarded(e, "tensor", guards.check_nested),
-                       split=_guarded(e, "split", guards.check_split),
-                       chunk=_guarded(e, "chunk", guards.check_chunk),
-                       tensor_split=_guarded(e, "tensor_split", guards.check_chunk),
-                       unbind=_guarded(e, "unbind", guards.check_unbind),
-                       as_tensor=_guarded(e, "as_tensor", guards.check_nested))
-    f_extra = {
-        "one_hot": _guarded(e + ".nn.functional", "one_hot", guards.check_one_hot),
-        "pad": _guarded(e + ".nn.functional", "pad", guards.check_pad),
-        "conv1d": _guarded(e + ".nn.functional", "conv1d", guards.check_conv),
-        "conv2d": _guarded(e + ".nn.functional", "conv2d", guards.check_conv),
-        "unfold": _guarded(e + ".nn.functional", "unfold", guards.check_unfold),
-        "embedding": _guarded(e + ".nn.functional", "embedding", guards.check_embedding),
-    }
-    return {
-        "torch": ViewSource("torch", e, children={"nn": "torch.nn", "optim": "torch.optim",
-                                                  "autograd": "torch.autograd", "linalg": "torch.linalg"},
-                            extra=torch_extra, deny=_TORCH_DENY),
-        "torch.nn": ViewSource("torch.nn", e + ".nn", children={"functional": "torch.nn.functional",
-                                                               "init": "torch.nn.init",
-                                                               "utils": "torch.nn.utils"},
-                               ),
-        "torch.nn.functional": ViewSource("torch.nn.functional", e + ".nn.functional", extra=f_extra),
-        "torch.nn.init": ViewSource("torch.nn.init", e + ".nn.init"),
-        "torch.nn.utils": ViewSource("torch.nn.utils", e + ".nn.utils"),
-        "torch.optim": ViewSource("torch.optim", e + ".optim", children={"lr_scheduler": "torch.optim.lr_scheduler"}),
-        "torch.optim.lr_scheduler": ViewSource("torch.optim.lr_scheduler", e + ".optim.lr_scheduler"),
-        "torch.autograd": ViewSource("torch.autograd", e + ".autograd", allow=_AUTOGRAD_ALLOW),
-        "torch.linalg": ViewSource("torch.linalg", e + ".linalg"),
-        "math": ViewSource("math", None, extra=_math_extra()),
-    }
+    """One ViewSource per row of the allowlist's MODULES."""
+    sources = {}
+    guard_site = {"torch": "torch", "torch.nn.functional": "F"}
+    for key, row in allowlist.MODULES.items():
+        extra = {}
+        site = guard_site.get(key)
+        if site is not None:
+            for name, g in allowlist.GUARDS.items():
+                if site in g.on and name in row.names:
+                    extra[name] = _guarded(row.host, name, getattr(guards, g.check))
+        if row.host is not None and not _engine_module(row.host):
+            # a standard module: its names are read once (plain numbers and C functions)
+            mod = importlib.import_module(row.host)
+            for name in row.names:
+                if hasattr(mod, name):
+                    v = extra[name] = getattr(mod, name)
+                    if callable(v):
+                        _TRUSTED_BUILTINS.add(v)
+        for name, target in row.replaced.items():
+            extra[name] = _Lazy(lambda target=target: _resolve_target(target))
+        sources[key] = ViewSource(key, row.host, children=dict(row.children), extra=extra, allow=row.names)
+    return sources
 
 
 _SOURCES = None

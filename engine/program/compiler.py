@@ -1195,8 +1195,7 @@ class Compiler:
         args = self._elements(node.args)
         kws = [(k.arg, self.expr(k.value)) for k in node.keywords]
         starred = any(star for _, star in args) or any(k is None for k, _ in kws)
-        if (type(func) is ast.Attribute and not starred and not func.attr.startswith("_")
-                and func.attr not in access._TENSOR_SPECIAL and func.attr not in access._TENSOR_DENY):
+        if type(func) is ast.Attribute and not starred and not func.attr.startswith("_"):
             return self._method_call(node, [c for c, _ in args], kws)
         fc = self.expr(func)
         line, col = _pos(node)
@@ -1306,6 +1305,7 @@ class Compiler:
         kw_closures = [c for _, c in kws]
         n = len(closures)
         a0 = closures[0] if n == 1 else None
+        plain = access.tensor_method_is_plain(attr)   # the allowlist grants it with no guard
 
         def method_call(fr):
             o = obj(fr)
@@ -1318,7 +1318,7 @@ class Compiler:
                     a = [c(fr) for c in closures]
                 kw = {k: c(fr) for k, c in zip(kw_names, kw_closures)} if kw_names else None
                 st.line = line
-                if type(o) is Tensor:
+                if plain and type(o) is Tensor:
                     m = getattr(o, attr)
                     r = m(*a, **kw) if kw else m(*a)
                     st.line = line
@@ -1545,7 +1545,7 @@ def _valid_except(cls):
 
 def _context_methods(mgr):
     t = type(mgr)
-    if not (access.is_program_class(t) or access._engine_module(t.__module__ or "")):
+    if not (access.is_program_class(t) or access.type_info(t).allowed):
         raise _P["TypeError"](f"'{t.__name__}' object does not support the context manager protocol")
     enter = getattr(t, "__enter__", None)
     exit_ = getattr(t, "__exit__", None)
@@ -1559,7 +1559,7 @@ def _check_base(b):
         raise _P["TypeError"]("a class can only derive from classes")
     if b is object or access.is_program_class(b) or issubclass(b, ProgramBaseException):
         return
-    if access._engine_module(b.__module__ or "") and access._is_settable_engine_class(b):
+    if access.settable_engine_class(b):
         return
     raise _P["TypeError"](f"programs can define classes deriving from nn.Module, an optimizer, an exception "
                           f"class, object or their own classes, not {b.__name__}")

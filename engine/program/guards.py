@@ -134,6 +134,11 @@ def broadcast_shape(s1, s2):
     return tuple(out)
 
 
+def check_new_tensor(t, data, *rest, **kwargs):
+    """``x.new_tensor(data)``: as torch.tensor(data)."""
+    check_nested(data)
+
+
 def check_broadcast(a, b):
     """Before an elementwise op on tensors ``a`` and ``b``: its broadcast result fits."""
     if isinstance(a, Tensor) and isinstance(b, Tensor):
