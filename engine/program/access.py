@@ -326,8 +326,14 @@ def _wrap_container(v, rt):
         for x in items:
             if isinstance(c, dict):
                 k, x = x
-                if type(k) not in _OK_TYPES and _kind_of(type(k)) not in ("ok",):
-                    clean = False
+                tk = type(k)
+                if tk not in _OK_TYPES:
+                    kind = _KIND.get(tk) or _kind_of(tk)
+                    if kind == "container":
+                        stack.append(k)   # a tuple key: its items are checked too
+                    elif kind != "ok":
+                        clean = False
+                        break
             tx = type(x)
             seen += 1
             if tx in _OK_TYPES:
