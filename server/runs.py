@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from .backends.base import RunCancelled, RunDeadline, SessionGone
 from .errors import ApiError, deadline_exceeded, session_gone, tensor_error
 from .events import RunEvents
+from .names import check_name
 from .json_bodies import OFFLOAD_BYTES, BigPayload, call_off_loop
 from .tensor_wire import TensorFormatError, decode_tensor, encode_tensor
 from .wire_frames import is_array_entry, pack_array, unpack_array
@@ -49,6 +50,8 @@ class RunService:
         if len(spec.program.encode("utf-8", "surrogatepass")) > limits.program_bytes:
             raise ApiError(413, "LimitExceeded", f"limit exceeded: program_bytes: the program is larger than "
                                                  f"{limits.program_bytes} bytes", limit="program_bytes")
+        for i, name in enumerate(spec.outputs or ()):
+            check_name(name, f"outputs.{i}", dotted=True)
         if session.run_id is not None:
             self.metrics.rejected.labels("session_busy").inc()
             raise ApiError(409, "Conflict", "a run is already in progress in this session; wait for it or "
@@ -86,6 +89,12 @@ class RunService:
             self.metrics.queued.dec()
             self.metrics.run_finished(transport, outcome, time.perf_counter() - started)
 
+    def answer_caps(self, encoding):
+        """The bounds the worker walks and counts a run's outputs within (``outputs.Caps``)."""
+        s = self.settings
+        return {"encoding": encoding, "json_max_elements": s.json_max_elements, "max_bytes": s.answer_max_bytes,
+                "max_depth": s.output_max_depth, "max_items": s.output_max_items}
+
     async def cancel(self, session, run_id):
         if session.run_id == run_id:
             await self.backend.cancel(session.placement, _worker_run_id(session, run_id))
@@ -99,7 +108,7 @@ class RunService:
                   "program": spec.program, "inputs": inputs,
                   "outputs": spec.outputs, "graph": spec.graph, "stream": stream,
                   "trace": stream and (spec.trace or bool(session.watchers)),
-                  "limits": limits.__dict__}
+                  "limits": limits.__dict__, "answer": self.answer_caps(spec.encoding)}
         on_events = events.publish_many if stream else None
         try:
             reply, out = await self.backend.call(session.placement, header, buffers, on_events=on_events,
@@ -130,9 +139,7 @@ def _worker_run_id(session, run_id):
 def _decode_inputs(inputs, max_elements, buffers):
     entries = {}
     for name, obj in inputs.items():
-        if not name.isidentifier():
-            raise ApiError(422, "ValidationError", f"inputs: {name[:80]!r} is not a variable name",
-                           field=f"inputs.{name[:80]}")
+        check_name(name, f"inputs.{name[:80]}")
         try:
             array, requires_grad = decode_tensor(obj, f"inputs.{name}", max_elements)
         except TensorFormatError as e:

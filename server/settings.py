@@ -37,6 +37,10 @@ class Settings:
     ws_queue_events: int = 1024           # events buffered per WebSocket before coalescing
     ws_ping_interval_s: float = 20.0
     ws_auth_timeout_s: float = 10.0
+    json_max_elements: int = 1 << 22      # numbers a JSON answer may hold; past it 413 (ask for base64/binary)
+    answer_max_bytes: int = 1 << 30       # tensor bytes one answer may carry
+    output_max_depth: int = 32            # list nesting in a run output
+    output_max_items: int = 1 << 20       # list entries in one run's outputs
     limits: Limits = field(default_factory=Limits)
 
     @classmethod

@@ -37,23 +37,30 @@ def decode_tensor(obj, where, max_elements):
     """Reads one input tensor: returns (array, requires_grad)."""
     if isinstance(obj, dict):
         if "b64" in obj:
-            return _from_b64(obj, where, max_elements), _requires_grad(obj, where)
-        if "datatype" in obj:
-            return _from_kserve(obj, where, max_elements), _requires_grad(obj, where)
-        if "data" in obj:
+            array = _from_b64(obj, where, max_elements)
+        elif "datatype" in obj:
+            array = _from_kserve(obj, where, max_elements)
+        elif "data" in obj:
             dtype = _dtype(obj.get("dtype"), where)
             array = _from_nested(obj["data"], where, dtype, max_elements)
-            return array, _requires_grad(obj, where, array)
-        raise TensorFormatError(where, "a tensor object needs 'data', 'b64' (with 'shape' and 'dtype'), "
-                                       "or KServe's 'datatype', 'shape' and 'data'")
+            if "shape" in obj:
+                shape, count = _shape(obj["shape"], where, max_elements)
+                if array.size != count:
+                    raise TensorFormatError(f"{where}.shape", f"'data' has {array.size} values but shape "
+                                                              f"{list(shape)} needs {count}")
+                array = array.reshape(shape)
+        else:
+            raise TensorFormatError(where, "a tensor object needs 'data', 'b64' (with 'shape' and 'dtype'), "
+                                           "or KServe's 'datatype', 'shape' and 'data'")
+        return array, _requires_grad(obj, where, array)
     return _from_nested(obj, where, None, max_elements), False
 
 
-def _requires_grad(obj, where, array=None):
+def _requires_grad(obj, where, array):
     value = obj.get("requires_grad", False)
     if not isinstance(value, bool):
-        raise TensorFormatError(where, "'requires_grad' must be true or false")
-    if value and array is not None and array.dtype.kind != "f":
+        raise TensorFormatError(f"{where}.requires_grad", "'requires_grad' must be true or false")
+    if value and array.dtype.kind != "f":
         raise TensorFormatError(where, "only floating-point tensors can require gradients "
                                        f"(this one is {array.dtype.name})")
     return value
@@ -71,9 +78,16 @@ def _dtype(name, where, required=False):
 
 
 def _shape(shape, where, max_elements):
-    if not isinstance(shape, list) or len(shape) > _MAX_NDIM or not all(
-            isinstance(s, int) and not isinstance(s, bool) and s >= 0 for s in shape):
-        raise TensorFormatError(where, "'shape' must be a list of non-negative integers")
+    """A validated shape: every dimension a non-negative integer no larger than the element limit
+    (a zero-element tensor with a dimension of 2**64 is no tensor anyone can use)."""
+    if not isinstance(shape, list) or not all(type(s) is int and s >= 0 for s in shape):
+        raise TensorFormatError(f"{where}.shape", "'shape' must be a list of non-negative integers")
+    if len(shape) > _MAX_NDIM:
+        raise TensorFormatError(f"{where}.shape", f"at most {_MAX_NDIM} dimensions")
+    for i, s in enumerate(shape):
+        if s > max_elements:
+            raise TensorFormatError(f"{where}.shape", f"limit exceeded: tensor_elements: dimension {i} is {s} "
+                                                      f"(at most {max_elements})", limit="tensor_elements")
     count = math.prod(shape)
     _check_elements(count, where, max_elements)
     return tuple(shape), count
@@ -99,6 +113,13 @@ def _from_b64(obj, where, max_elements):
     if len(raw) != count * itemsize:
         raise TensorFormatError(where, f"'b64' holds {len(raw)} bytes but shape {list(shape)} of {dtype} "
                                        f"needs {count * itemsize}")
+    return _checked_raw(raw, dtype, shape, where)
+
+
+def _checked_raw(raw, dtype, shape, where):
+    """An array over raw little-endian bytes; a bool tensor's bytes must each be 0 or 1."""
+    if dtype == "bool" and len(raw) and np.frombuffer(raw, dtype=np.uint8).max() > 1:
+        raise TensorFormatError(where, "a bool tensor's bytes must each be 0 or 1")
     return np.frombuffer(raw, dtype=np.dtype(DTYPES[dtype]).newbyteorder("<")).reshape(shape)
 
 
@@ -110,7 +131,7 @@ def _from_kserve(obj, where, max_elements):
     shape, count = _shape(obj.get("shape"), where, max_elements)
     array = _from_nested(obj.get("data"), where, KSERVE_DATATYPES[datatype], max_elements)
     if array.size != count:
-        raise TensorFormatError(where, f"'data' has {array.size} values but shape {list(shape)} needs {count}")
+        raise TensorFormatError(f"{where}.data", f"'data' has {array.size} values but shape {list(shape)} needs {count}")
     return array.reshape(shape)
 
 
@@ -121,6 +142,8 @@ def _from_nested(data, where, dtype, max_elements):
     try:
         array = np.array(data)
     except ValueError:
+        if _depth(data) > _MAX_NDIM:
+            raise TensorFormatError(where, f"at most {_MAX_NDIM} dimensions") from None
         raise TensorFormatError(where, "ragged nested list: every row must have the same length") from None
     except (OverflowError, RecursionError):
         raise TensorFormatError(where, "a number is out of range, or the list nests too deeply") from None
@@ -138,11 +161,25 @@ def _from_nested(data, where, dtype, max_elements):
     elif kind == "f" and DTYPES[dtype] not in (np.float16, np.float32, np.float64) and array.size and (
             not np.isfinite(array).all() or (array != np.trunc(array)).any()):
         raise TensorFormatError(where, f"non-integer values cannot be a {dtype} tensor")
+    if dtype not in ("bool", "float16", "float32", "float64") and kind in "iuf" and array.size:
+        info = np.iinfo(DTYPES[dtype])
+        low, high = array.min(), array.max()
+        if low < info.min or high > info.max:
+            raise TensorFormatError(where, f"a value does not fit in {dtype} ({info.min} to {info.max})")
     try:
         with np.errstate(over="raise", invalid="ignore"):
             return array.astype(DTYPES[dtype], copy=False)
     except (OverflowError, FloatingPointError, ValueError):
         raise TensorFormatError(where, f"a value does not fit in {dtype}") from None
+
+
+def _depth(data):
+    """How deeply ``data`` nests lists (iteratively: it may nest thousands deep)."""
+    depth = 0
+    while isinstance(data, list) and depth <= _MAX_NDIM:
+        depth += 1
+        data = data[0] if data else None
+    return depth
 
 
 def _with_specials(data, where):

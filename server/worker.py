@@ -18,6 +18,7 @@ import threading
 import time
 
 from . import runtime
+from .outputs import Caps, OutputRefused, encode_run_outputs
 from .wire_frames import FrameReader, pack_array, send_frame, unpack_array
 
 MAX_AUTO_OUTPUTS = 64
@@ -98,7 +99,7 @@ class Worker:
                 raise WorkerError(400, "BadCommand", f"unknown command {op!r}")
             reply, out = method(header, buffers)
             reply["ok"] = True
-        except WorkerError as e:
+        except (WorkerError, OutputRefused) as e:
             reply, out = {"ok": False, "status": e.status, "error": e.error}, []
         except runtime.InterpreterUnavailable as e:
             reply, out = {"ok": False, "status": 503, "error": {"type": "Unavailable", "message": str(e)}}, []
@@ -148,7 +149,7 @@ class Worker:
         ns = self._namespace(header)
         run_id = header["run"]
         limits = runtime.Limits(**header.get("limits", {}))
-        self._bind_inputs(ns, header.get("inputs") or {}, buffers, limits)
+        bound = self._bind_inputs(ns, header.get("inputs") or {}, buffers, limits)
         events = None
         if header.get("stream") and self._send_event is not None:
             events = EventBatcher(self._send_event, run_id)
@@ -181,14 +182,8 @@ class Worker:
         if names is None:
             names = [n for n in dict.fromkeys(outcome.bound) if runtime.is_tensor(_lookup(ns, n))]
             names = names[:MAX_AUTO_OUTPUTS]
-        values, grads, tensors = {}, {}, {}
-        for name in names:
-            value = _lookup(ns, name, required=True)
-            values[name] = _encode_value(name, value, out)
-            if runtime.is_tensor(value):
-                tensors[name] = value
-                if value.grad is not None:
-                    grads[name] = pack_array(runtime.array_of(value.grad), out)
+        resolved = [(name, _lookup(ns, name, required=True)) for name in names]
+        values, grads, tensors = encode_run_outputs(resolved, bound, out, Caps.from_header(header))
         graph = runtime.graph_json(tensors, observer) if header.get("graph") else None
         return {"values": values, "grads": grads, "graph": graph, "stdout": outcome.stdout,
                 "elapsed_ms": elapsed_ms}, out
@@ -205,6 +200,7 @@ class Worker:
             tensors[name] = runtime.tensor_from_array(array, entry.get("requires_grad", False), self.device)
         for name, t in tensors.items():
             ns.set(name, t)
+        return tensors
 
     # ------------------------------------------------------------ variables
     def op_get(self, header, buffers):
@@ -273,18 +269,6 @@ def _check_budget(ns, nbytes, session_bytes):
     if session_bytes is not None and ns.nbytes() + nbytes > session_bytes:
         raise WorkerError(422, "LimitExceeded", f"limit exceeded: session_bytes: this would take the session "
                           f"past {session_bytes} bytes", limit="session_bytes")
-
-
-def _encode_value(name, value, out):
-    """A run output in reply form: an array entry, {"num": x}, or {"list": [...]}."""
-    if runtime.is_tensor(value):
-        return pack_array(runtime.array_of(value), out)
-    if isinstance(value, (bool, int, float)):
-        return {"num": _json_number(value)}
-    if isinstance(value, (list, tuple)):
-        return {"list": [_encode_value(name, v, out) for v in value]}
-    raise WorkerError(422, "TypeError", f"output {name!r} is a {type(value).__name__}, not a tensor or a number",
-                      name=name)
 
 
 def _json_number(x):

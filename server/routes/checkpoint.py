@@ -1,19 +1,27 @@
 """GET/PUT /v1/sessions/{id}/checkpoint: the session's tensors and parameters as safetensors."""
+import json
+import math
+import struct
+
+import numpy as np
 from fastapi import APIRouter, Depends, Request, Response
-from safetensors import SafetensorError
-from safetensors.numpy import load as load_safetensors
 from safetensors.numpy import save as save_safetensors
 from starlette.concurrency import run_in_threadpool
 
 from .. import auth
 from ..errors import ApiError
 from ..models import errors
-from ..wire_frames import DTYPES, pack_array, unpack_array
+from ..names import check_name
+from ..wire_frames import pack_array, unpack_array
 from ..worker_calls import call
 
 router = APIRouter(prefix="/v1/sessions/{session_id}", tags=["checkpoints"])
 
 _SAFETENSORS = {"application/octet-stream": {"schema": {"type": "string", "format": "binary"}}}
+# safetensors dtype names the engine holds (BF16, the F8 kinds and unsigned 16-64 bits it does not)
+_DTYPES = {"F16": "<f2", "F32": "<f4", "F64": "<f8", "U8": "u1", "I8": "i1", "I16": "<i2", "I32": "<i4",
+           "I64": "<i8", "BOOL": "?"}
+_MAX_HEADER_BYTES = 100 << 20
 
 
 @router.get("/checkpoint", response_class=Response, responses={200: {"content": _SAFETENSORS}, **errors(401, 404, 410, 422)})
@@ -32,19 +40,73 @@ async def save_checkpoint(request: Request, session=Depends(auth.session)):
 async def restore_checkpoint(request: Request, session=Depends(auth.session)):
     """Restores tensors and parameters from safetensors bytes (into existing modules where names match)."""
     data = await request.body()
-    try:
-        arrays = await run_in_threadpool(load_safetensors, data)
-    except (SafetensorError, ValueError, TypeError, OverflowError) as e:
-        raise ApiError(422, "ValidationError", f"not a safetensors file: {e}") from None
     limits = request.app.state.settings.limits
+    arrays = await run_in_threadpool(read_safetensors, data, limits.tensor_elements)
     buffers, entries = [], {}
     for name, array in arrays.items():
-        if array.dtype.name not in DTYPES:
-            raise ApiError(422, "ValidationError", f"tensor {name!r} has dtype {array.dtype.name}, which the engine "
-                                                   "does not support", field=name)
-        if array.size > limits.tensor_elements:
-            raise ApiError(422, "LimitExceeded", f"limit exceeded: tensor_elements: {name!r} has {array.size} "
-                                                 "elements", limit="tensor_elements", field=name)
         entries[name] = pack_array(array, buffers)
     await call(request, session, {"op": "load", "tensors": entries, "session_bytes": limits.session_bytes}, buffers)
     return Response(status_code=204)
+
+
+def _bad(message, field="checkpoint"):
+    return ApiError(422, "ValidationError", f"{field}: {message}", field=field)
+
+
+def read_safetensors(data, max_elements):
+    """{name: array} from safetensors bytes, every part checked before any array is made: the header's
+    size and JSON, each name (as a program could bind it), dtype, shape (no dimension past the element
+    limit) and byte range (inside the file, matching the shape, not overlapping another tensor's)."""
+    if len(data) < 8:
+        raise _bad("not a safetensors file: shorter than its 8-byte header length")
+    (head_len,) = struct.unpack_from("<Q", data)
+    if head_len > min(len(data) - 8, _MAX_HEADER_BYTES):
+        raise _bad(f"not a safetensors file: its header length ({head_len} bytes) runs past the file")
+    try:
+        header = json.loads(bytes(data[8:8 + head_len]))
+    except (ValueError, UnicodeDecodeError, RecursionError):
+        raise _bad("not a safetensors file: its header is not JSON") from None
+    if not isinstance(header, dict):
+        raise _bad("not a safetensors file: its header is not a JSON object")
+    body = memoryview(data)[8 + head_len:]
+    ranges, arrays = [], {}
+    for name, entry in header.items():
+        if name == "__metadata__":
+            if not isinstance(entry, dict) or not all(isinstance(v, str) for v in entry.values()):
+                raise _bad("'__metadata__' must map names to strings", "checkpoint.__metadata__")
+            continue
+        field = f"checkpoint.{name[:80]}"
+        check_name(name, field, dotted=True)
+        if not isinstance(entry, dict):
+            raise _bad("each tensor's entry must be an object with dtype, shape and data_offsets", field)
+        dtype = entry.get("dtype")
+        if dtype not in _DTYPES:
+            shown = dtype[:20] if isinstance(dtype, str) else dtype
+            raise _bad(f"dtype {shown!r} is not supported (the engine holds {', '.join(_DTYPES)})", field + ".dtype")
+        shape = entry.get("shape")
+        if not isinstance(shape, list) or len(shape) > 32 or not all(type(s) is int and s >= 0 for s in shape):
+            raise _bad("'shape' must be a list of at most 32 non-negative integers", field + ".shape")
+        if any(s > max_elements for s in shape) or math.prod(shape) > max_elements:
+            raise ApiError(422, "LimitExceeded", f"{field}.shape: limit exceeded: tensor_elements: shape {shape} "
+                                                 f"(at most {max_elements} elements)",
+                           limit="tensor_elements", field=field + ".shape")
+        offsets = entry.get("data_offsets")
+        if not (isinstance(offsets, list) and len(offsets) == 2 and all(type(o) is int for o in offsets)
+                and 0 <= offsets[0] <= offsets[1] <= len(body)):
+            raise _bad(f"'data_offsets' must be [start, end] within the {len(body)} data bytes",
+                       field + ".data_offsets")
+        dt = np.dtype(_DTYPES[dtype])
+        start, end = offsets
+        if end - start != math.prod(shape) * dt.itemsize:
+            raise _bad(f"shape {shape} of {dtype} needs {math.prod(shape) * dt.itemsize} bytes, "
+                       f"'data_offsets' give {end - start}", field + ".data_offsets")
+        raw = body[start:end]
+        if dtype == "BOOL" and len(raw) and np.frombuffer(raw, dtype=np.uint8).max() > 1:
+            raise _bad("a BOOL tensor's bytes must each be 0 or 1", field)
+        ranges.append((start, end, field))
+        arrays[name] = np.frombuffer(raw, dtype=dt).reshape(shape)
+    ranges.sort()
+    for (s0, e0, _), (s1, e1, f1) in zip(ranges, ranges[1:]):
+        if s1 < e0:
+            raise _bad("its bytes overlap another tensor's", f1 + ".data_offsets")
+    return arrays

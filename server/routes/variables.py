@@ -4,8 +4,9 @@ from typing import Literal
 from fastapi import APIRouter, Body, Depends, Path, Query, Request, Response
 
 from .. import auth
-from ..errors import ApiError, tensor_error
+from ..errors import tensor_error
 from ..json_bodies import OFFLOAD_BYTES, BigPayload, call_off_loop, json_response
+from ..names import MAX_NAME_LENGTH, PATH_PATTERN, check_name
 from ..models import Graph, TensorIn, VariableValue, errors
 from ..runs import decode_value
 from ..tensor_wire import TensorFormatError, decode_tensor
@@ -14,14 +15,16 @@ from ..worker_calls import call
 
 router = APIRouter(prefix="/v1/sessions/{session_id}", tags=["variables"])
 
-_NAME = Path(max_length=256, pattern=r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z0-9_]+)*$",
-             description="a variable name or a dotted path such as model.fc.weight")
+_NAME = Path(max_length=MAX_NAME_LENGTH, pattern=PATH_PATTERN,
+             description="a variable name or a dotted path such as model.fc.weight (no keywords, no names "
+                         "starting with '_')")
 
 
 @router.get("/variables/{name}", response_model=VariableValue, responses=errors(401, 404, 410, 422))
 async def get_variable(request: Request, name: str = _NAME, encoding: Literal["json", "base64"] = "json",
                        session=Depends(auth.session)):
     """A variable's value and gradient."""
+    check_name(name, "name", dotted=True)
     reply, out = await call(request, session, {"op": "get", "name": name})
 
     nbytes = sum(len(b) for b in out)
@@ -39,12 +42,13 @@ async def get_variable(request: Request, name: str = _NAME, encoding: Literal["j
 async def put_variable(request: Request, name: str = _NAME, tensor: TensorIn = Body(...),
                        session=Depends(auth.session)):
     """Binds a tensor to a variable (a dotted path restores into an existing module's parameter)."""
+    check_name(name, "name", dotted=True)
     limits = request.app.state.settings.limits
     buffers = []
 
     def decode():
         try:
-            array, requires_grad = decode_tensor(tensor, name, limits.tensor_elements)
+            array, requires_grad = decode_tensor(tensor, "body", limits.tensor_elements)
         except TensorFormatError as e:
             raise tensor_error(e) from None
         entry = pack_array(array, buffers)
@@ -58,10 +62,9 @@ async def put_variable(request: Request, name: str = _NAME, tensor: TensorIn = B
 
 
 @router.get("/graph", response_model=Graph, responses=errors(401, 404, 410, 422))
-async def get_graph(request: Request, of: str = Query(max_length=256, description="the variable whose graph to show"),
+async def get_graph(request: Request, of: str = Query(max_length=MAX_NAME_LENGTH, pattern=PATH_PATTERN, description="the variable whose graph to show"),
                     session=Depends(auth.session)):
     """The graph that produced a variable (SPEC section 5)."""
-    if not of.replace(".", "_").isidentifier():
-        raise ApiError(422, "ValidationError", f"{of[:80]!r} is not a variable name or dotted path", field="of")
+    check_name(of, "of", dotted=True)
     reply, _ = await call(request, session, {"op": "graph", "of": of})
     return await json_response(BigPayload(reply["graph"]))

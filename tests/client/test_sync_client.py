@@ -36,7 +36,9 @@ def test_run_returns_values_grads_stdout_and_numbers(session):
     assert isinstance(result.values["n"], int) and result.values["n"] == 3
     y = result["y"]
     assert isinstance(y, np.ndarray) and y.shape == () and y.dtype == np.float32 and y == 26.0
-    assert result.grads == {}  # y is not a leaf (no .grad), and x was not asked for
+    # y is not a leaf (no .grad); x, an input that requires grad, received one (SPEC section 3)
+    assert list(result.grads) == ["x"]
+    np.testing.assert_allclose(result.grads["x"], [4.0, 6.0, 8.0])
     assert result.graph is None
 
 

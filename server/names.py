@@ -1,0 +1,44 @@
+"""Variable names as the wire accepts them: the names a program could bind and read.
+
+A top-level name is a Python identifier that is not a keyword and does not start
+with an underscore (private and dunder names such as ``__builtins__`` belong to
+the interpreter, not to the session). A dotted path (``model.fc.weight``,
+``layers.0.bias``) continues with such names or with decimal indexes. The same
+rule serves run inputs and outputs, ``/variables/{name}``, ``/graph?of=`` and
+checkpoint tensor names, so whatever a client may write it may also read back.
+"""
+import keyword
+
+MAX_NAME_LENGTH = 256
+
+# For the OpenAPI schema (the route checks keywords too, which a pattern cannot say simply).
+NAME_PATTERN = r"^[A-Za-z][A-Za-z0-9_]*$"
+PATH_PATTERN = r"^[A-Za-z][A-Za-z0-9_]*(\.([A-Za-z][A-Za-z0-9_]*|[0-9]+))*$"
+
+
+def name_problem(name, dotted=False):
+    """Why ``name`` cannot name a variable (a short phrase), or None when it can."""
+    if not isinstance(name, str) or not name:
+        return "is empty" if name == "" else "is not a string"
+    if len(name) > MAX_NAME_LENGTH:
+        return f"is longer than {MAX_NAME_LENGTH} characters"
+    parts = name.split(".") if dotted else [name]
+    for i, part in enumerate(parts):
+        if i and part.isdigit() and part.isascii():
+            continue
+        if not part.isidentifier() or not part.isascii():
+            return "is not a name" + (" or a dotted path such as model.fc.weight" if dotted else "")
+        if keyword.iskeyword(part):
+            return f"uses the keyword {part!r}"
+        if part.startswith("_"):
+            return f"uses the private name {part[:40]!r} (names starting with '_' belong to the interpreter)"
+    return None
+
+
+def check_name(name, field, dotted=False):
+    """Raises a 422 ApiError naming ``field`` when ``name`` is not a usable variable name."""
+    problem = name_problem(name, dotted)
+    if problem is not None:
+        from .errors import ApiError
+        shown = name[:80] if isinstance(name, str) else name
+        raise ApiError(422, "ValidationError", f"{field}: {shown!r} {problem}", field=field)

@@ -1,0 +1,302 @@
+"""Hostile input through the wire (issue 9): outputs, encodings, inputs, checkpoints, names.
+
+Each case must answer a 4xx that names what is wrong, never a 500 or a dead worker, and
+another session on the same server keeps its variables and answers (the neighbour check).
+"""
+import base64
+import json
+import struct
+
+import numpy as np
+import pytest
+
+from server_harness import open_session
+
+
+@pytest.fixture
+def neighbour(http):
+    """Another session holding a variable; ``check()`` asserts it is still there and answers."""
+    s = open_session(http)
+    s.ok("keep = torch.arange(4.0)")
+
+    def check():
+        body = s.ok("twice = keep * 2", outputs=["twice"])
+        assert body["values"]["twice"]["data"] == [0.0, 2.0, 4.0, 6.0]
+
+    s.check = check
+    yield s
+    s.delete()
+
+
+def _refused(r, status, *fragments):
+    assert r.status_code == status, r.text
+    error = r.json()["error"]
+    for fragment in fragments:
+        assert fragment in error["message"] or fragment == error.get("field") or fragment == error.get("name"), error
+    return error
+
+
+# ------------------------------------------------------------ class 2: outputs walked before encoding
+@pytest.mark.parametrize("program", [
+    "a = [1]\na.append(a)",                                  # a list holding itself
+    "b = [1]\na = [b, [b]]",                                  # a list shared within one output
+    "a = [[[0] * 1000] * 1000] * 100",                        # 10^8 numbers from a small structure
+    "t = torch.ones(3)\ninner = [t]\na = (inner, inner)",     # a shared list in a tuple
+])
+def test_cyclic_or_shared_outputs_are_refused_naming_the_output(session, neighbour, program):
+    error = _refused(session.run(program, outputs=["a"]), 422, "a")
+    assert error["name"] == "a"
+    assert "twice" in error["message"] or "shared" in error["message"]
+    neighbour.check()
+    assert session.ok("ok = 1", outputs=["ok"])["values"]["ok"] == 1   # the session itself goes on
+
+
+@pytest.mark.parametrize("depth", [33, 500, 5000])
+def test_deeply_nested_outputs_are_refused(session, neighbour, depth):
+    r = session.run(f"a = [0]\nfor i in range({depth}):\n    a = [a]", outputs=["a"])
+    error = _refused(r, 422, "a")
+    assert error["limit"] == "output_depth"
+    neighbour.check()
+
+
+def test_nesting_up_to_the_depth_limit_is_answered(session):
+    body = session.ok("a = 1.5\nfor i in range(31):\n    a = [a]", outputs=["a"])
+    value = body["values"]["a"]
+    for _ in range(31):
+        value = value[0]
+    assert value == 1.5
+
+
+def test_many_list_entries_are_refused_before_encoding(session, neighbour, live_server):
+    with live_server.setting(output_max_items=1000):
+        error = _refused(session.run("a = [[0] * 600 for i in range(2)]", outputs=["a"]), 413, "a")
+    assert error["limit"] == "output_items"
+    neighbour.check()
+
+
+@pytest.mark.parametrize("program, kind", [
+    ("class C:\n    pass\na = C()", "C"),
+    ("class C:\n    def __repr__(self):\n        while True:\n            pass\na = [1, C()]", "C"),
+    ("a = {'k': torch.ones(2)}", "dict"),
+    ("a = 'text'", "str"),
+    ("a = [torch.ones(2), None]", "NoneType"),
+    ("class M(nn.Module):\n    pass\na = M()", "M"),
+])
+def test_outputs_of_other_kinds_are_refused_by_their_kind(session, neighbour, program, kind):
+    error = _refused(session.run(program, outputs=["a"]), 422, "a")
+    assert kind in error["message"]
+    neighbour.check()
+
+
+def test_a_huge_integer_output_is_refused_but_a_big_one_answers(session, neighbour):
+    assert session.ok("n = 2 ** 100", outputs=["n"])["values"]["n"] == 2 ** 100
+    _refused(session.run("n = 2 ** 20000", outputs=["n"]), 422, "n")
+    neighbour.check()
+
+
+def test_the_same_tensor_under_two_names_is_answered_twice(session):
+    body = session.ok("x = torch.ones(2)\ny = x", outputs=["x", "y"])
+    assert body["values"]["x"]["data"] == body["values"]["y"]["data"] == [1.0, 1.0]
+
+
+def test_mixed_outputs_keep_their_structure(session):
+    body = session.ok("a = [torch.ones(2), 2, (3.5, float('nan'))]", outputs=["a"])
+    assert body["values"]["a"] == [{"shape": [2], "dtype": "float32", "data": [1.0, 1.0]}, 2, [3.5, "NaN"]]
+
+
+# ------------------------------------------------------------ class 4: every input validated first
+def _b64(array):
+    return base64.b64encode(np.ascontiguousarray(array).tobytes()).decode()
+
+
+ENORMOUS_ZERO_SIZE = [
+    {"b64": "", "shape": [0, 2 ** 64], "dtype": "float32"},
+    {"b64": "", "shape": [0, 2 ** 62], "dtype": "float32"},
+    {"b64": "", "shape": [2 ** 40, 0], "dtype": "int64"},
+    {"name": "x", "shape": [0, 2 ** 64], "datatype": "FP32", "data": []},
+    {"name": "x", "shape": [0, 2 ** 40], "datatype": "INT64", "data": []},
+    {"data": [], "shape": [0, 2 ** 64], "dtype": "float32"},
+]
+
+
+@pytest.mark.parametrize("tensor", ENORMOUS_ZERO_SIZE)
+def test_zero_element_inputs_with_enormous_dimensions_are_refused(session, neighbour, tensor):
+    error = _refused(session.run("y = x", inputs={"x": tensor}), 422)
+    assert error["field"] == "inputs.x.shape" and error["limit"] == "tensor_elements", error
+    neighbour.check()
+
+
+@pytest.mark.parametrize("tensor", ENORMOUS_ZERO_SIZE)
+def test_put_variable_with_enormous_dimensions_is_refused(session, neighbour, tensor):
+    error = _refused(session.put("/variables/x", json=tensor), 422)
+    assert error["field"] == "body.shape", error
+    assert "x" not in session.get().json()["variables"]
+    neighbour.check()
+
+
+@pytest.mark.parametrize("tensor, field, fragment", [
+    ({"b64": _b64(np.zeros(3, np.float32)), "shape": [4], "dtype": "float32"}, "inputs.x", "needs 16"),
+    ({"b64": _b64(np.zeros(3, np.float32)), "shape": [3], "dtype": "bfloat16"}, "inputs.x", "unknown dtype"),
+    ({"b64": "!!!", "shape": [1], "dtype": "float32"}, "inputs.x", "base64"),
+    ({"b64": _b64(np.array([2], np.uint8)), "shape": [1], "dtype": "bool"}, "inputs.x", "0 or 1"),
+    ({"b64": "AAAAAA==", "shape": [1], "dtype": "int32", "requires_grad": True}, "inputs.x", "floating-point"),
+    ({"b64": "AAAAAA==", "shape": [True], "dtype": "int32"}, "inputs.x.shape", "non-negative"),
+    ({"b64": "AAAAAA==", "shape": [-1], "dtype": "int32"}, "inputs.x.shape", "non-negative"),
+    ({"b64": "AAAAAA==", "shape": [1] * 33, "dtype": "int32"}, "inputs.x.shape", "32 dimensions"),
+    ({"name": "x", "shape": [3], "datatype": "FP32", "data": [1.0, 2.0]}, "inputs.x.data", "needs 3"),
+    ({"name": "x", "shape": [2], "datatype": "BYTES", "data": ["a", "b"]}, "inputs.x", "datatype"),
+    ({"name": "x", "shape": [2], "datatype": "FP32", "data": "ab"}, "inputs.x", "nested list"),
+    ({"data": [1, 2], "shape": [3]}, "inputs.x.shape", "needs 3"),
+    ({"data": [[1, 2], [3]]}, "inputs.x", "ragged"),
+    ([[1, 2], 3], "inputs.x", "ragged"),
+    ({"data": [2 ** 63], "dtype": "int64"}, "inputs.x", "does not fit"),
+    ([2 ** 64], "inputs.x", "out of range"),
+    ({"data": [300], "dtype": "uint8"}, "inputs.x", "does not fit"),
+    ({"data": [-1], "dtype": "uint8"}, "inputs.x", "does not fit"),
+    ({"data": [1e39], "dtype": "float32"}, "inputs.x", "does not fit"),
+    ({"data": [1.5], "dtype": "int32"}, "inputs.x", "non-integer"),
+    (["NaN", "Inf"], "inputs.x", "not a number"),
+    (["NaN", [1.0]], "inputs.x", "ragged"),
+    ({"data": ["NaN"], "dtype": "int64"}, "inputs.x", "non-integer"),
+    ({"data": [None]}, "inputs.x", "not a number"),
+    ({"data": 1.0, "requires_grad": "yes"}, "inputs.x.requires_grad", "true or false"),
+    ({"data": [1, 2], "requires_grad": True}, "inputs.x", "floating-point"),
+    ({"shape": [1]}, "inputs.x", "needs 'data'"),
+])
+def test_malformed_inputs_answer_422_naming_the_field(session, neighbour, tensor, field, fragment):
+    error = _refused(session.run("y = x", inputs={"x": tensor}), 422, fragment)
+    assert error["field"] == field, error
+    neighbour.check()
+
+
+def test_inputs_nested_past_the_dimension_limit_are_refused(session, neighbour):
+    deep = "[" * 3000 + "1.0" + "]" * 3000
+    body = '{"program": "y = x", "inputs": {"x": ' + deep + "}}"
+    r = session.client.post(session.path + "/run", content=body,
+                            headers={**session.headers, "Content-Type": "application/json"})
+    assert r.status_code in (400, 422), r.text
+    assert r.status_code != 500
+    deep = 1.0
+    for _ in range(40):
+        deep = [deep]
+    _refused(session.run("y = x", inputs={"x": deep}), 422, "32 dimensions")
+    neighbour.check()
+
+
+def test_a_valid_kserve_input_and_an_object_with_its_shape_still_work(session):
+    body = session.ok("y = x * 2", inputs={"x": {"name": "x", "shape": [2, 1], "datatype": "FP64",
+                                                 "data": [1.0, 2.0]}}, outputs=["y"])
+    assert body["values"]["y"] == {"shape": [2, 1], "dtype": "float64", "data": [[2.0], [4.0]]}
+    body = session.ok("y = x", inputs={"x": {"data": [1, 2, 3, 4], "shape": [2, 2], "dtype": "int32"}},
+                      outputs=["y"])
+    assert body["values"]["y"]["shape"] == [2, 2]
+
+
+# ------------------------------------------------------------ class 4: checkpoints
+def _safetensors(header, data=b""):
+    text = json.dumps(header).encode()
+    return struct.pack("<Q", len(text)) + text + data
+
+
+def _put_checkpoint(session, content):
+    return session.client.put(session.path + "/checkpoint", content=content,
+                              headers={**session.headers, "Content-Type": "application/octet-stream"})
+
+
+@pytest.mark.parametrize("content, field, fragment", [
+    (_safetensors({"w": {"dtype": "BF16", "shape": [2], "data_offsets": [0, 4]}}, b"\0" * 4),
+     "checkpoint.w.dtype", "BF16"),
+    (_safetensors({"w": {"dtype": "U16", "shape": [2], "data_offsets": [0, 4]}}, b"\0" * 4),
+     "checkpoint.w.dtype", "U16"),
+    (_safetensors({"w": {"dtype": "F8_E4M3", "shape": [2], "data_offsets": [0, 2]}}, b"\0" * 2),
+     "checkpoint.w.dtype", "F8_E4M3"),
+    (_safetensors({"w": {"dtype": "F32", "shape": [0, 2 ** 64], "data_offsets": [0, 0]}}),
+     "checkpoint.w.shape", "tensor_elements"),
+    (_safetensors({"w": {"dtype": "F32", "shape": [0, 2 ** 62], "data_offsets": [0, 0]}}),
+     "checkpoint.w.shape", "tensor_elements"),
+    (_safetensors({"w": {"dtype": "F32", "shape": [3], "data_offsets": [0, 4]}}, b"\0" * 4),
+     "checkpoint.w.data_offsets", "needs 12"),
+    (_safetensors({"w": {"dtype": "F32", "shape": [1], "data_offsets": [0, 8]}}, b"\0" * 4),
+     "checkpoint.w.data_offsets", "within"),
+    (_safetensors({"v": {"dtype": "F32", "shape": [1], "data_offsets": [0, 4]},
+                   "w": {"dtype": "F32", "shape": [1], "data_offsets": [0, 4]}}, b"\0" * 4),
+     "checkpoint.w.data_offsets", "overlap"),
+    (_safetensors({"w": {"dtype": "BOOL", "shape": [1], "data_offsets": [0, 1]}}, b"\2"), "checkpoint.w", "0 or 1"),
+    (_safetensors({"w": {"dtype": "F32", "shape": -1, "data_offsets": [0, 4]}}, b"\0" * 4),
+     "checkpoint.w.shape", "non-negative"),
+    (_safetensors({"w": [1, 2]}), "checkpoint.w", "object"),
+    (_safetensors({"__builtins__": {"dtype": "F32", "shape": [1], "data_offsets": [0, 4]}}, b"\0" * 4),
+     "checkpoint.__builtins__", "private"),
+    (_safetensors({"a..b": {"dtype": "F32", "shape": [1], "data_offsets": [0, 4]}}, b"\0" * 4),
+     "checkpoint.a..b", "not a name"),
+    (struct.pack("<Q", 5) + b"{abc}", "checkpoint", "not JSON"),
+    (struct.pack("<Q", 2 ** 62) + b"{}", "checkpoint", "runs past"),
+    (struct.pack("<Q", 2) + b"[]", "checkpoint", "JSON object"),
+    (b"\1\2", "checkpoint", "8-byte"),
+    (b"", "checkpoint", "8-byte"),
+])
+def test_malformed_checkpoints_answer_422_naming_the_field(session, neighbour, content, field, fragment):
+    session.ok("w0 = torch.ones(2)")
+    error = _refused(_put_checkpoint(session, content), 422, fragment)
+    assert error["field"] == field, error
+    assert set(session.get().json()["variables"]) == {"w0"}   # nothing half-restored
+    neighbour.check()
+
+
+def test_a_supported_checkpoint_of_every_engine_dtype_restores(session):
+    dtypes = {"F16": np.float16, "F32": np.float32, "F64": np.float64, "U8": np.uint8, "I8": np.int8,
+              "I16": np.int16, "I32": np.int32, "I64": np.int64, "BOOL": np.bool_}
+    header, data = {}, b""
+    for i, (name, dt) in enumerate(dtypes.items()):
+        raw = np.array([1, 0], dtype=dt).tobytes()
+        header[f"t{i}"] = {"dtype": name, "shape": [2], "data_offsets": [len(data), len(data) + len(raw)]}
+        data += raw
+    header["__metadata__"] = {"format": "pt"}
+    r = _put_checkpoint(session, _safetensors(header, data))
+    assert r.status_code == 204, r.text
+    variables = session.get().json()["variables"]
+    assert [variables[f"t{i}"]["dtype"] for i in range(len(dtypes))] == [
+        "float16", "float32", "float64", "uint8", "int8", "int16", "int32", "int64", "bool"]
+
+
+# ------------------------------------------------------------ class 9: names a program could not bind
+BAD_NAMES = ["__builtins__", "_private", "__class__", "class", "lambda", "None", "a..b", "a.", ".a", "a._b",
+             "a.__dict__", "1abc", "a-b", "x.y..z"]
+
+
+@pytest.mark.parametrize("name", BAD_NAMES)
+def test_put_variable_refuses_names_a_program_could_not_bind(session, neighbour, name):
+    r = session.put(f"/variables/{name}", json=[1.0])
+    assert r.status_code == 422, r.text
+    assert name not in session.get().json()["variables"]
+    neighbour.check()
+
+
+@pytest.mark.parametrize("name", BAD_NAMES)
+def test_get_variable_and_graph_refuse_the_same_names(session, name):
+    assert session.get(f"/variables/{name}").status_code == 422
+    assert session.get("/graph", params={"of": name}).status_code == 422
+
+
+@pytest.mark.parametrize("name", ["__builtins__", "_x", "class", "a.b", "1x"])
+def test_run_inputs_refuse_names_a_program_could_not_bind(session, neighbour, name):
+    error = _refused(session.run("y = 1", inputs={name: [1.0]}), 422, name)
+    assert error["field"] == f"inputs.{name}"
+    neighbour.check()
+
+
+@pytest.mark.parametrize("name", ["__builtins__", "x.__class__", "x._data", "a..b", "for"])
+def test_run_outputs_refuse_paths_a_program_could_not_read(session, name):
+    error = _refused(session.run("x = torch.ones(1)", outputs=[name]), 422)
+    assert error["field"] == "outputs.0", error
+
+
+@pytest.mark.parametrize("name", ["x", "model.fc.weight", "layers.0.bias", "match", "type", "x_1"])
+def test_names_a_program_can_bind_are_accepted(session, name):
+    if "." in name:
+        session.ok("model = nn.Module()\nmodel.fc = nn.Linear(1, 1)\nlayers = nn.ModuleList([nn.Linear(1, 1)])")
+        r = session.put(f"/variables/{name}", json=[[0.5]] if name.endswith("weight") else [0.5])
+    else:
+        r = session.put(f"/variables/{name}", json=[1.0])
+    assert r.status_code == 204, r.text
+    assert session.get(f"/variables/{name}").status_code == 200
