@@ -4,6 +4,24 @@ from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily
 
 disable_created_metrics()
 
+# Error types a run's failure is counted under. A program names its own exception classes, and a
+# label is shared, unauthenticated and kept forever: anything outside this set counts as "ProgramError".
+ERROR_TYPES = frozenset({
+    # the server's own
+    "LimitExceeded", "Timeout", "Cancelled", "ValidationError", "Conflict", "TooManyRequests", "SessionGone",
+    "SessionNotFound", "Unavailable", "InternalError", "MemoryError", "TooLarge", "BadCommand",
+    # Python's built-in exceptions, as programs raise them
+    "ArithmeticError", "AssertionError", "AttributeError", "Exception", "FloatingPointError", "ImportError",
+    "IndexError", "KeyError", "LookupError", "ModuleNotFoundError", "NameError", "NotImplementedError",
+    "OverflowError", "RecursionError", "RuntimeError", "StopIteration", "SyntaxError", "TypeError",
+    "UnboundLocalError", "ValueError", "ZeroDivisionError",
+})
+
+
+def error_label(error_type):
+    """The ``type`` label for a failed run: from the fixed set above, never program text."""
+    return error_type if type(error_type) is str and error_type in ERROR_TYPES else "ProgramError"
+
 
 class Metrics:
     def __init__(self, sessions, backend):

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from .backends.base import RunCancelled, RunDeadline, SessionGone
 from .errors import ApiError, deadline_exceeded, session_gone, tensor_error
 from .events import RunEvents
+from .metrics import error_label
 from .names import check_name
 from .json_bodies import OFFLOAD_BYTES, BigPayload, call_off_loop
 from .tensor_wire import TensorFormatError, decode_tensor, encode_tensor
@@ -79,7 +80,7 @@ class RunService:
             raise
         except ApiError as e:
             outcome = "timeout" if e.status == 408 else "gone" if e.status == 410 else "error"
-            self.metrics.errors.labels(e.error.get("type", "Error")).inc()
+            self.metrics.errors.labels(error_label(e.error.get("type"))).inc()
             if events.active:
                 events.publish({"type": "error", "status": e.status, "error": e.error, **e.extra})
             raise

@@ -25,6 +25,9 @@ class Settings:
     worker_max_files: int = 256           # RLIMIT_NOFILE of each worker
     api_keys: tuple = ()                  # when set, POST /v1/sessions needs one as a Bearer token
     cors_origins: tuple = ()              # browser origins allowed to call the API and open streams
+    # Host header values the server answers to (DNS rebinding): loopback names by default, plus the address
+    # it binds when that is a specific one; "*" turns the check off (behind a proxy that checks Host itself).
+    allowed_hosts: tuple = ("localhost", "127.0.0.1", "[::1]")
     max_sessions: int = 1000
     session_ttl_s: float = 3600.0         # default lifetime of a session
     max_session_ttl_s: float = 7 * 24 * 3600.0
@@ -66,9 +69,22 @@ class Settings:
         settings.validate()
         return settings
 
+    def trusted_hosts(self):
+        """The Host names requests may carry: ``allowed_hosts`` and the bound address when it is a specific one."""
+        hosts = [h.lower() for h in self.allowed_hosts]
+        bound = self.host.lower()
+        if ":" in bound and not bound.startswith("["):
+            bound = f"[{bound}]"
+        if bound not in ("0.0.0.0", "[::]", "") and bound not in hosts:
+            hosts.append(bound)
+        return hosts
+
     def validate(self):
         if "*" in self.cors_origins:
             raise ValueError("GRADSERVE_CORS_ORIGINS cannot be '*': list the origins (credentials are allowed)")
+        for host in self.allowed_hosts:
+            if "*" in host[1:] or host.startswith("*") and host != "*" and not host.startswith("*."):
+                raise ValueError(f"GRADSERVE_ALLOWED_HOSTS: {host!r}: wildcards only as '*' or '*.example.com'")
         if self.workers < 1:
             raise ValueError("at least one worker is needed")
 

@@ -25,12 +25,26 @@ log = logging.getLogger("gradserve.stream")
 # 4410 the session's worker died, 1013 the client reads too slowly to keep up.
 
 
-def origin_allowed(websocket, allowed):
-    """Non-browser clients send no Origin; browsers must come from the allowlist or the server's own origin."""
+def origin_allowed(websocket, settings):
+    """Non-browser clients send no Origin; a browser's must be a configured CORS origin, or a page of this
+    server itself: an origin whose host is one of the server's trusted host names (never judged by the
+    request's own Host header, which a rebinding attacker's page controls)."""
     origin = websocket.headers.get("origin")
-    if origin is None or origin in allowed:
+    if origin is None or origin in settings.cors_origins:
         return True
-    return urlsplit(origin).netloc.lower() == (websocket.headers.get("host") or "").lower()
+    try:
+        parts = urlsplit(origin)
+        host = parts.hostname
+        parts.port  # noqa: B018 - a malformed port raises here
+    except ValueError:
+        return False
+    if parts.scheme not in ("http", "https") or not host:
+        return False
+    host = f"[{host}]" if ":" in host else host
+    trusted = [h for h in settings.trusted_hosts() if h != "*"]
+    if "*" in settings.allowed_hosts:  # Host is not checked: only loopback pages count as the server's own
+        trusted = ["localhost", "127.0.0.1", "[::1]"]
+    return any(host == h or h.startswith("*.") and host.endswith(h[1:]) for h in trusted)
 
 
 async def _deny(websocket, status, type_, message):
@@ -44,7 +58,7 @@ async def _deny(websocket, status, type_, message):
 @router.websocket("/v1/sessions/{session_id}/stream")
 async def stream(websocket: WebSocket, session_id: str):
     state = websocket.app.state
-    if not origin_allowed(websocket, state.settings.cors_origins):
+    if not origin_allowed(websocket, state.settings):
         return await _deny(websocket, 403, "Forbidden", "this origin may not open streams")
     token = websocket.query_params.get("token")
     first = None

@@ -300,3 +300,114 @@ def test_names_a_program_can_bind_are_accepted(session, name):
         r = session.put(f"/variables/{name}", json=[1.0])
     assert r.status_code == 204, r.text
     assert session.get(f"/variables/{name}").status_code == 200
+
+
+# ------------------------------------------------------------ class 6: metric labels from fixed sets
+def test_program_chosen_error_types_never_become_metric_labels(http, session, neighbour):
+    for i in range(20):
+        program = f"class Forged{i}_label(Exception):\n    pass\nraise Forged{i}_label('x')"
+        assert session.run(program).status_code == 422
+    forged = "class ValueError_{injected=\"1\"}(Exception):\n    pass"   # not even a valid name: a 422 first
+    assert session.run(forged).status_code == 422
+    session.run("raise ValueError('a real one')")
+    text = http.get("/metrics").text
+    assert "Forged" not in text and "injected" not in text
+    assert 'gradserve_run_errors_total{type="ProgramError"}' in text
+    assert 'gradserve_run_errors_total{type="ValueError"}' in text
+    neighbour.check()
+
+
+def test_every_metric_label_value_comes_from_a_fixed_set(http, session):
+    session.run("raise RuntimeError('x')")
+    session.run("class Mine(Exception):\n    pass\nraise Mine()")
+    allowed = {
+        "transport": {"http", "ws"}, "outcome": {"ok", "error", "timeout", "gone", "cancelled"},
+        "reason": {"session_busy", "queue_full"}, "device": {"cpu", "cuda"},
+    }
+    from gradserve.server.metrics import ERROR_TYPES
+    allowed["type"] = ERROR_TYPES | {"ProgramError"}
+    import re
+    for line in http.get("/metrics").text.splitlines():
+        if line.startswith("#") or "{" not in line:
+            continue
+        for key, value in re.findall(r'(\w+)="([^"]*)"', line[line.index("{"):line.index("}")]):
+            if key == "le" or key == "worker" and value.isdigit():
+                continue
+            assert value in allowed[key], line
+
+
+# ------------------------------------------------------------ class 8: Host allowlist, Origin not judged by Host
+@pytest.mark.parametrize("host", ["evil.example", "evil.example:80", "127.0.0.1.evil.example", "localhost.evil",
+                                  "", "[::2]"])
+def test_requests_naming_a_foreign_host_are_refused(live_server, host):
+    import httpx
+    with httpx.Client(base_url=live_server.url) as c:
+        for path in ("/healthz", "/v1/sessions", "/metrics"):
+            r = c.get(path, headers={"Host": host})
+            assert r.status_code == 400, (host, path, r.status_code)
+        assert c.post("/v1/sessions", headers={"Host": host}).status_code == 400
+
+
+@pytest.mark.parametrize("host", ["localhost", "127.0.0.1", "LOCALHOST"])
+def test_loopback_host_names_are_served(live_server, host):
+    import httpx
+    port = live_server.settings.port
+    with httpx.Client(base_url=live_server.url) as c:
+        assert c.get("/healthz", headers={"Host": f"{host}:{port}"}).status_code == 200
+
+
+def _ws_handshake(live_server, session, host, origin):
+    """The status line of a raw WebSocket handshake with a chosen Host and Origin."""
+    import base64
+    import os
+    import socket
+    with socket.create_connection(("127.0.0.1", live_server.settings.port)) as sock:
+        key = base64.b64encode(os.urandom(16)).decode()
+        sock.sendall((f"GET /v1/sessions/{session.id}/stream?token={session.token} HTTP/1.1\r\nHost: {host}\r\n"
+                      f"Origin: {origin}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+                      f"Sec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\n\r\n").encode())
+        sock.settimeout(10)
+        head = b""
+        while b"\r\n" not in head:
+            chunk = sock.recv(4096)
+            if not chunk:
+                break
+            head += chunk
+    return int(head.split(b" ")[1])
+
+
+def test_a_rebinding_page_cannot_open_a_stream(live_server, session, neighbour):
+    port = live_server.settings.port
+    # The attacker's page: its origin and the Host its browser sends both name the attacker's domain.
+    assert _ws_handshake(live_server, session, f"evil.example:{port}", f"http://evil.example:{port}") == 400
+    # Host passes (a loopback name) but the page is foreign: the Origin is judged on its own.
+    assert _ws_handshake(live_server, session, f"127.0.0.1:{port}", f"http://evil.example:{port}") == 403
+    assert _ws_handshake(live_server, session, f"127.0.0.1:{port}", "null") == 403
+    assert _ws_handshake(live_server, session, f"127.0.0.1:{port}", f"http://127.0.0.1:{port}") == 101
+    assert _ws_handshake(live_server, session, f"localhost:{port}", f"http://localhost:{port}") == 101
+    neighbour.check()
+
+
+def test_with_the_host_check_off_the_origin_still_does_not_trust_host():
+    from server_harness import LiveServer
+    import httpx
+    server = LiveServer(workers=1, allowed_hosts=("*",)).start()
+    try:
+        with httpx.Client(base_url=server.url) as c:
+            s = open_session(c)
+            port = server.settings.port
+            assert c.get("/healthz", headers={"Host": "anything.example"}).status_code == 200
+            assert _ws_handshake(server, s, f"evil.example:{port}", f"http://evil.example:{port}") == 403
+            assert _ws_handshake(server, s, f"127.0.0.1:{port}", f"http://127.0.0.1:{port}") == 101
+    finally:
+        server.stop()
+
+
+def test_allowed_hosts_are_configurable_from_the_environment():
+    from gradserve.server.settings import Settings
+    settings = Settings.from_env(env={"GRADSERVE_ALLOWED_HOSTS": "api.example.com, *.internal"})
+    assert settings.allowed_hosts == ("api.example.com", "*.internal")
+    assert "10.1.2.3" in Settings.from_env(env={}, host="10.1.2.3").trusted_hosts()
+    assert "0.0.0.0" not in Settings.from_env(env={}, host="0.0.0.0").trusted_hosts()
+    with pytest.raises(ValueError):
+        Settings.from_env(env={"GRADSERVE_ALLOWED_HOSTS": "api.*.com"})
