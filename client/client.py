@@ -38,6 +38,8 @@ class _Base:
             headers["Authorization"] = f"Bearer {call.token}"
         if call.content is not None:
             headers["Content-Type"] = "application/octet-stream"
+        if call.headers:
+            headers.update(call.headers)
         return http.build_request(call.method, call.path, params=call.params, headers=headers,
                                   json=call.json if call.content is None else None,
                                   content=call.content)

@@ -9,13 +9,23 @@ from urllib.parse import quote
 
 import httpx
 
-from .encoding import ENCODINGS, decode_value
+from .encoding import BINARY_HEADER, ENCODINGS, binary_body, decode_value, parse_binary
 from .errors import parse_body
 from .results import RunResult, SessionInfo
 
 
 def _json(response: httpx.Response) -> Any:
+    header_length = response.headers.get(BINARY_HEADER)
+    if header_length is not None and header_length.isdigit():
+        return parse_binary(response.content, int(header_length))
     return parse_body(response.content)
+
+
+def _answer_encoding(encoding: str) -> str:
+    """The encoding asked of the server: "auto" asks for binary answers."""
+    if encoding not in ENCODINGS:
+        raise ValueError(f"encoding must be one of {ENCODINGS}, not {encoding!r}")
+    return "binary" if encoding == "auto" else encoding
 
 
 def _nothing(response: httpx.Response) -> None:
@@ -31,6 +41,7 @@ class Call:
     parse: Callable[[httpx.Response], Any] = _json
     json: Any = None
     content: bytes | None = None
+    headers: dict | None = None
     params: dict | None = None
     token: str | None = None
     # Repeating it after a broken connection cannot do anything twice (GET, PUT, DELETE).
@@ -61,15 +72,19 @@ def delete_session(session_id: str, token: str) -> Call:
 
 
 def run(session_id: str, token: str, program: str, inputs: dict | None, outputs: list | None,
-        graph: bool, encoding: str) -> Call:
-    if encoding not in ENCODINGS:
-        raise ValueError(f"encoding must be one of {ENCODINGS}, not {encoding!r}")
+        graph: bool, encoding: str, raws: list | None = None) -> Call:
+    """A run; with ``raws`` (the raw bytes of inputs that name a binary_data_size), a binary request."""
     body: dict[str, Any] = {"program": program, "inputs": inputs or {}, "graph": bool(graph),
-                            "encoding": encoding}
+                            "encoding": _answer_encoding(encoding)}
     if outputs is not None:
         body["outputs"] = list(outputs)
+    parse = lambda r: RunResult.from_json(_json(r))  # noqa: E731
+    if raws is not None:
+        content, header_length = binary_body(body, raws)
+        return Call("POST", _session_path(session_id, "run"), content=content, token=token,
+                    headers={BINARY_HEADER: str(header_length)}, idempotent=False, parse=parse)
     return Call("POST", _session_path(session_id, "run"), json=body, token=token,
-                idempotent=False, parse=lambda r: RunResult.from_json(_json(r)))
+                idempotent=False, parse=parse)
 
 
 def _variable(response: httpx.Response) -> tuple[Any, Any]:
@@ -78,7 +93,8 @@ def _variable(response: httpx.Response) -> tuple[Any, Any]:
     return decode_value(body.get("value")), (None if grad is None else decode_value(grad))
 
 
-def get_variable(session_id: str, token: str, name: str, encoding: str = "json") -> Call:
+def get_variable(session_id: str, token: str, name: str, encoding: str = "auto") -> Call:
+    encoding = _answer_encoding(encoding)
     params = {"encoding": encoding} if encoding != "json" else None
     return Call("GET", _session_path(session_id, "variables", quote(name, safe="")),
                 params=params, token=token, parse=_variable, session_route=False)

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from . import protocol
-from .encoding import encode_tensor
+from .encoding import BINARY_INPUT_BYTES, encode_input, encode_tensor, numpy_bytes
 from .errors import SessionGone, SessionNotFound
 from .lazy import LazyProgram, RemoteTensor, TorchNamespace
 from .results import RunResult, SessionInfo, VariableInfo
@@ -18,14 +18,21 @@ if TYPE_CHECKING:
     from .client import AsyncClient, Client
 
 
-def encode_inputs(inputs: dict | None, encoding: str) -> dict:
-    """Each input in its wire form; values already in a wire form (dicts) pass unchanged."""
+def encode_inputs(inputs: dict | None, encoding: str, raws: list | None = None) -> dict:
+    """Each input in its wire form (wire-form dicts pass unchanged; an object form's NumPy ``data`` is
+    encoded); with ``raws``, NumPy data goes as raw bytes of a binary request."""
     out = {}
     for name, value in (inputs or {}).items():
         if isinstance(value, RemoteTensor):
             raise TypeError(f"input {name!r} is a RemoteTensor: use its .name in the program")
-        out[name] = value if isinstance(value, dict) else encode_tensor(value, encoding=encoding)
+        out[name] = encode_input(value, encoding, raws)
     return out
+
+
+def _binary_inputs(inputs: dict | None, encoding: str) -> bool:
+    """Whether a run's inputs go as a binary request: asked for, or "auto" past BINARY_INPUT_BYTES."""
+    return bool(inputs) and (encoding == "binary" or
+                             encoding == "auto" and numpy_bytes(inputs) > BINARY_INPUT_BYTES)
 
 
 class _SessionBase:
@@ -47,8 +54,9 @@ class _SessionBase:
 
     def _run_call(self, program: str, inputs, outputs, graph: bool, encoding: str) -> protocol.Call:
         self._lazy.invalidate()  # the program may change any variable a remote tensor caches
-        return protocol.run(self.id, self.token, program, encode_inputs(inputs, encoding),
-                            outputs, graph, encoding)
+        raws = [] if _binary_inputs(inputs, encoding) else None
+        return protocol.run(self.id, self.token, program, encode_inputs(inputs, encoding, raws),
+                            outputs, graph, encoding, raws)
 
     def _lazy_call(self, body: dict) -> protocol.Call:
         return protocol.run(self.id, self.token, body["program"], body["inputs"],
@@ -58,8 +66,9 @@ class _SessionBase:
                      encoding: str):
         if program is not None:
             self._lazy.invalidate()
-            message = run_message(program, encode_inputs(inputs, encoding), outputs, trace,
-                                  encoding)
+            # (events are JSON text: "auto" and "binary" answers come as exact base64)
+            wire = "base64" if encoding in ("auto", "binary") else encoding
+            message = run_message(program, encode_inputs(inputs, encoding), outputs, trace, wire)
         else:
             message = None
         client = self._client
@@ -99,30 +108,30 @@ class Session(_SessionBase):
         return self.info().variables
 
     def run(self, program: str, inputs: dict | None = None, outputs: list[str] | None = None,
-            graph: bool = False, encoding: str = "json") -> RunResult:
+            graph: bool = False, encoding: str = "auto") -> RunResult:
         """Run a program; ``inputs`` are bound as variables first. Raises ``ProgramError``."""
         return self._client._call(self._run_call(program, inputs, outputs, graph, encoding))
 
     def stream(self, program: str, inputs: dict | None = None, outputs: list[str] | None = None,
-               progress: bool = False, trace: bool = True, encoding: str = "json") -> EventStream:
+               progress: bool = False, trace: bool = True, encoding: str = "auto") -> EventStream:
         """Run a program over the WebSocket, yielding its events as they happen."""
         return EventStream(*self._stream_args(program, inputs, outputs, progress, trace,
                                               encoding))
 
     def watch(self) -> EventStream:
         """The events of every run of this session, as the viewer receives them (no end)."""
-        return EventStream(*self._stream_args(None, None, None, False, True, "json"))
+        return EventStream(*self._stream_args(None, None, None, False, True, "auto"))
 
-    def get(self, name: str, encoding: str = "json") -> Any:
+    def get(self, name: str, encoding: str = "auto") -> Any:
         """The value of a variable (a dotted path such as ``model.fc.weight`` works too)."""
         return self._client._call(protocol.get_variable(self.id, self.token, name, encoding))[0]
 
-    def get_grad(self, name: str, encoding: str = "json") -> Any:
+    def get_grad(self, name: str, encoding: str = "auto") -> Any:
         """The ``.grad`` of a variable, or None."""
         return self._client._call(protocol.get_variable(self.id, self.token, name, encoding))[1]
 
     def put(self, name: str, value: Any, requires_grad: bool = False,
-            encoding: str = "json") -> None:
+            encoding: str = "auto") -> None:
         """Bind a variable to a tensor made from ``value`` (dtype kept)."""
         self._lazy.invalidate()
         wire = encode_tensor(value, encoding=encoding, requires_grad=requires_grad)
@@ -182,29 +191,29 @@ class AsyncSession(_SessionBase):
 
     async def run(self, program: str, inputs: dict | None = None,
                   outputs: list[str] | None = None, graph: bool = False,
-                  encoding: str = "json") -> RunResult:
+                  encoding: str = "auto") -> RunResult:
         return await self._client._call(self._run_call(program, inputs, outputs, graph,
                                                        encoding))
 
     def stream(self, program: str, inputs: dict | None = None, outputs: list[str] | None = None,
                progress: bool = False, trace: bool = True,
-               encoding: str = "json") -> AsyncEventStream:
+               encoding: str = "auto") -> AsyncEventStream:
         return AsyncEventStream(*self._stream_args(program, inputs, outputs, progress, trace,
                                                    encoding))
 
     def watch(self) -> AsyncEventStream:
-        return AsyncEventStream(*self._stream_args(None, None, None, False, True, "json"))
+        return AsyncEventStream(*self._stream_args(None, None, None, False, True, "auto"))
 
-    async def get(self, name: str, encoding: str = "json") -> Any:
+    async def get(self, name: str, encoding: str = "auto") -> Any:
         call = protocol.get_variable(self.id, self.token, name, encoding)
         return (await self._client._call(call))[0]
 
-    async def get_grad(self, name: str, encoding: str = "json") -> Any:
+    async def get_grad(self, name: str, encoding: str = "auto") -> Any:
         call = protocol.get_variable(self.id, self.token, name, encoding)
         return (await self._client._call(call))[1]
 
     async def put(self, name: str, value: Any, requires_grad: bool = False,
-                  encoding: str = "json") -> None:
+                  encoding: str = "auto") -> None:
         self._lazy.invalidate()
         wire = encode_tensor(value, encoding=encoding, requires_grad=requires_grad)
         await self._client._call(protocol.put_variable(self.id, self.token, name, wire))

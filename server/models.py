@@ -79,7 +79,9 @@ class RunRequest(_Body):
     outputs: list[str] | None = Field(None, description="names or dotted paths to return; omitted: every "
                                                         "top-level name the run bound to a tensor (at most 64)")
     graph: bool = False
-    encoding: Literal["json", "base64"] = "json"
+    encoding: Literal["json", "base64", "binary"] = Field("json", description=(
+        "how the answer's tensors travel: nested lists, base64, or raw bytes after a JSON header "
+        "(Triton's binary tensor extension; see Inference-Header-Content-Length)"))
 
 
 class RunResult(BaseModel):

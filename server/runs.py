@@ -6,14 +6,15 @@ import secrets
 import time
 from dataclasses import dataclass
 
+from . import answers
 from .backends.base import RunCancelled, RunDeadline, SessionGone
 from .errors import ApiError, deadline_exceeded, session_gone, tensor_error
 from .events import RunEvents
+from .json_bodies import BigPayload, call_off_loop
 from .metrics import error_label
 from .names import check_name
-from .json_bodies import OFFLOAD_BYTES, BigPayload, call_off_loop
-from .tensor_wire import TensorFormatError, decode_tensor, encode_tensor
-from .wire_frames import is_array_entry, pack_array, unpack_array
+from .tensor_wire import TensorFormatError, decode_tensor
+from .wire_frames import pack_array
 
 
 @dataclass
@@ -46,7 +47,8 @@ class RunService:
         return f"{self._run_prefix}{next(self._run_numbers):010x}"
 
     async def execute(self, session, spec, *, run_id, transport, own_queue=None):
-        """Runs ``spec`` in ``session``; returns the result payload or raises ApiError / Cancelled."""
+        """Runs ``spec`` in ``session``; returns the answer's tree (``answers.run_skeleton``: tensors still
+        raw, written by ``answers.response``) or raises ApiError / Cancelled."""
         limits = self.settings.limits
         if len(spec.program.encode("utf-8", "surrogatepass")) > limits.program_bytes:
             raise ApiError(413, "LimitExceeded", f"limit exceeded: program_bytes: the program is larger than "
@@ -68,11 +70,12 @@ class RunService:
         started = time.perf_counter()
         outcome = "error"
         try:
-            payload = await self._execute(session, spec, run_id, events)
+            tree, nbytes = await self._execute(session, spec, run_id, events)
             outcome = "ok"
             if events.active:
+                payload = await call_off_loop(nbytes, answers.payload, tree, spec.encoding)
                 events.publish((BigPayload if type(payload) is BigPayload else dict)(type="result", **payload))
-            return payload
+            return tree
         except Cancelled:
             outcome = "cancelled"
             if events.active:
@@ -128,7 +131,7 @@ class RunService:
                                                                      "elapsed_ms": reply.get("elapsed_ms")})
         if not reply.get("ok"):
             raise ApiError.from_error(reply.get("status", 500), reply.get("error", {}))
-        return await call_off_loop(sum(len(b) for b in out), result_payload, reply, out, spec.encoding)
+        return answers.run_skeleton(reply, out), sum(len(b) for b in out)
 
 
 def _worker_run_id(session, run_id):
@@ -149,20 +152,3 @@ def _decode_inputs(inputs, max_elements, buffers):
         entry["requires_grad"] = requires_grad
         entries[name] = entry
     return entries
-
-
-def decode_value(entry, buffers, encoding):
-    """A reply value (array entry, {"num"}, {"list"}) as wire JSON."""
-    if is_array_entry(entry):
-        return encode_tensor(unpack_array(entry, buffers), encoding)
-    if "num" in entry:
-        return entry["num"]
-    return [decode_value(v, buffers, encoding) for v in entry["list"]]
-
-
-def result_payload(reply, buffers, encoding):
-    """The run answer; a BigPayload when its tensors are big enough to serialize off the loop."""
-    kind = BigPayload if sum(len(b) for b in buffers) > OFFLOAD_BYTES else dict
-    return kind({"values": {k: decode_value(v, buffers, encoding) for k, v in reply["values"].items()},
-            "grads": {k: decode_value(v, buffers, encoding) for k, v in reply["grads"].items()},
-            "graph": reply.get("graph"), "stdout": reply.get("stdout", ""), "elapsed_ms": reply.get("elapsed_ms")})

@@ -19,6 +19,7 @@ _ALIASES = {"half": "float16", "float": "float32", "double": "float64", "short":
 KSERVE_DATATYPES = {"BOOL": "bool", "UINT8": "uint8", "INT8": "int8", "INT16": "int16", "INT32": "int32",
                     "INT64": "int64", "FP16": "float16", "FP32": "float32", "FP64": "float64"}
 _DTYPE_NAMES = {np.dtype(t): name for name, t in DTYPES.items()}  # dtype.name is a slow property
+DTYPE_NAMES = _DTYPE_NAMES
 _SPECIAL = {"NaN": math.nan, "Infinity": math.inf, "-Infinity": -math.inf, "nan": math.nan,
             "inf": math.inf, "-inf": -math.inf}
 _MAX_NDIM = 32
@@ -33,9 +34,80 @@ class TensorFormatError(ValueError):
         self.limit = limit
 
 
+class BinaryTensor:
+    """An input tensor sent as raw bytes after a binary request's JSON header (Triton's binary tensor
+    extension): its header object and its bytes. JSON cannot make one: only ``attach_binary`` does."""
+    __slots__ = ("obj", "raw")
+
+    def __init__(self, obj, raw):
+        self.obj = obj
+        self.raw = raw
+
+
+def binary_size(obj):
+    """The ``binary_data_size`` of a tensor object (top level, or in Triton's ``parameters``), or None."""
+    if not isinstance(obj, dict):
+        return None
+    size = obj.get("binary_data_size")
+    params = obj.get("parameters")
+    if size is None and isinstance(params, dict):
+        size = params.get("binary_data_size")
+    return size
+
+
+def attach_binary(inputs, data, where="inputs"):
+    """Replaces each input object that names a ``binary_data_size`` by a BinaryTensor over its bytes,
+    taken from ``data`` in the order the inputs are listed; every byte must be claimed."""
+    if not isinstance(inputs, dict):
+        return inputs
+    offset = 0
+    out = {}
+    for name, obj in inputs.items():
+        size = binary_size(obj)
+        if size is None:
+            out[name] = obj
+            continue
+        field = f"{where}.{str(name)[:80]}"
+        if type(size) is not int or size < 0:
+            raise TensorFormatError(field, "'binary_data_size' must be a non-negative integer")
+        if offset + size > len(data):
+            raise TensorFormatError(field, f"'binary_data_size' {size} runs past the {len(data) - offset} "
+                                           "bytes left after the header")
+        out[name] = BinaryTensor(obj, data[offset:offset + size])
+        offset += size
+    if offset != len(data):
+        raise TensorFormatError(where, f"{len(data) - offset} bytes after the header belong to no tensor "
+                                       "(each binary input names its 'binary_data_size')")
+    return out
+
+
+def _from_binary(tensor, where, max_elements):
+    obj = tensor.obj
+    if "datatype" in obj:
+        datatype = obj.get("datatype")
+        if datatype not in KSERVE_DATATYPES:
+            raise TensorFormatError(where, f"unknown KServe datatype {datatype!r}; use one of "
+                                           f"{', '.join(KSERVE_DATATYPES)}")
+        dtype = KSERVE_DATATYPES[datatype]
+    else:
+        dtype = _dtype(obj.get("dtype"), where, required=True)
+    shape, count = _shape(obj.get("shape"), where, max_elements)
+    itemsize = np.dtype(DTYPES[dtype]).itemsize
+    if len(tensor.raw) != count * itemsize:
+        raise TensorFormatError(where, f"'binary_data_size' is {len(tensor.raw)} bytes but shape {list(shape)} of "
+                                       f"{dtype} needs {count * itemsize}")
+    array = _checked_raw(tensor.raw, dtype, shape, where)
+    return array, _requires_grad(obj, where, array)
+
+
 def decode_tensor(obj, where, max_elements):
     """Reads one input tensor: returns (array, requires_grad)."""
+    if type(obj) is BinaryTensor:
+        return _from_binary(obj, where, max_elements)
     if isinstance(obj, dict):
+        if binary_size(obj) is not None:
+            raise TensorFormatError(where, "'binary_data_size' needs a binary request (Content-Type "
+                                           "application/octet-stream with Inference-Header-Content-Length)")
         if "b64" in obj:
             array = _from_b64(obj, where, max_elements)
         elif "datatype" in obj:
@@ -221,13 +293,17 @@ def encode_tensor(array, encoding="json"):
             array = array.astype(dtype.newbyteorder("<"), order="C")
         out["b64"] = base64.b64encode(array.data if array.ndim else array.tobytes()).decode()
         return out
+    out["data"] = tensor_data(array)
+    return out
+
+
+def tensor_data(array):
+    """A nested list (a bare value for 0-d) with NaN and infinities as their strings."""
     # A finite sum rules out NaN and infinities in one pass (an overflowing sum only takes the exact check).
-    if dtype.kind == "f" and array.size and not math.isfinite(array.sum()) and not np.isfinite(array).all():
+    if array.dtype.kind == "f" and array.size and not math.isfinite(array.sum()) and not np.isfinite(array).all():
         data = array.astype(object)
         data[np.isnan(array)] = "NaN"
         data[array == np.inf] = "Infinity"
         data[array == -np.inf] = "-Infinity"
-        out["data"] = data.tolist()
-    else:
-        out["data"] = array.tolist()
-    return out
+        return data.tolist()
+    return array.tolist()

@@ -2,13 +2,18 @@
 import json
 
 from fastapi import APIRouter, Depends, Request
+from fastapi.exceptions import RequestValidationError
+from pydantic import ValidationError
 from fastapi.routing import APIRoute
 from starlette.exceptions import HTTPException
 
 from .. import auth
-from ..json_bodies import call_off_loop, json_response
+from .. import answers
+from ..errors import ApiError, tensor_error
+from ..json_bodies import call_off_loop
 from ..models import RunRequest, RunResult, errors
 from ..runs import RunSpec
+from ..tensor_wire import TensorFormatError, attach_binary
 
 
 class RunRoute(APIRoute):
@@ -32,6 +37,10 @@ class RunRoute(APIRoute):
         async def handler(request: Request):
             content_type = request.headers.get("content-type")
             session_id = request.path_params.get("session_id")
+            header_length = request.headers.get(answers.BINARY_HEADER)
+            if header_length is not None and len(session_id) <= 64:
+                session = await auth.session(request, session_id)
+                return await endpoint(request, await _binary_body(request, header_length), session)
             if content_type is None or not _is_json(content_type) or len(session_id) > 64:
                 return await generic(request)
             try:
@@ -47,6 +56,33 @@ class RunRoute(APIRoute):
             return await endpoint(request, body, await auth.session(request, session_id))
 
         return handler
+
+
+async def _binary_body(request, header_length):
+    """A binary request (Triton's binary tensor extension): a JSON header of ``header_length`` bytes, then
+    the raw bytes of each input that names its ``binary_data_size``, in order."""
+    raw = await request.body()
+    try:
+        n = int(header_length)
+    except ValueError:
+        n = -1
+    if not 0 < n <= len(raw):
+        raise ApiError(400, "BadRequest", f"{answers.BINARY_HEADER} must be the JSON header's length in bytes "
+                                          f"(1 to the body's {len(raw)})", field=answers.BINARY_HEADER)
+    try:
+        head = await call_off_loop(n, json.loads, raw[:n])
+    except (ValueError, UnicodeDecodeError, RecursionError):
+        raise ApiError(400, "BadRequest", "the binary request's header is not JSON") from None
+    if not isinstance(head, dict):
+        raise ApiError(422, "ValidationError", "the binary request's header must be a JSON object", field="body")
+    try:
+        head["inputs"] = attach_binary(head.get("inputs", {}), memoryview(raw)[n:])
+    except TensorFormatError as e:
+        raise tensor_error(e) from None
+    try:
+        return RunRequest.model_validate(head)
+    except ValidationError as e:
+        raise RequestValidationError(e.errors(include_url=False, include_context=False)) from None
 
 
 def _is_json(content_type):
@@ -66,5 +102,5 @@ async def run(request: Request, body: RunRequest, session=Depends(auth.session))
     state = request.app.state
     spec = RunSpec(program=body.program, inputs=body.inputs, outputs=body.outputs, graph=body.graph,
                    encoding=body.encoding, size_hint=int(request.headers.get("content-length") or 0))
-    payload = await state.runs.execute(session, spec, run_id=state.runs.new_run_id(), transport="http")
-    return await json_response(payload)
+    tree = await state.runs.execute(session, spec, run_id=state.runs.new_run_id(), transport="http")
+    return answers.response(tree, body.encoding)

@@ -168,7 +168,7 @@ class Connection:
                                                    "\"outputs\" (a list of names, or omitted)", run=run_id)
         encoding = message.get("encoding", "json")
         spec = RunSpec(program=program, inputs=inputs, outputs=outputs, graph=bool(message.get("graph", False)),
-                       encoding=encoding if encoding in ("json", "base64") else "json",
+                       encoding=encoding if encoding in ("json", "base64", "binary") else "json",
                        trace=bool(message.get("trace", True)), size_hint=size)
         try:
             await self.state.runs.execute(self.session, spec, run_id=run_id, transport="ws", own_queue=self.queue)

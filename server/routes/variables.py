@@ -4,11 +4,11 @@ from typing import Literal
 from fastapi import APIRouter, Body, Depends, Path, Query, Request, Response
 
 from .. import auth
-from ..errors import tensor_error
-from ..json_bodies import OFFLOAD_BYTES, BigPayload, call_off_loop, json_response
+from .. import answers
+from ..errors import ApiError, tensor_error
+from ..json_bodies import BigPayload, call_off_loop, json_response
 from ..names import MAX_NAME_LENGTH, PATH_PATTERN, check_name
 from ..models import Graph, TensorIn, VariableValue, errors
-from ..runs import decode_value
 from ..tensor_wire import TensorFormatError, decode_tensor
 from ..wire_frames import pack_array
 from ..worker_calls import call
@@ -20,22 +20,25 @@ _NAME = Path(max_length=MAX_NAME_LENGTH, pattern=PATH_PATTERN,
                          "starting with '_')")
 
 
-@router.get("/variables/{name}", response_model=VariableValue, responses=errors(401, 404, 410, 422))
-async def get_variable(request: Request, name: str = _NAME, encoding: Literal["json", "base64"] = "json",
+@router.get("/variables/{name}", response_model=VariableValue,
+            responses={200: {"content": {answers.BINARY_MEDIA_TYPE: {"schema": {"type": "string", "format": "binary"}}},
+                             "description": "the value and gradient; with encoding=binary, a JSON header of "
+                                            "Inference-Header-Content-Length bytes and then the tensors' bytes"},
+                       **errors(401, 404, 410, 413, 422)})
+async def get_variable(request: Request, name: str = _NAME, encoding: Literal["json", "base64", "binary"] = "json",
                        session=Depends(auth.session)):
     """A variable's value and gradient."""
     check_name(name, "name", dotted=True)
     reply, out = await call(request, session, {"op": "get", "name": name})
-
-    nbytes = sum(len(b) for b in out)
-
-    def encode():
-        grad = reply["grad"]
-        return (BigPayload if nbytes > OFFLOAD_BYTES else dict)(
-            value=decode_value(reply["value"], out, encoding),
-            grad=decode_value(grad, out, encoding) if grad is not None else None)
-
-    return await json_response(await call_off_loop(nbytes, encode))
+    grad = reply["grad"]
+    tree = {"value": answers.skeleton(reply["value"], out),
+            "grad": answers.skeleton(grad, out) if grad is not None else None}
+    cap = request.app.state.settings.json_max_elements
+    if encoding == "json" and answers.json_elements(tree) > cap:
+        raise ApiError(413, "LimitExceeded", f"limit exceeded: json_max_elements: a JSON answer holds at most {cap} "
+                                             f"numbers and {name!r} has more; ask for encoding=base64 or binary",
+                       limit="json_max_elements", name=name)
+    return answers.response(tree, encoding)
 
 
 @router.put("/variables/{name}", status_code=204, response_class=Response, responses=errors(401, 404, 410, 413, 422))

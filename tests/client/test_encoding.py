@@ -53,7 +53,7 @@ def test_unsupported_values_are_refused():
     with pytest.raises(TypeError):
         encode_tensor(np.array(["a"]))
     with pytest.raises(ValueError):
-        encode_tensor([1.0], encoding="binary")
+        encode_tensor([1.0], encoding="msgpack")
 
 
 @pytest.mark.parametrize("dtype", ["float32", "float64", "int64", "int32", "bool"])

@@ -411,3 +411,139 @@ def test_allowed_hosts_are_configurable_from_the_environment():
     assert "0.0.0.0" not in Settings.from_env(env={}, host="0.0.0.0").trusted_hosts()
     with pytest.raises(ValueError):
         Settings.from_env(env={"GRADSERVE_ALLOWED_HOSTS": "api.*.com"})
+
+
+# ------------------------------------------------------------ class 3: bounded answers, binary both ways
+BIG = "x = torch.arange(300000.0).reshape(1000, 300)\nx[0, 0] = float('nan')\nx[999, 299] = float('-inf')"
+
+
+def _binary(r):
+    n = int(r.headers["inference-header-content-length"])
+    return json.loads(r.content[:n]), r.content[n:]
+
+
+def test_a_json_answer_past_json_max_elements_is_413_naming_the_limit(session, neighbour, live_server):
+    with live_server.setting(json_max_elements=1000):
+        error = _refused(session.run(BIG, outputs=["x"]), 413, "base64", "binary")
+        assert error["limit"] == "json_max_elements" and error["name"] == "x"
+        error = _refused(session.get("/variables/x"), 413, "base64", "binary")
+        assert error["limit"] == "json_max_elements"
+        # numbers count too, and the same answer as base64 or binary is fine
+        assert session.run("a = [1.0] * 2000", outputs=["a"]).status_code == 413
+        assert session.run("y = x", outputs=["y"], encoding="base64").status_code == 200
+        r = session.get("/variables/x", params={"encoding": "binary"})
+        assert r.status_code == 200 and len(_binary(r)[1]) == 1_200_000
+    neighbour.check()
+
+
+@pytest.mark.parametrize("encoding", ["json", "base64", "binary"])
+def test_large_answers_stream_with_the_same_content_in_each_encoding(session, encoding):
+    r = session.run(BIG + "\ny = torch.arange(10.0)\nn = 3", outputs=["x", "y", "n"], encoding=encoding)
+    assert r.status_code == 200, r.text[:300]
+    if encoding == "binary":
+        assert r.headers["content-type"] == "application/octet-stream"
+        head, raw = _binary(r)
+        assert head["values"]["x"] == {"shape": [1000, 300], "dtype": "float32", "binary_data_size": 1_200_000}
+        assert head["values"]["n"] == 3
+        x = np.frombuffer(raw[:1_200_000], np.float32).reshape(1000, 300)
+        y = np.frombuffer(raw[1_200_000:], np.float32)
+    else:
+        body = r.json()
+        if encoding == "json":
+            data = body["values"]["x"]["data"]
+            assert data[0][0] == "NaN" and data[999][299] == "-Infinity"
+            data[0][0], data[999][299] = float("nan"), float("-inf")
+            x = np.array(data, np.float32)
+            y = np.array(body["values"]["y"]["data"], np.float32)
+        else:
+            x = np.frombuffer(base64.b64decode(body["values"]["x"]["b64"]), np.float32).reshape(1000, 300)
+            y = np.frombuffer(base64.b64decode(body["values"]["y"]["b64"]), np.float32)
+    expected = np.arange(300000.0, dtype=np.float32).reshape(1000, 300)
+    expected[0, 0], expected[999, 299] = np.nan, -np.inf
+    np.testing.assert_array_equal(x, expected)
+    np.testing.assert_array_equal(y, np.arange(10.0, dtype=np.float32))
+
+
+@pytest.mark.parametrize("shape", [[1, 70000], [70000], [3, 1, 40000], [2, 0, 5], []])
+def test_streamed_json_keeps_every_shape(session, shape):
+    n = int(np.prod(shape))
+    program = f"x = torch.arange({float(n)}).reshape({shape})" if shape else "x = torch.tensor(2.5)"
+    body = session.ok(program, outputs=["x"])
+    x = body["values"]["x"]
+    assert x["shape"] == shape
+    np.testing.assert_array_equal(np.array(x["data"], np.float32).reshape(shape),
+                                  np.arange(float(n), dtype=np.float32).reshape(shape) if shape else 2.5)
+
+
+def _binary_run(session, header, raw, length=None):
+    head = json.dumps(header).encode()
+    return session.client.post(session.path + "/run", content=head + raw, headers={
+        **session.headers, "Content-Type": "application/octet-stream",
+        "Inference-Header-Content-Length": str(len(head) if length is None else length)})
+
+
+def test_a_binary_request_binds_raw_inputs_and_answers_binary(session):
+    x = np.arange(6, dtype=np.float64).reshape(2, 3)
+    k = np.array([1, 2], np.int32)
+    r = _binary_run(session, {
+        "program": "y = (x * w).sum()\ny.backward()\nk2 = k * 2",
+        "inputs": {"x": {"shape": [2, 3], "dtype": "float64", "binary_data_size": 48, "requires_grad": True},
+                   "w": 2.0,
+                   "k": {"name": "k", "shape": [2], "datatype": "INT32", "parameters": {"binary_data_size": 8}}},
+        "outputs": ["y", "k2"], "encoding": "binary"}, x.tobytes() + k.tobytes())
+    assert r.status_code == 200, r.text
+    head, raw = _binary(r)
+    assert head["values"]["y"] == {"shape": [], "dtype": "float64", "binary_data_size": 8}
+    assert head["grads"]["x"]["binary_data_size"] == 48
+    assert np.frombuffer(raw[:8], np.float64)[0] == 30.0
+    np.testing.assert_array_equal(np.frombuffer(raw[8:16], np.int32), [2, 4])
+    np.testing.assert_array_equal(np.frombuffer(raw[16:], np.float64), np.full(6, 2.0))
+
+
+@pytest.mark.parametrize("header, raw, length, status, fragment", [
+    ({"program": "y = x", "inputs": {"x": {"shape": [2], "dtype": "float32", "binary_data_size": 8}}},
+     b"\0" * 7, None, 422, "runs past"),
+    ({"program": "y = x", "inputs": {"x": {"shape": [2], "dtype": "float32", "binary_data_size": 8}}},
+     b"\0" * 9, None, 422, "belong to no tensor"),
+    ({"program": "y = x", "inputs": {"x": {"shape": [3], "dtype": "float32", "binary_data_size": 8}}},
+     b"\0" * 8, None, 422, "needs 12"),
+    ({"program": "y = x", "inputs": {"x": {"shape": [0, 2 ** 64], "dtype": "float32", "binary_data_size": 0}}},
+     b"", None, 422, "tensor_elements"),
+    ({"program": "y = x", "inputs": {"x": {"shape": [2], "dtype": "bfloat16", "binary_data_size": 4}}},
+     b"\0" * 4, None, 422, "unknown dtype"),
+    ({"program": "y = x", "inputs": {"x": {"shape": [1], "dtype": "float32", "binary_data_size": -4}}},
+     b"", None, 422, "non-negative"),
+    ({"program": "y = x", "inputs": {"x": {"shape": [1], "dtype": "bool", "binary_data_size": 1}}},
+     b"\7", None, 422, "0 or 1"),
+    ({"program": "y = x", "inputs": {}}, b"", 0, 400, "Inference-Header-Content-Length"),
+    ({"program": "y = x", "inputs": {}}, b"", 10 ** 6, 400, "Inference-Header-Content-Length"),
+    ({"program": "y = x", "inputs": {}}, b"", 3, 400, "not JSON"),
+    ({"program": 5, "inputs": {}}, b"", None, 422, "program"),
+    ({"program": "y = 1", "inputs": {"_x": {"shape": [], "dtype": "float32", "binary_data_size": 4}}},
+     b"\0" * 4, None, 422, "private"),
+])
+def test_malformed_binary_requests_are_refused(session, neighbour, header, raw, length, status, fragment):
+    r = _binary_run(session, header, raw, length)
+    assert r.status_code == status, r.text
+    assert fragment in r.text, r.text
+    neighbour.check()
+
+
+def test_binary_data_size_outside_a_binary_request_is_refused(session):
+    error = _refused(session.run("y = x", inputs={"x": {"shape": [1], "dtype": "float32", "binary_data_size": 4}}),
+                     422, "binary request")
+    assert error["field"] == "inputs.x"
+
+
+def test_websocket_runs_asking_binary_get_exact_base64(live_server, session):
+    from websockets.sync.client import connect
+    with connect(f"{live_server.ws_url}/v1/sessions/{session.id}/stream?token={session.token}") as ws:
+        ws.send(json.dumps({"type": "run", "id": "r1", "program": "y = torch.tensor([0.1, 2.0])",
+                            "outputs": ["y"], "encoding": "binary", "trace": False}))
+        while True:
+            event = json.loads(ws.recv(timeout=30))
+            if event["type"] in ("result", "error"):
+                break
+    assert event["type"] == "result", event
+    y = event["values"]["y"]
+    np.testing.assert_array_equal(np.frombuffer(base64.b64decode(y["b64"]), np.float32), np.float32([0.1, 2.0]))

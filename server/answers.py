@@ -1,0 +1,222 @@
+"""Answers that carry tensors, written so that no answer costs the API process more than a small,
+bounded multiple of its own size (SPEC section 3).
+
+A worker's reply holds each tensor as raw bytes. A small answer is built as one JSON document (the
+fast path). A large one is streamed: the JSON text of a tensor is written a block of rows at a time
+(base64 a block of bytes at a time), so what the process holds beyond the reply's bytes is one
+block, not a Python list per number. ``"encoding": "binary"`` answers Triton's binary tensor
+extension: a JSON header whose length is in ``Inference-Header-Content-Length``, each tensor object
+naming its byte count as ``"binary_data_size"``, then the raw little-endian bytes of each tensor in
+the order the header lists them, sent straight from the reply's buffers.
+"""
+import base64
+from fastapi.responses import Response, StreamingResponse
+
+from .json_bodies import OFFLOAD_BYTES, BigPayload
+from .json_codec import dumps
+from .tensor_wire import DTYPE_NAMES, encode_tensor, tensor_data
+from .wire_frames import is_array_entry, unpack_array
+
+BINARY_HEADER = "Inference-Header-Content-Length"
+BINARY_MEDIA_TYPE = "application/octet-stream"
+# Numbers per JSON block, bytes per base64 block (a multiple of 3: blocks join without padding).
+JSON_BLOCK = 1 << 16
+B64_BLOCK = 3 << 18
+
+
+class _Tensor:
+    """A tensor of the answer, still raw bytes: written when the answer is."""
+    __slots__ = ("array",)
+
+    def __init__(self, array):
+        self.array = array
+
+
+def skeleton(entry, buffers):
+    """A reply value (array entry, {"num"}, {"list"}) with its tensors as _Tensor markers."""
+    if is_array_entry(entry):
+        return _Tensor(unpack_array(entry, buffers))
+    if "num" in entry:
+        return entry["num"]
+    return [skeleton(v, buffers) for v in entry["list"]]
+
+
+def run_skeleton(reply, buffers):
+    return {"values": {k: skeleton(v, buffers) for k, v in reply["values"].items()},
+            "grads": {k: skeleton(v, buffers) for k, v in reply["grads"].items()},
+            "graph": reply.get("graph"), "stdout": reply.get("stdout", ""), "elapsed_ms": reply.get("elapsed_ms")}
+
+
+def json_elements(tree):
+    """Numbers a JSON answer of ``tree`` would spell (tensor elements and bare numbers)."""
+    count, stack = 0, [tree]
+    while stack:
+        node = stack.pop()
+        if type(node) is _Tensor:
+            count += node.array.size
+        elif type(node) is dict:
+            stack.extend(node.values())
+        elif type(node) is list:
+            stack.extend(node)
+    return count
+
+
+# ------------------------------------------------------------ one document (small answers, events)
+def _header(array):
+    return {"shape": list(array.shape), "dtype": DTYPE_NAMES.get(array.dtype) or array.dtype.name}
+
+
+def _contiguous(array):
+    if array.dtype.byteorder == ">" or not array.flags.c_contiguous:
+        array = array.astype(array.dtype.newbyteorder("<"), order="C")
+    return array
+
+
+def materialize(tree, encoding):
+    """``tree`` as plain JSON values (tensors as {"shape", "dtype", "data"|"b64"})."""
+    def convert(node):
+        t = type(node)
+        if t is _Tensor:
+            return encode_tensor(node.array, encoding)
+        if t is dict:
+            return {k: convert(v) for k, v in node.items()}
+        if t is list:
+            return [convert(v) for v in node]
+        return node
+    return convert(tree)
+
+
+def tensor_bytes(tree):
+    total, stack = 0, [tree]
+    while stack:
+        node = stack.pop()
+        if type(node) is _Tensor:
+            total += node.array.nbytes
+        elif type(node) is dict:
+            stack.extend(node.values())
+        elif type(node) is list:
+            stack.extend(node)
+    return total
+
+
+def payload(tree, encoding):
+    """The answer as one JSON-ready dict (a BigPayload when serializing it belongs off the loop);
+    a binary request's answer becomes base64 here (WebSocket events are JSON text)."""
+    kind = BigPayload if tensor_bytes(tree) > OFFLOAD_BYTES else dict
+    return kind(materialize(tree, "json" if encoding == "json" else "base64"))
+
+
+# ------------------------------------------------------------ streamed JSON
+def _nested_blocks(array):
+    """The JSON text of ``array``'s nested list, in pieces of about JSON_BLOCK numbers."""
+    if array.ndim == 0 or array.size <= JSON_BLOCK:
+        yield dumps(tensor_data(array))
+        return
+    rows = array.shape[0]
+    row_size = array.size // rows
+    yield b"["
+    if row_size > JSON_BLOCK:
+        for i in range(rows):
+            if i:
+                yield b","
+            yield from _nested_blocks(array[i])
+    else:
+        step = max(1, JSON_BLOCK // row_size)
+        for i in range(0, rows, step):
+            if i:
+                yield b","
+            yield dumps(tensor_data(array[i:i + step]))[1:-1]
+    yield b"]"
+
+
+def _b64_blocks(array):
+    raw = memoryview(_contiguous(array).reshape(-1)).cast("B") if array.size else b""
+    for i in range(0, len(raw), B64_BLOCK):
+        yield base64.b64encode(raw[i:i + B64_BLOCK])
+
+
+def stream_json(tree, encoding):
+    """The pieces of ``tree``'s JSON text, each tensor written a block at a time."""
+    if type(tree) is _Tensor:
+        head = dumps(_header(tree.array))[:-1]
+        if encoding == "json":
+            yield head + b',"data":'
+            yield from _nested_blocks(tree.array)
+        else:
+            yield head + b',"b64":"'
+            yield from _b64_blocks(tree.array)
+            yield b'"'
+        yield b"}"
+    elif type(tree) is dict:
+        yield b"{"
+        for i, (key, value) in enumerate(tree.items()):
+            yield (b"," if i else b"") + dumps(key) + b":"
+            yield from stream_json(value, encoding)
+        yield b"}"
+    elif type(tree) is list:
+        yield b"["
+        for i, value in enumerate(tree):
+            if i:
+                yield b","
+            yield from stream_json(value, encoding)
+        yield b"]"
+    else:
+        yield dumps(tree)
+
+
+def _coalesced(pieces, size=1 << 16):
+    """Pieces joined into writes of about ``size`` bytes (one per small piece would be slow)."""
+    batch, have = [], 0
+    for piece in pieces:
+        batch.append(piece)
+        have += len(piece)
+        if have >= size:
+            yield b"".join(batch)
+            batch, have = [], 0
+    if batch:
+        yield b"".join(batch)
+
+
+# ------------------------------------------------------------ binary (Triton's extension)
+def binary_parts(tree):
+    """(header dict, raw buffers in header order): each tensor object carries "binary_data_size"."""
+    buffers = []
+
+    def convert(node):
+        t = type(node)
+        if t is _Tensor:
+            array = _contiguous(node.array)
+            raw = memoryview(array.reshape(-1)).cast("B") if array.size else b""
+            buffers.append(raw)
+            return {**_header(array), "binary_data_size": len(raw)}
+        if t is dict:
+            return {k: convert(v) for k, v in node.items()}
+        if t is list:
+            return [convert(v) for v in node]
+        return node
+    return convert(tree), buffers
+
+
+def binary_response(tree, status_code=200):
+    header, buffers = binary_parts(tree)
+    head = dumps(header)
+    total = len(head) + sum(len(b) for b in buffers)
+
+    def pieces():
+        yield head
+        for raw in buffers:
+            for i in range(0, len(raw), 1 << 20):
+                yield bytes(raw[i:i + (1 << 20)])
+
+    return StreamingResponse(pieces(), status_code=status_code, media_type=BINARY_MEDIA_TYPE,
+                             headers={BINARY_HEADER: str(len(head)), "Content-Length": str(total)})
+
+
+def response(tree, encoding, status_code=200):
+    """The HTTP answer for ``tree``: binary, one JSON document when small, else streamed JSON."""
+    if encoding == "binary":
+        return binary_response(tree, status_code)
+    if tensor_bytes(tree) <= OFFLOAD_BYTES:
+        return Response(dumps(materialize(tree, encoding)), status_code=status_code, media_type="application/json")
+    return StreamingResponse(_coalesced(stream_json(tree, encoding)), status_code=status_code,
+                             media_type="application/json")
