@@ -16,6 +16,8 @@ occurrence is counted.
 """
 import numpy as np
 
+from gradserve.engine.program.stdlib import numpy as program_numpy
+
 from . import runtime
 from .wire_frames import pack_array
 
@@ -28,7 +30,8 @@ MAX_INT_BITS = 13_000          # about 3,900 digits (JSON readers refuse more th
 
 _NUMBERS = (bool, int, float)
 _NUMPY_SCALARS = frozenset({np.bool_, np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32,
-                            np.uint64, np.float16, np.float32, np.float64})
+                            np.uint64, np.float16, np.float32, np.float64,
+                            *program_numpy._SCALAR_CLASSES.values()})   # a program's np.float64(...) values
 _CONTAINERS = (list, tuple)
 
 
@@ -43,7 +46,7 @@ class OutputRefused(Exception):
 
 def _tensor_types():
     torch = runtime.torch
-    return frozenset({torch.Tensor, torch.nn.Parameter})
+    return frozenset({torch.Tensor, torch.nn.Parameter, program_numpy.ndarray})   # a program's np arrays too
 
 
 def _kind(value):

@@ -45,7 +45,7 @@ CLASS_DUNDERS = frozenset((
     "__hash__", "__bool__", "__add__", "__radd__", "__iadd__", "__sub__", "__rsub__", "__isub__",
     "__mul__", "__rmul__", "__imul__", "__truediv__", "__rtruediv__", "__itruediv__", "__floordiv__",
     "__rfloordiv__", "__mod__", "__rmod__", "__pow__", "__rpow__", "__matmul__", "__rmatmul__",
-    "__neg__", "__pos__", "__abs__", "__enter__", "__exit__", "__float__", "__int__",
+    "__neg__", "__pos__", "__abs__", "__enter__", "__exit__", "__float__", "__int__", "__post_init__",
 ))
 
 
@@ -705,12 +705,13 @@ _LIST_FACTORIES = {"extend": _list_extend, "sort": _list_sort}
 
 def _tensor_numpy(t):
     def numpy(force=False):
-        """A program's ``Tensor.numpy()``: a detached copy of the values, as a tensor
-        (programs never hold NumPy arrays)."""
+        """A program's ``Tensor.numpy()``: a program-side NumPy array sharing the tensor's memory,
+        as PyTorch's (programs never hold host NumPy arrays)."""
         if t.requires_grad and not force:
             raise PROGRAM_EXCEPTIONS["RuntimeError"]("Can't call numpy() on Tensor that requires grad. "
                                                      "Use tensor.detach().numpy() instead.")
-        return t.detach().cpu().clone()
+        from .stdlib.numpy import tensor_numpy
+        return tensor_numpy(t, force)
     return numpy
 
 
@@ -770,6 +771,8 @@ def _policy_for(t):
         policy = _str_get
     elif t is list:
         policy = _list_get
+    elif issubclass(t, dict) and t is not dict and type_info(t).allowed:
+        policy = _engine_getter(type_info(t))   # OrderedDict, Counter, ... of the program-side stdlib
     elif issubclass(t, dict):
         policy = _dict_get
     elif issubclass(t, (set, frozenset)):
@@ -782,7 +785,7 @@ def _policy_for(t):
         policy = _slice_get
     elif t is property:
         policy = _property_get
-    elif t is type:
+    elif t is type or (issubclass(t, type) and type_info(t).allowed):   # metaclasses (EnumMeta, ABCMeta)
         policy = _class_get
     elif type_info(t).allowed:
         policy = _engine_getter(type_info(t))
@@ -995,34 +998,6 @@ def _guarded(module, name, check):
         return guarded
     return _Lazy(make)
 
-
-def math_pow(x, y):
-    return math.pow(x, y)
-
-
-def math_factorial(n):
-    if isinstance(n, int) and n > 2:
-        bits = int(n * math.log2(n) - 1.4427 * n)   # log2(n!) by Stirling
-        if bits > guards.MAX_INT_BITS:
-            raise guards.abort_int(bits)
-    return math.factorial(n)
-
-
-def math_comb(n, k):
-    if isinstance(n, int) and n > 20_000:
-        raise guards.abort_int(n)
-    return math.comb(n, k)
-
-
-def math_perm(n, k=None):
-    if isinstance(n, int) and n > 20_000:
-        raise guards.abort_int(n)
-    return math.perm(n, k)
-
-
-for _fn in (math_pow, math_factorial, math_comb, math_perm):
-    _fn.__module__ = _PROGRAM + ".builtins"
-del _fn
 
 _TRUSTED_BUILTINS = set()   # functions of standard modules the allowlist names (math.sqrt, ...)
 

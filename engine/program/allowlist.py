@@ -91,12 +91,16 @@ GUARDS = {
 
 # --------------------------------------------------------------------------- modules
 _E = "gradserve.engine"
+_S = _E + ".program.stdlib"
 
 MODULES = {
     "torch": Module(
         host=_E,
         children={"nn": "torch.nn", "optim": "torch.optim", "autograd": "torch.autograd",
                   "linalg": "torch.linalg"},
+        # NumPy arrays in, as PyTorch takes them (engine/program/stdlib/numpy.py)
+        replaced={"from_numpy": _S + ".numpy:torch_from_numpy", "tensor": _S + ".numpy:torch_tensor",
+                  "as_tensor": _S + ".numpy:torch_as_tensor"},
         names=(
             "Generator", "Size", "Tensor", "abs", "absolute", "acos", "adaptive_avg_pool1d", "add", "addbmm",
             "addcdiv", "addcmul", "addmm", "addmv", "addr", "adjoint", "all", "allclose", "amax", "amin", "any",
@@ -185,18 +189,123 @@ MODULES = {
                "gradgradcheck", "is_anomaly_enabled", "is_grad_enabled", "no_grad", "set_detect_anomaly",
                "set_grad_enabled")),
     "torch.linalg": Module(host=_E + ".linalg"),
-    "math": Module(
-        host="math",
-        names=(
-            "acos", "acosh", "asin", "asinh", "atan", "atan2", "atanh", "cbrt", "ceil", "copysign", "cos",
-            "cosh", "degrees", "dist", "e", "erf", "erfc", "exp", "exp2", "expm1", "fabs", "floor", "fmod",
-            "frexp", "gamma", "gcd", "hypot", "inf", "isclose", "isfinite", "isinf", "isnan", "isqrt", "ldexp",
-            "lgamma", "log", "log10", "log1p", "log2", "modf", "nan", "pi", "radians", "remainder", "sin",
-            "sinh", "sqrt", "tan", "tanh", "tau", "trunc",
-        ),
-        # integer results whose size is checked first; pow always float, as Python's math.pow
-        replaced={"pow": _E + ".program.access:math_pow", "factorial": _E + ".program.access:math_factorial",
-                  "comb": _E + ".program.access:math_comb", "perm": _E + ".program.access:math_perm"}),
+    # ---- program-side standard modules (engine/program/stdlib/): the interpreter's own small
+    # implementations, which hand programs only program values and loop through the interpreter
+    "math": Module(host=_S + ".math", names=(
+        "acos", "acosh", "asin", "asinh", "atan", "atan2", "atanh", "cbrt", "ceil", "comb", "copysign", "cos",
+        "cosh", "degrees", "dist", "e", "erf", "erfc", "exp", "exp2", "expm1", "fabs", "factorial", "floor",
+        "fmod", "frexp", "fsum", "gamma", "gcd", "hypot", "inf", "isclose", "isfinite", "isinf", "isnan",
+        "isqrt", "lcm", "ldexp", "lgamma", "log", "log10", "log1p", "log2", "modf", "nan", "nextafter", "perm",
+        "pi", "pow", "prod", "radians", "remainder", "sin", "sinh", "sqrt", "sumprod", "tan", "tanh", "tau",
+        "trunc", "ulp",
+    )),
+    "random": Module(host=_S + ".random", names=(
+        "Random", "betavariate", "binomialvariate", "choice", "choices", "expovariate", "gammavariate",
+        "gauss", "getrandbits", "getstate", "lognormvariate", "normalvariate", "paretovariate", "randint",
+        "random", "randrange", "sample", "seed", "setstate", "shuffle", "triangular", "uniform",
+        "vonmisesvariate", "weibullvariate",
+    )),
+    "string": Module(host=_S + ".string", names=(
+        "ascii_letters", "ascii_lowercase", "ascii_uppercase", "capwords", "digits", "hexdigits",
+        "octdigits", "printable", "punctuation", "whitespace",
+    )),
+    "itertools": Module(host=_S + ".itertools", names=(
+        "accumulate", "batched", "chain", "combinations", "combinations_with_replacement", "compress",
+        "count", "cycle", "dropwhile", "filterfalse", "groupby", "islice", "pairwise", "permutations",
+        "product", "repeat", "starmap", "takewhile", "tee", "zip_longest",
+    )),
+    "functools": Module(host=_S + ".functools", names=(
+        "WRAPPER_ASSIGNMENTS", "WRAPPER_UPDATES", "cache", "cached_property", "cmp_to_key", "lru_cache",
+        "partial", "reduce", "total_ordering", "update_wrapper", "wraps",
+    )),
+    "operator": Module(host=_S + ".operator", names=(
+        "abs", "add", "and_", "attrgetter", "concat", "contains", "countOf", "delitem", "eq", "floordiv",
+        "ge", "getitem", "gt", "iadd", "ifloordiv", "imatmul", "imod", "imul", "index", "indexOf", "inv",
+        "invert", "ipow", "is_", "is_not", "isub", "itemgetter", "itruediv", "le", "length_hint", "lshift",
+        "lt", "matmul", "methodcaller", "mod", "mul", "ne", "neg", "not_", "or_", "pos", "pow", "rshift",
+        "setitem", "sub", "truediv", "truth", "xor",
+    )),
+    "collections": Module(host=_S + ".collections", names=(
+        "ChainMap", "Counter", "OrderedDict", "defaultdict", "deque", "namedtuple",
+    )),
+    "dataclasses": Module(host=_S + ".dataclasses", names=(
+        "Field", "FrozenInstanceError", "InitVar", "KW_ONLY", "MISSING", "asdict", "astuple", "dataclass",
+        "field", "fields", "is_dataclass", "replace",
+    )),
+    "typing": Module(host=_S + ".typing", names=(
+        "Annotated", "Any", "AnyStr", "AsyncIterator", "Awaitable", "Callable", "ClassVar", "Collection",
+        "Concatenate", "Container", "Coroutine", "Counter", "DefaultDict", "Deque", "Dict", "Final",
+        "FrozenSet", "Generator", "Generic", "Hashable", "Iterable", "Iterator", "List", "Literal",
+        "Mapping", "MutableMapping", "MutableSequence", "NamedTuple", "Never", "NoReturn", "Optional",
+        "OrderedDict", "ParamSpec", "Protocol", "Reversible", "Self", "Sequence", "Set", "Sized",
+        "SupportsFloat", "SupportsInt", "TYPE_CHECKING", "Text", "Tuple", "Type", "TypeAlias", "TypeVar",
+        "TypedDict", "Union", "cast", "final", "get_type_hints", "no_type_check", "overload",
+        "runtime_checkable",
+    )),
+    "copy": Module(host=_S + ".copy", names=("Error", "copy", "deepcopy", "error")),
+    "inspect": Module(host=_S + ".inspect", names=(
+        "Parameter", "Signature", "cleandoc", "getdoc", "getmembers", "isabstract", "isbuiltin", "isclass",
+        "iscoroutinefunction", "isfunction", "isgenerator", "isgeneratorfunction", "ismethod", "ismodule",
+        "isroutine", "signature",
+    )),
+    "time": Module(host=_S + ".time", names=(
+        "monotonic", "monotonic_ns", "perf_counter", "perf_counter_ns", "process_time", "process_time_ns",
+        "sleep", "time", "time_ns",
+    )),
+    "warnings": Module(host=_S + ".warnings", names=(
+        "catch_warnings", "filterwarnings", "resetwarnings", "showwarning", "simplefilter", "warn",
+    )),
+    "enum": Module(host=_S + ".enum", names=("Enum", "EnumMeta", "EnumType", "IntEnum", "StrEnum", "auto", "unique")),
+    "numpy": Module(host=_S + ".numpy", children={"random": "numpy.random", "linalg": "numpy.linalg"}, names=(
+        "abs", "absolute", "add", "all", "allclose", "amax", "amin", "angle", "any", "append", "arange",
+        "arccos", "arccosh", "arcsin", "arcsinh", "arctan", "arctan2", "arctanh", "argmax", "argmin",
+        "argpartition", "argsort", "argwhere", "around", "array", "array_equal", "array_equiv",
+        "array_split", "asanyarray", "asarray", "ascontiguousarray", "atleast_1d", "atleast_2d",
+        "atleast_3d", "average", "bincount", "bitwise_and", "bitwise_or", "bitwise_xor", "bool_",
+        "broadcast_to", "byte", "can_cast", "cbrt", "cdouble", "ceil", "clip", "column_stack", "complex128",
+        "complex64", "complex_", "compress", "concat", "concatenate", "conj", "conjugate", "convolve",
+        "copy", "copysign", "corrcoef", "correlate", "cos", "cosh", "count_nonzero", "cov", "cross",
+        "csingle", "cumprod", "cumsum", "deg2rad", "degrees", "delete", "diag", "diagflat", "diagonal",
+        "diff", "digitize", "divide", "divmod", "dot", "double", "dsplit", "dstack", "dtype", "e",
+        "ediff1d", "einsum", "empty", "empty_like", "equal", "euler_gamma", "exp", "exp2", "expand_dims",
+        "expm1", "extract", "eye", "fabs", "finfo", "fix", "flatnonzero", "flip", "fliplr", "flipud",
+        "float16", "float32", "float64", "float_", "float_power", "floor", "floor_divide", "fmax", "fmin",
+        "fmod", "full", "full_like", "geomspace", "gradient", "greater", "greater_equal", "half",
+        "heaviside", "histogram", "histogram_bin_edges", "hsplit", "hstack", "hypot", "identity", "iinfo",
+        "imag", "indices", "inf", "inner", "insert", "int16", "int32", "int64", "int8", "int_", "intc",
+        "interp", "intersect1d", "intp", "isclose", "iscomplex", "iscomplexobj", "isfinite", "isin",
+        "isinf", "isnan", "isreal", "isrealobj", "isscalar", "kron", "left_shift", "less", "less_equal",
+        "lexsort", "linspace", "log", "log10", "log1p", "log2", "logaddexp", "logaddexp2", "logical_and",
+        "logical_not", "logical_or", "logical_xor", "logspace", "longlong", "matmul", "max", "maximum",
+        "mean", "median", "meshgrid", "min", "minimum", "mod", "moveaxis", "multiply", "nan", "nan_to_num",
+        "nanargmax", "nanargmin", "nancumsum", "nanmax", "nanmean", "nanmedian", "nanmin", "nanprod",
+        "nanstd", "nansum", "nanvar", "ndarray", "ndim", "negative", "newaxis", "nonzero", "not_equal",
+        "ones", "ones_like", "outer", "pad", "partition", "percentile", "pi", "piecewise", "place",
+        "polyfit", "polyval", "positive", "power", "prod", "promote_types", "ptp", "put", "quantile",
+        "rad2deg", "radians", "ravel", "ravel_multi_index", "real", "reciprocal", "remainder", "repeat",
+        "reshape", "result_type", "right_shift", "rint", "roll", "rot90", "round", "row_stack",
+        "searchsorted", "select", "set_printoptions", "setdiff1d", "seterr", "setxor1d", "shape", "short",
+        "sign", "signbit", "sin", "sinc", "single", "sinh", "size", "sort", "split", "sqrt", "square",
+        "squeeze", "stack", "std", "subtract", "sum", "swapaxes", "take", "take_along_axis", "tan", "tanh",
+        "tensordot", "tile", "trace", "transpose", "trapezoid", "tri", "tril", "tril_indices",
+        "tril_indices_from", "triu", "triu_indices", "triu_indices_from", "true_divide", "trunc", "ubyte",
+        "uint", "uint16", "uint32", "uint64", "uint8", "union1d", "unique", "unravel_index", "ushort",
+        "var", "vdot", "vsplit", "vstack", "where", "zeros", "zeros_like",
+    )),
+    "numpy.random": Module(host=_S + ".numpy_random", names=(
+        "Generator", "RandomState", "beta", "binomial", "chisquare", "choice", "default_rng", "dirichlet",
+        "exponential", "gamma", "geometric", "get_state", "gumbel", "laplace", "logistic", "lognormal",
+        "multinomial", "multivariate_normal", "normal", "permutation", "poisson", "rand", "randint",
+        "randn", "random", "random_sample", "ranf", "sample", "seed", "set_state", "shuffle",
+        "standard_normal", "standard_t", "triangular", "uniform",
+    )),
+    "numpy.linalg": Module(host=_S + ".numpy_linalg", names=(
+        "LinAlgError", "cholesky", "cond", "det", "eig", "eigh", "eigvals", "eigvalsh", "inv", "lstsq",
+        "matrix_power", "matrix_rank", "multi_dot", "norm", "pinv", "qr", "slogdet", "solve", "svd",
+    )),
+    "abc": Module(host=_S + ".abc", names=(
+        "ABC", "ABCMeta", "abstractclassmethod", "abstractmethod", "abstractproperty", "abstractstaticmethod",
+    )),
 }
 
 # --------------------------------------------------------------------------- types
@@ -207,6 +316,18 @@ _MODULE_API = (
     "register_forward_hook", "register_forward_pre_hook", "register_module", "register_parameter",
     "requires_grad_", "state_dict", "to", "train", "training", "type", "zero_grad",
 )
+
+_DICT_API = ("clear", "copy", "fromkeys", "get", "items", "keys", "pop", "popitem", "setdefault", "update",
+             "values")
+_RANDOM_API = (
+    "betavariate", "binomialvariate", "choice", "choices", "expovariate", "gammavariate", "gauss", "getrandbits",
+    "getstate", "lognormvariate", "normalvariate", "paretovariate", "randint", "random", "randrange", "sample",
+    "seed", "setstate", "shuffle", "triangular", "uniform", "vonmisesvariate", "weibullvariate")
+
+_NP_RANDOM_API = (
+    "beta", "binomial", "chisquare", "choice", "dirichlet", "exponential", "gamma", "geometric", "gumbel",
+    "laplace", "logistic", "lognormal", "multinomial", "multivariate_normal", "normal", "permutation", "poisson",
+    "random", "shuffle", "standard_normal", "standard_t", "triangular", "uniform")
 
 TYPES = {
     # ---- tensors
@@ -303,6 +424,64 @@ TYPES = {
     _E + ".optim.lr_scheduler.LRScheduler": Type(
         subclasses=True, data=True, settable=ANY, base=True,
         attrs=("get_last_lr", "get_lr", "load_state_dict", "state_dict", "step")),
+    # ---- program-side standard modules (engine/program/stdlib/)
+    _S + ".random.Random": Type(attrs=_RANDOM_API),
+    _S + ".itertools.chain": Type(attrs=("from_iterable",)),
+    _S + ".functools.partial": Type(attrs=("args", "func", "keywords")),
+    _S + ".functools._Cached": Type(attrs=("cache_clear", "cache_info")),
+    _S + ".functools._CacheInfo": Type(attrs=("count", "currsize", "hits", "index", "maxsize", "misses")),
+    _S + ".functools.cmp_to_key": Type(),
+    _S + ".functools._Key": Type(),
+    _S + ".functools.cached_property": Type(),
+    _S + ".operator.itemgetter": Type(),
+    _S + ".operator.attrgetter": Type(),
+    _S + ".operator.methodcaller": Type(),
+    _S + ".collections.OrderedDict": Type(attrs=_DICT_API + ("move_to_end",)),
+    _S + ".collections.defaultdict": Type(attrs=_DICT_API + ("default_factory",)),
+    _S + ".collections.Counter": Type(attrs=_DICT_API + ("elements", "most_common", "subtract", "total")),
+    _S + ".collections.deque": Type(attrs=(
+        "append", "appendleft", "clear", "copy", "count", "extend", "extendleft", "index", "insert", "maxlen",
+        "pop", "popleft", "remove", "reverse", "rotate")),
+    _S + ".collections.ChainMap": Type(attrs=("get", "items", "keys", "new_child", "parents", "values")),
+    _S + ".dataclasses.Field": Type(attrs=("compare", "default", "default_factory", "hash", "init", "kw_only",
+                                           "metadata", "name", "repr", "type")),
+    _S + ".dataclasses._MissingType": Type(),
+    _S + ".dataclasses.KW_ONLY": Type(),
+    _S + ".dataclasses.InitVar": Type(attrs=("type",)),
+    _S + ".typing._Form": Type(),
+    _S + ".typing.TypeVar": Type(subclasses=True),
+    _S + ".typing.Generic": Type(base=True),
+    _S + ".typing.Protocol": Type(base=True),
+    _S + ".typing.NamedTuple": Type(base=True),
+    _S + ".typing.TypedDict": Type(base=True),
+    _S + ".inspect.Signature": Type(attrs=("bind", "empty", "parameters", "return_annotation")),
+    _S + ".inspect.Parameter": Type(attrs=(
+        "KEYWORD_ONLY", "POSITIONAL_ONLY", "POSITIONAL_OR_KEYWORD", "VAR_KEYWORD", "VAR_POSITIONAL", "annotation",
+        "default", "empty", "kind", "name")),
+    _S + ".inspect._Kind": Type(attrs=("description", "name")),
+    _S + ".inspect._Empty": Type(),
+    _S + ".inspect._Repr": Type(),
+    _S + ".warnings.catch_warnings": Type(),
+    _S + ".enum.Enum": Type(base=True, attrs=("name", "value")),
+    _S + ".enum.IntEnum": Type(base=True),
+    _S + ".enum.StrEnum": Type(base=True),
+    _S + ".enum.EnumMeta": Type(),
+    _S + ".enum.auto": Type(),
+    _S + ".numpy.ndarray": Type(attrs=(
+        "T", "all", "any", "argmax", "argmin", "argsort", "astype", "clip", "conj", "conjugate", "copy", "cumprod",
+        "cumsum", "diagonal", "dot", "dtype", "fill", "flat", "flatten", "imag", "item", "itemsize", "max", "mean",
+        "min", "nbytes", "ndim", "nonzero", "prod", "ptp", "ravel", "real", "repeat", "reshape", "round",
+        "searchsorted", "shape", "size", "sort", "squeeze", "std", "sum", "swapaxes", "take", "tolist", "trace",
+        "transpose", "var")),
+    _S + ".numpy.dtype": Type(subclasses=True, attrs=("char", "itemsize", "kind", "name", "str", "type")),
+    _S + ".numpy._Scalar": Type(subclasses=True, attrs=(
+        "astype", "dtype", "item", "ndim", "round", "shape", "size", "tolist")),
+    _S + ".numpy._Info": Type(attrs=("bits", "dtype", "eps", "max", "min", "resolution", "tiny")),
+    _S + ".numpy_random.RandomState": Type(attrs=_NP_RANDOM_API + (
+        "get_state", "rand", "randint", "randn", "random_sample", "ranf", "sample", "seed", "set_state")),
+    _S + ".numpy_random.Generator": Type(attrs=_NP_RANDOM_API + ("integers",)),
+    _S + ".abc.ABC": Type(base=True),
+    _S + ".abc.ABCMeta": Type(),
 }
 
 

@@ -15,7 +15,7 @@ import ast
 
 from ..autograd.state import state
 from ..tensor import Tensor
-from . import access, guards, operators
+from . import access, guards, imports, operators
 from .access import CLASS_DUNDERS, get_attr, set_attr, del_attr
 from .builtin_functions import SUPER, UNAVAILABLE, repr_size_check
 from .errors import Abort, PROGRAM_EXCEPTIONS, ProgramBaseException, locate
@@ -28,22 +28,6 @@ _P = PROGRAM_EXCEPTIONS
 _MISSING = object()
 _LARGE = 1 << 20   # elements of a result past which memory is checked at the next step
 
-# the imports a program may write (SPEC section 2): module -> {alias: view}
-_IMPORTS = {
-    "torch": {None: ("torch", "torch")},
-    "torch.nn": {"nn": ("nn", "torch.nn"), None: ("torch", "torch")},
-    "torch.nn.functional": {"F": ("F", "torch.nn.functional"), None: ("torch", "torch")},
-    "torch.optim": {"optim": ("optim", "torch.optim"), None: ("torch", "torch")},
-    "math": {None: ("math", "math")},
-}
-_FROM_IMPORTS = {
-    ("torch", "nn", None): ("nn", "torch.nn"), ("torch", "nn", "nn"): ("nn", "torch.nn"),
-    ("torch", "optim", None): ("optim", "torch.optim"), ("torch", "optim", "optim"): ("optim", "torch.optim"),
-    ("torch.nn", "functional", "F"): ("F", "torch.nn.functional"),
-}
-_ALLOWED_IMPORTS = ("import torch, import torch.nn as nn, import torch.nn.functional as F, "
-                    "import torch.optim as optim, from torch import nn, optim, "
-                    "from torch.nn import functional as F, import math")
 _UNSUPPORTED = {
     ast.AsyncFunctionDef: "async functions", ast.AsyncFor: "async for", ast.AsyncWith: "async with",
     ast.Await: "await", ast.Yield: "yield (generator functions)", ast.YieldFrom: "yield from",
@@ -52,7 +36,7 @@ _UNSUPPORTED = {
 if hasattr(ast, "TryStar"):
     _UNSUPPORTED[ast.TryStar] = "except*"
 
-_CLASS_BODY_NAMES = frozenset(("__module__", "__qualname__", "__doc__"))
+_CLASS_BODY_NAMES = frozenset(("__module__", "__qualname__", "__doc__", "__annotations__"))
 
 
 def _pos(node):
@@ -417,6 +401,20 @@ class Compiler:
         return self._shell(node, assign)
 
     def s_AnnAssign(self, node):
+        if self.scope.kind == "class" and type(node.target) is ast.Name:
+            # a class body records its annotations (as source text), for @dataclass and NamedTuple
+            name, text = node.target.id, ast.unparse(node.annotation)
+            value = self.expr(node.value) if node.value is not None else None
+            store = self.target(node.target) if value is not None else None
+
+            def annotate(fr):
+                ann = fr.vars.get("__annotations__")
+                if ann is None:
+                    ann = fr.vars["__annotations__"] = {}
+                ann[name] = text
+                if value is not None:
+                    store(fr, value(fr))
+            return self._shell(node, annotate)
         if node.value is None:
             return self._shell(node, lambda fr: None)
         value = self.expr(node.value)
@@ -540,39 +538,56 @@ class Compiler:
         return self._shell(node, check)
 
     def s_Import(self, node):
-        binds = []
-        for alias in node.names:
-            options = _IMPORTS.get(alias.name)
-            found = options.get(alias.asname) if options else None
-            binds.append((alias, found))
         views = self.views
-        stores = [(self.store_name(alias.asname or alias.name.split(".")[0]), found, alias)
-                  for alias, found in binds]
+        entries = []
+        for alias in node.names:
+            if alias.asname:
+                entries.append((self.store_name(alias.asname), alias.name))
+            else:
+                top = alias.name.split(".")[0]
+                entries.append((self.store_name(top), (alias.name, top)))
 
         def do_import(fr):
-            for store, found, alias in stores:
-                if found is None:
-                    what = alias.name + (f" as {alias.asname}" if alias.asname else "")
-                    raise _P["ImportError"](f"import {what} is not allowed in programs; programs may use: "
-                                            f"{_ALLOWED_IMPORTS}")
-                store(fr, views[found[1]])
+            for store, what in entries:
+                if type(what) is tuple:
+                    imports.import_module(views, what[0])     # the whole path must exist
+                    store(fr, imports.import_module(views, what[1]))
+                else:
+                    store(fr, imports.import_module(views, what))
         return self._shell(node, do_import)
 
     def s_ImportFrom(self, node):
-        module = ("." * node.level) + (node.module or "")
-        entries = []
-        for alias in node.names:
-            found = _FROM_IMPORTS.get((module, alias.name, alias.asname))
-            entries.append((self.store_name(alias.asname or alias.name), found, alias))
+        module = node.module or ""
+        if module == imports.FUTURE and not node.level:
+            return self._shell(node, lambda fr: None)
         views = self.views
+        if node.level:
+            what = "." * node.level + module
+            raise CompileError(f"relative import 'from {what} import ...' is not available: a program is one "
+                               f"file; programs import torch, numpy and standard modules", node)
+        if len(node.names) == 1 and node.names[0].name == "*":
+            if self.scope.is_function():
+                raise CompileError("import * only allowed at module level", node)
+            try:
+                names = imports.star_names(views, module)
+            except Exception:
+                names = []
+            stores = [(self.store_name(n), n) for n in names]
+
+            def star(fr):
+                imports.import_module(views, module)
+                for store, n in stores:
+                    try:
+                        v = imports.import_name(views, module, n)
+                    except _P["ImportError"]:
+                        continue
+                    store(fr, v)
+            return self._shell(node, star)
+        entries = [(self.store_name(alias.asname or alias.name), alias.name) for alias in node.names]
 
         def do_import(fr):
-            for store, found, alias in entries:
-                if found is None:
-                    what = f"from {module} import {alias.name}" + (f" as {alias.asname}" if alias.asname else "")
-                    raise _P["ImportError"](f"{what} is not allowed in programs; programs may use: "
-                                            f"{_ALLOWED_IMPORTS}")
-                store(fr, views[found[1]])
+            for store, name in entries:
+                store(fr, imports.import_name(views, module, name))
         return self._shell(node, do_import)
 
     # ------------------------------------------------------------------ control flow

@@ -42,7 +42,7 @@ def _engine_classes():
     import pkgutil
     found = {}
     mods = [engine] + [importlib.import_module(m.name) for m in pkgutil.walk_packages(engine.__path__, "gradserve.engine.")
-                       if ".program" not in m.name]
+                       if ".program" not in m.name or ".program.stdlib" in m.name]
     for mod in mods:
         for v in vars(mod).values():
             if isinstance(v, type):

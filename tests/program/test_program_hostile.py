@@ -52,7 +52,7 @@ ESCAPES = [
     ("unbound_storage", "s = torch.Tensor.storage(torch.ones(2))", "AttributeError", None),
     ("storage", "s = torch.ones(2).storage()", "AttributeError", None),
     ("tensor_array_interface", "a = torch.ones(2).__array__()", "AttributeError", None),
-    ("from_numpy", "f = torch.from_numpy", "AttributeError", None),
+    ("from_numpy", "f = torch.from_numpy(torch.ones(2))", "TypeError", None),
     ("torch_load", "torch.load('/etc/passwd')", "AttributeError", None),
     ("torch_save", "torch.save(torch.ones(1), '/tmp/gradserve-escape')", "AttributeError", None),
     ("as_strided", "torch.as_strided(torch.ones(4), (100,), (1,))", "AttributeError", None),

@@ -1,0 +1,108 @@
+"""Imports in programs (SPEC section 2): every form Python allows, the engine under PyTorch's
+names, program-side standard modules, and a clear ImportError for anything else."""
+import pytest
+
+from gradserve.engine.program import Namespace, run
+
+
+@pytest.mark.parametrize("source, name, view", [
+    ("import torch.autograd as autograd", "autograd", "torch.autograd"),
+    ("import torch.nn as nn", "nn", "torch.nn"),
+    ("import torch.nn.init as init", "init", "torch.nn.init"),
+    ("import torch.optim.lr_scheduler as sched", "sched", "torch.optim.lr_scheduler"),
+    ("from torch.nn import functional as F", "F", "torch.nn.functional"),
+    ("from torch.optim import lr_scheduler", "lr_scheduler", "torch.optim.lr_scheduler"),
+    ("from torch import autograd", "autograd", "torch.autograd"),
+    ("import numpy as np", "np", "numpy"),
+    ("from numpy import random", "random", "numpy.random"),
+    ("import numpy.linalg as la", "la", "numpy.linalg"),
+    ("import collections", "collections", "collections"),
+])
+def test_module_imports_bind_the_sessions_view(run_ok, source, name, view):
+    _, ns = run_ok(source)
+    assert ns.get(name) is ns.views[view]
+
+
+def test_dotted_import_binds_the_top_module_and_needs_the_whole_path(run_ok, run_err):
+    _, ns = run_ok("import torch.nn.functional\ny = torch.nn.functional.relu(torch.tensor([-1.0, 2.0])).tolist()")
+    assert ns.get("torch") is ns.views["torch"] and ns.get("y") == [0.0, 2.0]
+    e = run_err("import torch.nn.nothing")
+    assert e.type == "ImportError" and "torch.nn.nothing" in e.message
+
+
+def test_from_imports_bind_names_of_the_module(run_ok):
+    _, ns = run_ok("""
+    from torch.autograd import Variable, grad
+    from torch.optim.lr_scheduler import StepLR
+    from torch.nn import Linear as L, ReLU
+    from collections import OrderedDict, deque
+    from itertools import count
+    from dataclasses import dataclass
+    from math import pi, sqrt
+    import random, string, inspect, copy, functools, typing, time, warnings, enum, abc, operator
+    ok = (L(2, 3).weight.shape == (3, 2), sqrt(4.0), round(pi, 2))
+    """)
+    assert ns.get("ok") == (True, 2.0, 3.14)
+
+
+def test_future_imports_are_accepted_and_change_nothing(run_ok):
+    out, ns = run_ok("from __future__ import print_function, division, annotations\nx = 3 / 2\nprint(x)")
+    assert out.stdout == "1.5\n" and "print_function" not in ns.names()
+
+
+def test_star_import_binds_the_listed_names(run_ok):
+    _, ns = run_ok("from math import *\ny = floor(pi)")
+    assert ns.get("y") == 3 and "sqrt" in ns.names()
+
+
+@pytest.mark.parametrize("source, module", [
+    ("import os", "os"), ("import sys", "sys"), ("import pandas as pd", "pandas"),
+    ("from os import path", "os"), ("import matplotlib.pyplot as plt", "matplotlib.pyplot"),
+    ("import importlib", "importlib"), ("import pickle", "pickle"),
+])
+def test_other_imports_are_an_import_error_at_their_line_saying_data_comes_as_inputs(run_err, source, module):
+    e = run_err("x = 1\n" + source + "\n")
+    assert e.type == "ImportError" and e.line == 2
+    assert f"'{module}'" in e.message and "inputs" in e.message
+
+
+def test_an_import_error_can_be_caught_as_in_python(run_ok):
+    out, _ = run_ok("""
+    try:
+        import matplotlib.pyplot as plt
+    except ImportError:
+        plt = None
+    print(plt)
+    """)
+    assert out.stdout == "None\n"
+
+
+def test_missing_names_are_import_errors_naming_module_and_name(run_err):
+    e = run_err("from torch.nn import NoSuchLayer")
+    assert e.type == "ImportError" and "NoSuchLayer" in e.message and "torch.nn" in e.message
+    e = run_err("from torch import _C")
+    assert e.type == "ImportError"
+
+
+def test_relative_imports_are_refused_before_running(run_err):
+    e = run_err("from . import x")
+    assert e.type == "SyntaxError" and "relative import" in e.message
+
+
+def test_star_import_in_a_function_is_refused(run_err):
+    assert run_err("def f():\n    from math import *\n").type == "SyntaxError"
+
+
+def test_imported_views_are_per_session_and_read_only(run_err):
+    e = run_err("import random\nrandom.random = 4")
+    assert e.type == "AttributeError"
+
+
+def test_import_binds_locally_inside_functions(run_ok):
+    _, ns = run_ok("""
+    def f():
+        import math as m
+        return m.sqrt(9.0)
+    y = f()
+    """)
+    assert ns.get("y") == 3.0 and "m" not in ns.names()

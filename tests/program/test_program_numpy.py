@@ -1,0 +1,187 @@
+"""The program-side NumPy subset (SPEC section 2): NumPy's semantics, compared with NumPy
+itself; arrays held as engine values; conversions with tensors; sizes checked first."""
+import numpy as np
+import pytest
+
+from gradserve.engine.program import Limits, Namespace, run
+
+from python_oracle import assert_same_as_python, program_stdout
+
+try:
+    import torch as real_torch
+except ImportError:  # the suite passes without PyTorch
+    real_torch = None
+
+
+def test_creation_dtypes_and_printing_match_numpy():
+    assert_same_as_python("""
+    import numpy as np
+    a = np.array([[1, 2], [3, 4]])
+    b = np.array([1.0, 2.5])
+    print(a, a.dtype, b.dtype, repr(b), a.shape, a.ndim, a.size, b.itemsize)
+    print(np.zeros((2, 3)), np.ones(3, dtype=np.int64), np.full((2,), 7.0), np.arange(5), np.arange(0, 1, 0.25))
+    print(np.linspace(0, 1, 5), np.eye(2), np.identity(3).sum(), np.zeros_like(a), np.ones_like(b))
+    print(a.astype(np.float32).dtype, a.astype("float64").dtype, np.float32, np.dtype("int32"), b.dtype == np.float64)
+    print(np.array([True, False]).dtype, np.array([1, 2], dtype=float), np.asarray([1, 2]).tolist())
+    """)
+
+
+def test_empty_is_zeroed_memory_as_torch_empty_in_programs(run_ok):
+    _, ns = run_ok("import numpy as np\na = np.empty((2, 3)).tolist()\nb = np.empty_like(np.ones(2)).tolist()")
+    assert ns.get("a") == [[0.0] * 3] * 2 and ns.get("b") == [0.0, 0.0]
+
+
+def test_numpy_scalars_keep_their_type_as_numpy():
+    assert_same_as_python("""
+    import numpy as np
+    a = np.arange(4.0)
+    m = np.mean(a)
+    print(m, repr(m), [m, np.sum(np.arange(3))], m.item(), m.round(1), m * 2, 2 + m, m.dtype, float(m) + 1)
+    print(f"{m:.3f}", round(float(m), 1), int(np.argmax(a)), np.int64(3) + 1, np.float32(0.1), repr(np.float32(2)))
+    """)
+
+
+def test_elementwise_reductions_and_broadcasting_match_numpy():
+    assert_same_as_python("""
+    import numpy as np
+    x = np.linspace(-1, 1, 7)
+    print(np.sin(x), np.exp(x).round(4), np.abs(x), np.sqrt(np.abs(x)), np.clip(x, -0.5, 0.5), np.maximum(x, 0))
+    a = np.arange(12).reshape(3, 4)
+    print(a.sum(), a.sum(axis=0), a.mean(axis=1), np.mean(a), np.std(a), a.var(), a.max(), np.argmax(a, axis=1))
+    print(a.min(axis=0), a.prod(axis=1), np.cumsum(a, axis=1), np.median(a), np.percentile(a, 50))
+    print(a + np.arange(4), a * 2.5, a / 2, a // 3, a % 5, a ** 2, -a, a > 5, (a > 5).any(), np.all(a >= 0))
+    print(np.where(a > 5, a, -1), np.sum(a, keepdims=True), a.T.shape, a.reshape(-1).shape, a.flatten()[:3])
+    print(1 + a[0], 2.0 * a[0], 10 - a[0], 1 / (a[0] + 1))
+    """)
+
+
+def test_indexing_views_and_assignment_match_numpy():
+    assert_same_as_python("""
+    import numpy as np
+    a = np.arange(12).reshape(3, 4)
+    print(a[0], a[0, 1], a[:, 1], a[1:, ::2], a[a > 6], a[[0, 2]], a[:, np.newaxis, :].shape, a[..., 0])
+    row = a[1]
+    row[0] = 100
+    print(a)
+    a[a > 50] = -1
+    a[0, :] = [9, 8, 7, 6]
+    a[2] += 1
+    print(a, len(a), 7 in a)
+    for r in a:
+        print(r)
+    """)
+
+
+def test_shape_functions_and_linalg_match_numpy():
+    assert_same_as_python("""
+    import numpy as np
+    a = np.arange(6).reshape(2, 3)
+    print(np.concatenate([a, a]), np.stack([a, a]).shape, np.vstack([a, a]).shape, np.hstack([a, a]).shape)
+    print(np.transpose(a), np.expand_dims(a, 0).shape, np.squeeze(np.ones((1, 3, 1))).shape, np.flip(a, 1))
+    print(np.split(np.arange(6), 3), np.tile(a, 2).shape, np.repeat(a, 2).shape, np.roll(np.arange(4), 1))
+    print(np.dot(a, a.T), a @ a.T, np.outer([1, 2], [3, 4]), np.unique([3, 1, 3, 2]), np.sort([3, 1, 2]))
+    m = np.array([[2.0, 1.0], [1.0, 3.0]])
+    print(np.linalg.inv(m), np.linalg.det(m).round(6), np.linalg.norm(m), np.linalg.solve(m, np.array([1.0, 2.0])))
+    w, v = np.linalg.eigh(m)
+    print(w.round(6), np.trace(m), np.diag([1, 2]), np.triu(np.ones((3, 3))), np.meshgrid([1, 2], [3, 4])[0])
+    """)
+
+
+def test_random_draws_numpys_numbers_from_the_sessions_generator():
+    assert_same_as_python("""
+    import numpy as np
+    np.random.seed(0)
+    print(np.random.rand(3), np.random.randn(2, 2), np.random.randint(0, 10, size=5), np.random.random((2,)))
+    print(np.random.normal(0, 1, 3), np.random.uniform(-1, 1, 2), np.random.choice(5, 3, replace=False))
+    print(np.random.permutation(6), np.random.choice([1, 2, 3], p=[0.1, 0.2, 0.7], size=4))
+    a = np.arange(5); np.random.shuffle(a); print(a)
+    rs = np.random.RandomState(1); print(rs.rand(2), rs.randint(5))
+    g = np.random.default_rng(0); print(g.normal(size=2), g.integers(0, 10, size=3), g.random(2))
+    """)
+
+
+def test_numpy_generator_is_per_session():
+    ns1, ns2 = Namespace(), Namespace()
+    run("import numpy as np\nnp.random.seed(3)\na = np.random.rand()", ns1)
+    run("import numpy as np\nnp.random.seed(3)\nb = np.random.rand()\nc = np.random.rand()", ns2)
+    run("d = np.random.rand()", ns1)
+    assert ns1.get("a") == ns2.get("b") and ns1.get("d") == ns2.get("c")
+    state = np.random.get_state()[1].copy()
+    run("np.random.seed(5)\nx = np.random.rand(10)", ns1)
+    assert (np.random.get_state()[1] == state).all()   # the host's NumPy generator untouched
+
+
+def test_tensor_conversions_follow_pytorch():
+    out = program_stdout("""
+    import numpy as np
+    import torch
+    np.random.seed(0)
+    x = np.linspace(0, 1, 4)
+    t = torch.from_numpy(x)
+    print(t.dtype, t.float().dtype, torch.tensor(x).dtype, torch.as_tensor(x.astype(np.float32)).dtype)
+    x[0] = 5.0
+    print(t[0].item())                      # from_numpy shares memory, as PyTorch's
+    n = torch.ones(3).numpy()
+    print(n, n.dtype, isinstance(n, np.ndarray), n.sum())
+    y = torch.arange(4.0)
+    z = y.numpy()
+    z[1] = 10.0
+    print(y)                               # Tensor.numpy() shares memory, as PyTorch's
+    print(torch.tensor([np.float32(1.5), 2.0]), torch.ones(2) + np.ones(2))
+    w = torch.ones(2, requires_grad=True)
+    try:
+        w.numpy()
+    except RuntimeError as e:
+        print("RuntimeError")
+    print(np.mean(torch.arange(4.0).numpy()), np.array(torch.ones(2)).dtype)
+    """)
+    lines = out.splitlines()
+    assert lines[0] == "torch.float64 torch.float32 torch.float64 torch.float32"
+    assert lines[1] == "5.0"
+    assert lines[2] == "[1. 1. 1.] float32 True 3.0"
+    assert lines[3] == "tensor([ 0., 10.,  2.,  3.])"
+    assert lines[-2] == "RuntimeError"
+    assert lines[-1] == "1.5 float32"
+
+
+def test_programs_never_hold_a_host_ndarray(run_ok, run_err):
+    _, ns = run_ok("import numpy as np\na = np.ones(3)\nb = [a, a.T, a[1:]]")
+    assert type(ns.get("a")).__module__.startswith("gradserve.engine.program.stdlib")
+    for attr in ("ctypes", "tofile", "dump", "data", "base", "__array_interface__", "_a", "_t", "strides",
+                 "view", "tobytes", "__reduce__"):
+        e = run_err(f"import numpy as np\na = np.ones(3)\nx = a.{attr}")
+        assert e.type == "AttributeError", (attr, e.to_dict())
+    for name in ("save", "load", "fromfile", "memmap", "ctypeslib", "lib", "frombuffer", "set_printoptions"):
+        e = run_err(f"import numpy as np\nx = np.{name}(1)")
+        assert e.type in ("AttributeError", "TypeError"), (name, e.to_dict())
+    assert run_err("import numpy as np\nx = np.array([object()])").type in ("NameError", "TypeError")
+    assert run_err("import numpy as np\nx = np.array(['a', 'b'])").type == "TypeError"
+
+
+@pytest.mark.parametrize("expr", [
+    "np.zeros((10**5, 10**5))", "np.ones(10**10)", "np.arange(10**11)", "np.linspace(0, 1, 10**10)",
+    "np.eye(10**6)", "np.tile(np.ones(1000), 10**6)", "np.repeat(np.ones(1000), 10**6)",
+    "np.outer(np.ones(10**5), np.ones(10**5))", "np.ones(10**4)[:, None] + np.ones(10**5)",
+    "np.random.rand(10**5, 10**5)", "np.random.normal(size=(10**6, 10**6))", "np.concatenate([np.ones(10**6)] * 1000)",
+    "np.ones((4000, 4000)) @ np.ones((4000, 4000))", "np.linalg.inv(np.ones((20000, 20000)))",
+    "np.ones(10**4)[np.zeros(10**5, dtype=np.int64)][:, None] * np.ones(10**4)",
+    "np.pad(np.ones(10), 10**10)", "np.bincount([10**12])",
+])
+def test_sizes_are_checked_before_numpy_builds_them(run_err, expr):
+    limits = Limits(steps=1_000_000, wall_time_s=10.0, tensor_elements=1 << 22, session_bytes=256 << 20)
+    e = run_err(f"import numpy as np\nx = {expr}\n", limits=limits)
+    assert e.type == "LimitExceeded", e.to_dict()
+
+
+def test_arrays_count_against_the_sessions_bytes():
+    ns = Namespace()
+    out = run("import numpy as np\na = np.ones((1000, 1000))\nb = [np.zeros(1000) for _ in range(10)]", ns)
+    assert out.ok
+    assert ns.nbytes() >= 8 * 1000 * 1000 + 10 * 8000
+
+
+def test_numpy_errors_are_numpys_at_the_programs_line(run_err):
+    e = run_err("import numpy as np\na = np.ones(3)\nb = a + np.ones(4)")
+    assert e.type == "ValueError" and e.line == 3 and "broadcast" in e.message
+    e = run_err("import numpy as np\na = np.ones((2, 2))\nb = a[5]")
+    assert e.type == "IndexError" and e.line == 3
