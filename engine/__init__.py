@@ -10,6 +10,8 @@ from .dtypes import (dtype, float16, float32, float64, uint8, int8, int16, int32
                      half, float, double, short, int, long, get_default_dtype, set_default_dtype)
 from .device import device, cuda_available as _cuda_available
 from .tensor import Tensor, Size
+from .tensor_types import (FloatTensor, DoubleTensor, HalfTensor, LongTensor, IntTensor, ShortTensor,
+                           CharTensor, ByteTensor, BoolTensor)
 from .printing import set_printoptions, get_printoptions
 from .autograd import (no_grad, enable_grad, set_grad_enabled, is_grad_enabled, inference_mode,
                        is_anomaly_enabled, set_detect_anomaly)
@@ -25,12 +27,14 @@ from .autograd import engine as _autograd_engine
 from .autograd import tensor_ops as _tensor_ops
 from .limits import LimitExceeded, Limits
 from . import graph  # noqa: E402 - after the ops it describes
+from . import keyword_aliases as _keyword_aliases
 from . import nn, optim
 from .nn.functional import (softmax, log_softmax, dropout, conv1d, conv2d, cosine_similarity,  # noqa: F401
                             pairwise_distance, max_pool1d, max_pool2d, avg_pool1d, adaptive_avg_pool1d, selu, celu,
                             threshold, layer_norm, group_norm)
 
 _autograd_engine.graph_ops = _tensor_ops
+_keyword_aliases.install(globals(), Tensor)
 
 
 def result_type(tensor1, tensor2):

@@ -426,6 +426,9 @@ class Tensor:
             return _function._LEGACY_TYPE_NAMES.get(self.dtype.name, "torch.Tensor")
         if isinstance(dtype, str) and dtype in _LEGACY_DTYPES:
             dtype = _LEGACY_DTYPES[dtype]
+        elif isinstance(dtype, type):
+            from .tensor_types import tensor_type_dtype
+            dtype = tensor_type_dtype(dtype) or dtype
         return self.to(dtype)
 
     def double(self):

@@ -2,13 +2,14 @@
 from .grad_mode import (no_grad, enable_grad, set_grad_enabled, is_grad_enabled, inference_mode,
                         set_detect_anomaly, detect_anomaly, is_anomaly_enabled)
 from . import grad_mode
-from .function import Function, Node
+from .function import Node
+from .custom_function import Function, FunctionCtx, once_differentiable, InplaceFunction, NestedIOFunction
 from . import engine as _engine
 from .finite_differences import gradcheck, gradgradcheck, GradcheckError
 
 __all__ = ["backward", "grad", "no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled", "inference_mode",
            "set_detect_anomaly", "detect_anomaly", "is_anomaly_enabled", "gradcheck", "gradgradcheck",
-           "Function", "Node", "Variable"]
+           "Function", "FunctionCtx", "once_differentiable", "Node", "Variable"]
 
 
 def _as_tuple(x):

@@ -1,4 +1,4 @@
-"""Function: one op's forward on arrays and its backward rule, side by side.
+"""Op: one op's forward on arrays and its backward rule, side by side.
 
 Each op is a subclass. ``forward(self, *arrays, **params)`` computes on raw
 NumPy/CuPy arrays and may stash what backward needs on ``self``;
@@ -119,8 +119,9 @@ class AccumulateGrad(Node):
         self.trace = None
 
 
-class Function(Node):
-    """Base of every differentiable op (PyTorch's autograd.Function shape)."""
+class Op(Node):
+    """Base of every differentiable op of the engine: a forward on arrays and its backward rule.
+    (PyTorch's public ``torch.autograd.Function`` for users is ``custom_function.Function``.)"""
     __slots__ = ()
     saves = ()          # input indices, and -1 for the output, that backward reads
     # per input, the entries of ``saves`` its gradient reads (Mul: ((1,), (0,))); None: all of them
@@ -302,9 +303,21 @@ class Function(Node):
                 f"torch.autograd.set_detect_anomaly(True).")
 
 
+# the name the op modules of nn/ import the base by; engine.autograd.Function is the public class
+Function = Op
+
 _BACKWARD_SUFFIX = re.compile(r"Backward\d*$")
 _LEGACY_TYPE_NAMES = {"float32": "torch.FloatTensor", "float64": "torch.DoubleTensor",
                       "float16": "torch.HalfTensor", "int64": "torch.LongTensor",
                       "int32": "torch.IntTensor", "int16": "torch.ShortTensor",
                       "int8": "torch.CharTensor", "uint8": "torch.ByteTensor",
                       "bool": "torch.BoolTensor"}
+
+
+def __getattr__(name):
+    # torch.autograd.function's public names (once_differentiable, FunctionCtx) live with the
+    # user-facing Function, which loads after this module
+    if name in ("once_differentiable", "FunctionCtx", "InplaceFunction", "NestedIOFunction"):
+        from . import custom_function
+        return getattr(custom_function, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

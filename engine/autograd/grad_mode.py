@@ -27,12 +27,23 @@ class _GradModeContext:
         return wrapper
 
 
-class no_grad(_GradModeContext):
+class _NoParamGradMode(_GradModeContext):
+    """A grad mode that is also a bare decorator: ``@torch.no_grad`` as well as ``@torch.no_grad()``."""
+
+    def __new__(cls, orig_func=None):
+        if orig_func is None:
+            return super().__new__(cls)
+        if not callable(orig_func):
+            raise TypeError(f"{cls.__name__}() takes no arguments")
+        return cls()(orig_func)
+
+
+class no_grad(_NoParamGradMode):
     """Context manager that disables gradient calculation."""
     _enabled = False
 
 
-class enable_grad(_GradModeContext):
+class enable_grad(_NoParamGradMode):
     """Context manager that enables gradient calculation."""
     _enabled = True
 
@@ -62,6 +73,11 @@ class set_grad_enabled(_GradModeContext):
 
 class inference_mode(_GradModeContext):
     """Context manager that disables gradient calculation (here the same as no_grad)."""
+
+    def __new__(cls, mode=True):
+        if callable(mode):   # bare @torch.inference_mode
+            return cls()(mode)
+        return super().__new__(cls)
 
     def __init__(self, mode=True):
         self._mode = bool(mode)

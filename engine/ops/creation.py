@@ -172,7 +172,12 @@ def scalar_tensor(s, *, dtype=None, device=None, requires_grad=False):
 
 
 # ------------------------------------------------------------------ filled
-def _shape(size):
+def _shape(size, keyword=None):
+    """The shape from a factory's sizes: ``zeros(2, 3)``, ``zeros((2, 3))`` or ``zeros(size=(2, 3))``."""
+    if keyword is not None:
+        if size:
+            raise TypeError("got multiple values for argument 'size'")
+        size = (keyword,)
     if len(size) == 1 and isinstance(size[0], (list, tuple)):
         size = tuple(size[0])
     shape = tuple(int(s) for s in size)
@@ -188,21 +193,21 @@ def _xp_dtype(dtype, device, default=None):
     return array_module_for(as_device(device) or CPU), dtype
 
 
-def zeros(*size, dtype=None, device=None, requires_grad=False, out=None, layout=None):
+def zeros(*shape, size=None, dtype=None, device=None, requires_grad=False, out=None, layout=None):
     """Returns a tensor filled with the scalar value 0."""
     xp, dtype = _xp_dtype(dtype, device)
-    return _finish(xp.zeros(_shape(size), dtype=dtype.np), requires_grad)
+    return _finish(xp.zeros(_shape(shape, size), dtype=dtype.np), requires_grad)
 
 
-def ones(*size, dtype=None, device=None, requires_grad=False, out=None, layout=None):
+def ones(*shape, size=None, dtype=None, device=None, requires_grad=False, out=None, layout=None):
     """Returns a tensor filled with the scalar value 1."""
     xp, dtype = _xp_dtype(dtype, device)
-    return _finish(xp.ones(_shape(size), dtype=dtype.np), requires_grad)
+    return _finish(xp.ones(_shape(shape, size), dtype=dtype.np), requires_grad)
 
 
-def empty(*size, dtype=None, device=None, requires_grad=False, out=None, layout=None, memory_format=None):
+def empty(*shape, size=None, dtype=None, device=None, requires_grad=False, out=None, layout=None, memory_format=None):
     """Returns a tensor of the given size; its memory is zeroed (programs must not see old data)."""
-    return zeros(*size, dtype=dtype, device=device, requires_grad=requires_grad)
+    return zeros(*shape, size=size, dtype=dtype, device=device, requires_grad=requires_grad)
 
 
 def full(size, fill_value, *, dtype=None, device=None, requires_grad=False, out=None, layout=None):
@@ -294,16 +299,16 @@ def _random(sample, shape, dtype, device, requires_grad, kernel=None):
     return _finish(arr if xp is np else xp.asarray(arr), requires_grad)
 
 
-def rand(*size, generator=None, dtype=None, device=None, requires_grad=False, out=None, layout=None):
+def rand(*shape, size=None, generator=None, dtype=None, device=None, requires_grad=False, out=None, layout=None):
     """Returns a tensor of random numbers from a uniform distribution on [0, 1)."""
-    shape = _shape(size)
+    shape = _shape(shape, size)
     return _random(lambda s: _gen(generator).rng.random(s, dtype=np.float64), shape, dtype, device, requires_grad,
                    "check_uniform_bounds")
 
 
-def randn(*size, generator=None, dtype=None, device=None, requires_grad=False, out=None, layout=None):
+def randn(*shape, size=None, generator=None, dtype=None, device=None, requires_grad=False, out=None, layout=None):
     """Returns a tensor of random numbers from the standard normal distribution."""
-    shape = _shape(size)
+    shape = _shape(shape, size)
     return _random(lambda s: _gen(generator).rng.standard_normal(s), shape, dtype, device, requires_grad,
                    "normal_kernel_cpu")
 

@@ -10,7 +10,7 @@ import math
 import numpy as np
 
 from .. import dtypes as _dt
-from ..autograd.function import Function
+from ..autograd.function import Op
 from ..device import array_module_for, get_array_module
 from ..tensor import Tensor
 
@@ -122,7 +122,7 @@ def _check_int_division(a, b):
 
 
 # --------------------------------------------------------------- arithmetic
-class Add(Function):
+class Add(Op):
     __slots__ = ()
     op = "add"
 
@@ -134,7 +134,7 @@ class Add(Function):
         return g, g
 
 
-class Sub(Function):
+class Sub(Op):
     __slots__ = ()
     op = "sub"
 
@@ -160,7 +160,7 @@ class Rsub(Sub):
     backward_name = "RsubBackward1"
 
 
-class Mul(Function):
+class Mul(Op):
     __slots__ = ()
     op = "mul"
     saves = (0, 1)
@@ -179,7 +179,7 @@ class Mul(Function):
         return g * b, g * a
 
 
-class Div(Function):
+class Div(Op):
     """True division: integer and bool operands divide in the default float dtype."""
     __slots__ = ()
     op = "div"
@@ -194,7 +194,7 @@ class Div(Function):
         return g / b, -g * a / (b * b) if _wants(self, 1) else None
 
 
-class RoundedDiv(Function):
+class RoundedDiv(Op):
     """div(a, b, rounding_mode="floor" | "trunc"): piecewise constant, so its gradient is zero."""
     __slots__ = ()
     op = "div"
@@ -225,7 +225,7 @@ class FloorDivide(RoundedDiv):
         return RoundedDiv.forward(self, a, b, "floor")
 
 
-class Remainder(Function):
+class Remainder(Op):
     """Python's ``%``: the result takes the sign of the divisor."""
     __slots__ = ()
     op = "remainder"
@@ -243,7 +243,7 @@ class Remainder(Function):
         return g, -g * (a // b) if _wants(self, 1) else None
 
 
-class Fmod(Function):
+class Fmod(Op):
     """C's fmod: the result takes the sign of the dividend."""
     __slots__ = ()
     op = "fmod"
@@ -261,7 +261,7 @@ class Fmod(Function):
         return g, -g * F.trunc(a / b) if _wants(self, 1) else None
 
 
-class Pow(Function):
+class Pow(Op):
     """a ** b. d/da = b a**(b-1), zero where b == 0; d/db = a**b log a, zero where a == 0 and b >= 0."""
     __slots__ = ()
     op = "pow"
@@ -309,7 +309,7 @@ def _int_pow(a, b):
     return xp.where(b < 0, xp.where(xp.abs(a) == 1, out, 0), out)
 
 
-class Neg(Function):
+class Neg(Op):
     __slots__ = ()
     op = "neg"
 
@@ -346,7 +346,7 @@ def _unary(op, forward, grad, saves="x", floating=True):
         return (grad(F, g, *saved),)
 
     name = "".join(part.capitalize() for part in op.split("_"))
-    return type(name, (Function,), {"__slots__": (), "op": op, "saves": save_idx,
+    return type(name, (Op,), {"__slots__": (), "op": op, "saves": save_idx,
                                     "forward": fwd, "backward": bwd})
 
 
@@ -478,7 +478,7 @@ def erf_numpy(x, complement=False):
 
 
 # --------------------------------------------------------------- two-input maths
-class Maximum(Function):
+class Maximum(Op):
     """Ties split the gradient 0.5/0.5; where a NaN decides, both inputs get it (PyTorch's rule)."""
     __slots__ = ()
     op = "maximum"
@@ -493,7 +493,7 @@ class Maximum(Function):
         return F.where(a < b, 0.0, shared), F.where(a > b, 0.0, shared)
 
 
-class Minimum(Function):
+class Minimum(Op):
     __slots__ = ()
     op = "minimum"
     saves = (0, 1)
@@ -507,7 +507,7 @@ class Minimum(Function):
         return F.where(a > b, 0.0, shared), F.where(a < b, 0.0, shared)
 
 
-class Fmax(Function):
+class Fmax(Op):
     """maximum that ignores NaN: the gradient goes to the operand that was picked."""
     __slots__ = ()
     op = "fmax"
@@ -522,7 +522,7 @@ class Fmax(Function):
         return F.where(first, g, 0.0), F.where(first, 0.0, g)
 
 
-class Fmin(Function):
+class Fmin(Op):
     __slots__ = ()
     op = "fmin"
     saves = (0, 1)
@@ -536,7 +536,7 @@ class Fmin(Function):
         return F.where(first, g, 0.0), F.where(first, 0.0, g)
 
 
-class Atan2(Function):
+class Atan2(Op):
     __slots__ = ()
     op = "atan2"
     saves = (0, 1)
@@ -550,7 +550,7 @@ class Atan2(Function):
         return g * b / d, -g * a / d
 
 
-class Clamp(Function):
+class Clamp(Op):
     """minimum(maximum(x, min), max). x's gradient passes where min <= x <= max, bounds included;
     a tensor bound gets it where it decided the result (PyTorch's clamp_backward_min_max)."""
     __slots__ = ()
@@ -593,7 +593,7 @@ class ClampMax(Clamp):
     backward_name = "ClampMaxBackward0"
 
 
-class Where(Function):
+class Where(Op):
     __slots__ = ()
     op = "where"
     saves = (0,)
@@ -606,7 +606,7 @@ class Where(Function):
         return None, F.where(cond, g, 0.0), F.where(cond, 0.0, g)
 
 
-class Lerp(Function):
+class Lerp(Op):
     """input + weight * (end - input)."""
     __slots__ = ()
     op = "lerp"
@@ -622,7 +622,7 @@ class Lerp(Function):
         return g * (1 - w), g * w, g * (b - a) if _wants(self, 2) else None
 
 
-class Fill(Function):
+class Fill(Op):
     """fill_(value): every element becomes value; a 0-d tensor value gets the summed gradient."""
     __slots__ = ()
     op = "fill"
@@ -648,7 +648,7 @@ def _nondiff(op, forward):
     def fwd(self, *args):
         return forward(_xp(next(a for a in args if hasattr(a, "dtype"))), *args)
     name = "".join(part.capitalize() for part in op.split("_"))
-    return type(name, (Function,), {"__slots__": (), "op": op, "differentiable": False, "forward": fwd})
+    return type(name, (Op,), {"__slots__": (), "op": op, "differentiable": False, "forward": fwd})
 
 
 def _cmp(fn):
@@ -687,7 +687,7 @@ Isfinite = _nondiff("isfinite", lambda xp, a: xp.isfinite(a))
 Signbit = _nondiff("signbit", lambda xp, a: xp.signbit(a))
 
 
-class Cast(Function):
+class Cast(Op):
     """Tensor.to(dtype): the gradient is cast back by the engine."""
     __slots__ = ()
     op = "to"
@@ -708,7 +708,7 @@ class Cast(Function):
         return out
 
 
-class ToDevice(Function):
+class ToDevice(Op):
     __slots__ = ()
     op = "to"
     backward_name = "ToCopyBackward0"
@@ -724,15 +724,27 @@ class ToDevice(Function):
 
 
 # --------------------------------------------------------------- public functions
-def add(input, other, *, alpha=1, out=None):
+def _legacy_tensor(name, scale, rest):
+    """The last tensor of PyTorch's deprecated overloads that take the scale first
+    (``add(x, alpha, other)``, ``addcmul(x, value, t1, t2)``), checked."""
+    if len(rest) != 1 or isinstance(scale, Tensor) or not isinstance(rest[0], Tensor):
+        raise TypeError(f"{name}() received an invalid combination of arguments")
+    return rest[0]
+
+
+def add(input, other, *legacy, alpha=1, out=None):
     """Adds other, scaled by alpha, to input."""
+    if legacy:   # add(input, alpha, other), deprecated but accepted
+        alpha, other = other, _legacy_tensor("add", other, legacy)
     if alpha != 1:
         other = Mul.apply(other, alpha)
     return Add.apply(input, other)
 
 
-def sub(input, other, *, alpha=1, out=None):
+def sub(input, other, *legacy, alpha=1, out=None):
     """Subtracts other, scaled by alpha, from input."""
+    if legacy:   # sub(input, alpha, other), deprecated but accepted
+        alpha, other = other, _legacy_tensor("sub", other, legacy)
     if alpha != 1:
         other = Mul.apply(other, alpha)
     return Sub.apply(input, other)
@@ -840,13 +852,17 @@ def lerp(input, end, weight):
     return Lerp.apply(input, end, weight)
 
 
-def addcmul(input, tensor1, tensor2, *, value=1):
+def addcmul(input, tensor1, tensor2, *legacy, value=1):
     """input + value * tensor1 * tensor2."""
+    if legacy:   # addcmul(input, value, tensor1, tensor2), deprecated but accepted
+        value, tensor1, tensor2 = tensor1, tensor2, _legacy_tensor("addcmul", tensor1, legacy)
     return add(input, Mul.apply(tensor1, tensor2), alpha=value)
 
 
-def addcdiv(input, tensor1, tensor2, *, value=1):
+def addcdiv(input, tensor1, tensor2, *legacy, value=1):
     """input + value * tensor1 / tensor2."""
+    if legacy:   # addcdiv(input, value, tensor1, tensor2), deprecated but accepted
+        value, tensor1, tensor2 = tensor1, tensor2, _legacy_tensor("addcdiv", tensor1, legacy)
     return add(input, Div.apply(tensor1, tensor2), alpha=value)
 
 
@@ -967,7 +983,7 @@ greater, greater_equal, less, less_equal, not_equal = gt, ge, lt, le, ne
 
 
 # --------------------------------------------------------------- Tensor methods and operators
-# The operators call Function.apply directly: they are the hot path of every program.
+# The operators call Op.apply directly: they are the hot path of every program.
 def _add(self, other):
     return Add.apply(self, other)
 

@@ -12,7 +12,7 @@ import math
 import numpy as np
 
 from ..autograd import array_ops as _arr
-from ..autograd.function import Function
+from ..autograd.function import Op
 from ..autograd.state import state
 from ..limits import check_elements
 from ..tensor import Tensor, _host, _wrap_dim
@@ -219,7 +219,7 @@ def _accumulates(index):
 
 
 # ------------------------------------------------------------------ x[index]
-class Index(Function):
+class Index(Op):
     """x[advanced index]: a copy."""
     __slots__ = ("in_shape", "index")
     op = "index"
@@ -233,7 +233,7 @@ class Index(Function):
         return (F.index_put(F.new_zeros(g, self.in_shape), self.index, g, _accumulates(self.index)),)
 
 
-class IndexPut(Function):
+class IndexPut(Op):
     """out = x with x[index] set to (or, accumulating, increased by) values."""
     __slots__ = ("index", "accumulate", "v_shape")
     op = "index_put"
@@ -404,7 +404,7 @@ def _check_gather_shapes(fn, x_shape, dim, idx_shape, src_shape=None):
                                f"from dimension {dim} and to be no larger size than src {list(src_shape)}")
 
 
-class Gather(Function):
+class Gather(Op):
     __slots__ = ("dim", "in_shape")
     op = "gather"
 
@@ -417,7 +417,7 @@ class Gather(Function):
         return (F.scatter_add(F.new_zeros(g, self.in_shape), self.dim, index, g),)
 
 
-class Scatter(Function):
+class Scatter(Op):
     __slots__ = ("dim", "src_is_tensor")
     op = "scatter"
 
@@ -437,7 +437,7 @@ class Scatter(Function):
         return "ScatterBackward0" if self.src_is_tensor else "ScatterBackward1"
 
 
-class ScatterAdd(Function):
+class ScatterAdd(Op):
     __slots__ = ("dim",)
     op = "scatter_add"
 
@@ -493,7 +493,7 @@ def scatter_add(input, dim, index, src):
     return ScatterAdd.apply(input, src, dim=dim, index=idx)
 
 
-class IndexSelect(Function):
+class IndexSelect(Op):
     __slots__ = ("dim", "in_shape")
     op = "index_select"
 
@@ -506,7 +506,7 @@ class IndexSelect(Function):
         return (F.index_add(F.new_zeros(g, self.in_shape), self.dim, index, g),)
 
 
-class IndexAdd(Function):
+class IndexAdd(Op):
     __slots__ = ("dim", "alpha")
     op = "index_add"
 
@@ -563,7 +563,7 @@ def index_add(input, dim, index, source, *, alpha=1, out=None):
 
 
 # ------------------------------------------------------------------ masks
-class MaskedFill(Function):
+class MaskedFill(Op):
     __slots__ = ("value_is_tensor",)
     op = "masked_fill"
     overload_names = {"TT": "MaskedFillBackward1"}

@@ -11,7 +11,7 @@ from collections import Counter
 import numpy as np
 
 from .. import dtypes as _dt
-from ..autograd.function import Function
+from ..autograd.function import Op
 from ..device import get_array_module
 from ..limits import check_elements
 from ..tensor import Tensor, _wrap_dim
@@ -33,7 +33,7 @@ def _name(x, table):
 
 
 # ------------------------------------------------------------------ matmul
-class MatMul(Function):
+class MatMul(Op):
     __slots__ = ()
     op = "matmul"
     saves = (0, 1)
@@ -297,7 +297,7 @@ def addbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
 
 
 # ------------------------------------------------------------------ einsum
-class Einsum(Function):
+class Einsum(Op):
     """einsum over explicit subscripts ("ij,jk->ik"; ellipses already spelled out).
 
     The gradient of an operand is the einsum of the output gradient with the

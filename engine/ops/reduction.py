@@ -13,7 +13,7 @@ import math
 import numpy as np
 
 from .. import dtypes as _dt
-from ..autograd.function import Function
+from ..autograd.function import Op
 from ..device import get_array_module
 from ..tensor import Tensor, _wrap_dim
 from .elementwise import maximum, minimum
@@ -82,7 +82,7 @@ def _require_nonempty(x, name, axes):
                 raise IndexError(f"{name}(): Expected reduction dim {a} to have non-zero size.")
 
 
-class Reduction(Function):
+class Reduction(Op):
     """An op that reduces ``axes`` (None: all) of its input, keeping them as size 1 with keepdim."""
     __slots__ = ("in_shape", "axes", "keepdim")
     # PyTorch's node for the reduction over dims, where its overload differs from the one over all
@@ -91,7 +91,7 @@ class Reduction(Function):
     def name(self):
         if self.axes is not None and self.dim_backward_name is not None:
             return self.dim_backward_name
-        return Function.name(self)
+        return Op.name(self)
 
     def _remember(self, x, axes, keepdim):
         self.in_shape, self.axes, self.keepdim = x.shape, axes, keepdim
@@ -404,7 +404,7 @@ class Norm(Reduction):
 
 
 # --------------------------------------------------------------- cumulative
-class Cumsum(Function):
+class Cumsum(Op):
     __slots__ = ("dim",)
     op = "cumsum"
 
@@ -416,7 +416,7 @@ class Cumsum(Function):
         return (_reverse_cumsum(F, g, self.dim),)
 
 
-class Cumprod(Function):
+class Cumprod(Op):
     """d y_j / d x_i = y_j / x_i for i <= j, so the gradient is reverse_cumsum(g * y) / x.
     With zeros: in a first-order backward, PyTorch's O(n) rule (below); under create_graph,
     its O(n^2) form, whose own derivative is exact."""
@@ -482,15 +482,13 @@ def _dtype_np(dtype):
     return _dt.as_dtype(dtype).np if dtype is not None else None
 
 
-def sum(input, dim=None, keepdim=False, *, dtype=None, axis=None):
+def sum(input, dim=None, keepdim=False, *, dtype=None):
     """Returns the sum of all elements, or over the given dimension(s)."""
-    dim = axis if dim is None else dim
     return Sum.apply(input, axes=_dims(dim, input._data.ndim), keepdim=keepdim, dtype=_dtype_np(dtype))
 
 
-def mean(input, dim=None, keepdim=False, *, dtype=None, axis=None):
+def mean(input, dim=None, keepdim=False, *, dtype=None):
     """Returns the mean of all elements, or over the given dimension(s)."""
-    dim = axis if dim is None else dim
     return Mean.apply(input, axes=_dims(dim, input._data.ndim), keepdim=keepdim, dtype=_dtype_np(dtype))
 
 

@@ -11,7 +11,7 @@ import numpy as np
 
 from .. import dtypes as _dt
 from ..autograd import array_ops as _arr
-from ..autograd.function import Function
+from ..autograd.function import Op
 from ..device import get_array_module
 from ..limits import check_elements
 from ..tensor import Size, Tensor, _host, _wrap_dim
@@ -39,7 +39,7 @@ def _dims_arg(dims):
 
 
 # ------------------------------------------------------------------ views
-class ViewFunction(Function):
+class ViewFunction(Op):
     """An op whose output aliases its input's memory."""
     __slots__ = ()
 
@@ -121,7 +121,7 @@ class Unsqueeze(Reshape):
     backward_name = "UnsqueezeBackward0"
 
 
-class Copy(Function):
+class Copy(Op):
     """A reshape that had to copy (the input's layout did not allow a view)."""
     __slots__ = ("in_shape",)
     op = "reshape"
@@ -187,7 +187,7 @@ def contiguous(input, memory_format=None):
     return Clone.apply(input)
 
 
-class Clone(Function):
+class Clone(Op):
     __slots__ = ()
     op = "clone"
 
@@ -247,8 +247,7 @@ def squeeze(input, dim=None):
     else:
         dims = (_wrap_dim(dim, len(shape)),)
     new = tuple(n for i, n in enumerate(shape) if not (i in dims and n == 1))
-    if new == shape:
-        return input
+    # nothing to squeeze still gives a new view, as PyTorch (its .grad is its own)
     cls = Squeeze if dim is None else SqueezeDims if isinstance(dim, (list, tuple)) else SqueezeDim
     return cls.apply(input, shape=new)
 
@@ -274,7 +273,7 @@ class Expand(ViewFunction):
         return (F.sum_to(g, self.in_shape),)
 
 
-class SumTo(Function):
+class SumTo(Op):
     """Sums a tensor down to a shape it was broadcast from (expand's adjoint)."""
     __slots__ = ("in_shape",)
     op = "sum_to"
@@ -305,10 +304,7 @@ def expand(input, *sizes, **kwargs):
             raise RuntimeError(f"The expanded size of the tensor ({sizes[i]}) must match the existing size "
                                f"({input._data.shape[i - lead]}) at non-singleton dimension {i}.  Target sizes: "
                                f"{list(sizes)}.  Tensor sizes: {list(input._data.shape)}")
-    shape = tuple(int(s) for s in sizes)
-    if shape == input._data.shape:
-        return input
-    return Expand.apply(input, shape=shape)
+    return Expand.apply(input, shape=tuple(int(s) for s in sizes))
 
 
 def expand_as(input, other):
@@ -392,9 +388,8 @@ def transpose(input, dim0, dim1):
     ndim = input._data.ndim
     dims = list(range(ndim))
     d0, d1 = _wrap_dim(dim0, ndim), _wrap_dim(dim1, ndim)
-    if ndim == 0:
-        return input
-    dims[d0], dims[d1] = dims[d1], dims[d0]
+    if ndim:
+        dims[d0], dims[d1] = dims[d1], dims[d0]
     return Transpose.apply(input, dims=tuple(dims))
 
 
@@ -440,8 +435,6 @@ def movedim(input, source, destination):
     order = [d for d in range(ndim) if d not in src]
     for d, s in sorted(zip(dst, src)):
         order.insert(d, s)
-    if order == list(range(ndim)):
-        return input
     return Permute.apply(input, dims=tuple(order))
 
 
@@ -629,7 +622,7 @@ class Diagonal(ViewFunction):
         return (F.diagonal_scatter(F.new_zeros(g, self.in_shape), g, self.offset, self.dim1, self.dim2),)
 
 
-class DiagonalScatter(Function):
+class DiagonalScatter(Op):
     """input with its diagonal (offset, dim1, dim2) replaced by src."""
     __slots__ = ("offset", "dim1", "dim2", "src_shape")
     op = "diagonal_scatter"
@@ -710,7 +703,7 @@ def _check_tensors(tensors, fn):
     return tensors
 
 
-class Cat(Function):
+class Cat(Op):
     __slots__ = ("dim", "bounds")
     op = "cat"
 
@@ -730,10 +723,8 @@ class Cat(Function):
         return tuple(F.getitem(g, head + (slice(b[i], b[i + 1]),)) for i in range(len(b) - 1))
 
 
-def cat(tensors, dim=0, *, out=None, axis=None):
+def cat(tensors, dim=0, *, out=None):
     """Concatenates the given sequence of tensors in the given dimension."""
-    if axis is not None:
-        dim = axis
     tensors = _check_tensors(tensors, "cat")
     if not tensors:
         raise ValueError("torch.cat(): expected a non-empty list of Tensors")
@@ -761,7 +752,7 @@ def cat(tensors, dim=0, *, out=None, axis=None):
 concat = concatenate = cat
 
 
-class Stack(Function):
+class Stack(Op):
     __slots__ = ("dim", "n")
     op = "stack"
 
@@ -842,7 +833,7 @@ def column_stack(tensors, *, out=None):
 
 
 # ------------------------------------------------------------------ repeating
-class Repeat(Function):
+class Repeat(Op):
     __slots__ = ("in_shape", "reps")
     op = "repeat"
 
@@ -913,7 +904,7 @@ def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
 
 
 # ------------------------------------------------------------------ rearranging values
-class Flip(Function):
+class Flip(Op):
     __slots__ = ("dims",)
     op = "flip"
 
@@ -953,7 +944,7 @@ def flipud(input):
     return flip(input, (0,))
 
 
-class Roll(Function):
+class Roll(Op):
     __slots__ = ("shifts", "dims")
     op = "roll"
 
@@ -1001,7 +992,7 @@ def rot90(input, k=1, dims=(0, 1)):
     return clone(input)
 
 
-class Tril(Function):
+class Tril(Op):
     __slots__ = ("k",)
     op = "tril"
 
@@ -1013,7 +1004,7 @@ class Tril(Function):
         return (F.tril(g, self.k),)
 
 
-class Triu(Function):
+class Triu(Op):
     __slots__ = ("k",)
     op = "triu"
 
@@ -1062,7 +1053,7 @@ def meshgrid(*tensors, indexing="ij"):
 
 
 # ------------------------------------------------------------------ in place on views
-class ViewScatter(Function):
+class ViewScatter(Op):
     """PyTorch's CopySlices: ``base`` with the region a view chain selects replaced by ``src``."""
     __slots__ = ("chain",)
     op = "copy_slices"

@@ -1,0 +1,44 @@
+"""The legacy typed tensor constructors: ``torch.FloatTensor``, ``LongTensor``, ...
+
+Each is a class (as in PyTorch, ``isinstance(x, torch.LongTensor)`` asks for the dtype) whose
+call builds an ordinary Tensor of its dtype, from data or from sizes as ``torch.Tensor`` does.
+"""
+from . import dtypes as _dt
+from .tensor import Tensor
+
+__all__ = ["FloatTensor", "DoubleTensor", "HalfTensor", "LongTensor", "IntTensor", "ShortTensor",
+           "CharTensor", "ByteTensor", "BoolTensor", "tensor_type_dtype"]
+
+
+class _TensorType(type):
+    """Metaclass of the typed constructors: calling one makes a Tensor of its dtype."""
+
+    def __call__(cls, *args, device=None):
+        return Tensor(*args, dtype=cls.dtype, device=device)
+
+    def __instancecheck__(cls, obj):
+        return isinstance(obj, Tensor) and obj.dtype is cls.dtype
+
+    def __repr__(cls):
+        return f"<class 'torch.{cls.__name__}'>"
+
+
+def _typed(name, dtype):
+    return _TensorType(name, (), {"dtype": dtype, "__module__": __name__,
+                                  "__doc__": f"torch.{name}: a constructor of {dtype.name} tensors."})
+
+
+FloatTensor = _typed("FloatTensor", _dt.float32)
+DoubleTensor = _typed("DoubleTensor", _dt.float64)
+HalfTensor = _typed("HalfTensor", _dt.float16)
+LongTensor = _typed("LongTensor", _dt.int64)
+IntTensor = _typed("IntTensor", _dt.int32)
+ShortTensor = _typed("ShortTensor", _dt.int16)
+CharTensor = _typed("CharTensor", _dt.int8)
+ByteTensor = _typed("ByteTensor", _dt.uint8)
+BoolTensor = _typed("BoolTensor", _dt.bool)
+
+
+def tensor_type_dtype(t):
+    """The dtype of a typed constructor (``x.type(torch.LongTensor)``), or None for anything else."""
+    return t.dtype if isinstance(t, _TensorType) else None
