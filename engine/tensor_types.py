@@ -14,17 +14,24 @@ class _TensorType(type):
     """Metaclass of the typed constructors: calling one makes a Tensor of its dtype."""
 
     def __call__(cls, *args, device=None):
+        if cls.dtype is None:
+            raise TypeError("TypedTensor is abstract: call FloatTensor, LongTensor, ...")
         return Tensor(*args, dtype=cls.dtype, device=device)
 
     def __instancecheck__(cls, obj):
-        return isinstance(obj, Tensor) and obj.dtype is cls.dtype
+        return isinstance(obj, Tensor) and (cls.dtype is None or obj.dtype is cls.dtype)
 
     def __repr__(cls):
         return f"<class 'torch.{cls.__name__}'>"
 
 
+class TypedTensor(metaclass=_TensorType):
+    """The base of the typed constructors (what the program allowlist names)."""
+    dtype = None
+
+
 def _typed(name, dtype):
-    return _TensorType(name, (), {"dtype": dtype, "__module__": __name__,
+    return _TensorType(name, (TypedTensor,), {"dtype": dtype, "__module__": __name__,
                                   "__doc__": f"torch.{name}: a constructor of {dtype.name} tensors."})
 
 

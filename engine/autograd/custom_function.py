@@ -41,11 +41,11 @@ class FunctionCtx:
 
     def __init__(self):
         self.needs_input_grad = ()
-        self.materialize_grads = True
-        self.to_save = ()
-        self.dirty_tensors = ()
-        self.non_differentiable = ()
-        self.node = None
+        self._materialize = True
+        self._to_save = ()
+        self._dirty = ()
+        self._non_differentiable = ()
+        self._node = None
 
     def save_for_backward(self, *tensors):
         """Saves the given tensors for a future call to backward."""
@@ -54,30 +54,30 @@ class FunctionCtx:
             if t is not None and not isinstance(t, T):
                 raise TypeError(f"save_for_backward can only save variables, but argument {tensors.index(t)} "
                                 f"is not a Variable")
-        self.to_save = tensors
+        self._to_save = tensors
 
     def save_for_forward(self, *tensors):
-        self.to_save_forward = tensors
+        self._to_save_forward = tensors
 
     def mark_dirty(self, *args):
         """Marks the given tensors as modified in place by forward."""
-        self.dirty_tensors = args
+        self._dirty = args
 
     def mark_non_differentiable(self, *args):
         """Marks outputs as not differentiable: they do not require grad, and their gradient in
         backward is zeros (or None without materialized gradients)."""
-        self.non_differentiable = args
+        self._non_differentiable = args
 
     def set_materialize_grads(self, value):
         """Whether gradients of outputs that got none reach backward as zeros (True) or None."""
-        self.materialize_grads = bool(value)
+        self._materialize = bool(value)
 
     @property
     def saved_tensors(self):
         """The tensors given to save_for_backward, checked against in-place changes since."""
-        node = self.node
+        node = self._node
         if node is None:
-            return tuple(self.to_save)
+            return tuple(self._to_save)
         saved = node.saved
         if saved is None:
             raise RuntimeError(FREED_MESSAGE)
@@ -179,8 +179,8 @@ def _apply(cls, args, kwargs):
     is_tuple = isinstance(output, tuple)
     outputs = output if is_tuple else (output,)
     record = prev and any(needs)
-    dirty = {id(t) for t in ctx.dirty_tensors}
-    non_diff = {id(t) for t in ctx.non_differentiable}
+    dirty = {id(t) for t in ctx._dirty}
+    non_diff = {id(t) for t in ctx._non_differentiable}
     input_ids = {id(a) for a in args if isinstance(a, T)}
     results = []
     for out in outputs:
@@ -200,7 +200,7 @@ def _apply(cls, args, kwargs):
                 edges.append(_NO_EDGE)
         else:
             edges.append(_ARGUMENT_EDGE)
-    for t in ctx.dirty_tensors:
+    for t in ctx._dirty:
         if isinstance(t, T) and t.grad_fn is None and t.requires_grad:
             raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
 
@@ -226,7 +226,7 @@ def _apply(cls, args, kwargs):
         node.shape, node.dtype, node.array_type = first.shape, first.dtype, type(first)
     else:
         node.shape, node.dtype, node.array_type = (), np.dtype(np.float64), np.ndarray
-    ctx.node = node
+    ctx._node = node
 
     single = len(tensor_outs) == 1 and bool(differentiable)
     for position, (k, o) in enumerate(tensor_outs):
@@ -254,10 +254,10 @@ def _apply(cls, args, kwargs):
         o.requires_grad = True
         o.grad_fn = grad_fn
         o.grad = None
-    saved = tuple(ctx.to_save)
+    saved = tuple(ctx._to_save)
     node.saved = list(saved) if saved else ()
     node.versions = [t._version[0] if t is not None else 0 for t in saved]
-    ctx.to_save = ()
+    ctx._to_save = ()
     st = state
     st.node_count += 1
     if st.node_limit is not None and st.node_count > st.node_limit:
@@ -293,7 +293,7 @@ class CustomFunctionBackward(Op):
         for position in range(n):
             g = given[position] if position < len(given) else None
             if g is None:
-                if ctx.materialize_grads:
+                if ctx._materialize:
                     shape, dtype, array_type = self.out_meta[position]
                     xp = np if array_type is np.ndarray else _cupy()
                     g = T._make(xp.zeros(shape, dtype), False, None)

@@ -102,7 +102,8 @@ MODULES = {
         replaced={"from_numpy": _S + ".numpy:torch_from_numpy", "tensor": _S + ".numpy:torch_tensor",
                   "as_tensor": _S + ".numpy:torch_as_tensor"},
         names=(
-            "Generator", "Size", "Tensor", "abs", "absolute", "acos", "adaptive_avg_pool1d", "add", "addbmm",
+            "BoolTensor", "ByteTensor", "CharTensor", "DoubleTensor", "FloatTensor", "Generator", "HalfTensor",
+            "IntTensor", "LongTensor", "ShortTensor", "Size", "Tensor", "abs", "absolute", "acos", "adaptive_avg_pool1d", "add", "addbmm",
             "addcdiv", "addcmul", "addmm", "addmv", "addr", "adjoint", "all", "allclose", "amax", "amin", "any",
             "arange", "arccos", "arcsin", "arctan", "arctan2", "argmax", "argmin", "argsort", "argwhere",
             "as_tensor", "asin", "atan", "atan2", "atleast_1d", "atleast_2d", "atleast_3d", "avg_pool1d",
@@ -185,9 +186,13 @@ MODULES = {
                "StepLR")),
     "torch.autograd": Module(
         host=_E + ".autograd",
-        names=("GradcheckError", "Variable", "backward", "detect_anomaly", "enable_grad", "grad", "gradcheck",
-               "gradgradcheck", "is_anomaly_enabled", "is_grad_enabled", "no_grad", "set_detect_anomaly",
-               "set_grad_enabled")),
+        children={"function": "torch.autograd.function"},
+        names=("Function", "FunctionCtx", "GradcheckError", "Variable", "backward", "detect_anomaly", "enable_grad",
+               "grad", "gradcheck", "gradgradcheck", "inference_mode", "is_anomaly_enabled", "is_grad_enabled",
+               "no_grad", "once_differentiable", "set_detect_anomaly", "set_grad_enabled")),
+    "torch.autograd.function": Module(
+        host=_E + ".autograd.custom_function",
+        names=("Function", "FunctionCtx", "InplaceFunction", "once_differentiable")),
     "torch.linalg": Module(host=_E + ".linalg"),
     # ---- program-side standard modules (engine/program/stdlib/): the interpreter's own small
     # implementations, which hand programs only program values and loop through the interpreter
@@ -399,6 +404,16 @@ TYPES = {
     _E + ".autograd.grad_mode.detect_anomaly": Type(),
     _E + ".autograd.grad_mode.set_detect_anomaly": Type(),
     _E + ".autograd.finite_differences.GradcheckError": Type(),
+    # custom functions: programs derive from Function and set what backward needs on ctx
+    _E + ".autograd.custom_function.Function": Type(
+        subclasses=True, base=True, attrs=("apply", "backward", "forward", "jvp", "setup_context", "vjp")),
+    _E + ".autograd.custom_function.FunctionCtx": Type(
+        data=True, settable=ANY,
+        attrs=("mark_dirty", "mark_non_differentiable", "needs_input_grad", "save_for_backward", "save_for_forward",
+               "saved_tensors", "saved_variables", "set_materialize_grads")),
+    # the legacy typed constructors (torch.LongTensor, ...): classes of this metaclass
+    _E + ".tensor_types._TensorType": Type(),
+    _E + ".tensor_types.TypedTensor": Type(subclasses=True),
     # ---- modules
     _E + ".nn.module.Module": Type(subclasses=True, data=True, settable=ANY, base=True, attrs=_MODULE_API),
     _E + ".nn.module.RemovableHandle": Type(attrs=("remove",)),

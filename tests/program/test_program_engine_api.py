@@ -1,0 +1,137 @@
+"""The engine API real PyTorch code uses, reached from programs: custom autograd Functions (the
+program's forward and backward run through the interpreter, under its limits and with its lines),
+legacy constructors, keyword aliases and grad modes."""
+import pytest
+
+from gradserve.engine.program import Limits
+
+RELU = """
+class MyReLU(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, input):
+        ctx.save_for_backward(input)
+        ctx.scale = 2.0
+        return input.clamp(min=0)
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        input, = ctx.saved_tensors
+        grad_input = grad_output.clone() * ctx.scale
+        grad_input[input < 0] = 0
+        return grad_input
+"""
+
+
+def test_a_program_defines_and_applies_a_custom_function(run_ok):
+    _, ns = run_ok(RELU + """
+x = torch.tensor([-1.0, 2.0, 3.0], requires_grad=True)
+y = MyReLU.apply(x)
+name = y.grad_fn.name()
+y.sum().backward()
+g = x.grad.tolist()
+""")
+    assert ns.get("name") == "MyReLUBackward" and ns.get("g") == [0.0, 2.0, 2.0]
+
+
+def test_a_program_custom_function_passes_gradcheck_and_gives_second_order(run_ok):
+    _, ns = run_ok("""
+class Cube(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x, k):
+        ctx.save_for_backward(x)
+        ctx.k = k
+        return x ** 3 * k
+
+    @staticmethod
+    def backward(ctx, g):
+        x, = ctx.saved_tensors
+        return g * 3 * x ** 2 * ctx.k, None
+
+x = torch.tensor([-1.0, 2.0], dtype=torch.float64, requires_grad=True)
+ok = torch.autograd.gradcheck(lambda a: Cube.apply(a, 2.0), (x,))
+g, = torch.autograd.grad(Cube.apply(x, 2.0).sum(), x, create_graph=True)
+g2, = torch.autograd.grad(g.sum(), x)
+out = (g.tolist(), g2.tolist(), ok)
+""")
+    assert ns.get("out") == ([6.0, 24.0], [-12.0, 24.0], True)
+
+
+def test_an_error_in_a_program_backward_points_to_its_line(run_err):
+    e = run_err("""
+class Bad(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        return x * 2
+
+    @staticmethod
+    def backward(ctx, g):
+        return g * undefined_name
+
+x = torch.ones(2, requires_grad=True)
+Bad.apply(x).sum().backward()
+""")
+    assert e.type == "NameError" and e.line == 9
+    assert [f["function"] for f in e.traceback] == ["<module>", "backward"]
+
+
+def test_an_endless_program_backward_hits_the_step_limit(run_err):
+    e = run_err("""
+class Spin(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        return x * 2
+
+    @staticmethod
+    def backward(ctx, g):
+        while True:
+            pass
+
+x = torch.ones(2, requires_grad=True)
+Spin.apply(x).sum().backward()
+""", limits=Limits(steps=10_000))
+    assert e.type == "LimitExceeded" and e.line in (9, 10)
+
+
+def test_ctx_internals_stay_private(run_err):
+    e = run_err(RELU.replace("ctx.scale = 2.0", "ctx._node") + """
+MyReLU.apply(torch.ones(2, requires_grad=True))
+""")
+    assert e.type == "AttributeError"
+
+
+def test_legacy_constructors_aliases_and_variable(run_ok):
+    _, ns = run_ok("""
+from_list = torch.LongTensor([1, 2]).tolist()
+sized = list(torch.FloatTensor(2, 3).shape)
+x = torch.tensor([[1.0, 2.0], [3.0, 4.0]])
+s = x.sum(axis=0, keepdims=True).tolist()
+r = list(torch.randn(size=(2, 5)).shape)
+v = torch.autograd.Variable(torch.ones(2), requires_grad=True)
+w = torch.ones(2)
+w.add_(-0.5, torch.ones(2))
+out = (from_list, sized, s, r, v.requires_grad, w.tolist(), isinstance(x, torch.FloatTensor))
+""")
+    assert ns.get("out") == ([1, 2], [2, 3], [[4.0, 6.0]], [2, 5], True, [0.5, 0.5], True)
+
+
+def test_squeeze_of_a_dim_that_is_not_one_is_a_new_view(run_ok):
+    _, ns = run_ok("""
+w = torch.ones(2, 3, requires_grad=True)
+v = w.squeeze(0)
+(v * 2).sum().backward()
+out = (v is w, v.grad is None, w.grad.sum().item())
+""")
+    assert ns.get("out") == (False, True, 12.0)
+
+
+@pytest.mark.parametrize("deco", ["torch.no_grad()", "torch.no_grad", "torch.inference_mode()"])
+def test_grad_mode_decorators_on_program_functions(run_ok, deco):
+    _, ns = run_ok(f"""
+@{deco}
+def f(t):
+    return (t * 2).requires_grad
+
+x = torch.ones(2, requires_grad=True)
+out = (f(x), (x * 2).requires_grad)
+""")
+    assert ns.get("out") == (False, True)
