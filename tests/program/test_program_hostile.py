@@ -85,7 +85,7 @@ ESCAPES = [
     ("slots", "class A:\n    __slots__ = ()", "TypeError", None),
     ("init_subclass", "class A(nn.Module):\n    def __init_subclass__(cls):\n        pass", "TypeError", None),
     ("descriptor_get", "class A:\n    def __get__(self, o, t):\n        pass", "TypeError", None),
-    ("autograd_function_base", "class A(torch.autograd.Function):\n    pass", "AttributeError", None),
+    ("autograd_op_base", "class A(torch.autograd.function.Op):\n    pass", "AttributeError", None),
     ("import_os", "import os", "ImportError", None),
     ("import_builtins", "import builtins", "ImportError", None),
     ("import_importlib", "import importlib", "ImportError", None),
