@@ -1,9 +1,9 @@
 """torch.nn.utils: gradient clipping, and parameters to and from one vector."""
 import math
 
-from ..device import get_array_module
-from ..ops.shape import cat
-from ..tensor import Tensor
+from ...device import get_array_module
+from ...ops.shape import cat
+from ...tensor import Tensor
 
 __all__ = ["clip_grad_norm_", "clip_grad_value_", "parameters_to_vector", "vector_to_parameters"]
 
@@ -34,7 +34,7 @@ def clip_grad_norm_(parameters, max_norm, norm_type=2.0, error_if_nonfinite=Fals
     grads = [p.grad for p in _params(parameters) if p.grad is not None]
     norm_type = float(norm_type)
     if not grads:
-        from ..ops.creation import tensor
+        from ...ops.creation import tensor
         return tensor(0.0)
     xp = get_array_module(grads[0]._data)
     # as PyTorch: the norm of the per-gradient norms, in the gradients' dtype
@@ -81,3 +81,6 @@ def vector_to_parameters(vec, parameters):
         p._data[...] = vec._data[offset:offset + n].reshape(p._data.shape)
         p._version[0] += 1
         offset += n
+
+
+from . import rnn  # noqa: E402  torch.nn.utils.rnn
