@@ -6,12 +6,16 @@
     NumPy's BLAS against PyTorch's, plus what the engine adds.  target <= 1.3x PyTorch
 (c) a 100,000-op chain, forward and backward, with peak RSS; each framework runs
     in a subprocess of its own so that its RSS is clean.
+(lstm) one training step of nn.LSTM(32->64, batch_first) over 50 steps, batch 16, last
+    state -> Linear -> cross-entropy, Adam; with peak RSS.        target <= 2.0x PyTorch
+(gru) GRUCell(16->32) over 32 sequences of lengths 5..40, a Python loop over the steps
+    (the active sequences shrink), one backward.                 target <= 1.3x PyTorch
 
 Prints each framework's median time and the ratio. PyTorch is optional: without
 it only gradserve's times are printed. Both frameworks get the same number of
 BLAS threads: PyTorch is set to the thread count NumPy's BLAS uses.
 
-    python benchmarks/engine.py [--repeat N] [--rounds N] [--only a,b,c] [--threads N]
+    python benchmarks/engine.py [--repeat N] [--rounds N] [--only a,b,c,lstm,gru] [--threads N]
 """
 import argparse
 import json
@@ -170,6 +174,82 @@ def long_chain(lib):
             "after_mb": _memory_mb("VmRSS") - base}
 
 
+# ------------------------------------------------------------------ (lstm), (gru): recurrent nets
+LSTM_BATCH, LSTM_STEPS, LSTM_IN, LSTM_HIDDEN, LSTM_CLASSES = 16, 50, 32, 64, 10
+GRU_IN, GRU_HIDDEN, GRU_SEQUENCES, GRU_LENGTHS = 16, 32, 32, (5, 40)
+
+
+def lstm_step(lib):
+    """A closure running one Adam step of LSTM(32->64, batch_first) -> last state -> Linear -> CE."""
+    nn = lib.nn
+    lib.manual_seed(0)
+    lstm = nn.LSTM(LSTM_IN, LSTM_HIDDEN, batch_first=True)
+    head = nn.Linear(LSTM_HIDDEN, LSTM_CLASSES)
+    params = list(lstm.parameters()) + list(head.parameters())
+    opt = lib.optim.Adam(params, lr=1e-3)
+    x = lib.randn(LSTM_BATCH, LSTM_STEPS, LSTM_IN)
+    target = lib.randint(0, LSTM_CLASSES, (LSTM_BATCH,))
+
+    def step():
+        opt.zero_grad()
+        _, (h, _) = lstm(x)
+        loss = nn.functional.cross_entropy(head(h[-1]), target)
+        loss.backward()
+        opt.step()
+        return loss
+    return step
+
+
+def gru_loop(lib):
+    """A closure running GRUCell over 32 ragged sequences (sorted by length, a Python loop over
+    the time steps on the still-active ones), then one backward."""
+    lib.manual_seed(0)
+    cell = lib.nn.GRUCell(GRU_IN, GRU_HIDDEN)
+    lengths = sorted(np.random.default_rng(0).integers(GRU_LENGTHS[0], GRU_LENGTHS[1] + 1, GRU_SEQUENCES),
+                     reverse=True)
+    x = lib.randn(max(lengths), GRU_SEQUENCES, GRU_IN)
+    active = [sum(1 for n in lengths if n > t) for t in range(max(lengths))]
+
+    def step():
+        h = lib.zeros(GRU_SEQUENCES, GRU_HIDDEN)
+        for t, n in enumerate(active):
+            h_t = cell(x[t, :n], h[:n])
+            h = lib.cat([h_t, h[n:]], 0) if n < GRU_SEQUENCES else h_t
+        h.pow(2).sum().backward()
+        cell.zero_grad()
+    return step
+
+
+def peak_step(step, repeat):
+    """Median time of ``step`` and the process's peak RSS (it runs in a fresh subprocess)."""
+    return {"time": median_time(step, repeat), "peak_rss_mb": _memory_mb("VmHWM")}
+
+
+RECURRENT = {"lstm": lambda lib, repeat: peak_step(lstm_step(lib), repeat),
+             "gru": lambda lib, repeat: peak_step(gru_loop(lib), repeat)}
+
+
+def report_recurrent(only, repeat, threads, rounds):
+    if "lstm" in only:
+        ours, theirs = measure("lstm", repeat, threads, rounds)
+        print(_line(f"(lstm) LSTM {LSTM_IN}->{LSTM_HIDDEN} x {LSTM_STEPS} steps, batch {LSTM_BATCH}, Adam step",
+                    ours["time"], theirs and theirs["time"], 2.0))
+        _rss_line(ours, theirs)
+    if "gru" in only:
+        ours, theirs = measure("gru", repeat, threads, rounds)
+        print(_line(f"(gru) GRUCell {GRU_IN}->{GRU_HIDDEN}, {GRU_SEQUENCES} ragged seqs, loop", ours["time"],
+                    theirs and theirs["time"], 1.3))
+        _rss_line(ours, theirs)
+
+
+def _rss_line(ours, theirs):
+    text = f"    peak RSS: gradserve {ours['peak_rss_mb']:6.1f} MB"
+    if theirs is not None:
+        text += f", torch {theirs['peak_rss_mb']:6.1f} MB"
+        text += " (no more than PyTorch's: met)" if ours["peak_rss_mb"] <= theirs["peak_rss_mb"] else " (MISSED)"
+    print(text)
+
+
 # ------------------------------------------------------------------ workers
 def worker(task, name, repeat):
     """Runs in a subprocess of its own: one benchmark on one framework, one JSON line out.
@@ -182,7 +262,9 @@ def worker(task, name, repeat):
         if os.environ.get("GRADSERVE_BENCH_THREADS"):
             torch.set_num_threads(int(os.environ["GRADSERVE_BENCH_THREADS"]))
     lib = gs if name == "gradserve" else torch
-    if task == "a":
+    if task in RECURRENT:
+        result = RECURRENT[task](lib, repeat)
+    elif task == "a":
         result = {"time": median_time(tiny_ops(lib), repeat)}
     elif task == "b":
         step, how = mlp_step(lib)
@@ -240,7 +322,7 @@ def main():
     parser.add_argument("--repeat", type=int, default=7, help="timed repetitions of (a) and (b) per round")
     parser.add_argument("--rounds", type=int, default=5,
                         help="subprocess runs per framework and benchmark, alternating between frameworks")
-    parser.add_argument("--only", default="a,b,c", help="which of a, b, c to run")
+    parser.add_argument("--only", default="a,b,c,lstm,gru", help="which of a, b, c, lstm, gru to run")
     parser.add_argument("--threads", type=int, help="BLAS threads for both frameworks (default: what NumPy uses)")
     parser.add_argument("--worker", help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -280,6 +362,7 @@ def main():
                 print(f"    {name:<9} forward {r['forward'] * 1e3:7.1f} ms, backward {r['backward'] * 1e3:7.1f} ms;"
                       f" peak RSS {r['peak_rss_mb']:6.1f} MB, of which {r['graph_mb']:5.1f} MB for the graph;"
                       f" {r['after_mb']:5.1f} MB still held after backward and del")
+    report_recurrent(only, args.repeat, threads, args.rounds)
 
 
 if __name__ == "__main__":

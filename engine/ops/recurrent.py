@@ -38,6 +38,7 @@ import numpy as np
 
 from ..autograd import array_ops as _array_ops
 from ..autograd.function import Function
+from ..autograd.state import state as _state
 from ..device import get_array_module
 from ..tensor import Tensor
 
@@ -103,67 +104,126 @@ def _scale(n_gates, sigmoid_gates, hidden, dtype, xp):
 
 
 # ------------------------------------------------------------------ kernels on arrays
-def _lstm_forward(X, w_ih, w_hh, b_ih, b_hh, hx, cx, w_hr, layout, reverse):
+def _chained(layout, reverse):
+    """Whether each step's previous state is the previous step's rows (always but for a packed
+    sequence run in reverse, whose active rows grow: those need a running state buffer)."""
+    return not reverse or all(n == layout[0][1] for _, n in layout)
+
+
+def _final_rows(layout, reverse, batch, xp):
+    """For each sequence, the row of its last step (its final state), or None when those
+    are the last processed step's rows in order."""
+    if reverse or all(n == batch for _, n in layout):
+        return None
+    rows = np.empty(batch, dtype=np.int64)
+    for o, n in layout:
+        rows[:n] = np.arange(o, o + n)
+    return xp.asarray(rows)
+
+
+def _c(a, xp):
+    """C order: OpenBLAS multiplies by a Fortran-ordered right operand of these shapes ~2.5x slower."""
+    return xp.ascontiguousarray(a)
+
+
+def _is_zero(a):
+    """A gradient known to be zero: the broadcast zero a state's node sends (no memory)."""
+    return a.size and not any(a.strides)
+
+
+_TANH_GATE = {c: np.array([[0], [0], [1], [0]], dtype=c) for c in "efd"}
+
+
+def _lstm_forward(X, w_ih, w_hh, b_ih, b_hh, hx, cx, w_hr, layout, reverse, grad=True):
+    """Saves, per row: the activated gates (N, 4H); P (N, 4H), the factors that turn dc (i, f, g)
+    and dh (o) into the gates' pre-activation gradients, computed while each step's gates are in
+    cache; K = o (1 - tanh(c)^2), what dh contributes to dc; with proj_size, o tanh(c)."""
     xp = get_array_module(X)
     hidden = cx.shape[1]
     s, b = _scale(4, (0, 1, 3), hidden, X.dtype, xp)
-    gates = X @ (w_ih.T * s)
+    gates = X @ _c(w_ih.T * s, xp)
     if b_ih is not None:
         gates += (b_ih + b_hh) * s
-    whh = w_hh.T * s
-    whr = None if w_hr is None else w_hr.T
+    whh = _c(w_hh.T * s, xp)
+    whr = None if w_hr is None else _c(w_hr.T, xp)
     N = X.shape[0]
+    batch = hx.shape[0]
     Y = xp.empty((N, hx.shape[1]), dtype=X.dtype)
     C = xp.empty((N, hidden), dtype=X.dtype)
-    h = hx.copy()
-    c = cx.copy()
-    tanh, multiply = xp.tanh, xp.multiply
+    P = K = R = None
+    if grad:
+        P = xp.empty_like(gates)
+        K = xp.empty((N, hidden), dtype=X.dtype)
+        s2 = s * s
+        if whr is not None:
+            R = xp.empty((N, hidden), dtype=X.dtype)
+    chained = _chained(layout, reverse)
+    h, c = (hx, cx) if chained else (hx.copy(), cx.copy())
+    tmp = xp.empty((batch, whh.shape[1]), dtype=X.dtype)
+    tcb = xp.empty((batch, hidden), dtype=X.dtype)
+    tanh, multiply, matmul, subtract, concatenate = xp.tanh, xp.multiply, xp.matmul, xp.subtract, xp.concatenate
     h1, h2, h3 = hidden, 2 * hidden, 3 * hidden
     for o, n in _order(layout, reverse):
-        G = gates[o:o + n]
-        G += h[:n] @ whh
+        e = o + n
+        G = gates[o:e]
+        r = tmp[:n]
+        matmul(h[:n], whh, out=r)
+        G += r
         tanh(G, out=G)
+        if grad:
+            # the activations' derivatives from tanh's output T: sigmoid' = (1 - T^2) / 4, tanh' = 1 - T^2
+            pn = P[o:e]
+            multiply(G, G, out=pn)
+            subtract(1, pn, out=pn)
+            pn *= s2
         G *= s
         G += b
-        cn = C[o:o + n]
-        multiply(G[:, h1:h2], c[:n], out=cn)
+        cp = c[:n]
+        cn = C[o:e]
+        multiply(G[:, h1:h2], cp, out=cn)
         cn += G[:, :h1] * G[:, h2:h3]
-        c[:n] = cn
-        yn = Y[o:o + n]
+        tc = tanh(cn, out=tcb[:n])
+        yn = Y[o:e]
+        og = G[:, h3:]
         if whr is None:
-            multiply(G[:, h3:], tanh(cn), out=yn)
+            multiply(og, tc, out=yn)
         else:
-            xp.matmul(G[:, h3:] * tanh(cn), whr, out=yn)
-        h[:n] = yn
-    return Y, (h, c), (gates, C)
+            hr = multiply(og, tc, out=R[o:e]) if grad else og * tc
+            matmul(hr, whr, out=yn)
+        if grad:
+            pn *= concatenate([G[:, h2:h3], cp, G[:, :h1], tc], 1)   # di: g, df: c_{t-1}, dg: i, do: tanh(c)
+            kn = K[o:e]
+            multiply(tc, tc, out=kn)
+            subtract(1, kn, out=kn)
+            kn *= og
+        if chained:
+            h, c = yn, cn
+        else:
+            h[:n] = yn
+            c[:n] = cn
+    rows = _final_rows(layout, reverse, batch, xp)
+    if rows is not None:
+        h, c = Y[rows], C[rows]
+    return Y, (h.copy(), c.copy()), (gates, P, K, R) if grad else ()
 
 
 def _lstm_backward(dY, side, X, w_ih, w_hh, hx, cx, w_hr, Y, extra, layout, reverse):
-    gates, C = extra
+    gates, P, K, R = extra
     xp = get_array_module(X)
-    hidden = C.shape[1]
-    h1, h2, h3 = hidden, 2 * hidden, 3 * hidden
-    i, f, gg, o = gates[:, :h1], gates[:, h1:h2], gates[:, h2:h3], gates[:, h3:]
-    Cprev = _prev_rows(C, cx, layout, reverse, xp)
-    TC = xp.tanh(C)
-    # the step-independent factors of the pre-activation gradients
-    P = xp.empty_like(gates)
-    P[:, :h1] = gg * i * (1 - i)
-    P[:, h1:h2] = Cprev * f * (1 - f)
-    P[:, h2:h3] = i * (1 - gg * gg)
-    P[:, h3:] = TC * o * (1 - o)
-    K = o * (1 - TC * TC)
-    del Cprev
+    hidden = K.shape[1]
+    F = gates[:, hidden:2 * hidden]
+    h3 = 3 * hidden
     P3 = P[:, :h3].reshape(-1, 3, hidden)
-    DG = xp.empty_like(gates)
+    DG = xp.empty_like(P)
     DG3 = DG[:, :h3].reshape(-1, 3, hidden)
     dh = side[0].copy() if side[0] is not None else xp.zeros_like(hx)
     dc = side[1].copy() if side[1] is not None else xp.zeros_like(cx)
     DH = None if w_hr is None else xp.empty_like(Y)
-    multiply = xp.multiply
+    zero = _is_zero(dY)
+    multiply, matmul = xp.multiply, xp.matmul
     for o_, n in _order(layout, not reverse):
         e = o_ + n
-        d = dY[o_:e] + dh[:n]
+        d = dh[:n] if zero else dY[o_:e] + dh[:n]
         if DH is not None:
             DH[o_:e] = d
             d = d @ w_hr
@@ -171,21 +231,21 @@ def _lstm_backward(dY, side, X, w_ih, w_hh, hx, cx, w_hr, Y, extra, layout, reve
         dcn += d * K[o_:e]
         multiply(P3[o_:e], dcn[:, None, :], out=DG3[o_:e])
         multiply(P[o_:e, h3:], d, out=DG[o_:e, h3:])
-        dcn *= f[o_:e]
-        dh[:n] = DG[o_:e] @ w_hh
+        dcn *= F[o_:e]
+        matmul(DG[o_:e], w_hh, out=dh[:n])
     out = {"DG": DG, "hx": dh, "cx": dc}
     out["Hprev"] = _prev_rows(Y, hx, layout, reverse, xp)
     if DH is not None:
-        out["w_hr"] = DH.T @ (o * TC)
+        out["w_hr"] = DH.T @ R
     return out
 
 
-def _gru_forward(X, w_ih, w_hh, b_ih, b_hh, hx, cx, w_hr, layout, reverse):
+def _gru_forward(X, w_ih, w_hh, b_ih, b_hh, hx, cx, w_hr, layout, reverse, grad=True):
     xp = get_array_module(X)
     hidden = hx.shape[1]
     s, b = _scale(3, (0, 1), hidden, X.dtype, xp)
-    G = X @ (w_ih.T * s)
-    whh = w_hh.T * s
+    G = X @ _c(w_ih.T * s, xp)
+    whh = _c(w_hh.T * s, xp)
     bhh = None
     if b_ih is not None:
         G += b_ih * s
@@ -249,12 +309,12 @@ def _gru_backward(dY, side, X, w_ih, w_hh, hx, cx, w_hr, Y, extra, layout, rever
     return {"DG": DGi, "DGh": DGh, "hx": dh, "Hprev": Hprev}
 
 
-def _rnn_forward(X, w_ih, w_hh, b_ih, b_hh, hx, cx, w_hr, layout, reverse, relu):
+def _rnn_forward(X, w_ih, w_hh, b_ih, b_hh, hx, cx, w_hr, layout, reverse, grad, relu):
     xp = get_array_module(X)
-    Y = X @ w_ih.T
+    Y = X @ _c(w_ih.T, xp)
     if b_ih is not None:
         Y += b_ih + b_hh
-    whh = w_hh.T
+    whh = _c(w_hh.T, xp)
     h = hx.copy()
     for o, n in _order(layout, reverse):
         yn = Y[o:o + n]
@@ -285,8 +345,8 @@ def _rnn_backward(dY, side, X, w_ih, w_hh, hx, cx, w_hr, Y, extra, layout, rever
 _KERNELS = {
     "LSTM": (_lstm_forward, _lstm_backward),
     "GRU": (_gru_forward, _gru_backward),
-    "RNN_TANH": (lambda *a: _rnn_forward(*a, False), lambda *a: _rnn_backward(*a, False)),
-    "RNN_RELU": (lambda *a: _rnn_forward(*a, True), lambda *a: _rnn_backward(*a, True)),
+    "RNN_TANH": (lambda *a, grad=True: _rnn_forward(*a, grad, False), lambda *a: _rnn_backward(*a, False)),
+    "RNN_RELU": (lambda *a, grad=True: _rnn_forward(*a, grad, True), lambda *a: _rnn_backward(*a, True)),
 }
 
 _CANON = ("x", "w_ih", "w_hh", "b_ih", "b_hh", "hx", "cx", "w_hr")
@@ -302,7 +362,7 @@ class _Recurrent(Function):
     args = ()       # the input names in order, from _CANON
     cell = False
 
-    def forward(self, *arrays, batch_sizes=None, reverse=False, states=None):
+    def forward(self, *arrays, batch_sizes=None, reverse=False, states=None, grad=True):
         a = dict(zip(self.args, arrays))
         self.side = [None, None]
         if states is not None:
@@ -314,7 +374,7 @@ class _Recurrent(Function):
         steps = 1 if self.cell else (len(batch_sizes) if packed else x.shape[0])
         layout = _layout(batch_sizes, steps, hx.shape[0])
         Y, finals, extra = _KERNELS[self.mode][0](X, a["w_ih"], a["w_hh"], a.get("b_ih"), a.get("b_hh"), hx,
-                                                  a.get("cx"), a.get("w_hr"), layout, reverse)
+                                                  a.get("cx"), a.get("w_hr"), layout, reverse, grad=grad)
         self.keep(*extra)
         self.meta = (layout, reverse, batch_sizes)
         self.finals = finals
@@ -351,7 +411,7 @@ class _Recurrent(Function):
         if need.get("b_ih"):
             grads["b_ih"] = DG.sum(0)
         if need.get("b_hh"):
-            grads["b_hh"] = DGh.sum(0) if DGh is not DG else grads.get("b_ih", DG.sum(0))
+            grads["b_hh"] = grads["b_ih"] if DGh is DG and "b_ih" in grads else DGh.sum(0)
         for name in ("hx", "cx", "w_hr"):
             if need.get(name):
                 grads[name] = out[name]
@@ -432,7 +492,8 @@ _CLASSES = {}
 
 def _run(cls, inputs, params, state_indices):
     nodes = []
-    y = cls.apply(*inputs, states=nodes, **params)
+    grad = _state.grad_enabled and any(isinstance(t, Tensor) and t.requires_grad for t in inputs)
+    y = cls.apply(*inputs, states=nodes, grad=grad, **params)
     node = nodes[0]
     finals = node.finals
     node.finals = None
