@@ -175,7 +175,12 @@ MODULES = {
         )),
     "torch.nn.utils": Module(
         host=_E + ".nn.utils",
+        children={"rnn": "torch.nn.utils.rnn"},
         names=("clip_grad_norm_", "clip_grad_value_", "parameters_to_vector", "vector_to_parameters")),
+    "torch.nn.utils.rnn": Module(
+        host=_E + ".nn.utils.rnn",
+        names=("PackedSequence", "invert_permutation", "pack_padded_sequence", "pack_sequence", "pad_packed_sequence",
+               "pad_sequence", "unpack_sequence", "unpad_sequence")),
     "torch.optim": Module(
         host=_E + ".optim",
         children={"lr_scheduler": "torch.optim.lr_scheduler"},
@@ -429,9 +434,12 @@ TYPES = {
     _E + ".nn.linear.Linear": Type(attrs=("reset_parameters",)),
     _E + ".nn.normalization._BatchNorm": Type(attrs=("reset_parameters", "reset_running_stats")),
     _E + ".nn.normalization.LayerNorm": Type(attrs=("reset_parameters",)),
-    _E + ".nn.rnn.RNNBase": Type(attrs=("all_weights", "reset_parameters")),
+    _E + ".nn.rnn.RNNBase": Type(attrs=("all_weights", "flatten_parameters", "reset_parameters")),
     _E + ".nn.rnn.RNNCellBase": Type(attrs=("reset_parameters",)),
     _E + ".nn.sparse.Embedding": Type(attrs=("from_pretrained", "reset_parameters")),
+    _E + ".nn.utils.rnn.PackedSequence": Type(attrs=(
+        "batch_sizes", "count", "cpu", "cuda", "data", "detach", "double", "float", "half", "index", "is_cuda",
+        "is_pinned", "sorted_indices", "to", "unsorted_indices")),
     # ---- optimisers and schedulers
     _E + ".optim.optimizer.Optimizer": Type(
         subclasses=True, data=True, settable=ANY, base=True,
