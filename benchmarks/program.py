@@ -4,6 +4,10 @@ measured in the same run (issue 3's benchmark).
 (a) the engine benchmark's tiny-op chain: 2,000 elementwise ops on (16,)
     tensors, then backward (the interpreter's per-op overhead). target <= 1.5x
 (b) an MLP training step, batch 256, 784-512-512-10, SGD.       target <= 1.05x
+(lstm) nn.LSTM(32->64, batch_first) over 50 steps, batch 16, last state -> Linear -> CE,
+    Adam (the engine benchmark's workload).                       target <= 1.05x
+(gru) GRUCell(16->32) over 32 ragged sequences, a loop over the steps, one backward.
+                                                                  target <= 1.05x
 
 Each measurement of the program is one ``run()`` of ``step()`` in a session
 where the model was set up by an earlier run, so it includes everything a run
@@ -95,6 +99,95 @@ def mlp_direct():
     return step
 
 
+# ------------------------------------------------------------------ recurrent nets (issue 11)
+LSTM_SETUP = """
+import torch
+import torch.nn as nn
+torch.manual_seed(0)
+lstm = nn.LSTM(32, 64, batch_first=True)
+head = nn.Linear(64, 10)
+opt = torch.optim.Adam(list(lstm.parameters()) + list(head.parameters()), lr=1e-3)
+x = torch.randn(16, 50, 32)
+target = torch.randint(0, 10, (16,))
+
+def step():
+    opt.zero_grad()
+    out, (h, c) = lstm(x)
+    loss = nn.functional.cross_entropy(head(h[-1]), target)
+    loss.backward()
+    opt.step()
+    return loss
+"""
+
+GRU_SETUP = """
+import torch
+torch.manual_seed(0)
+cell = torch.nn.GRUCell(16, 32)
+lengths = LENGTHS
+x = torch.randn(lengths[0], 32, 16)
+active = [sum(1 for n in lengths if n > t) for t in range(lengths[0])]
+
+def step():
+    h = torch.zeros(32, 32)
+    for t in range(len(active)):
+        n = active[t]
+        h_t = cell(x[t, :n], h[:n])
+        h = torch.cat([h_t, h[n:]], 0) if n < 32 else h_t
+    h.pow(2).sum().backward()
+    cell.zero_grad()
+"""
+
+
+def _gru_lengths():
+    import numpy as np
+    return sorted((int(n) for n in np.random.default_rng(0).integers(5, 41, 32)), reverse=True)
+
+
+def lstm_direct():
+    nn = torch.nn
+    torch.manual_seed(0)
+    lstm = nn.LSTM(32, 64, batch_first=True)
+    head = nn.Linear(64, 10)
+    opt = torch.optim.Adam(list(lstm.parameters()) + list(head.parameters()), lr=1e-3)
+    x = torch.randn(16, 50, 32)
+    target = torch.randint(0, 10, (16,))
+
+    def step():
+        opt.zero_grad()
+        out, (h, c) = lstm(x)
+        loss = nn.functional.cross_entropy(head(h[-1]), target)
+        loss.backward()
+        opt.step()
+        return loss
+    return step
+
+
+def gru_direct():
+    torch.manual_seed(0)
+    cell = torch.nn.GRUCell(16, 32)
+    lengths = _gru_lengths()
+    x = torch.randn(lengths[0], 32, 16)
+    active = [sum(1 for n in lengths if n > t) for t in range(lengths[0])]
+
+    def step():
+        h = torch.zeros(32, 32)
+        for t in range(len(active)):
+            n = active[t]
+            h_t = cell(x[t, :n], h[:n])
+            h = torch.cat([h_t, h[n:]], 0) if n < 32 else h_t
+        h.pow(2).sum().backward()
+        cell.zero_grad()
+    return step
+
+
+def compare_recurrent(repeat, ratios):
+    ratios["lstm"] = compare("(lstm) LSTM 32->64 x 50, Adam", lstm_direct(), as_program(LSTM_SETUP), repeat)
+    ratios["gru"] = compare("(gru) ragged GRUCell loop", gru_direct(),
+                            as_program(GRU_SETUP.replace("LENGTHS", repr(_gru_lengths()))), repeat)
+    print(f"targets: LSTM <= 1.05x ({'ok' if ratios['lstm'] <= 1.05 else 'MISSED'}), "
+          f"ragged GRUCell <= 1.05x ({'ok' if ratios['gru'] <= 1.05 else 'MISSED'})")
+
+
 def as_program(setup):
     ns = Namespace()
     limits = Limits()
@@ -142,6 +235,7 @@ def main():
     ratios["mlp"] = compare("(b) MLP step 784-512-512-10", mlp_direct(), as_program(MLP_SETUP), args.repeat)
     print(f"targets: tiny <= 1.5x ({'ok' if ratios['tiny'] <= 1.5 else 'MISSED'}), "
           f"MLP <= 1.05x ({'ok' if ratios['mlp'] <= 1.05 else 'MISSED'})")
+    compare_recurrent(args.repeat, ratios)
 
 
 if __name__ == "__main__":
