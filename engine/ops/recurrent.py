@@ -37,7 +37,7 @@ differentiates that with a graph, so double backward works through every fused o
 import numpy as np
 
 from ..autograd import array_ops as _array_ops
-from ..autograd.function import Function
+from ..autograd.function import Op
 from ..autograd.state import state as _state
 from ..device import get_array_module
 from ..tensor import Tensor
@@ -353,7 +353,7 @@ _CANON = ("x", "w_ih", "w_hh", "b_ih", "b_hh", "hx", "cx", "w_hr")
 
 
 # ------------------------------------------------------------------ nodes
-class _Recurrent(Function):
+class _Recurrent(Op):
     """One layer direction (or one cell step) of a recurrent net as one node."""
     __slots__ = ("side", "meta", "finals")
     op = "rnn"
@@ -439,7 +439,7 @@ class _Recurrent(Function):
         return tuple(grads.get(name) for name in self.args)
 
 
-class _LayerState(Function):
+class _LayerState(Op):
     """A layer's final state (h_n or c_n of one layer and direction): its gradient goes to
     the layer node's backward, which it reaches through this node's one edge."""
     __slots__ = ("index",)

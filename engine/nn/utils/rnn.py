@@ -10,7 +10,7 @@ from collections import namedtuple
 import numpy as np
 
 from ...autograd import array_ops as _array_ops
-from ...autograd.function import Function
+from ...autograd.function import Op
 from ...device import get_array_module
 from ...ops import creation as _creation
 from ...ops.shape import stack
@@ -91,7 +91,7 @@ def _long(values, like=None):
     return t
 
 
-class _PackRows(Function):
+class _PackRows(Op):
     """rows (T * B, *) -> packed rows (N, *): the rows of the active sequences, step by step."""
     __slots__ = ("rows", "total")
     op = "pack_padded_sequence"
@@ -116,7 +116,7 @@ class _PackRows(Function):
         return (F.reshape(out, shape),)
 
 
-class _PadRows(Function):
+class _PadRows(Op):
     """packed rows (N, *) -> padded (T, B, *) filled with padding_value."""
     __slots__ = ("rows",)
     op = "pad_packed_sequence"
