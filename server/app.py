@@ -45,7 +45,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     settings = settings or Settings.from_env()
     settings.validate()
     backend = make_backend(settings)
-    registry = SessionRegistry(settings)
+    registry = backend.session_registry() if hasattr(backend, "session_registry") else SessionRegistry(settings)
     metrics = Metrics(registry, backend)
 
     async def close_session(session):

@@ -52,7 +52,7 @@ class SessionBearer(HTTPBearer):
         if token is None:
             raise unauthorized()
         state = request.app.state
-        found = state.sessions.authenticate(session_id, token)
+        found = await state.sessions.authenticate(session_id, token)
         if found is None:
             raise session_not_found()
         if self.live and not state.backend.is_alive(found.placement):

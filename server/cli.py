@@ -27,7 +27,7 @@ def build_parser():
     serve.add_argument("--host", default=None, help="address to bind (default 127.0.0.1)")
     serve.add_argument("--port", type=int, default=None, help="port (default 8000)")
     serve.add_argument("--workers", type=int, default=None, help="CPU worker processes (default: one per core)")
-    serve.add_argument("--backend", choices=["local"], default=None, help="where sessions run (default local)")
+    serve.add_argument("--backend", choices=["local", "ray"], default=None, help="where sessions run (default local)")
     serve.add_argument("--log-level", default="info", choices=["critical", "error", "warning", "info", "debug"])
     serve.set_defaults(func=_serve)
     from gradserve.client.cli_run import add_run_parser  # gradserve run FILE.py (the client's)

@@ -152,3 +152,13 @@ def _decode_inputs(inputs, max_elements, buffers):
         entry["requires_grad"] = requires_grad
         entries[name] = entry
     return entries
+
+
+def reply_event(reply, buffers):
+    """A worker's run reply as the event a watcher receives: ``result`` or ``error``."""
+    if reply.get("ok"):
+        return {"type": "result", **answers.payload(answers.run_skeleton(reply, buffers), "json")}
+    event = {"type": "error", "status": reply.get("status", 500), "error": reply.get("error") or {}}
+    if reply.get("failed"):
+        event.update(stdout=reply.get("stdout", ""), elapsed_ms=reply.get("elapsed_ms"))
+    return event

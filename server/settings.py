@@ -44,6 +44,7 @@ class Settings:
     answer_max_bytes: int = 1 << 30       # tensor bytes one answer may carry
     output_max_depth: int = 32            # list nesting in a run output
     output_max_items: int = 1 << 20       # list entries in one run's outputs
+    ray_gpus_per_session: float = 1.0     # --backend ray: GPUs a cuda session asks Ray for (fractions allowed)
     limits: Limits = field(default_factory=Limits)
 
     @classmethod

@@ -10,4 +10,7 @@ def make_backend(settings):
     if settings.backend == "local":
         from .local import LocalBackend
         return LocalBackend(settings)
-    raise ValueError(f"unknown backend {settings.backend!r} (available: local)")
+    if settings.backend == "ray":
+        from .ray_backend import RayBackend
+        return RayBackend(settings)
+    raise ValueError(f"unknown backend {settings.backend!r} (available: local, ray)")

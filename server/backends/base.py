@@ -56,8 +56,10 @@ class WorkerBackend(ABC):
         """The devices sessions may ask for ("cpu", and "cuda" when a GPU worker exists)."""
 
     @abstractmethod
-    async def open_session(self, session_id, device):
-        """Creates the session's namespace on a worker; returns its Placement."""
+    async def open_session(self, session_id, device, session=None):
+        """Creates the session's namespace on a worker; returns its Placement.
+
+        ``session`` is the new record (a backend that keeps records in its cluster stores it)."""
 
     @abstractmethod
     async def close_session(self, placement, session_id):

@@ -376,7 +376,7 @@ class LocalBackend(WorkerBackend):
         w = self.slots[placement.worker]
         return w.pid if w.generation == placement.generation else None
 
-    async def open_session(self, session_id, device):
+    async def open_session(self, session_id, device, session=None):
         candidates = [w for w in self.slots if w.alive and w.device == device]
         if not candidates:
             raise BackendUnavailable(f"no {device} worker is available")

@@ -4,7 +4,14 @@ from fastapi import APIRouter, Body, Depends, Request, Response
 from .. import auth
 from ..errors import ApiError
 from ..models import CreateSession, SessionCreated, SessionInfo, errors
-from ..sessions import iso
+from ..sessions import Session, iso
+
+
+def sessions_record(record):
+    """A Session from the record a cluster backend returns (no token: it is only shown)."""
+    return Session(id=record["id"], token_digest=b"", device=record["device"], created_at=record["created_at"],
+                   ttl_expires_at=record["ttl_expires_at"], idle_timeout_s=record["idle_timeout_s"],
+                   last_used=record["last_used"])
 from ..worker_calls import call
 
 router = APIRouter(prefix="/v1/sessions", tags=["sessions"])
@@ -27,7 +34,7 @@ async def create_session(request: Request, body: CreateSession = Body(default_fa
     session, token = state.sessions.new(body.device, ttl_s)
     state.creating += 1
     try:
-        session.placement = await state.backend.open_session(session.id, body.device)
+        session.placement = await state.backend.open_session(session.id, body.device, session=session)
     finally:
         state.creating -= 1
     state.sessions.add(session)
@@ -38,6 +45,9 @@ async def create_session(request: Request, body: CreateSession = Body(default_fa
 async def get_session(request: Request, session=Depends(auth.session)):
     """The session's variables (tensors and module parameters) and the bytes they hold."""
     reply, _ = await call(request, session, {"op": "describe"})
+    record = reply.get("record")  # a backend that keeps records in its cluster sends the session's own
+    if record is not None:
+        session = sessions_record(record)
     return {"id": session.id, "device": session.device, "created_at": iso(session.created_at),
             "expires_at": iso(session.expires_at), "variables": reply["variables"], "bytes": reply["bytes"]}
 

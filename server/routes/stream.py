@@ -16,7 +16,8 @@ from fastapi.responses import JSONResponse
 from ..errors import SESSION_NOT_FOUND, ApiError
 from ..events import EventQueue
 from ..json_bodies import dumps_off_loop
-from ..runs import Cancelled, RunSpec
+from ..backends.base import SessionGone
+from ..runs import Cancelled, RunSpec, reply_event
 
 router = APIRouter(tags=["stream"])
 log = logging.getLogger("gradserve.stream")
@@ -63,7 +64,7 @@ async def stream(websocket: WebSocket, session_id: str):
     token = websocket.query_params.get("token")
     first = None
     if token is not None:
-        session = state.sessions.authenticate(session_id, token)
+        session = await state.sessions.authenticate(session_id, token, verify=True)
         if session is None:
             return await _deny(websocket, 404, *SESSION_NOT_FOUND)
         if not state.backend.is_alive(session.placement):
@@ -80,7 +81,7 @@ async def stream(websocket: WebSocket, session_id: str):
         if not isinstance(token, str):
             return await _refuse(websocket, 4401, "Unauthorized", "send the session token as ?token= or in the "
                                                                   "first message: {\"token\": ...}")
-        session = state.sessions.authenticate(session_id, token)
+        session = await state.sessions.authenticate(session_id, token, verify=True)
         if session is None:
             return await _refuse(websocket, 4404, *SESSION_NOT_FOUND)
         if not state.backend.is_alive(session.placement):
@@ -107,6 +108,7 @@ class Connection:
         self.queue = EventQueue(state.settings.ws_queue_events)
         self.runs = {}  # run id -> task, for runs this connection started
         self.own_seq = 0
+        self.cluster_watch = None  # with a backend that keeps watchers in its cluster: the task relaying them
 
     async def serve(self, first):
         sender = asyncio.create_task(self._send_events())
@@ -130,6 +132,8 @@ class Connection:
             pass
         finally:
             self.session.watchers.discard(self.queue)
+            if self.cluster_watch is not None:
+                self.cluster_watch.cancel()
             for run_id, task in self.runs.items():
                 if not task.done():
                     await self.state.runs.cancel(self.session, run_id)
@@ -152,7 +156,11 @@ class Connection:
             if run_id in self.runs and not self.runs[run_id].done():
                 await self.state.runs.cancel(self.session, run_id)
         elif kind == "watch":
-            self.session.watchers.add(self.queue)
+            if hasattr(self.state.backend, "watch"):
+                if self.cluster_watch is None:
+                    self.cluster_watch = asyncio.create_task(self._watch_cluster())
+            else:
+                self.session.watchers.add(self.queue)
         elif kind == "ping":
             self._notice_event({"type": "pong"})
         elif "token" not in message or len(message) > 1:
@@ -180,6 +188,39 @@ class Connection:
         except Exception:
             log.exception("run %s failed unexpectedly", run_id)
             self._notice("InternalError", "the server failed on this run; it has been logged", run=run_id)
+
+    async def _watch_cluster(self):
+        """Relays every run of the session, started through any replica, from the session's actor.
+
+        Each replica sees a run's events in the same order and numbers them the same way; runs this
+        connection started itself already reach it through its own queue."""
+        seqs = {}
+        try:
+            async for item in self.state.backend.watch(self.session.placement):
+                run = item["run"].partition("/")[2]
+                if run in self.runs:
+                    continue
+                if item["kind"] == "begin":
+                    seqs[run] = 0
+                    continue
+                if item["kind"] == "events":
+                    events = item["events"]
+                else:
+                    reply = json.loads(item["reply"])
+                    events = [reply_event(reply, [memoryview(b) for b in item["buffers"]])]
+                for event in events:
+                    seq = seqs.get(run, 0)
+                    seqs[run] = seq + 1
+                    self.queue.put({**event, "run": run, "seq": seq})
+                if item["kind"] == "reply":
+                    seqs.pop(run, None)
+        except SessionGone:
+            self._notice("SessionGone", "the session's actor died", status=410)
+        except asyncio.CancelledError:
+            raise
+        except Exception:
+            log.exception("watching session %s failed", self.session.id)
+            self._notice("InternalError", "watching this session failed; it has been logged")
 
     def _notice(self, type_, message, run=None, status=None, **fields):
         """An error that belongs to no started run (bad message, busy session)."""
