@@ -17,6 +17,7 @@ controls is ever pickled.
 import asyncio
 import hmac
 import json
+import os
 import time
 
 import numpy as np
@@ -109,6 +110,7 @@ class SessionActor:
         self.loop = None
         self.worker = Worker(device, send_event=self._from_worker)
         self._own = None  # the queue of the run in progress's own stream
+        self.closed = False
         self.worker.handle({"op": "open", "session": session_id}, [])
 
     # ------------------------------------------------------------ record
@@ -117,7 +119,7 @@ class SessionActor:
         return min(self.ttl_expires_at, self.last_used + self.idle_timeout_s)
 
     def _auth(self, digest, touch=True):
-        if not hmac.compare_digest(self.digest, digest):
+        if self.closed or not hmac.compare_digest(self.digest, digest):
             return False
         now = time.time()
         if now >= self.expires_at:
@@ -129,13 +131,20 @@ class SessionActor:
     def _record(self):
         return {"id": self.id, "device": self.device, "created_at": self.created_at,
                 "ttl_expires_at": self.ttl_expires_at, "idle_timeout_s": self.idle_timeout_s,
-                "last_used": self.last_used, "run_id": self.run_id, "watchers": len(self.watchers)}
+                "last_used": self.last_used, "run_id": self.run_id, "watchers": len(self.watchers),
+                "pid": os.getpid(), "node": ray.get_runtime_context().get_node_id()}
 
     async def start(self, sweep_interval_s):
         """Starts the actor's own expiry check (no replica is in charge of culling)."""
         self.loop = asyncio.get_running_loop()
         self.loop.create_task(self._expire_when_due(sweep_interval_s))
         return self._record()
+
+    async def close(self):
+        """Refuses every later command (until Ray has ended the process), and stops the run in progress."""
+        self.closed = True
+        if self.run_id is not None:
+            self.worker.cancel(self.run_id)
 
     async def touch(self, digest):
         """The session's record if ``digest`` is its token's, else None."""

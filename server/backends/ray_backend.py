@@ -159,7 +159,10 @@ class RayBackend(WorkerBackend):
                                                 self.settings.max_sessions)
         if not added:
             raise BackendUnavailable(f"the cluster holds its maximum of {self.settings.max_sessions} sessions")
-        options = {"name": a.actor_name(session_id), "namespace": a.NAMESPACE, "lifetime": "detached"}
+        # SPREAD: sessions take no CPU of their own while idle, so Ray's default policy would pack them all
+        # on one node
+        options = {"name": a.actor_name(session_id), "namespace": a.NAMESPACE, "lifetime": "detached",
+                   "scheduling_strategy": "SPREAD"}
         if device == "cuda":
             options["num_gpus"] = self.settings.ray_gpus_per_session
         try:
@@ -177,6 +180,10 @@ class RayBackend(WorkerBackend):
         await self.directory.remove.remote(session_id)
         actor = self._handles.pop(session_id, None) or self._lookup(session_id)
         if actor is not None:
+            try:
+                await actor.close.remote()
+            except self.ray.exceptions.RayActorError:
+                pass
             self.ray.kill(actor, no_restart=True)
 
     def is_alive(self, placement):
@@ -232,22 +239,21 @@ class RayBackend(WorkerBackend):
     # ------------------------------------------------------------ commands
     async def call(self, placement, header, buffers=(), *, on_events=None, deadline_s=None):
         actor = self._lookup(placement.session_id) if placement.alive else None
-        if actor is None:
-            if placement.alive and await self.directory.lookup.remote(placement.session_id, placement.digest) is None:
-                return _NOT_FOUND, []
-            placement.alive = False
-            await self._gone(placement.session_id)
-            raise SessionGone("the actor holding this session died")
-        arrays = self.actors.to_arrays(buffers)
-        try:
-            if header.get("op") != "run":
-                reply_json, out = await actor.call.remote(placement.digest, dumps(header), arrays)
-                return json.loads(reply_json), [memoryview(a) for a in out]
-            return await self._run(actor, placement, header, arrays, on_events, deadline_s)
-        except self.ray.exceptions.RayActorError:
-            placement.alive = False
-            await self._gone(placement.session_id)
-            raise SessionGone("the actor holding this session died") from None
+        if actor is not None:
+            arrays = self.actors.to_arrays(buffers)
+            try:
+                if header.get("op") != "run":
+                    reply_json, out = await actor.call.remote(placement.digest, dumps(header), arrays)
+                    return json.loads(reply_json), [memoryview(a) for a in out]
+                return await self._run(actor, placement, header, arrays, on_events, deadline_s)
+            except self.ray.exceptions.RayActorError:
+                self._handles.pop(placement.session_id, None)
+        # The actor is not there: a session deleted or expired meanwhile (404), or one whose actor died (410).
+        if placement.alive and await self.directory.lookup.remote(placement.session_id, placement.digest) is None:
+            return _NOT_FOUND, []
+        placement.alive = False
+        await self._gone(placement.session_id)
+        raise SessionGone("the actor holding this session died")
 
     async def _run(self, actor, placement, header, arrays, on_events, deadline_s):
         if on_events is None:  # nobody here wants its events: one plain call (a stream costs a round trip more)

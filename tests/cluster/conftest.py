@@ -1,0 +1,47 @@
+"""Fixtures for the cluster tests: one Ray cluster (head + worker node), two replicas and nginx per module.
+
+These tests need a network namespace of their own with only loopback in it, so that every address
+the cluster uses is 127.0.0.1: ``make test`` runs them under ``unshare --net`` (as root, as CI does).
+Started anywhere else they are skipped with that reason.
+"""
+import pytest
+
+from cluster_harness import Nginx, RayCluster, Replica, only_loopback
+
+pytest.importorskip("ray", reason="the cluster tests need Ray (pip install -e '.[ray]')")
+
+
+def pytest_collection_modifyitems(config, items):
+    if only_loopback():
+        return
+    skip = pytest.mark.skip(reason="cluster tests run in a loopback-only network namespace: "
+                                   "unshare --net (make test does this)")
+    for item in items:
+        if "cluster" in item.keywords:
+            item.add_marker(skip)
+
+
+@pytest.fixture(scope="module")
+def cluster():
+    c = RayCluster().start()
+    yield c
+    c.stop()
+
+
+@pytest.fixture(scope="module")
+def replicas(cluster):
+    started = []
+    try:
+        for _ in range(2):
+            started.append(Replica(cluster, sweep_interval_s=0.5, limit_wall_time_s=3).start())
+        yield started
+    finally:
+        for r in started:
+            r.stop()
+
+
+@pytest.fixture(scope="module")
+def nginx(replicas):
+    n = Nginx(replicas).start()
+    yield n
+    n.stop()

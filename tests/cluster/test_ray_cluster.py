@@ -1,0 +1,280 @@
+"""gradserve on a real Ray cluster: stateless replicas behind nginx, sessions as actors, faults.
+
+One cluster (a head and a worker node), two ``gradserve serve --backend ray`` replicas and nginx
+per module, all on loopback inside the test's own network namespace (see conftest).
+"""
+import json
+import os
+import signal
+import sys
+import threading
+import time
+from pathlib import Path
+
+import httpx
+import pytest
+from websockets.sync.client import connect
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "server"))
+
+from server_harness import open_session  # noqa: E402
+# The HTTP suite's tests that need only a session and a client, run here through nginx on Ray.
+from test_runs import (  # noqa: E402,F401
+    test_base64_encoding_round_trips_bytes, test_big_integers_and_lone_surrogates_reach_the_caller,
+    test_graph_route_shows_a_variables_graph, test_graph_true_returns_the_graph_of_the_outputs,
+    test_kserve_tensor_is_accepted_as_input, test_malformed_json_answers_422, test_missing_output_is_a_422_naming_it,
+    test_nan_and_infinity_travel_as_strings, test_non_tensor_output_is_a_422_naming_it,
+    test_numbers_and_lists_of_tensors_are_outputs_too, test_outputs_omitted_returns_every_tensor_the_run_bound,
+    test_program_error_is_a_422_pointing_into_the_program, test_run_answers_values_grads_stdout_and_elapsed,
+    test_syntax_error_is_a_422, test_values_bound_before_a_failure_persist, test_values_persist_between_runs)
+from test_sessions import (  # noqa: E402,F401
+    test_bad_session_bodies_answer_422, test_create_session_answers_id_token_device_and_expiry,
+    test_get_session_lists_tensor_variables_and_bytes, test_request_without_token_answers_401,
+    test_token_of_one_session_does_not_open_another, test_wrong_token_and_unknown_session_answer_the_same_404)
+
+pytestmark = pytest.mark.cluster
+
+SLOW_LOOP = "i = 0\nwhile i < 1000000:\n    i = i + 1\n"
+
+
+@pytest.fixture
+def http(nginx):
+    with httpx.Client(base_url=nginx.url, timeout=60) as client:
+        yield client
+
+
+@pytest.fixture
+def session(http):
+    s = open_session(http)
+    yield s
+    s.delete()
+
+
+def _client(replica):
+    return httpx.Client(base_url=replica.url, timeout=60)
+
+
+def _record(cluster, session):
+    """The session's record as its actor holds it (pid and node included), asked from a Ray driver."""
+    import hashlib
+
+    import ray
+    if not ray.is_initialized():
+        ray.init(address=cluster.address, namespace="gradserve", logging_level="ERROR", log_to_driver=False)
+    actor = ray.get_actor(f"session:{session.id}", namespace="gradserve")
+    return ray.get(actor.touch.remote(hashlib.sha256(session.token.encode()).hexdigest()))
+
+
+def _ws(replica, session):
+    return connect(f"ws://127.0.0.1:{replica.port}/v1/sessions/{session.id}/stream?token={session.token}")
+
+
+def _events_until_end(ws, run_id, timeout=60):
+    events = []
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        event = json.loads(ws.recv(timeout=timeout))
+        if event.get("run") != run_id:
+            continue
+        events.append(event)
+        if event["type"] in ("result", "error", "cancelled"):
+            return events
+    raise AssertionError(f"run {run_id} did not finish: {events[-5:]}")
+
+
+def test_a_session_created_through_one_replica_is_served_by_the_other(replicas):
+    a, b = replicas
+    with _client(a) as ca, _client(b) as cb:
+        s = open_session(ca)
+        s_b = open_session(cb)  # only to compare: created on b
+        s.client = cb
+        r = s.ok("w = torch.tensor([1.0, 2.0], requires_grad=True)\nloss = (w * w).sum()\nloss.backward()",
+                 outputs=["loss", "w"])
+        assert r["values"]["loss"]["data"] == 5.0 and r["grads"]["w"]["data"] == [2.0, 4.0]
+        s.client = ca
+        assert s.get("/variables/w").json()["grad"]["data"] == [2.0, 4.0]
+        info = s.get().json()
+        assert info["id"] == s.id and info["device"] == "cpu" and "w" in info["variables"]
+        assert s.put("/variables/v", json=[3.0]).status_code == 204
+        s.client = cb
+        assert s.ok("u = v * 2", outputs=["u"])["values"]["u"]["data"] == [6.0]
+        assert s.delete().status_code == 204
+        s.client = ca
+        assert s.get().status_code == 404
+        s_b.delete()
+
+
+def test_requests_of_one_session_alternate_between_replicas_through_nginx(http, session):
+    session.ok("n = torch.zeros(1)")
+    for _ in range(10):
+        session.ok("n = n + 1")
+    assert session.ok("m = n * 1", outputs=["m"])["values"]["m"]["data"] == [10.0]
+
+
+def test_one_run_at_a_time_holds_across_replicas(cluster, replicas):
+    a, b = replicas
+    with _client(a) as ca, _client(b) as cb:
+        s = open_session(ca)
+        other = open_session(cb)
+        other.id, other.token, other.headers, other.path = s.id, s.token, s.headers, s.path
+        assert _record(cluster, s)["run_id"] is None
+        results = {}
+        t = threading.Thread(target=lambda: results.setdefault("slow", s.run(SLOW_LOOP)))
+        t.start()
+        deadline = time.monotonic() + 10
+        while _record(cluster, s)["run_id"] is None and time.monotonic() < deadline:
+            time.sleep(0.01)
+        second = other.run("a = 1")
+        t.join()
+        assert results["slow"].status_code == 200
+        assert second.status_code == 409 and second.json()["error"]["type"] == "Conflict"
+        s.delete()
+
+
+def test_a_watcher_on_one_replica_sees_the_runs_started_on_the_other(replicas):
+    a, b = replicas
+    with _client(a) as ca:
+        s = open_session(ca)
+        with _ws(a, s) as ws:
+            ws.send(json.dumps({"type": "watch"}))
+            time.sleep(0.3)  # the watch reaches the actor before the run does
+            with _client(b) as cb:
+                s.client = cb
+                r = s.ok("for i in range(3):\n    print('step', i)\n    log(step=i)\ny = torch.ones(2) * 2",
+                         outputs=["y"])
+            s.client = ca
+            assert r["values"]["y"]["data"] == [2.0, 2.0]
+            first = json.loads(ws.recv(timeout=30))
+            events = [first] + _events_until_end(ws, first["run"])
+        kinds = [e["type"] for e in events]
+        assert kinds[0] == "started" and kinds[-1] == "result"
+        assert [e["seq"] for e in events] == list(range(len(events)))
+        assert "".join(e["text"] for e in events if e["type"] == "stdout") == "step 0\nstep 1\nstep 2\n"
+        assert [e["metrics"]["step"] for e in events if e["type"] == "log"] == [0, 1, 2]
+        assert events[-1]["values"]["y"]["data"] == [2.0, 2.0]
+        s.delete()
+
+
+def test_a_websocket_run_streams_through_nginx(nginx, http, session):
+    with connect(f"ws://127.0.0.1:{nginx.port}/v1/sessions/{session.id}/stream?token={session.token}") as ws:
+        ws.send(json.dumps({"type": "run", "id": "r1", "program": "print('hi')\nz = torch.ones(3)",
+                            "outputs": ["z"]}))
+        events = _events_until_end(ws, "r1")
+    assert [e["type"] for e in events][0] == "started" and events[-1]["type"] == "result"
+    assert [e["seq"] for e in events] == list(range(len(events)))
+    assert events[-1]["values"]["z"]["data"] == [1.0, 1.0, 1.0]
+
+
+def test_a_run_past_its_deadline_is_stopped_and_the_session_stays_usable(http, session):
+    session.ok("before = torch.ones(1)")
+    t0 = time.monotonic()
+    r = session.run("i = 0\nwhile True:\n    i = i + 1\n")
+    assert r.status_code == 408, r.text
+    assert time.monotonic() - t0 < 15
+    assert session.ok("after = before + 1", outputs=["after"])["values"]["after"]["data"] == [2.0]
+
+
+def test_cancel_over_the_websocket_stops_a_run(nginx, http, session):
+    with connect(f"ws://127.0.0.1:{nginx.port}/v1/sessions/{session.id}/stream?token={session.token}") as ws:
+        ws.send(json.dumps({"type": "run", "id": "c", "program": "i = 0\nwhile True:\n    i = i + 1\n"}))
+        assert json.loads(ws.recv(timeout=30))["type"] == "started"
+        ws.send(json.dumps({"type": "cancel", "id": "c"}))
+        events = _events_until_end(ws, "c")
+    assert events[-1]["type"] in ("cancelled", "error")
+    assert session.ok("k = torch.ones(1)", outputs=["k"])["values"]["k"]["data"] == [1.0]
+
+
+def test_sessions_expire_with_no_replica_in_charge(replicas):
+    a, b = replicas
+    with _client(a) as ca, _client(b) as cb:
+        s = open_session(ca, ttl_s=4)
+        assert s.ok("x = torch.ones(1)")
+        deadline = time.monotonic() + 20
+        while time.monotonic() < deadline and s.get().status_code != 404:
+            time.sleep(0.2)
+        assert s.get().status_code == 404
+        s.client = cb
+        assert s.get().status_code == 404
+
+
+def test_metrics_on_each_replica_count_the_clusters_sessions(replicas):
+    a, b = replicas
+    with _client(a) as ca, _client(b) as cb:
+        made = [open_session(ca) for _ in range(3)]
+        time.sleep(1.5)  # replicas refresh the cluster's counts every second
+
+        def sessions(client):
+            line = next(l for l in client.get("/metrics").text.splitlines() if l.startswith("gradserve_sessions "))
+            return float(line.split()[1])
+
+        assert sessions(ca) == sessions(cb) >= 3
+        for s in made:
+            s.delete()
+
+
+def test_a_killed_session_actor_answers_410_on_every_replica_and_others_keep_working(cluster, replicas):
+    a, b = replicas
+    with _client(a) as ca, _client(b) as cb:
+        victim = open_session(ca)
+        others = [open_session(cb) for _ in range(3)]
+        for o in others:
+            o.ok("keep = torch.ones(2) * 7")
+        victim.ok("x = torch.ones(1)")
+        os.kill(_record(cluster, victim)["pid"], signal.SIGKILL)
+        time.sleep(0.5)
+        for client in (ca, cb):
+            victim.client = client
+            r = victim.run("y = 1")
+            assert r.status_code == 410, r.text
+            assert victim.get().status_code == 410
+        for o in others:
+            assert o.ok("k = keep * 1", outputs=["k"])["values"]["k"]["data"] == [7.0, 7.0]
+        # nothing is resurrected under the old id
+        victim.client = ca
+        assert victim.run("y = 1").status_code == 410
+        assert victim.delete().status_code == 204
+        for o in others:
+            o.delete()
+
+
+def test_stopping_the_worker_node_ends_its_sessions_and_new_ones_go_to_the_head(cluster, replicas):
+    a, _ = replicas
+    with _client(a) as ca:
+        made = [open_session(ca) for _ in range(6)]
+        nodes = {s.id: _record(cluster, s)["node"] for s in made}
+        head_node = _record(cluster, made[0])["node"]
+        assert len(set(nodes.values())) == 2, "SPREAD placed sessions on both nodes"
+        for s in made:
+            s.ok("x = torch.ones(1)")
+        cluster.stop_worker()
+        try:
+            deadline = time.monotonic() + 60
+            on_head = {s.id for s in made if nodes[s.id] == head_node}
+            gone = [s for s in made if s.id not in on_head]
+            while time.monotonic() < deadline and any(s.run("y = 1").status_code != 410 for s in gone):
+                time.sleep(0.5)
+            for s in gone:
+                assert s.run("y = 1").status_code == 410
+            for s in made:
+                if s.id in on_head:
+                    assert s.ok("y = x + 1", outputs=["y"])["values"]["y"]["data"] == [2.0]
+            fresh = open_session(ca)
+            assert fresh.ok("z = torch.ones(1)", outputs=["z"])["values"]["z"]["data"] == [1.0]
+            fresh.delete()
+        finally:
+            cluster.start_worker()
+        for s in made:
+            s.delete()
+
+
+def test_a_killed_replica_loses_only_its_connections(cluster, replicas, nginx, http):
+    a, b = replicas
+    s = open_session(http)
+    s.ok("x = torch.ones(1)")
+    a.kill()
+    try:
+        for _ in range(6):  # nginx takes the dead replica out and the session lives on through the other
+            assert s.ok("x = x + 1", outputs=["x"])["values"]["x"]["data"][0] > 1.0
+        assert s.delete().status_code == 204
+    finally:
+        a.start()
