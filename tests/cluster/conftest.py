@@ -4,18 +4,21 @@ These tests need a network namespace of their own with only loopback in it, so t
 the cluster uses is 127.0.0.1: ``make test`` runs them under ``unshare --net`` (as root, as CI does).
 Started anywhere else they are skipped with that reason.
 """
+import importlib.util
+
 import pytest
 
 from cluster_harness import Nginx, RayCluster, Replica, only_loopback
 
-pytest.importorskip("ray", reason="the cluster tests need Ray (pip install -e '.[ray]')")
-
 
 def pytest_collection_modifyitems(config, items):
-    if only_loopback():
+    if importlib.util.find_spec("ray") is None:
+        reason = "the cluster tests need Ray: pip install -e '.[ray]' (make test does this)"
+    elif not only_loopback():
+        reason = "cluster tests run in a loopback-only network namespace: unshare --net (make test does this)"
+    else:
         return
-    skip = pytest.mark.skip(reason="cluster tests run in a loopback-only network namespace: "
-                                   "unshare --net (make test does this)")
+    skip = pytest.mark.skip(reason=reason)
     for item in items:
         if "cluster" in item.keywords:
             item.add_marker(skip)
