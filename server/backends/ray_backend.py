@@ -182,7 +182,7 @@ class RayBackend(WorkerBackend):
         if actor is not None:
             try:
                 await actor.close.remote()
-            except self.ray.exceptions.RayActorError:
+            except self.ray.exceptions.RayError:
                 pass
             self.ray.kill(actor, no_restart=True)
 
@@ -208,7 +208,9 @@ class RayBackend(WorkerBackend):
         if actor is not None:
             try:
                 record = await actor.touch.remote(digest)
-            except self.ray.exceptions.RayActorError:
+            except self.ray.exceptions.ActorUnavailableError:
+                raise BackendUnavailable("the session's node cannot be reached just now; retry shortly") from None
+            except self.ray.exceptions.RayError:
                 record = False
             if record is None:
                 return None
@@ -246,7 +248,9 @@ class RayBackend(WorkerBackend):
                     reply_json, out = await actor.call.remote(placement.digest, dumps(header), arrays)
                     return json.loads(reply_json), [memoryview(a) for a in out]
                 return await self._run(actor, placement, header, arrays, on_events, deadline_s)
-            except self.ray.exceptions.RayActorError:
+            except self.ray.exceptions.ActorUnavailableError:
+                raise BackendUnavailable("the session's node cannot be reached just now; retry shortly") from None
+            except self.ray.exceptions.RayError:  # the actor died, or its node with what it held
                 self._handles.pop(placement.session_id, None)
         # The actor is not there: a session deleted or expired meanwhile (404), or one whose actor died (410).
         if placement.alive and await self.directory.lookup.remote(placement.session_id, placement.digest) is None:
@@ -295,7 +299,7 @@ class RayBackend(WorkerBackend):
         if actor is not None and placement.alive:
             try:
                 await actor.cancel.remote(placement.digest, run_id)
-            except self.ray.exceptions.RayActorError:
+            except self.ray.exceptions.RayError:
                 pass
 
     async def watch(self, placement):
@@ -308,7 +312,7 @@ class RayBackend(WorkerBackend):
             async for ref in stream:
                 try:
                     item = await ref
-                except self.ray.exceptions.RayActorError:
+                except self.ray.exceptions.RayError:
                     placement.alive = False
                     await self._gone(placement.session_id)
                     raise SessionGone("the actor holding this session died") from None

@@ -35,18 +35,48 @@ def only_loopback():
     return names == {"lo"}
 
 
-def _stop(proc, timeout_s=20):
-    if proc is None or proc.poll() is not None:
+def _descendants(pid):
+    """Every live process below ``pid`` (Ray's workers put themselves in process groups of their own)."""
+    children = {}
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat", "rb") as f:
+                stat = f.read()
+        except OSError:
+            continue
+        ppid = int(stat[stat.rindex(b")") + 2:].split()[1])
+        children.setdefault(ppid, []).append(int(entry))
+    found, todo = [], [pid]
+    while todo:
+        for child in children.get(todo.pop(), []):
+            found.append(child)
+            todo.append(child)
+    return found
+
+
+def _signal_all(pids, sig):
+    for pid in pids:
+        try:
+            os.kill(pid, sig)
+        except ProcessLookupError:
+            pass
+
+
+def _stop(proc, timeout_s=20, sig=signal.SIGTERM):
+    """Stops ``proc`` and everything it started, by process id."""
+    if proc is None:
         return
-    try:
-        os.killpg(proc.pid, signal.SIGTERM)
-    except ProcessLookupError:
-        return
-    try:
-        proc.wait(timeout_s)
-    except subprocess.TimeoutExpired:
-        os.killpg(proc.pid, signal.SIGKILL)
-        proc.wait(10)
+    below = _descendants(proc.pid)
+    if proc.poll() is None:
+        _signal_all([proc.pid], sig)
+        try:
+            proc.wait(timeout_s)
+        except subprocess.TimeoutExpired:
+            _signal_all([proc.pid], signal.SIGKILL)
+            proc.wait(10)
+    _signal_all(below + _descendants(proc.pid), signal.SIGKILL)
 
 
 def _wait_for(predicate, timeout_s, what):
@@ -106,7 +136,8 @@ class RayCluster:
         _wait_for(lambda: self.nodes_alive() >= 2, 90, "the Ray cluster")
 
     def stop_worker(self):
-        _stop(self.worker)
+        """The worker node is lost: its raylet and every process on it end at once."""
+        _stop(self.worker, sig=signal.SIGKILL)
 
     def stop(self):
         _stop(self.worker)
@@ -142,9 +173,7 @@ class Replica:
             return False
 
     def kill(self):
-        if self.proc.poll() is None:
-            os.killpg(self.proc.pid, signal.SIGKILL)
-            self.proc.wait(10)
+        _stop(self.proc, sig=signal.SIGKILL)
 
     def stop(self):
         _stop(self.proc)

@@ -1,0 +1,167 @@
+"""The Ray backend against the local one, on this machine (not a timed test).
+
+Prints, for the local backend and for the Ray backend (a Ray head and a worker node on loopback):
+session-creation p50, tiny-program HTTP run p50, requests/s with 32 clients through nginx in front
+of 1 and 2 Ray replicas, and the time for 100 sessions to be created and run once across the two
+nodes. Run it in a loopback-only network namespace, as the cluster tests do:
+
+    unshare --net sh -c 'ip link set lo up && .venv/bin/python benchmarks/ray_backend.py'
+"""
+import asyncio
+import os
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import httpx
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "tests" / "cluster"))
+
+from cluster_harness import BIN, Nginx, RayCluster, Replica, _stop, free_port, only_loopback  # noqa: E402
+
+TINY = {"program": "y = x * 2", "inputs": {"x": [1.0, 2.0]}, "outputs": ["y"]}
+
+
+class LocalServer:
+    def __init__(self):
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.proc = None
+
+    def start(self):
+        self.proc = subprocess.Popen([str(BIN / "gradserve"), "serve", "--port", str(self.port), "--log-level",
+                                      "warning"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                                     start_new_session=True)
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            try:
+                if httpx.get(self.url + "/readyz").status_code == 200:
+                    return self
+            except httpx.HTTPError:
+                pass
+            time.sleep(0.2)
+        raise RuntimeError("local server did not start")
+
+    def stop(self):
+        _stop(self.proc)
+
+
+def p50_ms(samples):
+    return statistics.median(samples) * 1000.0
+
+
+def create_p50(url, n=20):
+    times, made = [], []
+    with httpx.Client(base_url=url, timeout=120) as c:
+        for _ in range(n):
+            t = time.perf_counter()
+            r = c.post("/v1/sessions", json={})
+            times.append(time.perf_counter() - t)
+            made.append(r.json())
+        for s in made:
+            c.delete(f"/v1/sessions/{s['id']}", headers={"Authorization": f"Bearer {s['token']}"})
+    return p50_ms(times)
+
+
+def run_p50(url, n=300):
+    with httpx.Client(base_url=url, timeout=60) as c:
+        s = c.post("/v1/sessions", json={}).json()
+        h = {"Authorization": f"Bearer {s['token']}"}
+        path = f"/v1/sessions/{s['id']}/run"
+        for _ in range(20):
+            c.post(path, json=TINY, headers=h)
+        times = []
+        for _ in range(n):
+            t = time.perf_counter()
+            r = c.post(path, json=TINY, headers=h)
+            times.append(time.perf_counter() - t)
+            assert r.status_code == 200, r.text
+        c.delete(f"/v1/sessions/{s['id']}", headers=h)
+    return p50_ms(times)
+
+
+async def _throughput(url, clients=32, seconds=5.0):
+    async with httpx.AsyncClient(base_url=url, timeout=60,
+                                 limits=httpx.Limits(max_connections=clients)) as c:
+        sessions = [(await c.post("/v1/sessions", json={})).json() for _ in range(clients)]
+        done = 0
+        stop = time.perf_counter() + seconds
+
+        async def loop(s):
+            nonlocal done
+            h = {"Authorization": f"Bearer {s['token']}"}
+            while time.perf_counter() < stop:
+                r = await c.post(f"/v1/sessions/{s['id']}/run", json=TINY, headers=h)
+                assert r.status_code == 200, r.text
+                done += 1
+
+        t = time.perf_counter()
+        await asyncio.gather(*(loop(s) for s in sessions))
+        rate = done / (time.perf_counter() - t)
+        for s in sessions:
+            await c.delete(f"/v1/sessions/{s['id']}", headers={"Authorization": f"Bearer {s['token']}"})
+    return rate
+
+
+def throughput(url, **kw):
+    return asyncio.run(_throughput(url, **kw))
+
+
+async def _hundred(url, n=100):
+    async with httpx.AsyncClient(base_url=url, timeout=300, limits=httpx.Limits(max_connections=16)) as c:
+        gate = asyncio.Semaphore(16)
+
+        async def one():
+            async with gate:
+                s = (await c.post("/v1/sessions", json={})).json()
+                h = {"Authorization": f"Bearer {s['token']}"}
+                r = await c.post(f"/v1/sessions/{s['id']}/run", json=TINY, headers=h)
+                assert r.status_code == 200, r.text
+                return s
+
+        t = time.perf_counter()
+        made = await asyncio.gather(*(one() for _ in range(n)))
+        elapsed = time.perf_counter() - t
+        for s in made:
+            await c.delete(f"/v1/sessions/{s['id']}", headers={"Authorization": f"Bearer {s['token']}"})
+    return elapsed
+
+
+def main():
+    if not only_loopback():
+        sys.exit("run this in a loopback-only network namespace (see the module docstring)")
+    rows = []
+    local = LocalServer().start()
+    try:
+        rows.append(("local", "session create p50 (ms)", create_p50(local.url)))
+        rows.append(("local", "tiny run p50 (ms)", run_p50(local.url)))
+        rows.append(("local", "req/s, 32 clients", throughput(local.url)))
+    finally:
+        local.stop()
+    cluster = RayCluster(num_cpus=os.cpu_count() or 2).start()
+    replicas = []
+    try:
+        replicas = [Replica(cluster).start(), Replica(cluster).start()]
+        rows.append(("ray", "session create p50 (ms)", create_p50(replicas[0].url)))
+        rows.append(("ray", "tiny run p50 (ms)", run_p50(replicas[0].url)))
+        for k in (1, 2):
+            lb = Nginx(replicas[:k]).start()
+            try:
+                rows.append(("ray", f"req/s, 32 clients, {k} replica(s) behind nginx", throughput(lb.url)))
+            finally:
+                lb.stop()
+        rows.append(("ray", "100 sessions created and run once (s)", asyncio.run(_hundred(replicas[0].url))))
+    finally:
+        for r in replicas:
+            r.stop()
+        cluster.stop()
+    width = max(len(r[1]) for r in rows)
+    for backend, what, value in rows:
+        print(f"{backend:6} {what:{width}}  {value:10.2f}")
+
+
+if __name__ == "__main__":
+    main()
