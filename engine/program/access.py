@@ -163,7 +163,7 @@ def _holds(obj, name):
 
 
 # --------------------------------------------------------------------------- wrap
-_OK_TYPES = {_NoneType, bool, int, float, complex, str, bytes, range, slice, type(Ellipsis),
+_OK_TYPES = {_NoneType, bool, int, float, complex, str, bytes, range, slice, type(Ellipsis), object,
              Tensor, Size, _DType, _Device, Function, BoundMethod, ProgramIterator,
              type({}.keys()), type({}.values()), type({}.items()),
              type(OrderedDict().keys()), type(OrderedDict().values()), type(OrderedDict().items())}
@@ -587,8 +587,9 @@ _STR_GUARDS = {"replace": _guard_replace, "center": _guard_width, "ljust": _guar
 
 def _str_get(obj, name):
     if name not in _STR_ATTRS:
-        if name in ("format", "format_map"):
-            raise _attr_error(obj, name, f"str.{name} is not available in programs; use an f-string")
+        if name == "format" or name == "format_map":
+            from . import builtin_functions
+            return (builtin_functions.str_format if name == "format" else builtin_functions.str_format_map)(obj)
         raise _attr_error(obj, name)
     guard = _STR_GUARDS.get(name)
     if guard is not None:

@@ -12,7 +12,7 @@ from collections import OrderedDict
 
 from ..autograd.state import state
 from ..tensor import Tensor
-from . import access, guards, operators
+from . import access, decorators, guards, operators
 from .errors import PROGRAM_EXCEPTIONS, limit_abort
 from .values import BoundMethod, Function, ProgramIterator
 
@@ -29,8 +29,8 @@ SLOW_CALL_S = 0.001
 
 # names Python has that programs do not, with a clearer NameError
 UNAVAILABLE = frozenset(("eval", "exec", "compile", "open", "__import__", "globals", "locals", "vars", "dir",
-                         "type", "input", "breakpoint", "help", "memoryview", "bytearray", "id", "exit",
-                         "quit", "delattr", "__builtins__", "classmethod_descriptor", "copyright",
+                         "type", "input", "breakpoint", "help", "memoryview", "bytearray", "exit",
+                         "quit", "__builtins__", "classmethod_descriptor", "copyright",
                          "credits", "license"))
 
 
@@ -106,7 +106,10 @@ class Builtins:
         self.views = views
         self.table = self._table()
         self.intercept = {list: self.b_list, tuple: self.b_tuple, set: self.b_set, frozenset: self.b_frozenset,
-                          dict: self.b_dict, str: self.b_str, bytes: self.b_bytes, Tensor: _tensor_class}
+                          dict: self.b_dict, str: self.b_str, bytes: self.b_bytes, Tensor: _tensor_class,
+                          int: self.b_int}
+        self.intercept.update(_grad_mode_intercepts())
+        self.id_key = None
 
     def activate(self):
         global _current
@@ -124,6 +127,8 @@ class Builtins:
             impl = self.intercept.get(f)
             if impl is not None:
                 return impl(*args, **kwargs) if kwargs else impl(*args)
+        elif tf in _GRAD_MODES and len(args) == 1 and not kwargs and type(args[0]) in (Function, BoundMethod):
+            return decorators.grad_mode_function(f, args[0])
         started = _monotonic()
         r = f(*args, **kwargs) if kwargs else f(*args)
         if _monotonic() - started > SLOW_CALL_S:
@@ -188,7 +193,9 @@ class Builtins:
             sorted=self.b_sorted, reversed=self.b_reversed, enumerate=self.b_enumerate, zip=self.b_zip,
             map=self.b_map, filter=self.b_filter, any=self.b_any, all=self.b_all, iter=self.b_iter,
             next=self.b_next, getattr=self.b_getattr, hasattr=self.b_hasattr, setattr=self.b_setattr,
-            repr=self.b_repr, format=self.b_format, pow=self.b_pow, ascii=self.b_repr,
+            repr=self.b_repr, format=self.b_format, pow=self.b_pow, ascii=self.b_ascii, id=self.b_id,
+            delattr=self.b_delattr, IOError=PROGRAM_EXCEPTIONS["OSError"],
+            EnvironmentError=PROGRAM_EXCEPTIONS["OSError"],
             super=SUPER, NotImplemented=NotImplemented, Ellipsis=Ellipsis,
         )
         for name, cls in PROGRAM_EXCEPTIONS.items():
@@ -224,6 +231,41 @@ class Builtins:
         guards.check_format_spec(spec, self.rt.str_limit)
         repr_size_check(value, self.rt.str_limit)
         return format(value, spec)
+
+    def b_ascii(self, v):
+        repr_size_check(v, self.rt.str_limit)
+        s = ascii(v)
+        guards.check_length(len(s), self.rt.str_limit, "string")
+        return s
+
+    def b_int(self, *args, **kwargs):
+        """``int(x)``, ``int(s, base)``: a string in a power-of-two base (which Python does not
+        limit) is checked against the integer-size cap first."""
+        if args and type(args[0]) in (str, bytes):
+            base = args[1] if len(args) > 1 else kwargs.get("base", 10)
+            if base in (0, 2, 4, 8, 16, 32):
+                digits = len(args[0])
+                bits = digits * (5 if base == 32 else 4 if base in (0, 16) else {2: 1, 4: 2, 8: 3}[base])
+                if bits > guards.MAX_INT_BITS + 64:
+                    raise guards.abort_int(bits)
+        return int(*args, **kwargs)
+
+    def b_id(self, obj):
+        """``id(obj)``: unique and constant for the object's lifetime, as Python's, but not its
+        host memory address (a keyed hash of it, the key the session's own)."""
+        if self.id_key is None:
+            import os
+            self.id_key = os.urandom(16)
+        import hashlib
+        digest = hashlib.blake2b(id(obj).to_bytes(8, "little"), key=self.id_key, digest_size=6).digest()
+        return int.from_bytes(digest, "little")
+
+    def b_delattr(self, obj, name):
+        if type(name) is not str:
+            raise _TypeError(f"attribute name must be string, not '{type(name).__name__}'")
+        if not name:
+            raise PROGRAM_EXCEPTIONS["AttributeError"]("attribute name must not be empty")
+        access.del_attr(obj, name)
 
     def b_bytes(self, *args, **kwargs):
         if args and type(args[0]) is int:
@@ -539,6 +581,161 @@ _HOST["issubclass"] = b_issubclass
 _FAST_RESULT = frozenset((int, float, bool, str, type(None)))
 
 
+def _grad_mode_classes():
+    from ..autograd import grad_mode
+    return (grad_mode.no_grad, grad_mode.enable_grad, grad_mode.set_grad_enabled, grad_mode.inference_mode)
+
+
+_GRAD_MODES = frozenset(_grad_mode_classes())
+
+
+def _grad_mode_intercepts():
+    """``@torch.no_grad`` (the class itself) on a program function; any other call constructs."""
+    def make(cls):
+        def construct(*args, **kwargs):
+            if len(args) == 1 and not kwargs and type(args[0]) in (Function, BoundMethod) and \
+                    cls is not _grad_mode_classes()[2]:
+                return decorators.grad_mode_function(cls(), args[0])
+            return cls(*args, **kwargs)
+        return construct
+    return {cls: make(cls) for cls in _GRAD_MODES}
+
+
 def make_builtins(rt, views):
     return Builtins(rt, views)
 
+
+
+# --------------------------------------------------------------------------- str.format
+_MAX_FORMAT_DEPTH = 2
+_format_fields = None   # string.Formatter().parse: splits a format string (it runs nothing)
+
+
+def _parse_format(fmt):
+    global _format_fields
+    if _format_fields is None:
+        import string
+        _format_fields = string.Formatter().parse
+    fields = _format_fields
+    try:
+        return list(fields(fmt))
+    except ValueError as e:
+        raise PROGRAM_EXCEPTIONS["ValueError"](str(e)) from None
+
+
+def _field_value(field, args, kwargs, auto):
+    """The value a replacement field names: ``0``, ``name``, ``0[1]``, ``name.attr`` (attributes
+    through the program's attribute rules, never the host's internals)."""
+    first, rest = _split_field(field)
+    if first == "":
+        if auto[0] is None:
+            raise PROGRAM_EXCEPTIONS["ValueError"]("cannot switch from manual field specification to automatic "
+                                                   "field numbering")
+        key = auto[0]
+        auto[0] += 1
+        auto[1] = True
+    elif first.isdigit():
+        if auto[1]:
+            raise PROGRAM_EXCEPTIONS["ValueError"]("cannot switch from automatic field numbering to manual field "
+                                                   "specification")
+        auto[0] = None
+        key = int(first)
+    else:
+        key = first
+    if type(key) is int:
+        if key >= len(args):
+            raise PROGRAM_EXCEPTIONS["IndexError"](f"Replacement index {key} out of range for positional args tuple")
+        value = args[key]
+    else:
+        if key not in kwargs:
+            raise PROGRAM_EXCEPTIONS["KeyError"](key)
+        value = kwargs[key]
+    for is_attr, name in rest:
+        if is_attr:
+            if not name or name[0] == "_":
+                raise access._private_error(name or "")
+            value = access.get_attr(value, name)
+        else:
+            value = value[int(name) if name.isdigit() else name]
+    return value
+
+
+def _split_field(field):
+    """``'a.b[0][k]'`` -> ('a', [(True, 'b'), (False, '0'), (False, 'k')])."""
+    i = 0
+    n = len(field)
+    while i < n and field[i] not in ".[":
+        i += 1
+    first = field[:i]
+    rest = []
+    while i < n:
+        c = field[i]
+        if c == ".":
+            j = i + 1
+            while j < n and field[j] not in ".[":
+                j += 1
+            rest.append((True, field[i + 1:j]))
+            i = j
+        elif c == "[":
+            j = field.find("]", i)
+            if j < 0:
+                raise PROGRAM_EXCEPTIONS["ValueError"]("Missing ']' in format string")
+            rest.append((False, field[i + 1:j]))
+            i = j + 1
+            if i < n and field[i] not in ".[":
+                raise PROGRAM_EXCEPTIONS["ValueError"]("Only '.' or '[' may follow ']' in format field specifier")
+        else:
+            raise PROGRAM_EXCEPTIONS["ValueError"]("Only '.' or '[' may follow ']' in format field specifier")
+    return first, rest
+
+
+def format_string(fmt, args, kwargs, b, depth=0, auto=None):
+    """``fmt.format(*args, **kwargs)`` as a program gets it: Python's format mini-language,
+    each field's width and size checked before it is built, attribute fields through the
+    program's attribute rules."""
+    if depth > _MAX_FORMAT_DEPTH:
+        raise PROGRAM_EXCEPTIONS["ValueError"]("Max string recursion exceeded")
+    if auto is None:
+        auto = [0, False]
+    limit = b.rt.str_limit
+    pieces = []
+    total = 0
+    for literal, field, spec, conversion in _parse_format(fmt):
+        if literal:
+            pieces.append(literal)
+            total += len(literal)
+        if field is None:
+            continue
+        b.step()
+        value = _field_value(field, args, kwargs, auto)
+        if spec and "{" in spec:
+            spec = format_string(spec, args, kwargs, b, depth + 1, auto)
+        if conversion == "r":
+            value = b.b_repr(value)
+        elif conversion == "s":
+            value = b.b_str(value)
+        elif conversion == "a":
+            repr_size_check(value, limit)
+            value = ascii(value)
+        elif conversion is not None:
+            raise PROGRAM_EXCEPTIONS["ValueError"](f"Unknown conversion specifier {conversion}")
+        piece = b.b_format(value, spec or "")
+        pieces.append(piece)
+        total += len(piece)
+        guards.check_length(total, limit, "string")
+    return "".join(pieces)
+
+
+def str_format(s):
+    """The bound ``s.format`` a program reads."""
+    def format(*args, **kwargs):
+        return format_string(s, args, kwargs, _current)
+    return format
+
+
+def str_format_map(s):
+    def format_map(mapping):
+        if not isinstance(mapping, dict):
+            raise _TypeError("format_map() argument must be a mapping")
+        return format_string(s, (), mapping, _current)
+    return format_map

@@ -106,6 +106,14 @@ _TREE = (
     ("TypeError", "Exception"), ("ValueError", "Exception"), ("UnicodeError", "ValueError"),
     ("Warning", "Exception"), ("UserWarning", "Warning"), ("DeprecationWarning", "Warning"),
     ("RuntimeWarning", "Warning"),
+    # the remaining common ones (SPEC section 2)
+    ("FileNotFoundError", "OSError"), ("FileExistsError", "OSError"), ("PermissionError", "OSError"),
+    ("TimeoutError", "OSError"), ("ConnectionError", "OSError"), ("IsADirectoryError", "OSError"),
+    ("NotADirectoryError", "OSError"), ("InterruptedError", "OSError"), ("IndentationError", "SyntaxError"),
+    ("TabError", "IndentationError"), ("StopAsyncIteration", "Exception"), ("ReferenceError", "Exception"),
+    ("FutureWarning", "Warning"), ("PendingDeprecationWarning", "Warning"), ("SyntaxWarning", "Warning"),
+    ("ResourceWarning", "Warning"), ("ImportWarning", "Warning"), ("UnicodeWarning", "Warning"),
+    ("BytesWarning", "Warning"), ("EncodingWarning", "Warning"),
 )
 
 _PROTOCOL = ("IndexError", "StopIteration")
