@@ -14,6 +14,8 @@ is refused.
 """
 import importlib
 import math
+import pathlib
+import re
 import types
 from collections import OrderedDict, defaultdict
 
@@ -24,7 +26,7 @@ from ..dtypes import dtype as _DType
 from ..device import device as _Device
 from ..tensor import Tensor, Size
 from . import allowlist, guards
-from .errors import PROGRAM_EXCEPTIONS, ProgramBaseException, limit_abort
+from .errors import PROGRAM_EXCEPTIONS, ProgramBaseException, exception_args, limit_abort
 from .values import BoundMethod, Function, ProgramIterator
 
 __all__ = ["get_attr", "set_attr", "del_attr", "wrap", "ModuleView", "make_views", "is_program_class",
@@ -126,6 +128,8 @@ def type_info(t):
     for k in t.__mro__:
         if "__gs_program__" in k.__dict__:
             continue
+        if k is ProgramBaseException:
+            attrs.add("args")   # the one attribute of the interpreter's exceptions
         entry = allowlist.TYPES.get(_type_key(k))
         if entry is None:
             continue
@@ -390,12 +394,84 @@ def _dunder_allowed(obj, name):
     return name == "__init__"
 
 
+# --------------------------------------------------------------------------- a program's private names
+_HOST_PRIVATE = None   # every '_name' the engine's source reads or writes on any object
+_PRIVATE_NAME = re.compile(r"""\.(_[A-Za-z0-9_]*)|["'](_[A-Za-z0-9_]*)["']""")
+
+
+def _host_private():
+    """The private names the engine uses anywhere (``self._parameters``, ``d["_modules"]``): a
+    program class deriving from an engine class must not shadow or reach them. A superset,
+    read from the engine's source once per process."""
+    global _HOST_PRIVATE
+    if _HOST_PRIVATE is None:
+        root = pathlib.Path(__file__).resolve().parent.parent
+        names = set()
+        for path in root.rglob("*.py"):
+            if "program" in path.relative_to(root).parts:
+                continue
+            for a, b in _PRIVATE_NAME.findall(path.read_text(encoding="utf-8")):
+                names.add(a or b)
+        _HOST_PRIVATE = frozenset(names)
+    return _HOST_PRIVATE
+
+
+def _program_owner(obj):
+    """The program class whose private names ``obj`` may use: its class (or itself, for a
+    class; for ``super()``, the class it was called from); None for host objects."""
+    if type(obj) is super:
+        cls = obj.__self_class__
+    else:
+        cls = obj if isinstance(obj, type) else type(obj)
+    return cls if isinstance(cls, type) and _has_marker(cls) else None
+
+
+def host_reserved(cls, name):
+    """Whether ``name`` is the host's on program class ``cls``: a host class in its MRO defines
+    it, or, with an engine base, the engine uses that private name (``_parameters``)."""
+    engine_base = False
+    for k in cls.__mro__:
+        d = k.__dict__
+        if "__gs_program__" in d:
+            continue
+        if name in d:
+            return True
+        if k is not object and not issubclass(k, ProgramBaseException):
+            engine_base = True
+    return engine_base and name in _host_private()
+
+
+def _private_ok(obj, name):
+    """A single-underscore (or mangled) name: the program's own on a program object."""
+    if name.startswith("__") and name.endswith("__"):
+        return False
+    if not name.isidentifier():
+        return False
+    cls = _program_owner(obj)
+    return cls is not None and not host_reserved(cls, name)
+
+
+def _private_refused(obj, name):
+    cls = _program_owner(obj)
+    if cls is not None and name.isidentifier() and not (name.startswith("__") and name.endswith("__")):
+        return PROGRAM_EXCEPTIONS["AttributeError"](
+            f"attribute '{name}' of '{cls.__name__}' belongs to the engine's base class: a program class "
+            f"cannot read, set or redefine the engine's private names")
+    return _private_error(name)
+
+
 def get_attr(obj, name):
     """``obj.name`` as a program sees it."""
     if name[0] == "_":
-        if not (name.startswith("__") and _dunder_allowed(obj, name)):
-            raise _private_error(name)
-        return wrap(getattr(obj, name))
+        if name.startswith("__") and _dunder_allowed(obj, name):
+            return wrap(getattr(obj, name))
+        if not _private_ok(obj, name):
+            raise _private_refused(obj, name)
+        try:
+            v = getattr(obj, name)
+        except AttributeError:
+            raise _attr_error(obj, name, f"'{_type_name(obj)}' object has no attribute '{name}'") from None
+        return wrap(v)
     t = type(obj)
     policy = _POLICIES.get(t)
     if policy is None:
@@ -662,11 +738,14 @@ def _slice_get(obj, name):
 
 def _exception_get(obj, name):
     if name == "args":
-        return obj.args
+        return exception_args(obj)
     raise _attr_error(obj, name)
 
 
 def _super_get(obj, name):
+    cls = obj.__self_class__
+    if not (isinstance(cls, type) and (_program_defines(cls, None, name) or name in type_info(cls).attrs)):
+        raise _attr_error(obj, name, f"'super' object has no attribute '{name}'")
     try:
         v = getattr(obj, name)
     except AttributeError:
@@ -840,7 +919,10 @@ def _engine_settable(obj, name):
 def set_attr(obj, name, value):
     """``obj.name = value`` as a program may do it."""
     if name[0] == "_":
-        raise _private_error(name)
+        if type(obj) is super or not _private_ok(obj, name):
+            raise _private_refused(obj, name)
+    elif not name.isidentifier() and _program_owner(obj) is not None:
+        raise _attr_error(obj, name, f"'{name}' is not an attribute name")
     t = type(obj)
     if isinstance(obj, Tensor):
         if name not in _TENSOR_STORE:
@@ -870,8 +952,8 @@ def set_attr(obj, name, value):
 
 
 def del_attr(obj, name):
-    if name[0] == "_":
-        raise _private_error(name)
+    if name[0] == "_" and (type(obj) is super or not _private_ok(obj, name)):
+        raise _private_refused(obj, name)
     if type(obj) is ModuleView:
         raise _attr_error(obj, name, f"cannot delete attribute '{name}' of module '{obj.name}': the engine's "
                                      f"modules are read-only in programs")

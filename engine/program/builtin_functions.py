@@ -13,10 +13,11 @@ from collections import OrderedDict
 from ..autograd.state import state
 from ..tensor import Tensor
 from . import access, decorators, guards, operators
-from .errors import PROGRAM_EXCEPTIONS, limit_abort
+from .errors import PROGRAM_EXCEPTIONS, ProgramBaseException, exception_args, limit_abort
 from .values import BoundMethod, Function, ProgramIterator
 
-__all__ = ["Builtins", "make_builtins", "materialize", "repr_size_check", "SUPER", "UNAVAILABLE"]
+__all__ = ["Builtins", "make_builtins", "materialize", "repr_size_check", "text", "program_text", "SUPER",
+           "UNAVAILABLE"]
 
 _TypeError = PROGRAM_EXCEPTIONS["TypeError"]
 _VIEWS = (type({}.keys()), type({}.values()), type({}.items()), type(OrderedDict().keys()),
@@ -35,13 +36,17 @@ UNAVAILABLE = frozenset(("eval", "exec", "compile", "open", "__import__", "globa
 
 
 def _estimate_repr(v, limit):
-    """About how many characters ``repr(v)`` would have (tensors by their print options);
-    stops once past ``limit`` (a structure sharing its parts can be exponentially long)."""
+    """About how many characters ``repr(v)`` would have (tensors by their print options),
+    and whether program code would make part of it (a program object inside a container, or
+    an exception): then the interpreter builds the text itself (``program_text``). Stops once
+    past ``limit`` (a structure sharing its parts can be exponentially long)."""
     total = 0
+    program = False
     stack = [v]
+    top = True
     while stack:
         if total > limit:
-            return total
+            return total, program
         x = stack.pop()
         t = type(x)
         if t is str:
@@ -59,9 +64,16 @@ def _estimate_repr(v, limit):
             total += 2 + 4 * len(x)
             stack.extend(x.keys())
             stack.extend(x.values())
+        elif isinstance(x, ProgramBaseException):
+            total += 32
+            program = True
+            stack.extend(exception_args(x))
         else:
             total += 32
-    return total
+            if not top and access.is_program_class(t):
+                program = True
+        top = False
+    return total, program
 
 
 def _tensor_repr_size(t):
@@ -79,14 +91,132 @@ def _tensor_repr_size(t):
 
 
 def repr_size_check(v, limit):
+    """Raises LimitExceeded when printing ``v`` would build more than ``limit`` characters;
+    returns whether program code makes part of the text (see ``program_text``)."""
     if type(v) in (int, float, bool, type(None)):
-        return
+        return False
     if type(v) is str:
-        return
-    size = _estimate_repr(v, limit)
+        return False
+    size, program = _estimate_repr(v, limit)
     if size > limit:
         raise limit_abort("string_length", f"limit exceeded: string_length: printing this value would build "
                                            f"about {size} characters (at most {limit})")
+    return program
+
+
+def text(v, as_repr, limit):
+    """``repr(v)`` or ``str(v)`` for a program: the host's own when only host values make it,
+    else built by ``program_text``."""
+    if repr_size_check(v, limit):
+        s = program_text(v, as_repr, limit)
+    else:
+        s = repr(v) if as_repr else str(v)
+    guards.check_length(len(s), limit, "string")
+    return s
+
+
+def program_text(v, as_repr, limit):
+    """``repr(v)``/``str(v)`` built by the interpreter: containers and exceptions are walked
+    here, and what each part adds (a program's ``__repr__`` is program code, run through the
+    interpreter) is counted against ``limit`` as the text grows, so a thousand objects each
+    returning a long string fail at the limit instead of building it."""
+    out = []
+    total = 0
+    active = set()   # containers being printed: a cycle prints as [...], as Python
+
+    def emit(piece):
+        nonlocal total
+        total += len(piece)
+        if total > limit:
+            raise limit_abort("string_length", f"limit exceeded: string_length: printing this value would "
+                                               f"build more than {limit} characters")
+        out.append(piece)
+
+    def items(x, opening, closing, depth, empty=None):
+        if not x and empty is not None:
+            emit(empty)
+            return
+        if id(x) in active:
+            emit(opening + "..." + closing)
+            return
+        active.add(id(x))
+        emit(opening)
+        first = True
+        if isinstance(x, dict):
+            for k, val in x.items():
+                if not first:
+                    emit(", ")
+                first = False
+                walk(k, True, depth + 1)
+                emit(": ")
+                walk(val, True, depth + 1)
+        else:
+            for item in x:
+                if not first:
+                    emit(", ")
+                first = False
+                walk(item, True, depth + 1)
+            if type(x) is tuple and len(x) == 1:
+                emit(",")
+        emit(closing)
+        active.discard(id(x))
+
+    def walk(x, as_repr, depth):
+        if depth > 500:
+            raise limit_abort("call_depth", "limit exceeded: call_depth: the value nests too deeply to print")
+        t = type(x)
+        if t is list:
+            items(x, "[", "]", depth)
+        elif t is tuple:
+            items(x, "(", ")", depth)
+        elif t is dict:
+            items(x, "{", "}", depth)
+        elif t is set:
+            items(x, "{", "}", depth, "set()")
+        elif t is frozenset:
+            if not x:
+                emit("frozenset()")
+            else:
+                emit("frozenset(")
+                items(x, "{", "}", depth)
+                emit(")")
+        elif isinstance(x, ProgramBaseException) and not _defines_text(t, as_repr):
+            args = exception_args(x)
+            if as_repr:
+                emit(type.__dict__["__name__"].__get__(t))
+                items(args, "(", ")", depth)
+                if len(args) == 1:
+                    out.pop(-2)   # Python's repr has no trailing comma: ValueError('x')
+            elif not args:
+                emit("")
+            elif len(args) == 1:
+                if issubclass(t, PROGRAM_EXCEPTIONS["KeyError"]):
+                    walk(args[0], True, depth + 1)
+                else:
+                    walk(args[0], False, depth + 1)
+            else:
+                items(args, "(", ")", depth)
+        else:
+            s = repr(x) if as_repr else str(x)   # a program object's own __repr__ runs as program code
+            if type(s) is not str:
+                raise _TypeError(f"__{'repr' if as_repr else 'str'}__ returned non-string")
+            emit(s)
+
+    walk(v, as_repr, 0)
+    return "".join(out)
+
+
+def _defines_text(cls, as_repr):
+    """Whether a program class defines its own __repr__ (or __str__) method."""
+    names = ("__repr__",) if as_repr else ("__str__", "__repr__")
+    for k in cls.__mro__:
+        d = k.__dict__
+        if "__gs_program__" not in d:
+            return False
+        for n in names:
+            if n in d:
+                return True
+    return False
 
 
 def materialize(iterable):
@@ -214,27 +344,25 @@ class Builtins:
         v = args[0]
         if type(v) is str:
             return v
-        repr_size_check(v, self.rt.str_limit)
-        s = str(v)
-        guards.check_length(len(s), self.rt.str_limit, "string")
-        return s
+        return text(v, False, self.rt.str_limit)
 
     def b_repr(self, v):
-        repr_size_check(v, self.rt.str_limit)
-        s = repr(v)
-        guards.check_length(len(s), self.rt.str_limit, "string")
-        return s
+        return text(v, True, self.rt.str_limit)
 
     def b_format(self, value, spec=""):
         if type(spec) is not str:
             raise _TypeError("format() argument 2 must be str")
         guards.check_format_spec(spec, self.rt.str_limit)
-        repr_size_check(value, self.rt.str_limit)
+        if repr_size_check(value, self.rt.str_limit):
+            value = program_text(value, False, self.rt.str_limit)
         return format(value, spec)
 
     def b_ascii(self, v):
-        repr_size_check(v, self.rt.str_limit)
-        s = ascii(v)
+        if repr_size_check(v, self.rt.str_limit):
+            text_ = program_text(v, True, self.rt.str_limit)
+            s = text_.encode("ascii", "backslashreplace").decode("ascii")
+        else:
+            s = ascii(v)
         guards.check_length(len(s), self.rt.str_limit, "string")
         return s
 
@@ -476,8 +604,6 @@ class Builtins:
         try:
             if not name:
                 raise PROGRAM_EXCEPTIONS["AttributeError"]("attribute name must not be empty")
-            if name[0] == "_":
-                raise access._private_error(name)
             return access.get_attr(obj, name)
         except PROGRAM_EXCEPTIONS["AttributeError"]:
             if default:
@@ -487,7 +613,7 @@ class Builtins:
     def b_hasattr(self, obj, name):
         if type(name) is not str:
             raise _TypeError(f"attribute name must be string, not '{type(name).__name__}'")
-        if not name or name[0] == "_":
+        if not name:
             return False
         try:
             access.get_attr(obj, name)

@@ -17,8 +17,8 @@ from ..autograd.state import state
 from ..tensor import Tensor
 from . import access, guards, imports, operators
 from .access import CLASS_DUNDERS, get_attr, set_attr, del_attr
-from .builtin_functions import SUPER, UNAVAILABLE, repr_size_check
-from .errors import Abort, PROGRAM_EXCEPTIONS, ProgramBaseException, locate
+from .builtin_functions import SUPER, UNAVAILABLE, program_text, repr_size_check
+from .errors import Abort, PROGRAM_EXCEPTIONS, ProgramBaseException, locate, meta
 from .scopes import CompileError
 from .values import BREAK, CONTINUE, RETURN, BoundMethod, Frame, Function, ProgramIterator
 
@@ -742,8 +742,9 @@ class Compiler:
                 if c is not None and not isinstance(c, ProgramBaseException):
                     raise _P["TypeError"]("exception causes must derive from BaseException")
                 e.__cause__ = c
-            e._gs_tb = [(line, col, fn)]
-            e._gs_site = False
+            m = meta(e)
+            m.tb = [(line, col, fn)]
+            m.site = False
             raise e
         return self._shell(node, raise_)
 
@@ -935,6 +936,11 @@ class Compiler:
                         raise _P["TypeError"](f"'{key}' in a class body must be a method defined with def")
             ns["__gs_program__"] = True
             cls = type(name, base_values or (object,), ns)
+            for key in ns:
+                if key[0] == "_" and not (key.startswith("__") and key.endswith("__")) \
+                        and access.host_reserved(cls, key):
+                    raise _P["TypeError"](f"'{key}' in the body of class '{name}' would replace the engine's own "
+                                          f"'{key}' of its base class; choose another name")
             cell[0] = cls
             for d in reversed(decs):
                 cls = call(d, [cls], None)
@@ -1423,9 +1429,14 @@ class Compiler:
             v = value(fr)
             try:
                 s = spec(fr) if spec is not None else ""
+                program = False
                 if type(v) is not str and type(v) is not float and type(v) is not int:
-                    repr_size_check(v, rt.str_limit)
-                if conversion == 115:
+                    program = repr_size_check(v, rt.str_limit)
+                if program:   # program code makes part of the text: the interpreter builds it
+                    v = program_text(v, conversion == 114 or conversion == 97, rt.str_limit)
+                    if conversion == 97:
+                        v = ascii(v)[1:-1]
+                elif conversion == 115:
                     v = str(v)
                 elif conversion == 114:
                     v = repr(v)

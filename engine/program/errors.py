@@ -16,7 +16,7 @@ program's ``except Exception:`` nor host code's catches them.
 import builtins as _py
 
 __all__ = ["ProgramError", "Abort", "PROGRAM_EXCEPTIONS", "ProgramBaseException", "to_program_exception",
-           "locate", "exception_type_name", "limit_abort"]
+           "locate", "exception_type_name", "limit_abort", "meta", "exception_args"]
 
 
 class ProgramError(Exception):
@@ -42,6 +42,19 @@ class ProgramError(Exception):
         return f"ProgramError({self.type!r}, {self.message!r}, line={self.line}, col={self.col})"
 
 
+class Meta:
+    """What the interpreter records about an exception in flight, kept where program code
+    cannot reach it: its program frames (innermost first: (line, col, function)), whether
+    it just left a program function (the caller's call site comes next), and the type name
+    to report when it differs from the class name."""
+    __slots__ = ("tb", "site", "type")
+
+    def __init__(self):
+        self.tb = None
+        self.site = False
+        self.type = None
+
+
 class Abort(BaseException):
     """A run stopped by a limit or by cancellation; no program code can catch it."""
 
@@ -50,12 +63,34 @@ class Abort(BaseException):
         self.type = type
         self.message = message
         self.limit = limit
-        self._gs_tb = None      # program frames, innermost first: (line, col, function)
-        self._gs_site = False   # left a program function: the caller's call site comes next
+        self.meta = Meta()
 
     def again(self):
         """A fresh copy, to re-raise a sticky abort without growing a host traceback."""
         return Abort(self.type, self.message, self.limit)
+
+
+# An exception's instance dict and args, read past anything its class defines: a program
+# class may define ``args`` or any other name, and the host never looks them up by name.
+_EXC_DICT = BaseException.__dict__["__dict__"].__get__
+_EXC_ARGS = BaseException.__dict__["args"].__get__
+_META_KEY = "gs:meta"   # not an identifier: no attribute syntax or setattr of a program reaches it
+
+
+def meta(e):
+    """The interpreter's record for exception ``e`` (an Abort or a program exception)."""
+    if type(e) is Abort:
+        return e.meta
+    d = _EXC_DICT(e)
+    m = d.get(_META_KEY)
+    if type(m) is not Meta:
+        m = d[_META_KEY] = Meta()
+    return m
+
+
+def exception_args(e):
+    """``e.args`` as BaseException holds them, whatever the program's class defines."""
+    return _EXC_ARGS(e)
 
 
 def limit_abort(limit, message):
@@ -66,13 +101,8 @@ def limit_abort(limit, message):
 class _ProgramBase(Exception):
     """Root of the exceptions programs see (their ``BaseException``)."""
 
-    # class-level defaults: a program subclass may skip super().__init__()
-    _gs_tb = None       # program frames, innermost first: (line, col, function)
-    _gs_site = False    # left a program function: the caller's call site comes next
-    _gs_type = None     # the name to report, when it differs from the class name
-
     def __str__(self):
-        args = self.args
+        args = _EXC_ARGS(self)
         if not args:
             return ""
         if len(args) == 1:
@@ -80,11 +110,11 @@ class _ProgramBase(Exception):
         return str(args)
 
     def __repr__(self):
-        return f"{type(self).__name__}({', '.join(repr(a) for a in self.args)})"
+        return f"{type(self).__name__}({', '.join(repr(a) for a in _EXC_ARGS(self))})"
 
 
 def _key_error_str(self):
-    args = self.args
+    args = _EXC_ARGS(self)
     if len(args) == 1:
         return repr(args[0])
     return _ProgramBase.__str__(self)
@@ -191,7 +221,7 @@ def to_program_exception(e):
     cls, name = _program_class_for(type(e))
     pe = cls(*args)
     if name is not None:
-        pe._gs_type = name
+        meta(pe).type = name
     return pe
 
 
@@ -207,12 +237,13 @@ def locate(e, line, col, function):
     """The exception to propagate for ``e`` caught at a program position: converts host
     exceptions, and records the position as the innermost frame or as a call site."""
     if isinstance(e, (_ProgramBase, Abort)):
-        tb = e._gs_tb
+        m = meta(e)
+        tb = m.tb
         if tb is None:
-            e._gs_tb = [(line, col, function)]
-        elif e._gs_site:
+            m.tb = [(line, col, function)]
+        elif m.site:
             tb.append((line, col, function))
-            e._gs_site = False
+            m.site = False
         return e
     from ..limits import LimitExceeded
     if isinstance(e, LimitExceeded):
@@ -224,10 +255,11 @@ def locate(e, line, col, function):
         a = Abort("LimitExceeded", "limit exceeded: session_bytes: out of memory", "session_bytes")
     else:
         a = to_program_exception(e)
-    a._gs_tb = [(line, col, function)]
+    meta(a).tb = [(line, col, function)]
     return a
 
 
 def exception_type_name(e):
-    """The class name a report gives for program exception ``e``."""
-    return e._gs_type or type(e).__name__
+    """The class name a report gives for program exception ``e`` (the class's own name:
+    nothing the program's class body defines is read)."""
+    return meta(e).type or type.__dict__["__name__"].__get__(type(e))

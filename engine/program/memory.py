@@ -13,6 +13,7 @@ import numpy as np
 
 from ..autograd.function import Node, SavedOutput
 from ..tensor import Tensor
+from .errors import exception_args
 from .values import BoundMethod, Function
 
 __all__ = ["tensor_bytes", "module_tensors", "read_rss"]
@@ -99,7 +100,7 @@ def tensor_bytes(roots):
             if "__gs_program__" in d:
                 stack.extend(d.values())
         elif isinstance(v, BaseException):
-            stack.extend(v.args)
+            stack.extend(exception_args(v))
         else:
             d = getattr(v, "__dict__", None)
             if type(d) is dict:

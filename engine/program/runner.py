@@ -17,7 +17,7 @@ import numpy as np
 from ..autograd.state import state
 from ..limits import Limits
 from .compiler import Compiler
-from .errors import (Abort, ProgramError, ProgramBaseException, exception_type_name, locate,
+from .errors import (Abort, ProgramError, ProgramBaseException, exception_type_name, locate, meta,
                      to_program_exception)
 from .scopes import CompileError, build_scopes, check_nesting
 from .values import Frame
@@ -85,9 +85,9 @@ def run(source, namespace, limits=None, *, observer=None, cancel=None, on_stdout
     except Abort as a:
         error = _from_abort(a)
     except ProgramBaseException as e:
-        error = _from_exception(e)
+        error = _report(e, namespace)
     except Exception as e:  # an unlocated host error: report it at the current line
-        error = _from_exception(to_program_exception(e), state.line)
+        error = _report(to_program_exception(e), namespace, state.line)
     finally:
         errstate.__exit__(None, None, None)
         rt.end()
@@ -169,21 +169,41 @@ def _frames(tb):
 
 
 def _from_abort(a):
-    frames = _frames(a._gs_tb)
+    frames = _frames(meta(a).tb)
     inner = frames[-1] if frames else {"line": None, "col": None}
     return ProgramError(a.type, a.message, inner["line"], inner["col"], frames,
                         limit=a.limit if a.type == "LimitExceeded" else None)
 
 
-def _from_exception(e, line=None):
-    frames = _frames(e._gs_tb)
-    if not frames and line is not None:
-        frames = [{"line": line, "col": None, "function": "<module>"}]
-    inner = frames[-1] if frames else {"line": None, "col": None}
-    try:
-        message = str(e)
-    except BaseException:
-        message = str(e.args[0]) if e.args else ""
-    e.__traceback__ = None
-    return ProgramError(exception_type_name(e), message, inner["line"], inner["col"], frames)
+MAX_MESSAGE = 64 << 10   # characters of an error message kept in a report
 
+
+def _report(e, namespace, line=None):
+    """The ProgramError for program exception ``e``. Its message is ``str(e)`` as Python would
+    print it, computed by the interpreter under the run's limits (a program class's own
+    ``__str__`` runs as program code: an endless one is the program's LimitExceeded at its
+    line); everything else comes from the interpreter's own record of the exception."""
+    try:
+        try:
+            message = namespace.builtins.b_str(e)
+        except Abort as a:
+            am = meta(a)
+            if am.tb is None:   # the printing itself was too big: the limit, where e was raised
+                am.tb = list(meta(e).tb or ()) or ([(line, None, "<module>")] if line is not None else None)
+            return _from_abort(a)
+        except BaseException:   # the program's __str__ raised or returned a non-string, as Python
+            message = "<exception str() failed>"
+        if len(message) > MAX_MESSAGE:
+            message = message[:MAX_MESSAGE] + f"... ({len(message) - MAX_MESSAGE} more characters)"
+        m = meta(e)
+        frames = _frames(m.tb)
+        if not frames and line is not None:
+            frames = [{"line": line, "col": None, "function": "<module>"}]
+        inner = frames[-1] if frames else {"line": None, "col": None}
+        e.__traceback__ = None
+        return ProgramError(exception_type_name(e), message, inner["line"], inner["col"], frames)
+    except Abort as a:
+        return _from_abort(a)
+    except BaseException:   # never let a report fail the run's caller
+        return ProgramError("RuntimeError", "the program's error could not be reported", line, None,
+                            [{"line": line, "col": None, "function": "<module>"}] if line else [])

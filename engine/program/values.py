@@ -6,7 +6,7 @@ the host's (no ``__globals__``, no ``__code__``). Host code may call it (the
 engine calls ``forward`` through ``Module.__call__``, hooks during backward):
 ``__call__`` converts what host code passes in before the body sees it.
 """
-from .errors import Abort, PROGRAM_EXCEPTIONS
+from .errors import Abort, PROGRAM_EXCEPTIONS, meta
 
 __all__ = ["Frame", "Function", "BoundMethod", "ProgramIterator", "BREAK", "CONTINUE", "RETURN"]
 
@@ -78,7 +78,7 @@ class Function:
                 return None
             return body(frame)  # a lambda's expression
         except (PROGRAM_BASE, Abort) as e:
-            e._gs_site = True
+            meta(e).site = True
             raise
         finally:
             rt.depth -= 1
