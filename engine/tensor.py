@@ -183,7 +183,14 @@ class Tensor:
     def __iter__(self):
         if self._data.ndim == 0:
             raise TypeError("iteration over a 0-d tensor")
-        return (self[i] for i in range(self._data.shape[0]))
+        n = self._data.shape[0]
+        limit = state.element_limit
+        if limit is not None and n > limit:   # an empty tensor may have a 2**30 first dim: as many objects
+            from .limits import LimitExceeded
+            raise LimitExceeded("tensor_elements", limit, f"limit exceeded: tensor_elements: iterating a tensor "
+                                                          f"of shape {list(self._data.shape)} makes {n} tensors "
+                                                          f"(at most {limit})")
+        return (self[i] for i in range(n))
 
     def __bool__(self):
         if self._data.size != 1:

@@ -27,6 +27,10 @@ def sum_to(x, shape):
     shape = tuple(shape)
     if x.shape == shape:
         return x
+    if x.size == 0:   # sums of nothing: zeros, without a keepdims intermediate as large as shape's other dims
+        from ..limits import check_elements
+        check_elements(shape, "sum_to result")
+        return get_array_module(x).zeros(shape, x.dtype)
     lead = x.ndim - len(shape)
     axes = tuple(range(lead)) + tuple(i + lead for i, n in enumerate(shape) if n == 1 and x.shape[i + lead] != 1)
     out = x.sum(axis=axes, keepdims=True) if axes else x
@@ -165,10 +169,14 @@ def _tri_mask(x, k):
 
 
 def tril(x, diagonal=0):
+    if x.size == 0:
+        return x.copy()   # no mask (an empty matrix may have a 2**30 side)
     return get_array_module(x).where(_tri_mask(x, diagonal), x, x.dtype.type(0))
 
 
 def triu(x, diagonal=0):
+    if x.size == 0:
+        return x.copy()
     return get_array_module(x).where(_tri_mask(x, diagonal - 1), x.dtype.type(0), x)
 
 
@@ -188,6 +196,10 @@ def _along(index, dim):
     (gather/scatter's ``out[i][index[i][j]] ... `` rule): index on dim, aranges elsewhere."""
     xp = get_array_module(index)
     nd = index.ndim
+    if index.size == 0:
+        # nothing is addressed: no aranges (an empty index may have a 2**30 dim beside its 0)
+        zero = xp.zeros((1,) * nd, dtype=xp.intp)
+        return tuple(index if d == dim else zero for d in range(nd))
     parts = []
     for d, n in enumerate(index.shape):
         if d == dim:

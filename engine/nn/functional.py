@@ -291,6 +291,8 @@ class Softmax(Function):
         xp = _xp(x)
         if x.ndim == 0:
             return xp.ones_like(x)
+        if x.size == 0:
+            return x.copy()   # no max along dim (an empty input may have a 2**30 dim)
         e = xp.exp(x - x.max(axis=dim, keepdims=True))
         e /= e.sum(axis=dim, keepdims=True)
         return e
@@ -312,6 +314,8 @@ class LogSoftmax(Function):
         xp = _xp(x)
         if x.ndim == 0:
             return xp.zeros_like(x)
+        if x.size == 0:
+            return x.copy()
         z = x - x.max(axis=dim, keepdims=True)
         z -= xp.log(xp.exp(z).sum(axis=dim, keepdims=True))
         return z

@@ -321,17 +321,33 @@ class Einsum(Op):
                      else None for i in range(len(subs)))
 
 
-_EINSUM_ARITY = {}
-
-
-def _einsum_node(n):
+def _einsum_class(n):
     """Einsum for n operands: its ``saves`` names all of them, each gradient reading the others."""
-    cls = _EINSUM_ARITY.get(n)
-    if cls is None:
-        others = tuple(tuple(j for j in range(n) if j != i) for i in range(n))
-        cls = _EINSUM_ARITY[n] = type("Einsum", (Einsum,), {"__slots__": (), "saves": tuple(range(n)),
-                                                            "grad_needs": others})
-    return cls
+    others = tuple(tuple(j for j in range(n) if j != i) for i in range(n))
+    return type("Einsum", (Einsum,), {"__slots__": (), "saves": tuple(range(n)), "grad_needs": others})
+
+
+# One node class per operand count, made here once: a class made per call would be a process-wide
+# cache growing with what programs ask for. Einsums of more operands are contracted in groups.
+EINSUM_MAX_OPERANDS = 8
+_EINSUM_ARITY = {n: _einsum_class(n) for n in range(1, EINSUM_MAX_OPERANDS + 1)}
+
+
+def _einsum_groups(subs, out, operands):
+    """An einsum of many operands as nested einsums of at most EINSUM_MAX_OPERANDS: the first
+    group is contracted to the subscripts the others or the output still need."""
+    while len(subs) > EINSUM_MAX_OPERANDS:
+        k = EINSUM_MAX_OPERANDS
+        head, rest = subs[:k], subs[k:]
+        needed = set(out).union(*rest)
+        kept = "".join(dict.fromkeys(c for s in head for c in s if c in needed))
+        sizes = {}
+        for s, o in zip(head, operands[:k]):
+            sizes.update(zip(s, o._data.shape))
+        check_elements(tuple(sizes[c] for c in kept), "einsum intermediate")
+        inner = _EINSUM_ARITY[k].apply(*operands[:k], equation=",".join(head) + "->" + kept)
+        subs, operands = [kept] + rest, [inner] + operands[k:]
+    return subs, operands
 
 
 def _einsum_arrays(equation, operands):
@@ -490,7 +506,8 @@ def einsum(*args):
         if want != o._data.shape:  # size-1 dimensions broadcast
             operands[i] = expand(o, want)
     check_elements(tuple(sizes[c] for c in out), "einsum result")
-    return _einsum_node(len(operands)).apply(*operands, equation=",".join(subs) + "->" + out)
+    subs, operands = _einsum_groups(list(subs), out, operands)
+    return _EINSUM_ARITY[len(operands)].apply(*operands, equation=",".join(subs) + "->" + out)
 
 
 # ------------------------------------------------------------------ Tensor methods

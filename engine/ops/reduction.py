@@ -15,6 +15,7 @@ import numpy as np
 from .. import dtypes as _dt
 from ..autograd.function import Op
 from ..device import get_array_module
+from ..limits import check_elements
 from ..tensor import Tensor, _wrap_dim
 from .elementwise import maximum, minimum
 from .indexing import Gather
@@ -82,6 +83,13 @@ def _require_nonempty(x, name, axes):
                 raise IndexError(f"{name}(): Expected reduction dim {a} to have non-zero size.")
 
 
+def _check_result(x, axes):
+    """A reduction's result is never larger than its input, except when the input is empty:
+    ``zeros(0, 2**30).sum(0)`` has 2**30 elements. Checked before NumPy allocates it."""
+    if x.size == 0 and axes is not None:
+        check_elements(_reduced_shape(x.shape, axes), "reduction result")
+
+
 class Reduction(Op):
     """An op that reduces ``axes`` (None: all) of its input, keeping them as size 1 with keepdim."""
     __slots__ = ("in_shape", "axes", "keepdim")
@@ -94,6 +102,7 @@ class Reduction(Op):
         return Op.name(self)
 
     def _remember(self, x, axes, keepdim):
+        _check_result(x, axes)
         self.in_shape, self.axes, self.keepdim = x.shape, axes, keepdim
 
     def _restore(self, F, g):
@@ -638,7 +647,9 @@ def cumprod(input, dim, *, dtype=None):
 
 def _logical(name, input, dim, keepdim):
     x = input._data
-    out = getattr(x, name)(axis=_dims(dim, x.ndim), keepdims=keepdim)
+    axes = _dims(dim, x.ndim)
+    _check_result(x, axes)
+    out = getattr(x, name)(axis=axes, keepdims=keepdim)
     return Tensor._make(_array(out), False, None)
 
 
@@ -655,7 +666,9 @@ def any(input, dim=None, keepdim=False):
 def count_nonzero(input, dim=None):
     """Counts the number of non-zero values in input over the given dimension(s)."""
     x = input._data
-    out = (x != 0).sum(axis=_dims(dim, x.ndim))
+    axes = _dims(dim, x.ndim)
+    _check_result(x, axes)
+    out = (x != 0).sum(axis=axes)
     return Tensor._make(_array(out).astype(_int64, copy=False), False, None)
 
 

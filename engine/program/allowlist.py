@@ -87,6 +87,12 @@ GUARDS = {
     "pad": Guard("check_pad", (_F,)),
     "unfold": Guard("check_unfold", (_F,)),
     "embedding": Guard("check_embedding", (_F,)),
+    "avg_pool1d": Guard("check_pool", (_T, _F)),
+    "avg_pool2d": Guard("check_pool", (_F,)),
+    "max_pool1d": Guard("check_pool", (_T, _F)),
+    "max_pool2d": Guard("check_pool", (_T, _F)),
+    "adaptive_avg_pool1d": Guard("check_adaptive_pool", (_T, _F)),
+    "adaptive_avg_pool2d": Guard("check_adaptive_pool", (_F,)),
 }
 
 # --------------------------------------------------------------------------- modules

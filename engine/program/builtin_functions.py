@@ -39,15 +39,22 @@ def _estimate_repr(v, limit):
     """About how many characters ``repr(v)`` would have (tensors by their print options),
     and whether program code would make part of it (a program object inside a container, or
     an exception): then the interpreter builds the text itself (``program_text``). Stops once
-    past ``limit`` (a structure sharing its parts can be exponentially long)."""
+    past ``limit`` (a structure sharing its parts can be exponentially long); a container
+    inside itself prints as ``[...]``, as Python."""
     total = 0
     program = False
-    stack = [v]
+    path = set()            # ids of the containers being walked (a cycle back to one is [...])
+    stack = [(None, iter((v,)))]
     top = True
     while stack:
         if total > limit:
             return total, program
-        x = stack.pop()
+        owner, it = stack[-1]
+        x = next(it, _END)
+        if x is _END:
+            stack.pop()
+            path.discard(owner)
+            continue
         t = type(x)
         if t is str:
             total += len(x) + 2
@@ -57,23 +64,30 @@ def _estimate_repr(v, limit):
             total += 3
         elif isinstance(x, Tensor):
             total += _tensor_repr_size(x)
-        elif t in (list, tuple, set, frozenset):
-            total += 2 + 2 * len(x)
-            stack.extend(x)
-        elif isinstance(x, dict):
-            total += 2 + 4 * len(x)
-            stack.extend(x.keys())
-            stack.extend(x.values())
-        elif isinstance(x, ProgramBaseException):
-            total += 32
-            program = True
-            stack.extend(exception_args(x))
+        elif t in (list, tuple, set, frozenset, dict) or isinstance(x, (dict, ProgramBaseException)):
+            if id(x) in path:
+                total += 5
+            else:
+                path.add(id(x))
+                if isinstance(x, dict):
+                    total += 2 + 4 * len(x)
+                    stack.append((id(x), (y for kv in x.items() for y in kv)))
+                elif isinstance(x, ProgramBaseException):
+                    total += 32
+                    program = True
+                    stack.append((id(x), iter(exception_args(x))))
+                else:
+                    total += 2 + 2 * len(x)
+                    stack.append((id(x), iter(x)))
         else:
             total += 32
             if not top and access.is_program_class(t):
                 program = True
         top = False
     return total, program
+
+
+_END = object()
 
 
 def _tensor_repr_size(t):

@@ -269,6 +269,25 @@ def check_unfold(input, kernel_size, dilation=1, padding=0, stride=1):
     check_shape([n, c * kernel[0] * kernel[1], out[0] * out[1]], "unfold's result")
 
 
+def check_pool(input, *rest, **kwargs):
+    """Before pooling: the windows' bookkeeping is as large as the input's spatial dims, which
+    an empty input may have at 2**30."""
+    if isinstance(input, Tensor) and input._data.ndim >= 2:
+        check_shape(input._data.shape[2:] if input._data.ndim > 2 else input._data.shape[-1:],
+                    "the pooled input's spatial extent")
+
+
+def check_adaptive_pool(input, output_size, *rest, **kwargs):
+    """Before adaptive pooling: its (output, input) averaging matrix per spatial dim fits."""
+    if not isinstance(input, Tensor) or input._data.ndim < 1:
+        return
+    sizes = output_size if isinstance(output_size, (list, tuple)) else (output_size,)
+    spatial = input._data.shape[-len(sizes):]
+    for out, n in zip(sizes, spatial):
+        if isinstance(out, int):
+            check_shape((out, n), "the adaptive pooling matrix")
+
+
 def check_embedding(input, weight, *rest, **kwargs):
     if isinstance(input, Tensor) and isinstance(weight, Tensor) and weight._data.ndim == 2:
         check_shape(tuple(input._data.shape) + (weight._data.shape[1],), "the embedding's result")

@@ -8,6 +8,7 @@ the run's limits and observer, runs the top-level statements one by one
 whatever happened.
 """
 import ast
+import gc
 import sys
 import time
 from dataclasses import dataclass, field
@@ -61,6 +62,7 @@ def run(source, namespace, limits=None, *, observer=None, cancel=None, on_stdout
     saved_recursion = sys.getrecursionlimit()
     errstate = np.errstate(all="ignore")   # PyTorch computes inf/nan without warnings
     error = None
+    before = dict(namespace.globals)   # what top-level names held, to release after a memory limit
     try:
         if saved_recursion < _RECURSION_LIMIT:
             sys.setrecursionlimit(_RECURSION_LIMIT)
@@ -96,8 +98,32 @@ def run(source, namespace, limits=None, *, observer=None, cancel=None, on_stdout
          state.grad_enabled, state.anomaly) = saved_state
         if saved_recursion < _RECURSION_LIMIT:
             sys.setrecursionlimit(saved_recursion)
-    return Outcome(ok=error is None, error=error, stdout="".join(rt.out), bound=list(rt.bound),
+    bound = list(rt.bound)
+    if error is not None and error.limit == "session_bytes":
+        released = _release(namespace, before, bound)
+        if released:
+            shown = ", ".join(released[:10]) + (", ..." if len(released) > 10 else "")
+            error.message += f"; this run's bindings were released ({shown} hold what they held before it)"
+            bound = [n for n in bound if n not in released]
+    return Outcome(ok=error is None, error=error, stdout="".join(rt.out), bound=bound,
                    logs=list(rt.logs), elapsed_s=time.monotonic() - started)
+
+
+def _release(namespace, before, bound):
+    """After a session_bytes limit: the names the failed run bound go back to what they held
+    before it (or away), and what it allocated is freed, so the session stays usable."""
+    g = namespace.globals
+    released = []
+    for name in bound:
+        if name in before:
+            if g.get(name, before) is not before[name]:
+                g[name] = before[name]
+                released.append(name)
+        elif g.pop(name, None) is not None:
+            released.append(name)
+    namespace.runtime.bytes_known = None
+    gc.collect()
+    return released
 
 
 def _failed(error, started):

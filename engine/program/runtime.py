@@ -101,6 +101,10 @@ class Runtime:
 
     def end(self):
         self.active = False
+        abort = self.abort
+        if abort is not None:   # its traceback would keep the failed run's frames (and tensors) alive
+            abort.__traceback__ = abort.__context__ = abort.__cause__ = None
+            self.abort = None
         self.cancel = None
         self.on_stdout = None
         self.on_log = None

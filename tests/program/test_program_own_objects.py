@@ -1,0 +1,111 @@
+"""A program's own classes and objects are its own, as in Python (SPEC section 2): any
+attribute name works on them, including private ones, while the engine's private names on
+the host classes they derive from stay the engine's."""
+
+
+def test_private_methods_and_attributes_of_a_program_module(run_ok):
+    out, ns = run_ok("""
+        class Net(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.fc = nn.Linear(2, 2)
+                self._hidden = 3
+                self.apply(self._init_weights)
+            def _init_weights(self, m):
+                if isinstance(m, nn.Linear):
+                    nn.init.ones_(m.weight)
+                    nn.init.zeros_(m.bias)
+            def _forward_alg(self, x):
+                return self.fc(x) + self._hidden
+            def forward(self, x):
+                return self._forward_alg(x)
+        net = Net()
+        y = net(torch.ones(1, 2)).tolist()
+        h = getattr(net, '_hidden')
+        has = (hasattr(net, '_forward_alg'), hasattr(net, '_nothing'))
+        missing = getattr(net, '_nothing', 'default')
+    """)
+    assert ns.get("y") == [[5.0, 5.0]] and ns.get("h") == 3
+    assert ns.get("has") == (True, False) and ns.get("missing") == "default"
+
+
+def test_private_names_of_a_plain_program_class(run_ok):
+    out, ns = run_ok("""
+        class A:
+            _count = 0
+            def __init__(self):
+                self._x = 1
+                self.__y = 2
+                A._count += 1
+            def _get(self):
+                return self._x + self.__y
+        a = A()
+        A()
+        v = (a._get(), A._count)
+        a._x = 10
+        setattr(a, '_z', 5)
+        del a._x
+        w = (hasattr(a, '_x'), a._z)
+    """)
+    assert ns.get("v") == (3, 2) and ns.get("w") == (False, 5)
+
+
+def test_super_reaches_a_program_bases_private_method(run_ok):
+    out, ns = run_ok("""
+        class A(nn.Module):
+            def _f(self):
+                return 1
+        class B(A):
+            def _f(self):
+                return super()._f() + 1
+        v = B()._f()
+    """)
+    assert ns.get("v") == 2
+
+
+def test_a_private_parameter_is_registered_under_its_name_as_in_pytorch(run_ok):
+    out, ns = run_ok("""
+        class Net(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self._w = nn.Parameter(torch.ones(2))
+                self.register_buffer('_mask', torch.zeros(2))
+            def forward(self):
+                return (self._w * 2 + self._mask).sum()
+        net = Net()
+        keys = list(net.state_dict().keys())
+        names = [n for n, _ in net.named_parameters()]
+        out = net().item()
+    """)
+    assert ns.get("keys") == ["_w", "_mask"] and ns.get("names") == ["_w"] and ns.get("out") == 4.0
+
+
+def test_dunders_a_program_class_defines_work(run_ok):
+    out, ns = run_ok("""
+        class V:
+            def __init__(self, xs):
+                self._xs = list(xs)
+            def __len__(self):
+                return len(self._xs)
+            def __getitem__(self, i):
+                return self._xs[i]
+            def __add__(self, o):
+                return V(a + b for a, b in zip(self._xs, o._xs))
+            def __eq__(self, o):
+                return self._xs == o._xs
+            def __hash__(self):
+                return len(self._xs)
+            def __repr__(self):
+                return f'V({self._xs})'
+        v = V([1, 2]) + V([3, 4])
+        r = (len(v), v[1], repr(v), v == V([4, 6]), len({v, V([4, 6])}), str([v]))
+    """)
+    assert ns.get("r") == (2, 6, "V([4, 6])", True, 1, "[V([4, 6])]")
+
+
+def test_the_engines_private_names_stay_the_engines(run_err):
+    for source in ("class M(nn.Module):\n    def f(self):\n        return self._parameters\nM().f()",
+                   "class M(nn.Module):\n    def __init__(self):\n        self._modules = {}\n        super().__init__()\nM()",
+                   "m = nn.Linear(2, 2)\nx = m._parameters"):
+        assert run_err(source).type == "AttributeError", source
+    assert run_err("class M(nn.Module):\n    _buffers = {}").type == "TypeError"
