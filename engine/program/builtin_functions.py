@@ -792,9 +792,9 @@ def _field_value(field, args, kwargs, auto):
         value = kwargs[key]
     for is_attr, name in rest:
         if is_attr:
-            if not name or name[0] == "_":
-                raise access._private_error(name or "")
-            value = access.get_attr(value, name)
+            if not name:
+                raise PROGRAM_EXCEPTIONS["ValueError"]("Empty attribute in format string")
+            value = access.get_attr(value, name)   # the program's attribute rules (its own '_x' too)
         else:
             value = value[int(name) if name.isdigit() else name]
     return value
@@ -855,8 +855,7 @@ def format_string(fmt, args, kwargs, b, depth=0, auto=None):
         elif conversion == "s":
             value = b.b_str(value)
         elif conversion == "a":
-            repr_size_check(value, limit)
-            value = ascii(value)
+            value = b.b_ascii(value)
         elif conversion is not None:
             raise PROGRAM_EXCEPTIONS["ValueError"](f"Unknown conversion specifier {conversion}")
         piece = b.b_format(value, spec or "")
