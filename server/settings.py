@@ -18,9 +18,13 @@ class Settings:
     host: str = "127.0.0.1"
     port: int = 8000
     backend: str = "local"
-    workers: int = field(default_factory=lambda: os.cpu_count() or 1)  # CPU worker processes
+    # "process": each CPU session in a process of its own, forked from a warm template (Linux; the default).
+    # "shared": CPU sessions share `workers` worker processes (the model before; a crash ends them all).
+    isolation: str = "process"
+    workers: int = field(default_factory=lambda: os.cpu_count() or 1)  # shared CPU workers ("shared" only)
     gpu_workers: int | None = None        # None: one per GPU CuPy finds
-    worker_threads: int = 1               # BLAS threads per worker (workers already use the cores)
+    worker_threads: int = 1               # BLAS threads per session process / worker (sessions share the cores)
+    session_cpu_s: float = 86400.0        # RLIMIT_CPU hard limit of a session process over its life; 0: unset
     worker_memory_bytes: int = 8 << 30    # RLIMIT_AS of each CPU worker; 0 leaves it unset
     worker_max_files: int = 256           # RLIMIT_NOFILE of each worker
     api_keys: tuple = ()                  # when set, POST /v1/sessions needs one as a Bearer token
@@ -86,6 +90,8 @@ class Settings:
         for host in self.allowed_hosts:
             if "*" in host[1:] or host.startswith("*") and host != "*" and not host.startswith("*."):
                 raise ValueError(f"GRADSERVE_ALLOWED_HOSTS: {host!r}: wildcards only as '*' or '*.example.com'")
+        if self.isolation not in ("process", "shared"):
+            raise ValueError(f"GRADSERVE_ISOLATION: {self.isolation!r}: 'process' or 'shared'")
         if self.workers < 1:
             raise ValueError("at least one worker is needed")
 

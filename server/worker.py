@@ -312,36 +312,50 @@ def _limit_self(device, memory_bytes, max_files):
 
 
 def main(sock, cancel_conn, config):
-    """Process entry point (multiprocessing spawn target): commands on ``sock``, cancels on ``cancel_conn``."""
+    """Process entry point (multiprocessing spawn target) of a worker that holds many sessions (a GPU's):
+    commands on ``sock``, cancels on ``cancel_conn``."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the server stops its workers itself
     # With RLIMIT_FSIZE at 0 nothing may be written to a log file the server's output goes to.
     devnull = os.open(os.devnull, os.O_WRONLY)
     os.dup2(devnull, 1)
     os.dup2(devnull, 2)
+    worker = Worker(config.get("device", "cpu"))
+    try:
+        runtime.new_namespace()  # import the interpreter now, not on the first request
+    except runtime.InterpreterUnavailable:
+        pass
+    _limit_self(worker.device, config.get("memory_bytes"), config.get("max_files", 256))
+    serve(sock, cancel_conn, worker, config.get("max_frame_bytes", 1 << 40))
+
+
+def serve(sock, cancel_conn, worker, max_frame_bytes=1 << 40, before_hello=None):
+    """Answers commands from ``sock`` until it closes; a thread reads cancels from ``cancel_conn``.
+
+    The same loop serves a worker holding many sessions and a session's own process
+    (``session_process``); ``before_hello()`` runs once the cancel thread is up, before
+    the process says it is ready (a session process confines itself there).
+    """
     send_lock = threading.Lock()
 
     def send(header, buffers=()):
         with send_lock:
             send_frame(sock, header, buffers)
 
-    worker = Worker(config.get("device", "cpu"), send_event=send)
-    try:
-        runtime.new_namespace()  # import the interpreter now, not on the first request
-    except runtime.InterpreterUnavailable:
-        pass
-    _limit_self(worker.device, config.get("memory_bytes"), config.get("max_files", 256))
+    worker._send_event = send
 
     def listen_for_cancels():
         while True:
             try:
                 message = json.loads(cancel_conn.recv_bytes())
-            except (EOFError, OSError):
+            except (EOFError, OSError, ValueError):
                 os._exit(0)  # the server is gone
             worker.cancel(message.get("run"))
 
     threading.Thread(target=listen_for_cancels, daemon=True, name="cancel-listener").start()
+    if before_hello is not None:
+        before_hello()
     send({"hello": os.getpid()})
-    reader = FrameReader(sock, config.get("max_frame_bytes", 1 << 40))
+    reader = FrameReader(sock, max_frame_bytes)
     while True:
         try:
             header, buffers = reader.read()

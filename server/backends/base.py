@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 
 class SessionGone(Exception):
-    """The worker that held the session died; the session's state is lost (410)."""
+    """The process that held the session died; the session's state is lost (410)."""
 
 
 class RunDeadline(Exception):
@@ -27,13 +27,14 @@ class BackendUnavailable(Exception):
 
 @dataclass(frozen=True)
 class Placement:
-    """Where a session lives: a worker slot and the generation of the process in it."""
-    worker: int
+    """Where a session lives: a shared worker's slot and the generation of the process in it, or, for a
+    session in a process of its own, ``worker`` None and the serial number of that process."""
+    worker: int | None
     generation: int
 
 
 class WorkerBackend(ABC):
-    """Hosts sessions on workers and carries commands to them."""
+    """Hosts sessions (each in a process of its own, or on a shared worker) and carries commands to them."""
 
     @abstractmethod
     async def start(self):

@@ -1,13 +1,20 @@
-"""The embedded backend: worker processes on this machine, spoken to over pipes.
+"""The embedded backend: a process per CPU session, and a shared worker per GPU, spoken to over sockets.
 
-Each worker slot holds one process (spawned, never forked, so it shares
-nothing with the server) and many sessions. Commands to one worker go one at a
-time, in arrival order, over a Unix socket pair that the event loop itself
-reads and writes (a ``wire_frames`` frame per message): replies and streamed
-events reach the waiting request without a thread hop, and a big tensor goes
-out without blocking the loop. A worker that dies, or that is killed because a
-run ignored its cancel past the grace period, is replaced by a fresh process in
-the same slot; the sessions it held answer 410 from then on.
+Each CPU session runs in a process of its own, forked from a warm template
+process (``session_process``): whatever its program does, a crash, an
+out-of-memory kill, or a kill at the deadline ends that session alone (410),
+and the kernel enforces its limits. GPU sessions share one worker process per
+GPU (spawned, never forked: CUDA contexts cannot be forked), which hosts many
+sessions; with ``isolation="shared"`` CPU sessions share ``workers`` such
+processes too (the model before process-per-session).
+
+Commands to one process go one at a time, in arrival order, over a Unix socket
+pair that the event loop itself reads and writes (a ``wire_frames`` frame per
+message): replies and streamed events reach the waiting request without a
+thread hop, and a big tensor goes out without blocking the loop. A shared
+worker that dies, or that is killed because a run ignored its cancel past the
+grace period, is replaced by a fresh process in the same slot; the sessions it
+held answer 410 from then on. So does a session whose own process died.
 """
 import asyncio
 import itertools
@@ -16,17 +23,16 @@ import logging
 import multiprocessing
 import os
 import socket
-import threading
 from collections import deque
 
 from .. import worker as worker_module
+from ..session_process import SESSION_MAX_FILES, Template, TemplateGone, spawn_with_env
 from ..wire_frames import FrameError, FrameParser, encode_frame
 from .base import BackendUnavailable, Placement, RunCancelled, RunDeadline, SessionGone, WorkerBackend
 
 log = logging.getLogger("gradserve.workers")
 
 _SPAWN = multiprocessing.get_context("spawn")
-_ENV_LOCK = threading.Lock()
 # Commands a worker may have in its pipe. Enough that a worker finds the next one waiting when it
 # ends a run, rather than sleeping until the event loop gets round to sending it: under load every
 # such sleep is a wake-up that preempts the event loop. (The frames' arrays are held by their
@@ -52,21 +58,6 @@ class _Command:
             self.timer = None
 
 
-def _start_with_env(process, env):
-    """Starts ``process`` with ``env`` added to its environment (spawn copies os.environ at start)."""
-    with _ENV_LOCK:
-        saved = {k: os.environ.get(k) for k in env}
-        os.environ.update(env)
-        try:
-            process.start()
-        finally:
-            for k, v in saved.items():
-                if v is None:
-                    os.environ.pop(k, None)
-                else:
-                    os.environ[k] = v
-
-
 class _WorkerStream(asyncio.BufferedProtocol):
     """The event loop's end of a worker's socket: frames in, parsed where they land."""
 
@@ -85,7 +76,7 @@ class _WorkerStream(asyncio.BufferedProtocol):
         try:
             self.parser.buffer_updated(nbytes)
         except FrameError as e:  # a worker that sends garbage is not trusted with more work
-            log.error("worker %d sent a malformed message (%s); replacing it", self.worker.slot, e)
+            log.error("%s sent a malformed message (%s); ending it", self.worker.label, e)
             self.transport.close()
 
     def eof_received(self):
@@ -120,23 +111,32 @@ class _WorkerProcess:
         self._req_ids = itertools.count(1)
 
     async def start(self, timeout_s=120.0):
+        sock = await self._launch()
+        self.transport, _ = await self.loop.connect_accepted_socket(lambda: _WorkerStream(self), sock)
+        await asyncio.wait_for(self._hello, timeout_s)
+        self.alive = True
+
+    async def _launch(self):
+        """Starts the process; returns the server's end of its command socket."""
         sock, child_sock = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
         cancel_r, cancel_w = _SPAWN.Pipe(duplex=False)
         self.cancel_conn = cancel_w
         self.process = _SPAWN.Process(target=worker_module.main, args=(child_sock, cancel_r, self.config),
                                       name=f"gradserve-worker-{self.slot}", daemon=True)
         try:
-            await asyncio.to_thread(_start_with_env, self.process, self.env)
+            await asyncio.to_thread(spawn_with_env, self.process, self.env)
         finally:
             child_sock.close()
             cancel_r.close()
-        self.transport, _ = await self.loop.connect_accepted_socket(lambda: _WorkerStream(self), sock)
-        await asyncio.wait_for(self._hello, timeout_s)
-        self.alive = True
+        return sock
 
     @property
     def pid(self):
         return self.process.pid if self.process is not None else None
+
+    @property
+    def label(self):
+        return f"worker {self.slot}" if self.slot is not None else f"session process {self.pid}"
 
     # ------------------------------------------------------------ reading
     def _on_frame(self, header, buffers):
@@ -171,7 +171,7 @@ class _WorkerProcess:
 
     def _on_eof(self):
         if not self._hello.done():
-            self._hello.set_exception(BackendUnavailable(f"worker {self.slot} exited while starting"))
+            self._hello.set_exception(BackendUnavailable(f"{self.label} exited while starting"))
         self._mark_dead()
         self.on_death(self)
 
@@ -228,8 +228,8 @@ class _WorkerProcess:
 
     def _ignored_cancel(self, command):
         if not command.fut.done():
-            log.warning("worker %d: run %s ignored its cancel for %.1fs; replacing the worker",
-                        self.slot, command.run_id, command.grace_s)
+            log.warning("%s: run %s ignored its cancel for %.1fs; killing the process",
+                        self.label, command.run_id, command.grace_s)
             command.killed = True
             self.kill()
 
@@ -260,11 +260,14 @@ class _WorkerProcess:
     def kill(self):
         """Kills the process now; its death is handled like any other."""
         if self._mark_dead():
-            try:
-                self.process.kill()
-            except (OSError, AttributeError):
-                pass
+            self._kill_process()
             self.on_death(self)
+
+    def _kill_process(self):
+        try:
+            self.process.kill()
+        except (OSError, AttributeError):
+            pass
 
     async def stop(self):
         self.alive = False
@@ -281,20 +284,59 @@ class _WorkerProcess:
                 await asyncio.to_thread(self.process.join, 3.0)
 
 
+class _SessionProcess(_WorkerProcess):
+    """A CPU session's own process, forked from the template; ``generation`` is its serial number."""
+
+    def __init__(self, serial, backend, config):
+        super().__init__(None, serial, "cpu", config, {}, backend.loop, backend._on_session_death)
+        self.backend = backend
+        self.handle = None  # session_process.SessionProcess
+
+    async def _launch(self):
+        self.handle = await self.backend._fork(self.config)
+        self.cancel_conn = self.handle.cancel
+        return self.handle.sock
+
+    @property
+    def pid(self):
+        return self.handle.pid if self.handle is not None else None
+
+    def _kill_process(self):
+        if self.handle is not None:
+            self.handle.kill()
+
+    async def stop(self):
+        self.alive = False
+        if self.transport is not None:
+            self.transport.close()
+        if self.handle is not None:
+            self.handle.close()  # SIGKILL through the pidfd: nothing it holds is worth waiting for
+
+
 class LocalBackend(WorkerBackend):
-    """Worker processes on this machine: CPU workers, plus one per visible GPU."""
+    """Sessions on this machine: a process per CPU session (forked from a template), and a shared
+    worker per GPU; with ``isolation="shared"``, ``workers`` shared CPU workers instead."""
 
     def __init__(self, settings):
         self.settings = settings
         self.grace_s = settings.cancel_grace_s
+        self.isolation = settings.isolation
+        if self.isolation == "process" and not (hasattr(os, "fork") and hasattr(os, "pidfd_open")):
+            log.warning("a process per session needs Linux (fork and pidfd_open); CPU sessions share workers")
+            self.isolation = "shared"
         self.slots = []
         self.restarts = []
         self._starting = {}
         self._stopping = False
         self.loop = None
+        self.template = None            # session_process.Template
+        self.template_restarts = 0
+        self._template_lock = None
+        self.processes = {}             # serial -> _SessionProcess
+        self._serials = itertools.count(1)
 
     def _slot_specs(self):
-        specs = [("cpu", None)] * max(1, self.settings.workers)
+        specs = [("cpu", None)] * max(1, self.settings.workers) if self.isolation == "shared" else []
         gpus = self.settings.gpu_workers
         if gpus is None:
             from gradserve.engine.device import cuda_available
@@ -315,18 +357,69 @@ class LocalBackend(WorkerBackend):
                   "max_files": self.settings.worker_max_files}
         return _WorkerProcess(slot, generation, device, config, env, self.loop, self._on_death)
 
+    def session_config(self):
+        """What a new session process is told: its limits, fixed when it starts."""
+        return {"memory_bytes": self.settings.limits.session_bytes, "threads": self.settings.worker_threads,
+                "cpu_s": self.settings.session_cpu_s, "max_files": SESSION_MAX_FILES}
+
     async def start(self):
         self.loop = asyncio.get_running_loop()
+        self._template_lock = asyncio.Lock()
         self._specs = self._slot_specs()
         self.slots = [self._new_process(i, 0) for i in range(len(self._specs))]
         self.restarts = [0] * len(self.slots)
-        await asyncio.gather(*(w.start() for w in self.slots))
-        log.info("started %d workers: %s", len(self.slots), ", ".join(f"{w.device} pid {w.pid}" for w in self.slots))
+        starting = [w.start() for w in self.slots]
+        if self.isolation == "process":
+            _raise_open_files(self.settings.max_sessions)
+            starting.append(self._start_template())
+        await asyncio.gather(*starting)
+        log.info("started %s", ", ".join([f"a session template (pid {self.template.pid})"] * (self.template is not None)
+                                         + [f"{w.device} worker pid {w.pid}" for w in self.slots]))
+
+    async def _start_template(self):
+        template = Template()
+        await asyncio.to_thread(template.start)
+        self.template = template
+
+    async def _fork(self, config):
+        """A new session process from the template (restarted first if it died); BackendUnavailable if none."""
+        for attempt in range(2):
+            template = self.template
+            if template is None or not template.alive():
+                template = await self._restart_template(template)
+            try:
+                return await asyncio.to_thread(template.fork, config)
+            except TemplateGone as e:
+                if attempt or self._stopping:
+                    raise BackendUnavailable(f"no session process could be started: {e}") from None
+                log.warning("the session template failed (%s); restarting it", e)
+                template.kill()
+        raise AssertionError("unreachable")
+
+    async def _restart_template(self, dead):
+        async with self._template_lock:
+            if self.template is not dead and self.template is not None and self.template.alive():
+                return self.template
+            if self._stopping:
+                raise BackendUnavailable("the server is stopping")
+            if dead is not None:
+                self.template_restarts += 1
+                await asyncio.to_thread(dead.stop, 1.0)
+            try:
+                await self._start_template()
+            except (TemplateGone, OSError) as e:
+                raise BackendUnavailable(f"the session template could not start: {e}") from None
+            return self.template
 
     async def stop(self):
         self._stopping = True
         for task in list(self._starting.values()):
             task.cancel()
+        for proc in list(self.processes.values()):
+            await proc.stop()
+        self.processes.clear()
+        if self.template is not None:
+            await asyncio.to_thread(self.template.stop)
         await asyncio.gather(*(w.stop() for w in self.slots), return_exceptions=True)
 
     def _on_death(self, dead):
@@ -336,6 +429,14 @@ class LocalBackend(WorkerBackend):
                     dead.slot, dead.pid, len(dead.sessions))
         self.restarts[dead.slot] += 1
         self._starting[dead.slot] = self.loop.create_task(self._replace(dead))
+
+    def _on_session_death(self, dead):
+        if self.processes.get(dead.generation) is not dead:
+            return
+        del self.processes[dead.generation]
+        if not self._stopping:
+            log.warning("session process %s died; session %s is gone", dead.pid, ", ".join(dead.sessions))
+        self.loop.create_task(dead.stop())
 
     async def _replace(self, dead):
         try:
@@ -360,23 +461,41 @@ class LocalBackend(WorkerBackend):
             self._starting.pop(dead.slot, None)
 
     # ------------------------------------------------------------ interface
+    def _process(self, placement):
+        """The live process holding a placement, or None."""
+        if placement.worker is None:
+            return self.processes.get(placement.generation)
+        w = self.slots[placement.worker]
+        return w if w.generation == placement.generation else None
+
     def ready(self):
-        return any(w.alive for w in self.slots)
+        return any(w.alive for w in self.slots) or (self.template is not None and self.template.alive())
 
     def devices(self):
-        return sorted({device for device, _ in getattr(self, "_specs", [])})
+        devices = {device for device, _ in getattr(self, "_specs", [])}
+        if self.isolation == "process":
+            devices.add("cpu")
+        return sorted(devices)
 
     def health(self):
-        return {"workers": [{"worker": w.slot, "device": w.device, "alive": w.alive, "sessions": len(w.sessions),
-                             "restarts": self.restarts[w.slot], "busy": bool(w.in_pipe)}
-                            for w in self.slots]}
+        workers = []
+        if self.isolation == "process":
+            template = self.template
+            workers.append({"worker": "sessions", "device": "cpu", "alive": template is not None and template.alive(),
+                            "sessions": len(self.processes), "restarts": self.template_restarts,
+                            "busy": any(p.in_pipe for p in self.processes.values())})
+        workers += [{"worker": w.slot, "device": w.device, "alive": w.alive, "sessions": len(w.sessions),
+                     "restarts": self.restarts[w.slot], "busy": bool(w.in_pipe)} for w in self.slots]
+        return {"workers": workers}
 
     def worker_pid(self, placement):
         """The pid of the process holding a placement (for tests and operators)."""
-        w = self.slots[placement.worker]
-        return w.pid if w.generation == placement.generation else None
+        w = self._process(placement)
+        return w.pid if w is not None else None
 
     async def open_session(self, session_id, device, session=None):
+        if device == "cpu" and self.isolation == "process":
+            return await self._open_in_own_process(session_id)
         candidates = [w for w in self.slots if w.alive and w.device == device]
         if not candidates:
             raise BackendUnavailable(f"no {device} worker is available")
@@ -390,7 +509,32 @@ class LocalBackend(WorkerBackend):
             raise
         return placement
 
+    async def _open_in_own_process(self, session_id):
+        serial = next(self._serials)
+        proc = _SessionProcess(serial, self, self.session_config())
+        proc.sessions.add(session_id)
+        self.processes[serial] = proc
+        try:
+            await proc.start(timeout_s=30.0)
+            reply, _ = await proc.call({"op": "open", "session": session_id}, (), None, None, self.grace_s)
+        except BaseException as e:
+            self.processes.pop(serial, None)
+            await proc.stop()
+            if isinstance(e, (SessionGone, asyncio.TimeoutError)):
+                raise BackendUnavailable("the session's process did not start") from None
+            raise
+        if not reply.get("ok"):
+            self.processes.pop(serial, None)
+            await proc.stop()
+            raise BackendUnavailable(f"the session's process could not open it: {reply.get('error')}")
+        return Placement(None, serial)
+
     async def close_session(self, placement, session_id):
+        if placement.worker is None:
+            proc = self.processes.pop(placement.generation, None)
+            if proc is not None:
+                await proc.stop()
+            return
         w = self.slots[placement.worker]
         if w.generation != placement.generation:
             return
@@ -402,16 +546,32 @@ class LocalBackend(WorkerBackend):
                 pass
 
     def is_alive(self, placement):
-        w = self.slots[placement.worker]
-        return w.generation == placement.generation and w.alive
+        w = self._process(placement)
+        return w is not None and w.alive
 
     async def call(self, placement, header, buffers=(), *, on_events=None, deadline_s=None):
-        w = self.slots[placement.worker]
-        if w.generation != placement.generation:
-            raise SessionGone("the worker holding this session died")
+        w = self._process(placement)
+        if w is None:
+            raise SessionGone("the process holding this session died")
         return await w.call(header, buffers, on_events, deadline_s, self.grace_s)
 
     async def cancel(self, placement, run_id):
-        w = self.slots[placement.worker]
-        if w.generation == placement.generation and w.alive:
+        w = self._process(placement)
+        if w is not None and w.alive:
             w.send_cancel(run_id)
+
+
+def _raise_open_files(max_sessions):
+    """Each session process costs the server three descriptors (socket, cancel pipe, pidfd): raise the
+    soft RLIMIT_NOFILE to the hard one, and say so if even that is short of ``max_sessions``."""
+    import resource
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if hard == resource.RLIM_INFINITY or soft < hard:
+        try:
+            resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+            soft = hard
+        except (ValueError, OSError):
+            pass
+    needed = 3 * max_sessions + 256
+    if soft != resource.RLIM_INFINITY and soft < needed:
+        log.warning("RLIMIT_NOFILE is %d: %d sessions need about %d descriptors", soft, max_sessions, needed)

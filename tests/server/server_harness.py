@@ -79,7 +79,7 @@ class LiveServer:
     def wait_ready(self, timeout_s=60):
         deadline = time.monotonic() + timeout_s
         while time.monotonic() < deadline:
-            if all(w.alive for w in self.backend.slots):
+            if all(w["alive"] for w in self.backend.health()["workers"]):
                 return
             time.sleep(0.05)
         raise AssertionError("workers were not replaced in time")

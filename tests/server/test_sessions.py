@@ -1,6 +1,9 @@
 """Sessions: create, describe, delete, tokens, API keys, TTL and idle expiry."""
+import os
 import time
 from datetime import datetime
+
+import psutil
 
 from server_harness import open_session
 
@@ -54,13 +57,29 @@ def test_token_of_one_session_does_not_open_another(http):
     a.delete(), b.delete()
 
 
-def test_delete_frees_the_session_and_its_worker_state(http, live_server):
+def _gone(pid, timeout_s=5.0):
+    """Whether the process ``pid`` has ended (and been reaped) within ``timeout_s``."""
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        try:
+            if psutil.Process(pid).status() == psutil.STATUS_ZOMBIE:
+                time.sleep(0.02)
+                continue
+        except psutil.NoSuchProcess:
+            return True
+        time.sleep(0.02)
+    return False
+
+
+def test_delete_frees_the_session_and_ends_its_process(http, live_server):
     s = open_session(http)
-    worker = live_server.backend.slots[live_server.app.state.sessions.sessions[s.id].placement.worker]
-    assert s.id in worker.sessions
+    placement = live_server.app.state.sessions.sessions[s.id].placement
+    pid = live_server.backend.worker_pid(placement)
+    assert pid is not None and pid != os.getpid() and psutil.pid_exists(pid)
     assert s.delete().status_code == 204
     assert s.get().status_code == 404
-    assert s.id not in worker.sessions
+    assert live_server.backend.worker_pid(placement) is None
+    assert _gone(pid)
     assert s.delete().status_code == 404
 
 
@@ -77,32 +96,44 @@ def test_api_keys_guard_session_creation(http, live_server):
 def test_session_expires_at_its_ttl_and_the_sweeper_frees_it(http, live_server):
     s = open_session(http, ttl_s=0.5)
     placement = live_server.app.state.sessions.sessions[s.id].placement
+    pid = live_server.backend.worker_pid(placement)
     assert s.get().status_code == 200
     time.sleep(0.8)
     assert s.get().status_code == 404
-    deadline = time.monotonic() + 5
-    while s.id in live_server.backend.slots[placement.worker].sessions and time.monotonic() < deadline:
-        time.sleep(0.05)
-    assert s.id not in live_server.backend.slots[placement.worker].sessions
+    assert _gone(pid)  # the sweeper culled its process
+    assert live_server.backend.worker_pid(placement) is None
     assert s.id not in live_server.app.state.sessions.sessions
 
 
-def test_idle_session_expires(http, live_server):
+def test_idle_session_expires_and_its_process_is_culled(http, live_server):
     with live_server.setting(idle_timeout_s=0.4):
         s = open_session(http)
+    pid = live_server.backend.worker_pid(live_server.app.state.sessions.sessions[s.id].placement)
     time.sleep(0.25)
     assert s.get().status_code == 200  # a request keeps it alive
     time.sleep(0.25)
     assert s.get().status_code == 200
+    assert psutil.pid_exists(pid)
     time.sleep(0.6)
     assert s.get().status_code == 404
+    assert _gone(pid)
 
 
-def test_max_sessions_answers_429(http, live_server):
-    with live_server.setting(max_sessions=len(live_server.app.state.sessions)):
+def test_max_sessions_bounds_the_session_processes_with_a_429(http, live_server):
+    backend = live_server.backend
+    before = len(backend.processes)
+    with live_server.setting(max_sessions=len(live_server.app.state.sessions) + 2):
+        kept = [open_session(http), open_session(http)]
         r = http.post("/v1/sessions")
-    assert r.status_code == 429
-    assert "retry-after" in r.headers
+        assert r.status_code == 429
+        assert r.json()["error"]["type"] == "TooManyRequests"
+        assert "retry-after" in r.headers
+        assert len(backend.processes) == before + 2
+        kept[0].delete()
+        replacement = open_session(http)  # room again once a session is deleted
+    for s in (kept[1], replacement):
+        s.delete()
+    assert len(backend.processes) == before
 
 
 def test_bad_session_bodies_answer_422(http):

@@ -15,7 +15,9 @@ def test_healthz_and_readyz(http, live_server):
     ready = http.get("/readyz")
     assert ready.status_code == 200
     assert ready.json()["status"] == "ready"
-    assert len(ready.json()["workers"]) == live_server.settings.workers
+    workers = ready.json()["workers"]
+    assert workers[0]["worker"] == "sessions" and workers[0]["alive"]  # the session template (a process each)
+    assert len(workers) == 1 + live_server.settings.gpu_workers
 
 
 def test_metrics_count_runs_errors_sessions_and_workers(http, session):
@@ -26,7 +28,7 @@ def test_metrics_count_runs_errors_sessions_and_workers(http, session):
     assert 'gradserve_run_errors_total{type="ValueError"}' in text
     assert "gradserve_run_seconds_bucket" in text
     assert "gradserve_sessions " in text
-    assert 'gradserve_worker_up{device="cpu",worker="0"} 1.0' in text
+    assert 'gradserve_worker_up{device="cpu",worker="sessions"} 1.0' in text
 
 
 def test_openapi_documents_every_route_with_bodies(http):

@@ -1,9 +1,11 @@
-"""Worker processes: a run that ignores its cancel, a worker killed mid-run, resource limits."""
+"""Session processes and workers: kill -9 mid-run, a run that ignores its cancel, a memory blow-up, the
+CPU-time backstop, culling; each ends only its own session. Resource limits as the kernel sees them."""
 import os
 import signal
 import threading
 import time
 
+import psutil
 import pytest
 
 from server_harness import open_session
@@ -15,52 +17,86 @@ def _placement(live_server, session):
     return live_server.app.state.sessions.sessions[session.id].placement
 
 
-def _session_on_other_worker(http, live_server, worker):
-    for _ in range(8):
-        s = open_session(http)
-        if _placement(live_server, s).worker != worker:
-            return s
-    raise AssertionError("no session landed on another worker")
+def _pid(live_server, session):
+    return live_server.backend.worker_pid(_placement(live_server, session))
 
 
-def test_killed_worker_answers_410_for_its_sessions_only_and_is_replaced(http, live_server):
+def _run_in_thread(session, program, **body):
+    result = {}
+    t = threading.Thread(target=lambda: result.setdefault("r", session.run(program, **body)))
+    t.start()
+    return t, result
+
+
+def _wait_running(live_server, session, timeout_s=10.0):
+    record = live_server.app.state.sessions.sessions[session.id]
+    deadline = time.monotonic() + timeout_s
+    while record.run_id is None and time.monotonic() < deadline:
+        time.sleep(0.01)
+    time.sleep(0.1)
+    assert record.run_id is not None
+
+
+def _neighbours(http, n):
+    sessions = [open_session(http) for _ in range(n)]
+    for i, s in enumerate(sessions):
+        s.ok(f"kept = torch.full((3,), {float(i)})", outputs=[])
+    return sessions
+
+
+def _check_neighbours(sessions, rounds=1):
+    for _ in range(rounds):
+        for i, s in enumerate(sessions):
+            body = s.ok("z = kept * 2", outputs=["z", "kept"])
+            assert body["values"]["kept"]["data"] == [float(i)] * 3
+            assert body["values"]["z"]["data"] == [2.0 * i] * 3
+
+
+def test_each_session_runs_in_a_process_of_its_own(http, live_server):
+    a, b = open_session(http), open_session(http)
+    pa, pb = _pid(live_server, a), _pid(live_server, b)
+    assert pa and pb and len({pa, pb, os.getpid(), live_server.backend.template.pid}) == 4
+    assert psutil.Process(pa).ppid() == live_server.backend.template.pid  # forked from the template
+    for s in (a, b):
+        s.delete()
+
+
+def test_kill_9_mid_run_ends_that_session_only_and_the_api_rss_stays_flat(http, live_server):
+    """The fault test: kill -9 a session process mid-run; it answers 410, 20 other sessions keep working
+    (while it dies, and after) and the API process's RSS stays flat."""
+    api = psutil.Process(os.getpid())  # the test server runs in this process
     victim = open_session(http)
     victim.ok("kept = torch.ones(1)")
-    placement = _placement(live_server, victim)
-    other = _session_on_other_worker(http, live_server, placement.worker)
-    pid = live_server.backend.worker_pid(placement)
-    restarts = live_server.backend.restarts[placement.worker]
-    result = {}
-
-    def long_run():
-        result["r"] = victim.run("i = 0\nwhile True:\n    i = i + 1\n")
-
-    t = threading.Thread(target=long_run)
-    t.start()
-    time.sleep(0.3)
+    others = _neighbours(http, 20)
+    _check_neighbours(others)
+    rss_before = api.memory_info().rss
+    pid = _pid(live_server, victim)
+    t, result = _run_in_thread(victim, "i = 0\nwhile True:\n    i = i + 1\n")
+    _wait_running(live_server, victim)
+    busy = [_run_in_thread(s, "for j in range(2000):\n    kept = kept + 0") for s in others]
     os.kill(pid, signal.SIGKILL)
     t.join(20)
     assert result["r"].status_code == 410
     assert result["r"].json()["error"]["type"] == "SessionGone"
+    for thread, r in busy:
+        thread.join(60)
+        assert r["r"].status_code == 200, r["r"].text
     assert victim.get().status_code == 410
     assert victim.get("/variables/kept").status_code == 410
-    # the other worker's session never noticed
-    assert other.ok("z = torch.ones(2) * 2", outputs=["z"])["values"]["z"]["data"] == [2.0, 2.0]
-    live_server.wait_ready()
-    assert live_server.backend.restarts[placement.worker] == restarts + 1
-    assert live_server.backend.worker_pid(_placement(live_server, victim)) is None
-    fresh = [open_session(http) for _ in range(3)]
-    for s in fresh:
-        s.ok("a = torch.zeros(1)")
+    assert victim.run("a = 1").status_code == 410
+    _check_neighbours(others, rounds=3)
+    fresh = open_session(http)
+    fresh.ok("a = torch.zeros(1)")
+    growth = api.memory_info().rss - rss_before
+    assert growth < 16 << 20, f"the API process grew by {growth >> 20} MiB"
     assert victim.delete().status_code == 204  # a gone session can still be deleted
-    for s in fresh + [other]:
+    for s in others + [fresh]:
         s.delete()
-    metrics = http.get("/metrics").text
-    assert f'gradserve_worker_restarts_total{{device="cpu",worker="{placement.worker}"}}' in metrics
 
 
-def test_run_that_ignores_its_cancel_gets_its_worker_replaced(http, live_server):
-    """A C-level loop (one huge matmul, seconds long) cannot see the cancel flag: the server kills the worker."""
+def test_run_that_ignores_its_cancel_has_its_process_killed_and_no_other(http, live_server):
+    """A C-level loop (one huge matmul, seconds long) cannot see the cancel flag: its process is killed."""
+    neighbours = _neighbours(http, 2)
     s = open_session(http)
     s.ok("a = torch.ones(6000, 6000)", outputs=[])
     with live_server.limits(wall_time_s=0.2), live_server.setting(cancel_grace_s=0.3):
@@ -70,7 +106,78 @@ def test_run_that_ignores_its_cancel_gets_its_worker_replaced(http, live_server)
     assert r.status_code in (408, 410), r.text
     assert elapsed < 10
     assert s.get().status_code == 410
-    live_server.wait_ready()
+    _check_neighbours(neighbours)
+    assert live_server.backend.health()["workers"][0]["alive"]
+    for x in neighbours + [s]:
+        x.delete()
+
+
+def test_memory_blow_up_outside_tensor_accounting_meets_rlimit_as_and_harms_no_neighbour(http, live_server):
+    """Python lists are not tensors: the session's byte limit does not count them, RLIMIT_AS does."""
+    neighbours = _neighbours(http, 2)
+    with live_server.limits(session_bytes=64 << 20):
+        s = open_session(http)  # its address space is fixed when its process starts
+    pid = _pid(live_server, s)
+    soft, hard = psutil.Process(pid).rlimit(psutil.RLIMIT_AS)
+    assert soft == hard and soft < psutil.Process(pid).memory_info().vms + (64 << 20) * 2 + (512 << 20)
+    r = s.run("keep = []\nfor i in range(400):\n    keep.append([0] * 1000000)\n", outputs=[])
+    assert r.status_code in (410, 422), r.text
+    if r.status_code == 422:  # the interpreter turned the MemoryError into its limit error; the session lives on
+        assert r.json()["error"]["type"] in ("MemoryError", "LimitExceeded"), r.text
+        assert s.ok("b = torch.ones(2)", outputs=["b"])["values"]["b"]["data"] == [1.0, 1.0]
+    assert psutil.Process(os.getpid()).memory_info().rss < 3 << 30
+    _check_neighbours(neighbours)
+    for x in neighbours + [s]:
+        x.delete()
+
+
+def test_cpu_time_backstop_kills_a_run_the_server_did_not_stop(http, live_server, monkeypatch):
+    """RLIMIT_CPU: with the server's deadline far away (as if it were stuck), the kernel ends the process
+    of a run that went past its CPU budget (2 x wall time x BLAS threads + slack)."""
+    neighbours = _neighbours(http, 1)
+    config = live_server.backend.session_config
+    monkeypatch.setattr(live_server.backend, "session_config", lambda: {**config(), "cpu_slack_s": 1})
+    s = open_session(http)
+    pid = _pid(live_server, s)
+    s.ok("a = torch.ones(6000, 6000)", outputs=[])
+    with live_server.limits(wall_time_s=0.5), live_server.setting(cancel_grace_s=600):
+        r = s.run("b = a @ a", outputs=[])  # one C call: the interpreter's own clock cannot stop it
+    assert r.status_code == 410, r.text
+    assert not psutil.pid_exists(pid) or psutil.Process(pid).status() == psutil.STATUS_ZOMBIE
+    _check_neighbours(neighbours)
+    for x in neighbours + [s]:
+        x.delete()
+
+
+def test_a_dead_template_is_restarted_and_running_sessions_never_notice(http, live_server):
+    backend = live_server.backend
+    s = _neighbours(http, 1)
+    old = backend.template.pid
+    restarts = backend.template_restarts
+    os.kill(old, signal.SIGKILL)
+    backend.template.process.join(5)
+    _check_neighbours(s)  # forked sessions do not depend on their template
+    fresh = open_session(http)
+    fresh.ok("a = torch.ones(1)")
+    assert backend.template.pid != old and backend.template_restarts == restarts + 1
+    for x in s + [fresh]:
+        x.delete()
+
+
+def test_session_process_holds_only_its_channels_and_its_limits(http, live_server):
+    s = open_session(http)
+    proc = psutil.Process(_pid(live_server, s))
+    fds = sorted(int(fd) for fd in os.listdir(f"/proc/{proc.pid}/fd"))
+    assert len(fds) == 5, fds  # stdin, stdout, stderr (/dev/null) and its socket and cancel pipe
+    for fd in (0, 1, 2):
+        assert os.readlink(f"/proc/{proc.pid}/fd/{fd}") == "/dev/null"
+    assert proc.rlimit(psutil.RLIMIT_FSIZE) == (0, 0)
+    assert proc.rlimit(psutil.RLIMIT_CORE) == (0, 0)
+    assert proc.rlimit(psutil.RLIMIT_NPROC) == (0, 0)
+    assert proc.rlimit(psutil.RLIMIT_NOFILE)[0] <= 64
+    assert proc.rlimit(psutil.RLIMIT_CPU)[1] == int(live_server.settings.session_cpu_s)
+    with open(f"/proc/{proc.pid}/status") as f:
+        assert "NoNewPrivs:\t1" in f.read()
     s.delete()
 
 
