@@ -50,7 +50,7 @@ MODES = ("inprocess", "interp", "http")
 
 DEFAULT_RTOL = {"float32": 2e-4, "float64": 1e-7, "float16": 2e-3}   # of the largest magnitude
 _MARKER = re.compile(r"^# %% realcode-load:(.*)$")
-_HEADER = re.compile(r"^# realcode-(input|output|shape-only|rtol|seed):\s*(.*)$")
+_HEADER = re.compile(r"^# realcode-(input|output|shape-only|rtol|atol|seed):\s*(.*)$")
 
 
 # --------------------------------------------------------------------------- scripts
@@ -69,6 +69,7 @@ class Script:
     outputs: list = field(default_factory=list)
     shape_only: set = field(default_factory=set)
     rtol: float | None = None
+    atol: float = 0.0
     seed: int = 0
     cells: list = field(default_factory=list)
 
@@ -104,6 +105,8 @@ def load_script(path):
             s.shape_only.update(rest.split("(")[0].split())
         elif kind == "rtol":
             s.rtol = float(rest.split()[0])
+        elif kind == "atol":
+            s.atol = float(rest.split()[0])
         elif kind == "seed":
             s.seed = int(rest.split()[0])
     lines = text.splitlines(keepends=True)
@@ -290,8 +293,9 @@ def _compare_one(script, name, want, got, dtype, sampled=None):
     if scale is None:
         scale = float(np.max(np.abs(want64[fin]))) if fin.any() else 0.0
     err = float(np.max(np.abs(want64[fin] - got64[fin]))) if fin.any() else 0.0
-    if err > rtol * max(scale, 1e-6):
-        return [f"{name}: max error {err:.3g} vs magnitude {scale:.3g} (rtol {rtol:g})"]
+    if err > rtol * max(scale, 1e-6) + script.atol:
+        extra = f", atol {script.atol:g}" if script.atol else ""
+        return [f"{name}: max error {err:.3g} vs magnitude {scale:.3g} (rtol {rtol:g}{extra})"]
     return []
 
 

@@ -12,8 +12,8 @@
 #   - dropped (plotting / file I/O / argparse / download): `import matplotlib.pyplot as plt`
 #   - `optimizer = torch.optim.Adam(rnn.parameters(), lr=LR)` -> `# %% realcode-load: rnn / optimizer = torch.optim.Adam(rnn.parameters(), lr=LR)`: cell marker: PyTorch's random data / initial weights above are copied in
 #   - `for i in range(60):` -> `for i in range(20):`: shrink 60 steps to 20
-# realcode-output: loss prediction rnn.*
-# realcode-shape-only: loss prediction rnn (np.random.randint picks the sequence lengths)
+# realcode-output: loss rnn.*
+# realcode-shape-only: loss rnn (np.random.randint picks the sequence lengths: the program's NumPy draws from the session's generator)
 """
 View more, visit my tutorial page: https://mofanpy.com/tutorials/
 My Youtube Channel: https://www.youtube.com/user/MorvanZhou

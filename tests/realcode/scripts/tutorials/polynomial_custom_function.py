@@ -3,6 +3,7 @@
 # realcode: kept as written except for these adaptations:
 #   - `for t in range(2000):` -> `for t in range(200):`: shrink 2000 steps to 200
 # realcode-output: a b c d loss y_pred
+# realcode-atol: 1e-6 (a and c stay near 0 because sin is odd; what they hold is float32 rounding of 2000-term gradient sums of size ~1e3 times lr 5e-6)
 # -*- coding: utf-8 -*-
 """
 PyTorch: Defining New autograd Functions

@@ -3,6 +3,7 @@
 # realcode: kept as written except for these adaptations:
 #   - code cells [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 23, 24, 25, 26, 27, 28, 29, 30, 31, 32, 33, 34, 35, 36, 37, 38, 39, 40, 41, 42, 43, 44, 45, 46, 47, 48, 49, 50, 51, 52, 53, 54, 55, 56, 57, 58] of the notebook (0-based), in order, each after a '# %%' line
 #   - cells 18-22 (which read P before the notebook defines it) left out
+#   - probs, xenc and the sampled names are not compared at the end: the last cell draws them with torch.multinomial
 #   - dropped (plotting / file I/O / argparse / download): `%matplotlib inline`
 #   - dropped (plotting / file I/O / argparse / download): `plt.figure(figsize=(16,16))`
 #   - dropped (plotting / file I/O / argparse / download): `plt.imshow(N, cmap='Blues')`
@@ -16,7 +17,7 @@
 #   - `W = torch.randn((27, 27), generator=g) / # %%` -> `W = torch.randn((27, 27), generator=g) / # %% / # %% realcode-load: W`: cell marker: PyTorch's random draws above are copied in
 #   - `W = torch.randn((27, 27), generator=g, requires_grad=True) / # %% / # forward pass` -> `W = torch.randn((27, 27), generator=g, requires_grad=True) / # %% / # forward pass / # %% realcode-load: W`: cell marker: PyTorch's random draws above are copied in
 #   - `print('number of examples: ', num) /  / # initialize the 'network' / g = torch.Generator().manual_seed(2147483647) / W = torch.randn((27, 27), generator=g, requires_grad=True)` -> `print('number of examples: ', num) /  / # initialize the 'network' / g = torch.Generator().manual_seed(2147483647) / W = torch.randn((27, 27), generator=g, requires_grad=True) / # %% realcode-load: W`: cell marker: PyTorch's random draws above are copied in
-# realcode-output: N P nll log_likelihood loss W probs xenc
+# realcode-output: N P nll log_likelihood loss W
 # %%
 words = ['emma', 'olivia', 'ava', 'isabella', 'sophia', 'charlotte', 'mia', 'amelia', 'harper', 'evelyn', 'abigail', 'emily', 'elizabeth', 'mila', 'ella', 'avery', 'sofia', 'camila', 'aria', 'scarlett', 'victoria', 'madison', 'luna', 'grace', 'chloe', 'penelope', 'layla', 'riley', 'zoey', 'nora', 'quinn', 'xavier', 'jade', 'kylie', 'wendy', 'fiona', 'ursula', 'beatrix']
 # %%
