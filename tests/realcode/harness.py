@@ -16,12 +16,12 @@ README.md), and these machine-read lines:
     # realcode-rtol: 1e-3 (why)           the tolerance, relative to each tensor's
                                           largest magnitude (default below)
 
-and cell markers in the body:
+and cell markers in the body: every ``# %%`` line starts a cell (cells run one
+after the other in the same session, as a notebook kernel runs them), and
 
     # %% realcode-load: NAME ...
 
-which split the script into cells (run one after the other in the same session,
-as a notebook kernel does). Before the cell after such a marker runs, the
+also names values to copy in. Before the cell after such a marker runs, the
 harness copies PyTorch's values of the named objects (a module's state_dict, or
 a tensor) into the session, so that both sides start from PyTorch's own
 initialisation and random draws.
@@ -49,7 +49,7 @@ SCRIPTS = HERE / "scripts"
 MODES = ("inprocess", "interp", "http")
 
 DEFAULT_RTOL = {"float32": 2e-4, "float64": 1e-7, "float16": 2e-3}   # of the largest magnitude
-_MARKER = re.compile(r"^# %% realcode-load:(.*)$")
+_MARKER = re.compile(r"^# %%(?: realcode-load:(.*))?")   # every '# %%' line starts a cell, as in a notebook
 _HEADER = re.compile(r"^# realcode-(input|output|shape-only|rtol|atol|seed):\s*(.*)$")
 
 
@@ -114,8 +114,11 @@ def load_script(path):
     for i, line in enumerate(lines):
         m = _MARKER.match(line.rstrip("\n"))
         if m:
-            s.cells.append(Cell("\n" * start + "".join(lines[start:i]), load))
-            start, load = i + 1, m.group(1).split()
+            if "".join(lines[start:i]).strip():
+                s.cells.append(Cell("\n" * start + "".join(lines[start:i]), load))
+                load = []
+            start = i + 1
+            load = load + (m.group(1) or "").split()
     s.cells.append(Cell("\n" * start + "".join(lines[start:]), load))
     return s
 
