@@ -235,6 +235,8 @@ def to_numpy(v):
         return np.stack(parts) if parts else np.zeros((0,))
     if isinstance(v, (bool, int, float, np.generic)):
         return np.array(v)
+    if type(v).__name__ == "ndarray" and hasattr(v, "tolist") and hasattr(v, "dtype"):
+        return np.array(v.tolist(), dtype=np.dtype(str(v.dtype)))   # a program's NumPy array
     raise TypeError(f"cannot compare a {type(v).__name__}")
 
 
@@ -504,6 +506,12 @@ def run_interp(script, expected):
     for name in output_names(script, expected=expected):
         try:
             v = ns.resolve(name)
+            if type(v).__name__ == "ndarray" and not isinstance(v, np.ndarray):
+                # a program's NumPy array: converted by the program itself (its values live in the session)
+                conv = run(f"realcode_output = torch.from_numpy({name})", ns)
+                if not conv.ok:
+                    raise RuntimeError(conv.error.to_dict().get("message"))
+                v = ns.resolve("realcode_output")
             values[name] = to_numpy(_unwrap(v))
         except Exception as e:  # noqa: BLE001
             problems.append(f"output {name}: {type(e).__name__}: {e}")

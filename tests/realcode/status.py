@@ -65,6 +65,15 @@ CAUSES = [
 ]
 
 
+# Seen while building the corpus, beside the per-script results.
+NOTES = [
+    "HTTP: a run whose `outputs` names a program-side NumPy array (`predicted = model(x).detach().numpy()`, "
+    "yunjey/linear_regression) answers **500** `InternalError: AttributeError: 'ndarray' object has no attribute 'grad'`; "
+    "it should answer the array (or a 422 naming the output). Reproducer: POST /run "
+    "`{\"program\": \"import torch\\na = torch.ones(2).numpy()\", \"outputs\": [\"a\"]}`. Area: wire (output walking).",
+]
+
+
 def classify(verdict):
     m = re.match(r"ImportError at line \d+: (.*?) is not allowed", verdict)
     if m:   # judge by the refused statement, not the list of allowed ones that follows it
@@ -158,6 +167,8 @@ def write_failures(rows, path):
            "uncover the next. Reproduce one: `cd /work/wt/corpus && .venv/bin/python tests/realcode/harness.py "
            "SCRIPT_ID MODE` (modes: inprocess, interp, http); scripts are tests/realcode/scripts/SCRIPT_ID.py.", ""]
     out += source_table(rows)[0] + [""]
+    if NOTES:
+        out += ["## Noticed beside the per-script results", ""] + [f"- {n}" for n in NOTES] + [""]
     for (cause, area), scripts in order:
         out.append(f"## {cause} - {len(scripts)} scripts - area: {area}")
         out.append("")
