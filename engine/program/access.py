@@ -157,9 +157,11 @@ def _holds(obj, name):
     d = getattr(obj, "__dict__", None)
     if type(d) is not dict:
         return False
-    if name in d:
-        return True
-    for reg in ("_parameters", "_modules", "_buffers"):
+    return name in d or _in_registries(d, name)
+
+
+def _in_registries(d, name):
+    for reg in ("_modules", "_parameters", "_buffers"):
         r = d.get(reg)
         if type(r) is dict and name in r:
             return True
@@ -560,9 +562,14 @@ def _program_get(obj, name):
     """An object of a program class: its own names, and what the allowlist grants its
     engine bases (``self.parameters`` on a program ``nn.Module``)."""
     t = type(obj)
-    if not _program_defines(t, obj, name):
+    td = t.__dict__
+    info = td.get("__gs_info__")
+    if type(info) is not TypeInfo:
         info = type_info(t)
-        if name not in info.attrs and not (info.data and _holds(obj, name)):
+    if name not in info.attrs and name not in td:
+        d = getattr(obj, "__dict__", None)
+        if not ((type(d) is dict and (name in d or (info.data and _in_registries(d, name))))
+                or _program_defines(t, None, name)):
             raise _missing_error(obj, name)
     return _generic_get(obj, name)
 
@@ -837,6 +844,8 @@ def tensor_method_is_plain(name):
 
 def _policy_for(t):
     policy = None
+    if "__gs_program__" in t.__dict__:
+        return _program_get   # program classes come and go: not cached
     if issubclass(t, Tensor):
         policy = _tensor_get
     elif t is ModuleView:
