@@ -10,7 +10,7 @@ from fastapi import FastAPI
 from fastapi.middleware.cors import CORSMiddleware
 from starlette.middleware.trustedhost import TrustedHostMiddleware
 
-from . import errors
+from . import errors, openapi
 from .backends import make_backend
 from .body_limit import BodySizeLimit
 from .metrics import Metrics
@@ -75,6 +75,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     for module in (runs, sessions, variables, checkpoint, stream, health, viewer):
         app.include_router(module.router)
     errors.install(app)
+    openapi.install(app, settings)
     if settings.cors_origins:
         app.add_middleware(CORSMiddleware, allow_origins=list(settings.cors_origins), allow_credentials=True,
                            allow_methods=["GET", "POST", "PUT", "DELETE"],

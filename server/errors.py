@@ -74,8 +74,12 @@ def install(app: FastAPI):
     @app.exception_handler(HTTPException)
     async def _http_error(request: Request, exc: HTTPException):
         message = exc.detail if isinstance(exc.detail, str) else str(exc.detail)
+        headers = getattr(exc, "headers", None)
+        if exc.status_code == 405:  # every method the path takes, not only the first matching route's
+            from .openapi import allowed_methods
+            headers = {**(headers or {}), "Allow": ", ".join(allowed_methods(request.app, request.url.path))}
         return JSONResponse({"error": {"type": _TYPES.get(exc.status_code, "Error"), "message": message}},
-                            status_code=exc.status_code, headers=getattr(exc, "headers", None))
+                            status_code=exc.status_code, headers=headers)
 
     @app.exception_handler(RequestValidationError)
     async def _validation_error(request: Request, exc: RequestValidationError):

@@ -42,12 +42,15 @@ TensorOut = Annotated[Any, WithJsonSchema({
 
 
 class _Body(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    # strict: a JSON boolean is no number and a number no boolean, as the schema says
+    model_config = ConfigDict(extra="forbid", strict=True)
 
 
 class CreateSession(_Body):
+    model_config = ConfigDict(extra="forbid", strict=True, allow_inf_nan=False)
     device: Literal["cpu", "cuda"] = "cpu"
-    ttl_s: float | None = Field(None, gt=0, description="lifetime in seconds (capped by the server)")
+    ttl_s: float | None = Field(None, ge=1.0, description="lifetime in seconds, at least 1 (the server caps it at "
+                                                          "its max_session_ttl_s)")
 
 
 class SessionCreated(BaseModel):

@@ -93,11 +93,20 @@ def _is_json(content_type):
 router = APIRouter(prefix="/v1/sessions/{session_id}", tags=["runs"], route_class=RunRoute)
 
 
-@router.post("/run", response_model=RunResult, responses=errors(401, 404, 408, 409, 410, 413, 422, 429))
+_BINARY_ANSWER = {200: {"content": {answers.BINARY_MEDIA_TYPE: {"schema": {"type": "string", "format": "binary"}}},
+                        "description": "values, gradients, graph and stdout; with \"encoding\": \"binary\", a JSON "
+                                       "header of Inference-Header-Content-Length bytes, then the tensors' bytes"}}
+
+
+@router.post("/run", response_model=RunResult,
+             responses={**_BINARY_ANSWER, **errors(401, 404, 408, 409, 410, 413, 422, 429)})
 async def run(request: Request, body: RunRequest, session=Depends(auth.session)):
     """Runs a program in the session: inputs are bound first; answers values, gradients, graph and stdout.
 
-    A second run on a session whose run is still in progress answers 409.
+    A second run on a session whose run is still in progress answers 409. Inputs may also come as a
+    binary request (Triton's binary tensor extension): the JSON body as a header of
+    `Inference-Header-Content-Length` bytes, then the raw little-endian bytes of each input whose
+    object names its `binary_data_size`, in order.
     """
     state = request.app.state
     spec = RunSpec(program=body.program, inputs=body.inputs, outputs=body.outputs, graph=body.graph,

@@ -547,3 +547,80 @@ def test_websocket_runs_asking_binary_get_exact_base64(live_server, session):
     assert event["type"] == "result", event
     y = event["values"]["y"]
     np.testing.assert_array_equal(np.frombuffer(base64.b64decode(y["b64"]), np.float32), np.float32([0.1, 2.0]))
+
+
+# ------------------------------------------------------------ the schema tells the truth about this server
+def test_creating_a_session_needs_no_authorization_without_api_keys(http):
+    operation = http.get("/openapi.json").json()["paths"]["/v1/sessions"]["post"]
+    assert "security" not in operation and "401" not in operation["responses"]
+    assert http.post("/v1/sessions").status_code == 201
+
+
+def test_with_api_keys_the_schema_asks_for_one():
+    from server_harness import LiveServer
+    import httpx
+    server = LiveServer(workers=1, api_keys=("k1",)).start()
+    try:
+        with httpx.Client(base_url=server.url) as c:
+            operation = c.get("/openapi.json").json()["paths"]["/v1/sessions"]["post"]
+            assert operation["security"] == [{"HTTPBearer": []}] and "401" in operation["responses"]
+            assert c.post("/v1/sessions").status_code == 401
+    finally:
+        server.stop()
+
+
+def test_session_routes_are_linked_from_session_creation_with_id_and_token(http):
+    schema = http.get("/openapi.json").json()
+    links = schema["paths"]["/v1/sessions"]["post"]["responses"]["201"]["links"]
+    targets = {(path, method) for path, item in schema["paths"].items() if path.startswith("/v1/sessions/{")
+               for method in item}
+    assert len(links) == len(targets) >= 8
+    for link in links.values():
+        assert link["parameters"] == {"path.session_id": "$response.body#/id",
+                                      "header.Authorization": "Bearer {$response.body#/token}"}
+
+
+@pytest.mark.parametrize("ttl", [5e-324, 0, -1, 0.5, True, "60", None and 1])
+def test_ttl_s_takes_at_least_a_second_and_only_numbers(http, ttl):
+    if ttl is None:
+        assert http.post("/v1/sessions", json={"ttl_s": None}).status_code == 201
+        return
+    r = http.post("/v1/sessions", json={"ttl_s": ttl})
+    assert r.status_code == 422, r.text
+    assert r.json()["error"]["details"][0]["field"] == "body.ttl_s"
+
+
+def test_ttl_s_of_infinity_or_nan_is_refused(http):
+    for text in ('{"ttl_s": Infinity}', '{"ttl_s": NaN}', '{"ttl_s": 1e999}'):
+        r = http.post("/v1/sessions", content=text, headers={"Content-Type": "application/json"})
+        assert r.status_code == 422, (text, r.text)
+
+
+def test_the_schema_offers_only_the_devices_this_server_has(http):
+    device = http.get("/openapi.json").json()["components"]["schemas"]["CreateSession"]["properties"]["device"]
+    assert device["enum"] == ["cpu"]
+
+
+@pytest.mark.parametrize("method, path, allowed", [
+    ("OPTIONS", "/v1/sessions/abc", "DELETE, GET, HEAD"),
+    ("PATCH", "/v1/sessions/abc", "DELETE, GET, HEAD"),
+    ("OPTIONS", "/v1/sessions/abc/variables/x", "GET, HEAD, PUT"),
+    ("POST", "/v1/sessions/abc/checkpoint", "GET, HEAD, PUT"),
+    ("DELETE", "/v1/sessions", "POST"),
+    ("PUT", "/healthz", "GET, HEAD"),
+])
+def test_405_lists_every_method_the_path_takes(http, method, path, allowed):
+    r = http.request(method, path)
+    assert r.status_code == 405
+    assert r.headers["allow"] == allowed
+
+
+def test_every_answered_status_is_documented(http, session):
+    schema = http.get("/openapi.json").json()["paths"]
+    run = schema["/v1/sessions/{session_id}/run"]["post"]["responses"]
+    assert {"200", "400", "401", "404", "408", "409", "410", "413", "422", "429"} <= set(run)
+    assert set(run["200"]["content"]) == {"application/json", "application/octet-stream"}
+    # a body that is not JSON answers 400, as documented
+    r = session.client.post(session.path + "/run", content=b"{not json", headers={**session.headers,
+                                                                                   "Content-Type": "application/json"})
+    assert r.status_code in (400, 422) and str(r.status_code) in run

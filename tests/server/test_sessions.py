@@ -94,11 +94,11 @@ def test_api_keys_guard_session_creation(http, live_server):
 
 
 def test_session_expires_at_its_ttl_and_the_sweeper_frees_it(http, live_server):
-    s = open_session(http, ttl_s=0.5)
+    s = open_session(http, ttl_s=1.0)   # the shortest lifetime a session may ask for
     placement = live_server.app.state.sessions.sessions[s.id].placement
     pid = live_server.backend.worker_pid(placement)
     assert s.get().status_code == 200
-    time.sleep(0.8)
+    time.sleep(1.3)
     assert s.get().status_code == 404
     assert _gone(pid)  # the sweeper culled its process
     assert live_server.backend.worker_pid(placement) is None
