@@ -47,18 +47,26 @@ def run_skeleton(reply, buffers):
             "graph": reply.get("graph"), "stdout": reply.get("stdout", ""), "elapsed_ms": reply.get("elapsed_ms")}
 
 
-def json_elements(tree):
-    """Numbers a JSON answer of ``tree`` would spell (tensor elements and bare numbers)."""
-    count, stack = 0, [tree]
+def _arrays(tree):
+    """The arrays of ``tree``'s tensors (in no particular order)."""
+    stack = [tree]
     while stack:
         node = stack.pop()
         if type(node) is _Tensor:
-            count += node.array.size
+            yield node.array
         elif type(node) is dict:
             stack.extend(node.values())
         elif type(node) is list:
             stack.extend(node)
-    return count
+
+
+def json_elements(tree):
+    """Numbers the tensors of a JSON answer of ``tree`` would spell."""
+    return sum(a.size for a in _arrays(tree))
+
+
+def tensor_bytes(tree):
+    return sum(a.nbytes for a in _arrays(tree))
 
 
 # ------------------------------------------------------------ one document (small answers, events)
@@ -86,17 +94,6 @@ def materialize(tree, encoding):
     return convert(tree)
 
 
-def tensor_bytes(tree):
-    total, stack = 0, [tree]
-    while stack:
-        node = stack.pop()
-        if type(node) is _Tensor:
-            total += node.array.nbytes
-        elif type(node) is dict:
-            stack.extend(node.values())
-        elif type(node) is list:
-            stack.extend(node)
-    return total
 
 
 def payload(tree, encoding):

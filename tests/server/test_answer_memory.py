@@ -7,7 +7,6 @@ import threading
 import time
 
 import httpx
-import numpy as np
 import psutil
 import pytest
 
