@@ -81,3 +81,17 @@ def test_parse_binary_reads_tensors_in_header_order():
     np.testing.assert_array_equal(parsed["values"]["a"], a)
     assert parsed["values"]["l"][0] == 1
     np.testing.assert_array_equal(parsed["values"]["l"][1], b)
+
+
+def test_lists_of_tensors_and_numbers_come_back_from_a_binary_answer(session):
+    result = session.run("a = [torch.ones(2), 3, (torch.zeros(1, dtype=torch.int64), 2.5)]", outputs=["a"])
+    ones, three, (zeros, half) = result.values["a"]
+    np.testing.assert_array_equal(ones, [1.0, 1.0])
+    assert three == 3 and half == 2.5 and zeros.dtype == np.int64
+
+
+def test_a_hostile_output_is_a_clear_client_error(session):
+    from gradserve.client import ProgramError
+    with pytest.raises(ProgramError) as info:
+        session.run("a = [1]\na.append(a)", outputs=["a"])
+    assert "'a'" in str(info.value)

@@ -624,3 +624,35 @@ def test_every_answered_status_is_documented(http, session):
     r = session.client.post(session.path + "/run", content=b"{not json", headers={**session.headers,
                                                                                    "Content-Type": "application/json"})
     assert r.status_code in (400, 422) and str(r.status_code) in run
+
+
+@pytest.mark.parametrize("program, limit", [
+    ("a = [1]\na.append(a)", None),
+    ("a = [0]\nfor i in range(5000):\n    a = [a]", "output_depth"),
+    ("a = [[[0] * 1000] * 1000] * 100", None),
+])
+def test_hostile_outputs_over_the_websocket_are_an_error_event(live_server, session, neighbour, program, limit):
+    from websockets.sync.client import connect
+    with connect(f"{live_server.ws_url}/v1/sessions/{session.id}/stream?token={session.token}") as ws:
+        ws.send(json.dumps({"type": "run", "id": "r1", "program": program, "outputs": ["a"], "trace": False}))
+        while True:
+            event = json.loads(ws.recv(timeout=30))
+            if event["type"] in ("result", "error"):
+                break
+    assert event["type"] == "error" and event["status"] == 422, event
+    assert event["error"]["name"] == "a" and event["error"].get("limit") == limit
+    neighbour.check()
+    assert session.ok("b = 1", outputs=["b"])["values"]["b"] == 1
+
+
+def test_a_json_websocket_result_past_the_cap_is_an_error_event(live_server, session):
+    from websockets.sync.client import connect
+    with live_server.setting(json_max_elements=100), \
+            connect(f"{live_server.ws_url}/v1/sessions/{session.id}/stream?token={session.token}") as ws:
+        ws.send(json.dumps({"type": "run", "id": "r1", "program": "x = torch.ones(1000)", "trace": False}))
+        while True:
+            event = json.loads(ws.recv(timeout=30))
+            if event["type"] in ("result", "error"):
+                break
+    assert event["type"] == "error" and event["status"] == 413
+    assert event["error"]["limit"] == "json_max_elements"
