@@ -120,11 +120,20 @@ def repr_size_check(v, limit):
 
 def text(v, as_repr, limit):
     """``repr(v)`` or ``str(v)`` for a program: the host's own when only host values make it,
-    else built by ``program_text``."""
+    else built by ``program_text``. What program ``__repr__``/``__str__`` methods return to the
+    host's printing (an engine module holding program submodules) is counted as it comes."""
     if repr_size_check(v, limit):
         s = program_text(v, as_repr, limit)
     else:
-        s = repr(v) if as_repr else str(v)
+        rt = _current.rt if _current is not None else None
+        if rt is None or rt.text_budget is not None:
+            s = repr(v) if as_repr else str(v)
+        else:
+            rt.text_budget = limit
+            try:
+                s = repr(v) if as_repr else str(v)
+            finally:
+                rt.text_budget = None
     guards.check_length(len(s), limit, "string")
     return s
 

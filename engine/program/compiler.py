@@ -17,7 +17,7 @@ from ..autograd.state import state
 from ..tensor import Tensor
 from . import access, guards, imports, operators
 from .access import CLASS_DUNDERS, get_attr, set_attr, del_attr
-from .builtin_functions import SUPER, UNAVAILABLE, program_text, repr_size_check
+from .builtin_functions import SUPER, UNAVAILABLE, repr_size_check, text
 from .errors import Abort, PROGRAM_EXCEPTIONS, ProgramBaseException, locate, meta
 from .scopes import CompileError
 from .values import BREAK, CONTINUE, RETURN, BoundMethod, Frame, Function, ProgramIterator
@@ -1429,19 +1429,20 @@ class Compiler:
             v = value(fr)
             try:
                 s = spec(fr) if spec is not None else ""
-                program = False
-                if type(v) is not str and type(v) is not float and type(v) is not int:
-                    program = repr_size_check(v, rt.str_limit)
-                if program:   # program code makes part of the text: the interpreter builds it
-                    v = program_text(v, conversion == 114 or conversion == 97, rt.str_limit)
-                    if conversion == 97:
-                        v = ascii(v)[1:-1]
-                elif conversion == 115:
-                    v = str(v)
-                elif conversion == 114:
-                    v = repr(v)
+                tv = type(v)
+                if tv is str or tv is float or tv is int:
+                    if conversion == 114:
+                        v = repr(v)
+                    elif conversion == 97:
+                        v = ascii(v)
                 elif conversion == 97:
-                    v = ascii(v)
+                    v = text(v, True, rt.str_limit).encode("ascii", "backslashreplace").decode("ascii")
+                elif conversion == 114:
+                    v = text(v, True, rt.str_limit)
+                elif conversion == 115 or not s:
+                    v = text(v, False, rt.str_limit)   # the interpreter's printing, counted as it grows
+                else:
+                    repr_size_check(v, rt.str_limit)
                 if s:
                     guards.check_format_spec(s, rt.str_limit)
                 return format(v, s)

@@ -25,7 +25,7 @@ class Runtime:
                  "cancel", "depth", "max_depth", "abort", "out", "out_bytes", "out_limit", "on_stdout",
                  "on_log", "logs", "bound", "bound_set", "limits", "elem_limit", "str_limit", "seq_limit",
                  "session_limit", "mem_next", "mem_cost", "rss_base", "bytes_base", "bytes_known", "handled",
-                 "started", "last_check", "rss_next")
+                 "started", "last_check", "rss_next", "text_budget")
 
     def __init__(self, namespace):
         self.namespace = namespace
@@ -61,6 +61,8 @@ class Runtime:
         self.started = 0.0
         self.last_check = 0.0
         self.rss_next = 0.0
+        self.text_budget = None   # characters program __repr__/__str__ may still return to the host's
+                                  # printing of one value (None: not printing)
 
     # ------------------------------------------------------------------ runs
     def begin(self, limits, cancel, on_stdout, on_log):
@@ -99,8 +101,20 @@ class Runtime:
         self.mem_cost = 0.0
         self.mem_next = self.started + 0.05
 
+    def count_text(self, text):
+        """A program ``__repr__``/``__str__`` returned ``text`` to host code printing a value
+        (an engine module's repr of program submodules): counted against the string limit."""
+        budget = self.text_budget
+        if budget is not None and type(text) is str:
+            budget -= len(text)
+            self.text_budget = budget
+            if budget < 0:
+                raise limit_abort("string_length", f"limit exceeded: string_length: printing this value would "
+                                                   f"build more than {self.str_limit} characters")
+
     def end(self):
         self.active = False
+        self.text_budget = None
         abort = self.abort
         if abort is not None:   # its traceback would keep the failed run's frames (and tensors) alive
             abort.__traceback__ = abort.__context__ = abort.__cause__ = None

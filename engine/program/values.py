@@ -89,7 +89,10 @@ class Function:
         if not rt.active:
             raise RuntimeError("program code can only run while its session runs a program")
         wrap = rt.wrap
-        return self.invoke([wrap(a) for a in args], {k: wrap(v) for k, v in kwargs.items()})
+        r = self.invoke([wrap(a) for a in args], {k: wrap(v) for k, v in kwargs.items()})
+        if rt.text_budget is not None and self.name in _TEXT_DUNDERS:
+            rt.count_text(r)
+        return r
 
     def __get__(self, obj, cls=None):
         if obj is None:
@@ -165,6 +168,7 @@ class Function:
 
 
 PROGRAM_BASE = PROGRAM_EXCEPTIONS["BaseException"]
+_TEXT_DUNDERS = frozenset(("__repr__", "__str__"))
 
 
 class BoundMethod:
@@ -180,7 +184,10 @@ class BoundMethod:
         if not rt.active:
             raise RuntimeError("program code can only run while its session runs a program")
         wrap = rt.wrap
-        return self.fn.invoke([self.obj] + [wrap(a) for a in args], {k: wrap(v) for k, v in kwargs.items()})
+        r = self.fn.invoke([self.obj] + [wrap(a) for a in args], {k: wrap(v) for k, v in kwargs.items()})
+        if rt.text_budget is not None and self.fn.name in _TEXT_DUNDERS:
+            rt.count_text(r)
+        return r
 
     def __eq__(self, other):
         return type(other) is BoundMethod and other.fn is self.fn and other.obj is self.obj

@@ -88,6 +88,20 @@ FORGED = [
     ("self_containing_argument", "l = []\nl.append(l)\nraise ValueError(l)", "ValueError", 3, "[[...]]"),
 ]
 
+LONG_TEXT = [
+    "print(m)", "r = repr(m)", "t = f'{m}'", "t = f'{m!r}'", "t = f'{m!a}'", "t = str([m])", "t = '{}'.format(m)",
+    "t = format(m)",
+]
+
+
+@pytest.mark.parametrize("statement", LONG_TEXT)
+def test_program_reprs_inside_an_engine_module_are_counted_as_the_host_prints(neighbour, statement):
+    e = attack("s = 'x' * 900000\nclass M(nn.Module):\n    def __repr__(self):\n        return s\n"
+               "m = nn.Sequential(*[M() for _ in range(50)])\n" + statement, "LimitExceeded", limit="string_length",
+               line=6)
+    assert e.message.startswith("limit exceeded: string_length")
+    neighbour()
+
 
 @pytest.mark.parametrize("case_id, source, error_type, line, expect", FORGED, ids=[c[0] for c in FORGED])
 def test_an_exception_cannot_forge_its_report_or_break_the_reporter(neighbour, case_id, source, error_type, line,
@@ -182,6 +196,13 @@ def test_program_code_cannot_run_outside_its_sessions_run():
     a = ns.get("a")
     with pytest.raises(RuntimeError, match="only run while its session runs"):
         a == 1
+
+
+def test_fstrings_of_program_objects_print_as_python(run_ok):
+    out, _ = run_ok("class A:\n    def __repr__(self):\n        return 'A\u00e9'\n"
+                    "print(f'{A()!a} {[A()]!a} {[A()]} {A()!r} {3.5:.2f} {\"x\"!r} {[1, 2]} {A()!s:>5}')\n"
+                    "m = nn.Sequential(nn.Identity())\nprint(f'{m}' == str(m))")
+    assert out.stdout == "A\\xe9 [A\\xe9] [A\u00e9] A\u00e9 3.50 'x' [1, 2]    A\u00e9\nTrue\n"
 
 
 def test_the_interpreter_prints_structures_of_program_objects_as_python(run_ok):
