@@ -103,7 +103,7 @@ MODULES = {
     "torch": Module(
         host=_E,
         children={"nn": "torch.nn", "optim": "torch.optim", "autograd": "torch.autograd",
-                  "linalg": "torch.linalg"},
+                  "linalg": "torch.linalg", "utils": "torch.utils"},
         # NumPy arrays in, as PyTorch takes them (engine/program/stdlib/numpy.py)
         replaced={"from_numpy": _S + ".numpy:torch_from_numpy", "tensor": _S + ".numpy:torch_tensor",
                   "as_tensor": _S + ".numpy:torch_as_tensor"},
@@ -205,6 +205,12 @@ MODULES = {
         host=_E + ".autograd.custom_function",
         names=("Function", "FunctionCtx", "InplaceFunction", "once_differentiable")),
     "torch.linalg": Module(host=_E + ".linalg"),
+    "torch.utils": Module(host=_E + ".utils", children={"data": "torch.utils.data"}),
+    "torch.utils.data": Module(
+        host=_E + ".utils.data",
+        names=("BatchSampler", "ConcatDataset", "DataLoader", "Dataset", "IterableDataset", "RandomSampler",
+               "Sampler", "SequentialSampler", "StackDataset", "Subset", "SubsetRandomSampler", "TensorDataset",
+               "WeightedRandomSampler", "default_collate", "default_convert", "get_worker_info", "random_split")),
     # ---- program-side standard modules (engine/program/stdlib/): the interpreter's own small
     # implementations, which hand programs only program values and loop through the interpreter
     "math": Module(host=_S + ".math", names=(
@@ -446,6 +452,16 @@ TYPES = {
     _E + ".nn.utils.rnn.PackedSequence": Type(attrs=(
         "batch_sizes", "count", "cpu", "cuda", "data", "detach", "double", "float", "half", "index", "is_cuda",
         "is_pinned", "sorted_indices", "to", "unsorted_indices")),
+    # ---- data loading: datasets and samplers a session builds (and programs derive from)
+    _E + ".utils.data.Dataset": Type(subclasses=True, data=True, settable=ANY, base=True),
+    _E + ".utils.data.Sampler": Type(subclasses=True, data=True, settable=ANY, base=True),
+    _E + ".utils.data.DataLoader": Type(
+        data=True, attrs=("batch_sampler", "batch_size", "collate_fn", "dataset", "drop_last", "generator",
+                          "num_workers", "pin_memory", "sampler")),
+    _E + ".utils.data.ConcatDataset": Type(attrs=("cumulative_sizes", "datasets")),
+    _E + ".utils.data.Subset": Type(attrs=("dataset", "indices")),
+    _E + ".utils.data.TensorDataset": Type(attrs=("tensors",)),
+    _E + ".utils.data.RandomSampler": Type(attrs=("num_samples",)),
     # ---- optimisers and schedulers
     _E + ".optim.optimizer.Optimizer": Type(
         subclasses=True, data=True, settable=ANY, base=True,

@@ -135,3 +135,45 @@ x = torch.ones(2, requires_grad=True)
 out = (f(x), (x * 2).requires_grad)
 """)
     assert ns.get("out") == (False, True)
+
+
+def test_a_program_dataset_loads_through_dataloader(run_ok):
+    _, ns = run_ok("""
+from torch.utils.data import Dataset, DataLoader, random_split
+
+class Squares(Dataset):
+    def __init__(self, n):
+        self.n = n
+    def __len__(self):
+        return self.n
+    def __getitem__(self, i):
+        return torch.tensor([float(i)]), i * i
+
+torch.manual_seed(0)
+ds = Squares(7)
+seen = []
+shapes = []
+for xb, yb in DataLoader(ds, batch_size=3, shuffle=True):
+    seen.extend(yb.tolist())
+    shapes.append(tuple(xb.shape))
+train, test = random_split(ds, [5, 2])
+sizes = [len(c) for c in DataLoader(train, batch_size=2, collate_fn=lambda batch: batch)]
+out = (sorted(seen), shapes, len(train), len(test), sizes)
+""")
+    assert ns.get("out") == ([0, 1, 4, 9, 16, 25, 36], [(3, 1), (3, 1), (1, 1)], 5, 2, [2, 2, 1])
+
+
+def test_an_error_in_a_program_getitem_points_to_its_line(run_err):
+    e = run_err("""
+import torch.utils.data as data
+
+class Broken(data.Dataset):
+    def __len__(self):
+        return 3
+    def __getitem__(self, i):
+        return [1, 2][i]
+
+for batch in data.DataLoader(Broken(), batch_size=3):
+    pass
+""")
+    assert e.type == "IndexError" and e.line == 8
