@@ -1,9 +1,9 @@
 """torch.nn: Module and the layers, torch.nn.functional, torch.nn.init and torch.nn.utils."""
 from . import functional, init, utils
-from .parameter import Parameter
+from .parameter import Parameter, UninitializedParameter
 from .module import Module
 from .container import Sequential, ModuleList, ModuleDict, ParameterList, ParameterDict
-from .linear import Identity, Linear, Bilinear, Flatten, Unflatten
+from .linear import Identity, Linear, LazyLinear, Bilinear, Flatten, Unflatten
 from .activation import (ReLU, ReLU6, LeakyReLU, ELU, SELU, CELU, GELU, SiLU, Mish, Softplus, Softsign, Sigmoid,
                          Tanh, Hardtanh, Hardsigmoid, Hardswish, LogSigmoid, Tanhshrink, Threshold, GLU, Softmax,
                          LogSoftmax, Softmin)
@@ -16,3 +16,5 @@ from .loss import (L1Loss, MSELoss, CrossEntropyLoss, NLLLoss, BCELoss, BCEWithL
                    HuberLoss)
 from .rnn import RNNCellBase, RNNCell, LSTMCell, GRUCell, RNNBase, RNN, LSTM, GRU
 from .attention import MultiheadAttention
+from .transformer import (Transformer, TransformerEncoder, TransformerDecoder, TransformerEncoderLayer,
+                          TransformerDecoderLayer)

@@ -194,14 +194,17 @@ class Module:
     def register_buffer(self, name, tensor, persistent=True):
         """Adds a buffer (state that is not a parameter, e.g. BatchNorm's running_mean) to the module."""
         self._check_name(name, "buffer")
-        if hasattr(type(self), name) or (name in self.__dict__ and name not in self._buffers):
+        if name not in self._buffers and (hasattr(type(self), name) or name in self.__dict__
+                                          or name in self._parameters or name in self._modules):
             raise KeyError(f"attribute '{name}' already exists")
         if tensor is not None and not isinstance(tensor, Tensor):
             raise TypeError(f"cannot assign '{_typename(tensor)}' object to buffer '{name}' "
                             "(torch Tensor or None required)")
         self._forget(name)
         self._buffers[name] = tensor
-        if not persistent:
+        if persistent:
+            self._non_persistent_buffers_set.discard(name)
+        else:
             self._non_persistent_buffers_set.add(name)
 
     def add_module(self, name, module):

@@ -3,7 +3,7 @@ import copy
 
 from ..tensor import Tensor, _host
 
-__all__ = ["Parameter"]
+__all__ = ["Parameter", "UninitializedParameter"]
 
 
 class Parameter(Tensor):
@@ -45,6 +45,40 @@ class Parameter(Tensor):
         memo[id(self)] = result
         if self.grad is not None:
             result.grad = copy.deepcopy(self.grad, memo)
+        return result
+
+
+class UninitializedParameter(Parameter):
+    """A parameter whose shape is not known yet (the lazy modules'): it holds no data until
+    ``materialize`` gives it a shape, and then it is an ordinary Parameter (the same object, so an
+    optimizer made before keeps it)."""
+    __slots__ = ()
+    cls_to_become = Parameter
+
+    def __new__(cls, requires_grad=True, device=None, dtype=None):
+        from ..ops.creation import empty
+        self = Parameter.__new__(cls, empty(0, device=device, dtype=dtype), requires_grad)
+        return self
+
+    def __init__(self, requires_grad=True, device=None, dtype=None):
+        pass
+
+    def materialize(self, shape, device=None, dtype=None):
+        """Creates this parameter's data with ``shape`` (uninitialized values, zeroed here)."""
+        from ..ops.creation import empty
+        data = empty(tuple(shape), device=device or self.device, dtype=dtype or self.dtype)
+        self._data = data._data
+        self._version[0] += 1
+        self.__class__ = self.cls_to_become
+
+    def __repr__(self):
+        return "<UninitializedParameter>"
+
+    __str__ = __repr__
+
+    def __deepcopy__(self, memo):
+        result = UninitializedParameter(self.requires_grad, self.device, self.dtype)
+        memo[id(self)] = result
         return result
 
 

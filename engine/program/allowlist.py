@@ -151,14 +151,15 @@ MODULES = {
         names=(
             "AdaptiveAvgPool1d", "AdaptiveAvgPool2d", "AvgPool1d", "AvgPool2d", "BCELoss", "BCEWithLogitsLoss",
             "BatchNorm1d", "BatchNorm2d", "BatchNorm3d", "Bilinear", "CELU", "Conv1d", "Conv2d",
-            "CrossEntropyLoss", "Dropout", "Dropout1d", "Dropout2d", "ELU", "Embedding", "Flatten", "GELU",
-            "GLU", "GRU", "GRUCell", "GroupNorm", "Hardsigmoid", "Hardswish", "Hardtanh", "HuberLoss",
-            "Identity", "KLDivLoss", "L1Loss", "LSTM", "LSTMCell", "LayerNorm", "LeakyReLU", "Linear",
+            "CrossEntropyLoss", "Dropout", "Dropout1d", "Dropout2d", "ELU", "Embedding", "Flatten", "GELU", "GLU",
+            "GRU", "GRUCell", "GroupNorm", "Hardsigmoid", "Hardswish", "Hardtanh", "HuberLoss", "Identity",
+            "KLDivLoss", "L1Loss", "LSTM", "LSTMCell", "LayerNorm", "LazyLinear", "LeakyReLU", "Linear",
             "LogSigmoid", "LogSoftmax", "MSELoss", "MaxPool1d", "MaxPool2d", "Mish", "Module", "ModuleDict",
             "ModuleList", "MultiheadAttention", "NLLLoss", "Parameter", "ParameterDict", "ParameterList", "RNN",
             "RNNBase", "RNNCell", "RNNCellBase", "ReLU", "ReLU6", "SELU", "Sequential", "SiLU", "Sigmoid",
             "SmoothL1Loss", "Softmax", "Softmin", "Softplus", "Softsign", "Tanh", "Tanhshrink", "Threshold",
-            "Unflatten",
+            "Transformer", "TransformerDecoder", "TransformerDecoderLayer", "TransformerEncoder",
+            "TransformerEncoderLayer", "Unflatten", "UninitializedParameter",
         )),
     "torch.nn.functional": Module(
         host=_E + ".nn.functional",
@@ -190,11 +191,12 @@ MODULES = {
     "torch.optim": Module(
         host=_E + ".optim",
         children={"lr_scheduler": "torch.optim.lr_scheduler"},
-        names=("Adagrad", "Adam", "AdamW", "Optimizer", "RMSprop", "SGD")),
+        names=("Adadelta", "Adagrad", "Adam", "AdamW", "Adamax", "NAdam", "Optimizer", "RAdam", "RMSprop", "SGD")),
     "torch.optim.lr_scheduler": Module(
         host=_E + ".optim.lr_scheduler",
-        names=("CosineAnnealingLR", "ExponentialLR", "LRScheduler", "LambdaLR", "MultiStepLR", "Optimizer",
-               "StepLR")),
+        names=("ChainedScheduler", "ConstantLR", "CosineAnnealingLR", "ExponentialLR", "LRScheduler", "LambdaLR",
+               "LinearLR", "MultiStepLR", "MultiplicativeLR", "OneCycleLR", "Optimizer", "PolynomialLR",
+               "ReduceLROnPlateau", "SequentialLR", "StepLR")),
     "torch.autograd": Module(
         host=_E + ".autograd",
         children={"function": "torch.autograd.function"},
@@ -426,8 +428,8 @@ TYPES = {
         subclasses=True, base=True, attrs=("apply", "backward", "forward", "jvp", "setup_context", "vjp")),
     _E + ".autograd.custom_function.FunctionCtx": Type(
         data=True, settable=ANY,
-        attrs=("mark_dirty", "mark_non_differentiable", "needs_input_grad", "save_for_backward", "save_for_forward",
-               "saved_tensors", "saved_variables", "set_materialize_grads")),
+        attrs=("mark_dirty", "mark_non_differentiable", "save_for_backward", "save_for_forward", "saved_tensors",
+               "saved_variables", "set_materialize_grads")),
     # the legacy typed constructors (torch.LongTensor, ...): classes of this metaclass
     _E + ".tensor_types._TensorType": Type(),
     _E + ".tensor_types.TypedTensor": Type(subclasses=True),
@@ -444,6 +446,8 @@ TYPES = {
     _E + ".nn.conv._ConvNd": Type(attrs=("reset_parameters",)),
     _E + ".nn.linear.Bilinear": Type(attrs=("reset_parameters",)),
     _E + ".nn.linear.Linear": Type(attrs=("reset_parameters",)),
+    _E + ".nn.linear.LazyLinear": Type(attrs=("has_uninitialized_params", "initialize_parameters")),
+    _E + ".nn.transformer.Transformer": Type(attrs=("generate_square_subsequent_mask",)),
     _E + ".nn.normalization._BatchNorm": Type(attrs=("reset_parameters", "reset_running_stats")),
     _E + ".nn.normalization.LayerNorm": Type(attrs=("reset_parameters",)),
     _E + ".nn.rnn.RNNBase": Type(attrs=("all_weights", "flatten_parameters", "reset_parameters")),
@@ -455,12 +459,7 @@ TYPES = {
     # ---- data loading: datasets and samplers a session builds (and programs derive from)
     _E + ".utils.data.Dataset": Type(subclasses=True, data=True, settable=ANY, base=True),
     _E + ".utils.data.Sampler": Type(subclasses=True, data=True, settable=ANY, base=True),
-    _E + ".utils.data.DataLoader": Type(
-        data=True, attrs=("batch_sampler", "batch_size", "collate_fn", "dataset", "drop_last", "generator",
-                          "num_workers", "pin_memory", "sampler")),
-    _E + ".utils.data.ConcatDataset": Type(attrs=("cumulative_sizes", "datasets")),
-    _E + ".utils.data.Subset": Type(attrs=("dataset", "indices")),
-    _E + ".utils.data.TensorDataset": Type(attrs=("tensors",)),
+    _E + ".utils.data.DataLoader": Type(data=True),
     _E + ".utils.data.RandomSampler": Type(attrs=("num_samples",)),
     # ---- optimisers and schedulers
     _E + ".optim.optimizer.Optimizer": Type(

@@ -59,6 +59,19 @@ OPTIMIZERS = {
     "Adagrad": lambda o, p: o.Adagrad(p, lr=0.1),
     "Adagrad_decay_accumulator": lambda o, p: o.Adagrad(p, lr=0.1, lr_decay=0.1, weight_decay=0.05,
                                                         initial_accumulator_value=0.5),
+    "Adadelta": lambda o, p: o.Adadelta(p),
+    "Adadelta_weight_decay_maximize": lambda o, p: o.Adadelta(p, lr=0.5, rho=0.8, eps=1e-5, weight_decay=0.1,
+                                                              maximize=True),
+    "Adamax": lambda o, p: o.Adamax(p, lr=0.01),
+    "Adamax_weight_decay": lambda o, p: o.Adamax(p, lr=0.02, betas=(0.8, 0.9), weight_decay=0.1, eps=1e-4),
+    "NAdam": lambda o, p: o.NAdam(p, lr=0.01),
+    "NAdam_decoupled": lambda o, p: o.NAdam(p, lr=0.01, weight_decay=0.1, decoupled_weight_decay=True,
+                                            momentum_decay=0.01),
+    "NAdam_weight_decay_maximize": lambda o, p: o.NAdam(p, lr=0.01, weight_decay=0.1, maximize=True),
+    "RAdam": lambda o, p: o.RAdam(p, lr=0.01),
+    "RAdam_early_rectified": lambda o, p: o.RAdam(p, lr=0.01, betas=(0.9, 0.5)),
+    "RAdam_decoupled": lambda o, p: o.RAdam(p, lr=0.01, weight_decay=0.1, decoupled_weight_decay=True),
+    "RAdam_weight_decay": lambda o, p: o.RAdam(p, lr=0.01, weight_decay=0.1),
 }
 
 
@@ -224,6 +237,22 @@ SCHEDULERS = {
     "ExponentialLR": lambda s, o: s.ExponentialLR(o, gamma=0.9),
     "LambdaLR": lambda s, o: s.LambdaLR(o, lr_lambda=lambda epoch: 1 / (1 + epoch)),
     "LambdaLR_per_group": lambda s, o: s.LambdaLR(o, lr_lambda=[lambda e: 0.5 ** e, lambda e: 1 + e]),
+    "MultiplicativeLR": lambda s, o: s.MultiplicativeLR(o, lr_lambda=lambda e: 0.95),
+    "LinearLR": lambda s, o: s.LinearLR(o, start_factor=0.25, total_iters=6),
+    "LinearLR_decay": lambda s, o: s.LinearLR(o, start_factor=1.0, end_factor=0.1, total_iters=10),
+    "ConstantLR": lambda s, o: s.ConstantLR(o, factor=0.5, total_iters=4),
+    "PolynomialLR": lambda s, o: s.PolynomialLR(o, total_iters=12, power=2.0),
+    "OneCycleLR": lambda s, o: s.OneCycleLR(o, max_lr=[1.0, 0.5], total_steps=26),
+    "OneCycleLR_linear_three_phase": lambda s, o: s.OneCycleLR(o, max_lr=0.8, epochs=2, steps_per_epoch=13,
+                                                               anneal_strategy="linear", three_phase=True,
+                                                               pct_start=0.25),
+    "SequentialLR_warmup_then_cosine": lambda s, o: s.SequentialLR(
+        o, [s.LinearLR(o, start_factor=0.1, total_iters=5), s.CosineAnnealingLR(o, T_max=20)], milestones=[5]),
+    "SequentialLR_three": lambda s, o: s.SequentialLR(
+        o, [s.ConstantLR(o, factor=0.5, total_iters=3), s.ExponentialLR(o, gamma=0.9), s.StepLR(o, 4)],
+        milestones=[4, 12]),
+    "ChainedScheduler": lambda s, o: s.ChainedScheduler([s.ConstantLR(o, factor=0.5, total_iters=4),
+                                                         s.ExponentialLR(o, gamma=0.9)]),
 }
 
 
@@ -245,6 +274,44 @@ def _lrs(T, make, epochs=25):
 @pytest.mark.skipif(torch is None, reason="PyTorch is not installed")
 def test_scheduler_matches_torch(name):
     np.testing.assert_allclose(_lrs(gs, SCHEDULERS[name]), _lrs(torch, SCHEDULERS[name]), rtol=1e-12, atol=1e-15)
+
+
+def _plateau_run(T, **kwargs):
+    p = T.nn.Parameter(T.zeros(1))
+    opt = T.optim.SGD([p], lr=1.0)
+    sched = T.optim.lr_scheduler.ReduceLROnPlateau(opt, **kwargs)
+    metrics = [5.0, 4.0, 4.0, 4.0, 3.9999, 4.1, 4.2, 4.3, 3.0, 3.0, 3.0, 3.0, 3.0, 3.0, 2.0, 2.5, 2.5, 2.5]
+    out = []
+    for m in metrics:
+        opt.step()
+        sched.step(T.tensor(m))
+        out.append(sched.get_last_lr()[0])
+    return out
+
+
+@pytest.mark.parametrize("kwargs", [dict(patience=2), dict(mode="max", factor=0.5, patience=1, cooldown=2),
+                                    dict(patience=1, threshold=0.5, threshold_mode="abs", min_lr=0.05)])
+@pytest.mark.torch
+@pytest.mark.skipif(torch is None, reason="PyTorch is not installed")
+def test_reduce_lr_on_plateau_matches_torch(kwargs):
+    assert _plateau_run(gs, **kwargs) == _plateau_run(torch, **kwargs)
+
+
+def test_reduce_lr_on_plateau_reduces_after_patience_and_respects_min_lr():
+    lrs = _plateau_run(gs, patience=1, factor=0.5, min_lr=0.3)
+    assert lrs[:4] == [1.0, 1.0, 1.0, 0.5] and min(lrs) == 0.3
+
+
+def test_one_cycle_sets_momentum_and_refuses_stepping_past_the_end():
+    p = gs.nn.Parameter(gs.zeros(1))
+    opt = gs.optim.Adam([p], lr=0.1)
+    sched = gs.optim.lr_scheduler.OneCycleLR(opt, max_lr=1.0, total_steps=4)
+    assert opt.param_groups[0]["betas"][0] == 0.95 and sched.get_last_lr() == [pytest.approx(0.04)]
+    for _ in range(4):
+        opt.step()
+        sched.step()
+    with pytest.raises(ValueError, match="Tried to step"):
+        sched.step()
 
 
 def test_step_lr_values():

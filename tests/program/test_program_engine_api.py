@@ -177,3 +177,47 @@ for batch in data.DataLoader(Broken(), batch_size=3):
     pass
 """)
     assert e.type == "IndexError" and e.line == 8
+
+
+def test_a_program_model_derives_from_nn_transformer_and_trains_with_new_optimizers(run_ok):
+    _, ns = run_ok("""
+import math
+import torch.nn as nn
+import torch.nn.functional as F
+from torch.optim.lr_scheduler import LinearLR, ExponentialLR, SequentialLR, ReduceLROnPlateau, OneCycleLR
+
+class TransformerModel(nn.Transformer):
+    def __init__(self, ntoken, ninp, nhead, nhid, nlayers):
+        super(TransformerModel, self).__init__(d_model=ninp, nhead=nhead, dim_feedforward=nhid,
+                                               num_encoder_layers=nlayers, dropout=0.0)
+        self.input_emb = nn.Embedding(ntoken, ninp)
+        self.ninp = ninp
+        self.decoder = nn.Linear(ninp, ntoken)
+
+    def forward(self, src):
+        mask = nn.Transformer.generate_square_subsequent_mask(len(src))
+        src = self.input_emb(src) * math.sqrt(self.ninp)
+        return F.log_softmax(self.decoder(self.encoder(src, mask=mask)), dim=-1)
+
+torch.manual_seed(0)
+model = TransformerModel(20, 8, 2, 16, 2)
+data = torch.randint(0, 20, (6, 3))
+target = torch.randint(0, 20, (18,))
+losses = []
+for make in (torch.optim.Adadelta, torch.optim.Adamax, torch.optim.NAdam, torch.optim.RAdam):
+    opt = make(model.parameters(), lr=0.01)
+    sched = SequentialLR(opt, [LinearLR(opt, start_factor=0.5, total_iters=2), ExponentialLR(opt, 0.9)],
+                         milestones=[2])
+    plateau = ReduceLROnPlateau(opt, patience=0)
+    for step in range(3):
+        opt.zero_grad()
+        loss = F.nll_loss(model(data).view(-1, 20), target)
+        loss.backward()
+        opt.step()
+        sched.step()
+        plateau.step(loss)
+    losses.append(loss.item())
+lazy = nn.LazyLinear(3)
+out = (len(losses), all(l == l for l in losses), len(model.state_dict()), tuple(lazy(torch.ones(2, 5)).shape))
+""")
+    assert ns.get("out") == (4, True, 30, (2, 3))
