@@ -140,4 +140,24 @@ class cuda:
             cupy.cuda.Stream.null.synchronize()
 
 
+class accelerator:
+    """torch.accelerator: the current accelerator (CUDA through CuPy), if there is one."""
+
+    @staticmethod
+    def is_available():
+        return _cuda_available()
+
+    @staticmethod
+    def current_accelerator(check_available=False):
+        return device("cuda") if _cuda_available() else None
+
+    @staticmethod
+    def device_count():
+        return cuda.device_count()
+
+    @staticmethod
+    def synchronize(device=None):
+        cuda.synchronize()
+
+
 __version__ = "0.1.0"

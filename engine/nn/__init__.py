@@ -3,7 +3,7 @@ from . import functional, init, utils
 from .parameter import Parameter, UninitializedParameter
 from .module import Module
 from .container import Sequential, ModuleList, ModuleDict, ParameterList, ParameterDict
-from .linear import Identity, Linear, LazyLinear, Bilinear, Flatten, Unflatten
+from .linear import Identity, Linear, Bilinear, Flatten, Unflatten
 from .activation import (ReLU, ReLU6, LeakyReLU, ELU, SELU, CELU, GELU, SiLU, Mish, Softplus, Softsign, Sigmoid,
                          Tanh, Hardtanh, Hardsigmoid, Hardswish, LogSigmoid, Tanhshrink, Threshold, GLU, Softmax,
                          LogSoftmax, Softmin)
@@ -16,5 +16,9 @@ from .loss import (L1Loss, MSELoss, CrossEntropyLoss, NLLLoss, BCELoss, BCEWithL
                    HuberLoss)
 from .rnn import RNNCellBase, RNNCell, LSTMCell, GRUCell, RNNBase, RNN, LSTM, GRU
 from .attention import MultiheadAttention
+from .lazy import LazyLinear, LazyConv1d, LazyConv2d, LazyBatchNorm1d, LazyBatchNorm2d
+from .padding import (ZeroPad1d, ZeroPad2d, ConstantPad1d, ConstantPad2d, ConstantPad3d, ReflectionPad1d,
+                      ReflectionPad2d, ReplicationPad1d, ReplicationPad2d, ReplicationPad3d, CircularPad1d,
+                      CircularPad2d)
 from .transformer import (Transformer, TransformerEncoder, TransformerDecoder, TransformerEncoderLayer,
                           TransformerDecoderLayer)

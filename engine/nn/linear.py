@@ -6,9 +6,9 @@ from ..ops.shape import flatten, unflatten
 from . import functional as F
 from . import init
 from .module import Module
-from .parameter import Parameter, UninitializedParameter
+from .parameter import Parameter
 
-__all__ = ["Identity", "Linear", "LazyLinear", "Bilinear", "Flatten", "Unflatten"]
+__all__ = ["Identity", "Linear", "Bilinear", "Flatten", "Unflatten"]
 
 
 class Identity(Module):
@@ -48,46 +48,6 @@ class Linear(Module):
 
     def extra_repr(self):
         return f"in_features={self.in_features}, out_features={self.out_features}, bias={self.bias is not None}"
-
-
-class LazyLinear(Linear):
-    """A Linear whose in_features is taken from its first input (``torch.nn.LazyLinear``); after
-    that first call it is an ordinary Linear."""
-    cls_to_become = Linear
-
-    def __init__(self, out_features, bias=True, device=None, dtype=None):
-        Module.__init__(self)
-        self.in_features = 0
-        self.out_features = out_features
-        self.weight = UninitializedParameter(device=device, dtype=dtype)
-        if bias:
-            self.bias = UninitializedParameter(device=device, dtype=dtype)
-        else:
-            self.register_parameter("bias", None)
-
-    def has_uninitialized_params(self):
-        return any(isinstance(p, UninitializedParameter) for p in (self.weight, self.bias))
-
-    def reset_parameters(self):
-        if not self.has_uninitialized_params() and self.in_features != 0:
-            super().reset_parameters()
-
-    def initialize_parameters(self, input):
-        """Gives the parameters their shapes from ``input`` and initialises them as Linear does."""
-        if self.has_uninitialized_params():
-            from ..autograd.grad_mode import no_grad
-            with no_grad():
-                self.in_features = input.shape[-1]
-                self.weight.materialize((self.out_features, self.in_features))
-                if self.bias is not None:
-                    self.bias.materialize((self.out_features,))
-                self.reset_parameters()
-
-    def forward(self, input):
-        if self.has_uninitialized_params():
-            self.initialize_parameters(input)
-        self.__class__ = self.cls_to_become
-        return F.linear(input, self.weight, self.bias)
 
 
 class Bilinear(Module):

@@ -80,6 +80,9 @@ def _index_array(item, data):
         arr = np.asarray(item)
     elif hasattr(item, "dtype") and hasattr(item, "shape"):
         arr = item
+    elif isinstance(item, range):   # x[range(n), y], as PyTorch (a list of the range's integers)
+        check_elements((len(item),))
+        arr = np.arange(item.start, item.stop, item.step, dtype=np.int64)
     elif isinstance(item, (list, tuple)):
         try:
             arr = np.asarray(item)

@@ -109,7 +109,7 @@ MODULES = {
                   "as_tensor": _S + ".numpy:torch_as_tensor"},
         names=(
             "BoolTensor", "ByteTensor", "CharTensor", "DoubleTensor", "FloatTensor", "Generator", "HalfTensor",
-            "IntTensor", "LongTensor", "ShortTensor", "Size", "Tensor", "abs", "absolute", "acos", "adaptive_avg_pool1d", "add", "addbmm",
+            "IntTensor", "LongTensor", "ShortTensor", "Size", "Tensor", "abs", "absolute", "accelerator", "acos", "adaptive_avg_pool1d", "add", "addbmm",
             "addcdiv", "addcmul", "addmm", "addmv", "addr", "adjoint", "all", "allclose", "amax", "amin", "any",
             "arange", "arccos", "arcsin", "arctan", "arctan2", "argmax", "argmin", "argsort", "argwhere",
             "as_tensor", "asin", "atan", "atan2", "atleast_1d", "atleast_2d", "atleast_3d", "avg_pool1d",
@@ -160,6 +160,10 @@ MODULES = {
             "SmoothL1Loss", "Softmax", "Softmin", "Softplus", "Softsign", "Tanh", "Tanhshrink", "Threshold",
             "Transformer", "TransformerDecoder", "TransformerDecoderLayer", "TransformerEncoder",
             "TransformerEncoderLayer", "Unflatten", "UninitializedParameter",
+            # lazy modules and padding layers
+            "CircularPad1d", "CircularPad2d", "ConstantPad1d", "ConstantPad2d", "ConstantPad3d", "LazyBatchNorm1d",
+            "LazyBatchNorm2d", "LazyConv1d", "LazyConv2d", "ReflectionPad1d", "ReflectionPad2d", "ReplicationPad1d",
+            "ReplicationPad2d", "ReplicationPad3d", "ZeroPad1d", "ZeroPad2d",
         )),
     "torch.nn.functional": Module(
         host=_E + ".nn.functional",
@@ -400,6 +404,7 @@ TYPES = {
     _E + ".dtypes.dtype": Type(attrs=("is_floating_point", "is_signed", "itemsize")),
     _E + ".device.device": Type(attrs=("index", "type")),
     _E + ".cuda": Type(attrs=("device_count", "is_available", "manual_seed", "manual_seed_all", "synchronize")),
+    _E + ".accelerator": Type(attrs=("current_accelerator", "device_count", "is_available", "synchronize")),
     _E + ".finfo": Type(data=True),
     _E + ".iinfo": Type(data=True),
     _E + ".ops.creation.Generator": Type(attrs=("device", "get_state", "initial_seed", "manual_seed", "seed",
@@ -446,7 +451,7 @@ TYPES = {
     _E + ".nn.conv._ConvNd": Type(attrs=("reset_parameters",)),
     _E + ".nn.linear.Bilinear": Type(attrs=("reset_parameters",)),
     _E + ".nn.linear.Linear": Type(attrs=("reset_parameters",)),
-    _E + ".nn.linear.LazyLinear": Type(attrs=("has_uninitialized_params", "initialize_parameters")),
+    _E + ".nn.lazy._LazyModule": Type(subclasses=True, attrs=("has_uninitialized_params", "initialize_parameters")),
     _E + ".nn.transformer.Transformer": Type(attrs=("generate_square_subsequent_mask",)),
     _E + ".nn.normalization._BatchNorm": Type(attrs=("reset_parameters", "reset_running_stats")),
     _E + ".nn.normalization.LayerNorm": Type(attrs=("reset_parameters",)),

@@ -166,3 +166,17 @@ def test_grad_read_through_a_squeeze_that_did_nothing_is_none(lib):
     (v * 2).sum().backward()
     assert v.grad is None and w.grad.tolist() == [[2.0] * 3] * 2
     assert v.grad_fn.name() == "SqueezeBackward1"
+
+
+def test_indexing_with_a_python_range(lib):
+    x = lib.arange(12.0).reshape(3, 4)
+    assert x[range(3), lib.tensor([0, 1, 2])].tolist() == [0.0, 5.0, 10.0]
+    assert x[range(1, 3)].tolist() == [[4.0, 5.0, 6.0, 7.0], [8.0, 9.0, 10.0, 11.0]]
+    assert x[:, range(0, 4, 2)].tolist() == [[0.0, 2.0], [4.0, 6.0], [8.0, 10.0]]
+    assert x[range(0)].shape == (0, 4)
+
+
+def test_accelerator_reports_the_cuda_device_or_none(lib):
+    available = lib.accelerator.is_available()
+    current = lib.accelerator.current_accelerator()
+    assert (current is None) == (not available) or (current is not None and current.type == "cuda")

@@ -1,4 +1,4 @@
-"""nn.Transformer, its encoder/decoder stacks and layers, and nn.LazyLinear: PyTorch's parameter
+"""nn.Transformer, its encoder/decoder stacks and layers, and the lazy modules: PyTorch's parameter
 names and state_dict keys, and outputs and gradients equal to PyTorch's with the same weights
 (post-norm, pre-norm, batch_first, gelu, causal and padding masks)."""
 import numpy as np
@@ -169,3 +169,35 @@ def test_module_apply_visits_children_first_and_returns_the_module(lib):
     assert m.apply(visit) is m
     assert seen == ["Linear", "ReLU", "Sequential", "Sequential"]
     assert m[0].weight.tolist() == [[0.5, 0.5], [0.5, 0.5]]
+
+
+def test_lazy_conv_and_batchnorm_take_their_channels_from_the_first_input(lib):
+    lib.manual_seed(0)
+    net = lib.nn.Sequential(lib.nn.LazyConv2d(4, 3, padding=1), lib.nn.LazyBatchNorm2d(), lib.nn.ReLU(),
+                            lib.nn.Flatten(), lib.nn.LazyLinear(2))
+    y = net(lib.ones(2, 3, 5, 5))
+    assert y.shape == (2, 2)
+    assert [type(m).__name__ for m in net] == ["Conv2d", "BatchNorm2d", "ReLU", "Flatten", "Linear"]
+    assert list(net.state_dict()) == ["0.weight", "0.bias", "1.weight", "1.bias", "1.running_mean",
+                                      "1.running_var", "1.num_batches_tracked", "4.weight", "4.bias"]
+    assert net[0].in_channels == 3 and net[0].weight.shape == (4, 3, 3, 3) and net[1].num_features == 4
+    assert net[1].running_mean.shape == (4,) and net[4].in_features == 100
+    conv1 = lib.nn.LazyConv1d(2, 3, bias=False)
+    assert conv1(lib.ones(4, 7)).shape == (2, 5) and conv1.bias is None and conv1.in_channels == 4
+
+
+@pytest.mark.parametrize("make, shape, total", [
+    ("ReflectionPad2d(1)", (1, 1, 5, 6), 165.0), ("ReplicationPad2d((1, 0, 2, 1))", (1, 1, 6, 5), 136.0),
+    ("ZeroPad2d(2)", (1, 1, 7, 8), 66.0), ("ConstantPad1d(2, 3.5)", (1, 1, 3, 8), 108.0),
+    ("CircularPad2d((1, 2, 0, 1))", (1, 1, 4, 7), 124.0),
+])
+def test_padding_layers(lib, make, shape, total):
+    m = eval("lib.nn." + make)
+    y = m(lib.arange(12.0).reshape(1, 1, 3, 4))
+    assert y.shape == shape and y.sum().item() == total
+
+
+def test_padding_layer_reprs(lib):
+    assert repr(lib.nn.ReflectionPad2d(1)) == "ReflectionPad2d((1, 1, 1, 1))"
+    assert repr(lib.nn.ConstantPad1d(2, 3.5)) == "ConstantPad1d(padding=(2, 2), value=3.5)"
+    assert repr(lib.nn.ZeroPad2d((1, 2, 0, 0))) == "ZeroPad2d((1, 2, 0, 0))"

@@ -221,3 +221,15 @@ lazy = nn.LazyLinear(3)
 out = (len(losses), all(l == l for l in losses), len(model.state_dict()), tuple(lazy(torch.ones(2, 5)).shape))
 """)
     assert ns.get("out") == (4, True, 29, (2, 3))   # 2 x 12 encoder layer tensors, its norm, embedding, decoder
+
+
+def test_lazy_modules_padding_layers_range_indexing_and_accelerator(run_ok):
+    _, ns = run_ok("""
+from torch import nn
+net = nn.Sequential(nn.LazyConv2d(4, 3, padding=1), nn.ReflectionPad2d(1), nn.Flatten(), nn.LazyLinear(2))
+y = net(torch.ones(2, 3, 5, 5))
+x = torch.arange(12.).reshape(3, 4)
+device = torch.accelerator.current_accelerator() if torch.accelerator.is_available() else torch.device("cpu")
+out = (tuple(y.shape), net[3].in_features, x[range(3), torch.tensor([0, 1, 2])].tolist(), device.type in ("cpu", "cuda"))
+""")
+    assert ns.get("out") == ((2, 2), 196, [0.0, 5.0, 10.0], True)
