@@ -286,7 +286,7 @@ def _class_ok(cls):
 
 
 _BUILTIN_CLASSES = {bool, int, float, complex, str, list, tuple, dict, set, frozenset, range, slice, object,
-                    staticmethod, classmethod, property}
+                    staticmethod, classmethod, property, type, _NoneType, bytes}
 
 
 def _from_array(a):
@@ -465,6 +465,9 @@ def _private_refused(obj, name):
 def get_attr(obj, name):
     """``obj.name`` as a program sees it."""
     if name[0] == "_":
+        meta = _META_ATTRS.get(name)
+        if meta is not None:
+            return meta(obj)
         if name.startswith("__") and _dunder_allowed(obj, name):
             return wrap(getattr(obj, name))
         if not _private_ok(obj, name):
@@ -479,6 +482,33 @@ def get_attr(obj, name):
     if policy is None:
         policy = _policy_for(t)
     return policy(obj, name)
+
+
+def _name_of(obj):
+    """``x.__name__``: the name of a class, function, method or module view (a string only)."""
+    if isinstance(obj, ModuleView):
+        return obj.name
+    if type(obj) is Function:
+        return obj.name
+    if type(obj) is BoundMethod:
+        return obj.fn.name
+    if isinstance(obj, type) or isinstance(obj, (_FunctionType, _BuiltinMethod, _MethodType)):
+        name = type.__dict__["__name__"].__get__(obj) if isinstance(obj, type) else getattr(obj, "__name__", None)
+        if type(name) is str:
+            return name
+    raise _attr_error(obj, "__name__")
+
+
+def _qualname_of(obj):
+    if isinstance(obj, type):
+        name = type.__dict__["__qualname__"].__get__(obj)
+        if type(name) is str:
+            return name
+    return _name_of(obj)
+
+
+# names every Python object answers that say only what a thing is called or what class it is
+_META_ATTRS = {"__name__": _name_of, "__qualname__": _qualname_of, "__class__": lambda obj: wrap(type(obj))}
 
 
 def _tensor_get(obj, name):

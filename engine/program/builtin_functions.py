@@ -30,7 +30,7 @@ SLOW_CALL_S = 0.001
 
 # names Python has that programs do not, with a clearer NameError
 UNAVAILABLE = frozenset(("eval", "exec", "compile", "open", "__import__", "globals", "locals", "vars", "dir",
-                         "type", "input", "breakpoint", "help", "memoryview", "bytearray", "exit",
+                         "input", "breakpoint", "help", "memoryview", "bytearray", "exit",
                          "quit", "__builtins__", "classmethod_descriptor", "copyright",
                          "credits", "license"))
 
@@ -260,7 +260,7 @@ class Builtins:
         self.table = self._table()
         self.intercept = {list: self.b_list, tuple: self.b_tuple, set: self.b_set, frozenset: self.b_frozenset,
                           dict: self.b_dict, str: self.b_str, bytes: self.b_bytes, Tensor: _tensor_class,
-                          int: self.b_int}
+                          int: self.b_int, type: _b_type}
         self.intercept.update(_grad_mode_intercepts())
         self.id_key = None
 
@@ -337,7 +337,7 @@ class Builtins:
         t = {}
         for name in ("range", "len", "abs", "round", "int", "float", "bool", "isinstance", "issubclass",
                      "callable", "chr", "ord", "divmod", "hex", "oct", "bin", "hash", "slice", "object",
-                     "staticmethod", "classmethod", "property", "complex"):
+                     "staticmethod", "classmethod", "property", "complex", "type"):
             t[name] = _HOST[name]
         for name in ("list", "tuple", "dict", "set", "frozenset", "str", "bytes"):
             t[name] = _HOST[name]
@@ -347,7 +347,7 @@ class Builtins:
             map=self.b_map, filter=self.b_filter, any=self.b_any, all=self.b_all, iter=self.b_iter,
             next=self.b_next, getattr=self.b_getattr, hasattr=self.b_hasattr, setattr=self.b_setattr,
             repr=self.b_repr, format=self.b_format, pow=self.b_pow, ascii=self.b_ascii, id=self.b_id,
-            delattr=self.b_delattr, IOError=PROGRAM_EXCEPTIONS["OSError"],
+            delattr=self.b_delattr, IOError=PROGRAM_EXCEPTIONS["OSError"], __name__="__main__",
             EnvironmentError=PROGRAM_EXCEPTIONS["OSError"],
             super=SUPER, NotImplemented=NotImplemented, Ellipsis=Ellipsis,
         )
@@ -724,7 +724,16 @@ def b_issubclass(cls, classinfo):
     return issubclass(cls, classinfo)
 
 
+def _b_type(*args, **kwargs):
+    """``type(x)``: the class of ``x`` (one a program may hold); ``type`` as a class factory is not
+    available in programs."""
+    if len(args) != 1 or kwargs:
+        raise _TypeError("type(name, bases, dict) is not available in programs: define classes with 'class'")
+    return access.wrap(type(args[0]))
+
+
 _HOST["isinstance"] = b_isinstance
+_HOST["type"] = type
 _HOST["issubclass"] = b_issubclass
 
 _FAST_RESULT = frozenset((int, float, bool, str, type(None)))

@@ -123,3 +123,25 @@ def test_every_way_to_build_a_big_integer_checks_the_cap(run_err, expr):
 def test_integers_under_the_cap_work(run_ok):
     _, ns = run_ok("a = int('1' * 60000, 2).bit_length()\nb = (2 ** 60000).bit_length()\nc = int('9' * 4000)")
     assert ns.get("a") == 60000 and ns.get("b") == 60001 and ns.get("c") == int("9" * 4000)
+
+
+def test_type_names_and_dunder_name_match_cpython():
+    assert_same_as_python("""
+    class A:
+        def __repr__(self):
+            return f"{self.__class__.__name__}()"
+    def f():
+        pass
+    print(type(3), type('s') is str, type(A()) is A, type(3).__name__, A(), f.__name__, A.__name__, A.__qualname__)
+    print(isinstance(A, type), len.__name__, [].__class__.__name__, type(None).__name__, __name__)
+    if __name__ == '__main__':
+        print('main')
+    """)
+
+
+def test_type_is_not_a_class_factory_and_class_internals_stay_closed(run_err):
+    e = run_err("X = type('X', (), {})")
+    assert e.type == "TypeError" and "class" in e.message
+    for source in ("x = type.__subclasses__", "x = (1).__class__.__bases__", "x = int.__mro__",
+                   "x = type(len).__call__", "x = type.mro", "class M(type):\n    pass\n"):
+        assert run_err(source).type in ("AttributeError", "TypeError"), source
