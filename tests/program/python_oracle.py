@@ -17,7 +17,7 @@ def python_stdout(source):
     """What CPython prints for ``source`` (the test's own process: real modules)."""
     buf = io.StringIO()
     with contextlib.redirect_stdout(buf):
-        exec(compile(textwrap.dedent(source), "<oracle>", "exec"), {"__name__": "__oracle__"})  # noqa: S102
+        exec(compile(textwrap.dedent(source), "<oracle>", "exec"), {"__name__": "__main__"})  # noqa: S102
     return buf.getvalue()
 
 
