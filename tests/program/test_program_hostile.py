@@ -38,7 +38,7 @@ ESCAPES = [
     ("generator_code", "g = (x for x in [1])\nf = g.gi_code", "AttributeError", None),
     ("map_iterator_internals", "m = map(str, [1])\nf = m.it", "AttributeError", None),
     ("type_builtin", "t = type('T', (), {})", "TypeError", None),
-    ("getattr_private", "c = getattr(1, '__class__')", "AttributeError", None),
+    ("getattr_private", "c = getattr(getattr(1, '__class__'), '__bases__')", "AttributeError", None),
     ("getattr_torch_private", "c = getattr(torch, '_C')", "AttributeError", None),
     ("setattr_torch", "setattr(torch, 'zeros', None)", "AttributeError", None),
     ("assign_torch_attribute", "torch.zeros = None", "AttributeError", None),
