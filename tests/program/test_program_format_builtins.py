@@ -30,7 +30,7 @@ def test_str_format_errors_match_python(run_err):
 
 
 def test_format_fields_cannot_reach_host_internals(run_err):
-    for source in ("s = '{0.__class__}'.format(1)", "s = '{0._data}'.format(torch.ones(1))",
+    for source in ("s = '{0.__class__.__bases__}'.format(1)", "s = '{0._data}'.format(torch.ones(1))",
                    "s = '{0.__globals__}'.format(len)", "s = '{x.__init__.__globals__}'.format(x=torch.nn.Linear(1, 1))",
                    "class A:\n    pass\ns = '{0.__dict__}'.format(A())"):
         e = run_err(source)

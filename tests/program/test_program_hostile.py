@@ -20,7 +20,7 @@ ANY_LIMIT = ("steps", "wall_time", "session_bytes", "sequence_length", "string_l
 ESCAPES = [
     ("dunder_bases", "().__class__.__bases__[0].__subclasses__()", "AttributeError", None),
     ("list_class", "c = [].__class__.__bases__", "AttributeError", None),
-    ("format_attribute_walk", "'{0.__class__}'.format(1)", "AttributeError", None),
+    ("format_attribute_walk", "'{0.__class__.__mro__}'.format(1)", "AttributeError", None),
     ("format_map", "'{x.__globals__}'.format_map({'x': print})", "AttributeError", None),
     ("function_globals", "f = lambda: 0\ng = f.__globals__", "AttributeError", None),
     ("function_code", "def f():\n    pass\nc = f.__code__", "AttributeError", None),
