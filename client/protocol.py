@@ -100,9 +100,14 @@ def get_variable(session_id: str, token: str, name: str, encoding: str = "auto")
                 params=params, token=token, parse=_variable, session_route=False)
 
 
-def put_variable(session_id: str, token: str, name: str, tensor: Any) -> Call:
-    return Call("PUT", _session_path(session_id, "variables", quote(name, safe="")),
-                json=tensor, token=token, parse=_nothing, session_route=False)
+def put_variable(session_id: str, token: str, name: str, tensor: Any, raws: list | None = None) -> Call:
+    """Binds a variable; with ``raws`` (the tensor object names its binary_data_size), a binary request."""
+    path = _session_path(session_id, "variables", quote(name, safe=""))
+    if raws is not None:
+        content, header_length = binary_body(tensor, raws)
+        return Call("PUT", path, content=content, headers={BINARY_HEADER: str(header_length)}, token=token,
+                    parse=_nothing, session_route=False)
+    return Call("PUT", path, json=tensor, token=token, parse=_nothing, session_route=False)
 
 
 def graph(session_id: str, token: str, of: str) -> Call:

@@ -58,6 +58,15 @@ class _SessionBase:
         return protocol.run(self.id, self.token, program, encode_inputs(inputs, encoding, raws),
                             outputs, graph, encoding, raws)
 
+    def _put_call(self, name: str, value: Any, requires_grad: bool, encoding: str) -> protocol.Call:
+        """PUT /variables/{name}: NumPy data past BINARY_INPUT_BYTES (or asked) goes as a binary request."""
+        raws = [] if _binary_inputs({name: value}, encoding) and numpy_bytes({name: value}) else None
+        if raws is not None:
+            wire = encode_input({"data": value, "requires_grad": requires_grad}, encoding, raws)
+        else:
+            wire = encode_tensor(value, encoding=encoding, requires_grad=requires_grad)
+        return protocol.put_variable(self.id, self.token, name, wire, raws)
+
     def _lazy_call(self, body: dict) -> protocol.Call:
         return protocol.run(self.id, self.token, body["program"], body["inputs"],
                             body["outputs"], False, body["encoding"])
@@ -134,8 +143,7 @@ class Session(_SessionBase):
             encoding: str = "auto") -> None:
         """Bind a variable to a tensor made from ``value`` (dtype kept)."""
         self._lazy.invalidate()
-        wire = encode_tensor(value, encoding=encoding, requires_grad=requires_grad)
-        self._client._call(protocol.put_variable(self.id, self.token, name, wire))
+        self._client._call(self._put_call(name, value, requires_grad, encoding))
 
     def graph(self, of: str) -> dict:
         """The graph JSON (SPEC section 5) of the tensor named ``of``."""
@@ -215,8 +223,7 @@ class AsyncSession(_SessionBase):
     async def put(self, name: str, value: Any, requires_grad: bool = False,
                   encoding: str = "auto") -> None:
         self._lazy.invalidate()
-        wire = encode_tensor(value, encoding=encoding, requires_grad=requires_grad)
-        await self._client._call(protocol.put_variable(self.id, self.token, name, wire))
+        await self._client._call(self._put_call(name, value, requires_grad, encoding))
 
     async def graph(self, of: str) -> dict:
         return await self._client._call(protocol.graph(self.id, self.token, of))

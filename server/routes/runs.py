@@ -58,9 +58,8 @@ class RunRoute(APIRoute):
         return handler
 
 
-async def _binary_body(request, header_length):
-    """A binary request (Triton's binary tensor extension): a JSON header of ``header_length`` bytes, then
-    the raw bytes of each input that names its ``binary_data_size``, in order."""
+async def read_binary_request(request, header_length):
+    """A binary request (Triton's binary tensor extension): (its JSON header as a dict, the bytes after it)."""
     raw = await request.body()
     try:
         n = int(header_length)
@@ -75,8 +74,15 @@ async def _binary_body(request, header_length):
         raise ApiError(400, "BadRequest", "the binary request's header is not JSON") from None
     if not isinstance(head, dict):
         raise ApiError(422, "ValidationError", "the binary request's header must be a JSON object", field="body")
+    return head, memoryview(raw)[n:]
+
+
+async def _binary_body(request, header_length):
+    """A binary run request: the header is the run's JSON body; the bytes after it are the raw bytes of
+    each input that names its ``binary_data_size``, in order."""
+    head, data = await read_binary_request(request, header_length)
     try:
-        head["inputs"] = attach_binary(head.get("inputs", {}), memoryview(raw)[n:])
+        head["inputs"] = attach_binary(head.get("inputs", {}), data)
     except TensorFormatError as e:
         raise tensor_error(e) from None
     try:

@@ -2,14 +2,15 @@
 from typing import Literal
 
 from fastapi import APIRouter, Body, Depends, Path, Query, Request, Response
+from fastapi.routing import APIRoute
 
-from .. import auth
-from .. import answers
+from .. import answers, auth
 from ..errors import ApiError, tensor_error
 from ..json_bodies import BigPayload, call_off_loop, json_response
 from ..names import MAX_NAME_LENGTH, PATH_PATTERN, check_name
 from ..models import Graph, TensorIn, VariableValue, errors
-from ..tensor_wire import TensorFormatError, decode_tensor
+from ..tensor_wire import BinaryTensor, TensorFormatError, binary_size, decode_tensor
+from .runs import read_binary_request
 from ..wire_frames import pack_array
 from ..worker_calls import call
 
@@ -41,10 +42,37 @@ async def get_variable(request: Request, name: str = _NAME, encoding: Literal["j
     return answers.response(tree, encoding)
 
 
-@router.put("/variables/{name}", status_code=204, response_class=Response, responses=errors(401, 404, 410, 413, 422))
+class BinaryTensorRoute(APIRoute):
+    """PUT /variables/{name}, which also takes a binary request: a JSON tensor object naming its
+    ``binary_data_size`` as a header of ``Inference-Header-Content-Length`` bytes, then those bytes."""
+
+    def get_route_handler(self):
+        generic = super().get_route_handler()
+        endpoint = self.endpoint
+
+        async def handler(request: Request):
+            header_length = request.headers.get(answers.BINARY_HEADER)
+            session_id = request.path_params.get("session_id", "")
+            if header_length is None or len(session_id) > 64:
+                return await generic(request)
+            session = await auth.session(request, session_id)
+            head, data = await read_binary_request(request, header_length)
+            size = binary_size(head)
+            if size != len(data):
+                raise ApiError(422, "ValidationError", f"body: the header's binary_data_size ({size}) must be the "
+                                                       f"{len(data)} bytes after it", field="body")
+            return await endpoint(request, request.path_params.get("name", ""), BinaryTensor(head, data), session)
+
+        return handler
+
+
 async def put_variable(request: Request, name: str = _NAME, tensor: TensorIn = Body(...),
                        session=Depends(auth.session)):
-    """Binds a tensor to a variable (a dotted path restores into an existing module's parameter)."""
+    """Binds a tensor to a variable (a dotted path restores into an existing module's parameter).
+
+    The tensor may also come as a binary request: its object, naming its `binary_data_size`, as a JSON
+    header of `Inference-Header-Content-Length` bytes, then its raw little-endian bytes.
+    """
     check_name(name, "name", dotted=True)
     limits = request.app.state.settings.limits
     buffers = []
@@ -62,6 +90,10 @@ async def put_variable(request: Request, name: str = _NAME, tensor: TensorIn = B
     await call(request, session, {"op": "put", "name": name, "tensor": entry,
                                   "session_bytes": limits.session_bytes}, buffers)
     return Response(status_code=204)
+
+
+router.add_api_route("/variables/{name}", put_variable, methods=["PUT"], status_code=204, response_class=Response,
+                     responses=errors(401, 404, 410, 413, 422), route_class_override=BinaryTensorRoute)
 
 
 @router.get("/graph", response_model=Graph, responses=errors(401, 404, 410, 422))

@@ -95,3 +95,28 @@ def test_a_hostile_output_is_a_clear_client_error(session):
     with pytest.raises(ProgramError) as info:
         session.run("a = [1]\na.append(a)", outputs=["a"])
     assert "'a'" in str(info.value)
+
+
+def test_put_sends_big_arrays_as_a_binary_request_and_they_arrive_exactly(session):
+    big = np.random.default_rng(1).normal(size=(200, 100))       # 160 KB
+    call = session._put_call("w", big, True, "auto")
+    assert call.content is not None and BINARY_HEADER in call.headers
+    session.put("w", big, requires_grad=True)
+    got = session.get("w")
+    np.testing.assert_array_equal(got, big)
+    assert session.variables()["w"].requires_grad
+    small = session._put_call("v", np.ones(3), False, "auto")
+    assert small.content is None
+
+
+def test_put_binary_request_mismatches_are_refused(session, server_url):
+    head = json.dumps({"shape": [2], "dtype": "float32", "binary_data_size": 8}).encode()
+    headers = {"Authorization": f"Bearer {session.token}", "Content-Type": "application/octet-stream"}
+    url = f"{server_url}/v1/sessions/{session.id}/variables/w"
+    for body, length, status in [(head + b"\0" * 7, len(head), 422), (head + b"\0" * 8, len(head) + 50, 400),
+                                 (head + b"\0" * 8, 3, 400)]:
+        r = httpx.put(url, content=body, headers={**headers, BINARY_HEADER: str(length)})
+        assert r.status_code == status, r.text
+    r = httpx.put(url, content=head + b"\0" * 8, headers={**headers, BINARY_HEADER: str(len(head))})
+    assert r.status_code == 204
+    assert "w" in session.variables()
