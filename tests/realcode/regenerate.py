@@ -44,12 +44,12 @@ def record(script):
     for name, v in init.items():
         arrays[f"init/{name}"] = v
     for name, v in glob_values.items():
-        if name in script.shape_only or name.split(".")[0] in script.shape_only:
+        if harness.is_shape_only(script, name):
             v = np.zeros_like(v)   # compared by shape and dtype only: the values are not kept
         keep(f"value/{name}", v)
         dtypes[name] = result.dtypes.get(name, str(v.dtype))
     for name, g in result.grads.items():
-        if name in script.shape_only or name.split(".")[0] in script.shape_only:
+        if harness.is_shape_only(script, name):
             g = np.zeros_like(g)
         keep(f"grad/{name}", g)
     arrays["meta"] = np.array(json.dumps({"grad_inputs": grad_inputs, "dtypes": dtypes, "sampled": sampled}))

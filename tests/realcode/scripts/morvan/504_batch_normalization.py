@@ -24,7 +24,8 @@
 #   - `opts = [torch.optim.Adam(net.parameters(), lr=LR) for net in nets]` -> `# %% realcode-load: nets / opts = [torch.optim.Adam(net.parameters(), lr=LR) for net in nets]`: cell marker: PyTorch's initial weights (init.normal_) are copied in
 #   - `EPOCH = 12` -> `EPOCH = 2`: shrink 12 epochs to 2
 #   - `train_dataset = Data.TensorDataset(train_x, train_y)` -> `# %% realcode-load: train_x train_y test_x test_y / train_dataset = Data.TensorDataset(train_x, train_y)`: cell marker: the data made with np.random above is copied in from the PyTorch run
-# realcode-output: train_x test_x loss preds nets.0.predict.weight nets.1.predict.weight nets.1.bn0.running_mean
+# realcode-output: train_x test_x loss nets.0.predict.weight nets.0.fc3.weight nets.0.fc0.bias nets.1.predict.weight nets.1.bn0.running_mean
+# realcode-shape-only: loss nets.1 (the BatchNorm net: the biases of the Linear layers before BatchNorm have a true gradient of 0, so Adam steps them by the sign of float noise, and PyTorch's own float32 gradients in this 8-layer BatchNorm stack differ from float64 by ~3e-3 relative)
 """
 View more, visit my tutorial page: https://mofanpy.com/tutorials/
 My Youtube Channel: https://www.youtube.com/user/MorvanZhou
