@@ -1,4 +1,4 @@
-"""torch.optim: SGD, Adam, AdamW, RMSprop, Adagrad, Adadelta, Adamax, NAdam, RAdam and learning-rate schedulers."""
+"""torch.optim: SGD, Adam, AdamW, RMSprop, Adagrad, Adadelta, Adamax, NAdam, RAdam, LBFGS and learning-rate schedulers."""
 from . import lr_scheduler
 from .optimizer import Optimizer
 from .sgd import SGD
@@ -9,5 +9,6 @@ from .adadelta import Adadelta
 from .adamax import Adamax
 from .nadam import NAdam
 from .radam import RAdam
+from .lbfgs import LBFGS
 
-__all__ = ["Optimizer", "SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "Adadelta", "Adamax", "NAdam", "RAdam", "lr_scheduler"]
+__all__ = ["Optimizer", "SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "Adadelta", "Adamax", "NAdam", "RAdam", "LBFGS", "lr_scheduler"]

@@ -195,7 +195,8 @@ MODULES = {
     "torch.optim": Module(
         host=_E + ".optim",
         children={"lr_scheduler": "torch.optim.lr_scheduler"},
-        names=("Adadelta", "Adagrad", "Adam", "AdamW", "Adamax", "NAdam", "Optimizer", "RAdam", "RMSprop", "SGD")),
+        names=("Adadelta", "Adagrad", "Adam", "AdamW", "Adamax", "LBFGS", "NAdam", "Optimizer", "RAdam", "RMSprop",
+               "SGD")),
     "torch.optim.lr_scheduler": Module(
         host=_E + ".optim.lr_scheduler",
         names=("ChainedScheduler", "ConstantLR", "CosineAnnealingLR", "ExponentialLR", "LRScheduler", "LambdaLR",

@@ -403,3 +403,34 @@ def test_a_full_training_loop_follows_torch_step_for_step():
     np.testing.assert_allclose(runs[1][0], runs[0][0], rtol=1e-10)
     for k, v in runs[0][1].items():
         np.testing.assert_allclose(runs[1][1][k], v, rtol=1e-9, atol=1e-12, err_msg=k)
+
+
+@pytest.mark.parametrize("line_search", [None, "strong_wolfe"])
+@pytest.mark.torch
+@pytest.mark.skipif(torch is None, reason="PyTorch is not installed")
+def test_lbfgs_follows_torch(line_search):
+    def run(T):
+        rng = np.random.default_rng(3)
+        a = T.tensor(rng.standard_normal((6, 3)))
+        b = T.tensor(rng.standard_normal(6))
+        w = T.nn.Parameter(T.zeros(3, dtype=T.float64))
+        c = T.nn.Parameter(T.tensor([0.5], dtype=T.float64))
+        opt = T.optim.LBFGS([w, c], lr=0.8, max_iter=6, history_size=4, line_search_fn=line_search)
+        losses = []
+        for _ in range(3):
+            def closure():
+                opt.zero_grad()
+                loss = ((a @ w + c - b) ** 2).mean() + (w ** 4).sum() * 0.1
+                loss.backward()
+                return loss
+            losses.append(opt.step(closure).item())
+        return losses, w.detach().numpy(), opt.state[w]["func_evals"], opt.state[w]["n_iter"]
+    ours, theirs = run(gs), run(torch)
+    np.testing.assert_allclose(ours[0], theirs[0], rtol=1e-10)
+    np.testing.assert_allclose(ours[1], theirs[1], rtol=1e-9, atol=1e-12)
+    assert ours[2:] == theirs[2:]
+
+
+def test_lbfgs_refuses_parameter_groups():
+    with pytest.raises(ValueError, match="per-parameter options"):
+        gs.optim.LBFGS([{"params": [gs.nn.Parameter(gs.zeros(1))]}, {"params": [gs.nn.Parameter(gs.zeros(1))]}])

@@ -233,3 +233,22 @@ device = torch.accelerator.current_accelerator() if torch.accelerator.is_availab
 out = (tuple(y.shape), net[3].in_features, x[range(3), torch.tensor([0, 1, 2])].tolist(), device.type in ("cpu", "cuda"))
 """)
     assert ns.get("out") == ((2, 2), 196, [0.0, 5.0, 10.0], True)
+
+
+def test_lbfgs_with_a_program_closure(run_ok):
+    out, ns = run_ok("""
+import torch.optim as optim
+w = torch.zeros(3, requires_grad=True)
+target = torch.tensor([1.0, -2.0, 0.5])
+optimizer = optim.LBFGS([w], lr=0.8, line_search_fn="strong_wolfe")
+def closure():
+    optimizer.zero_grad()
+    loss = ((w - target) ** 2).sum()
+    print('loss:', loss.item())
+    loss.backward()
+    return loss
+for i in range(2):
+    optimizer.step(closure)
+result = [round(v, 4) for v in w.tolist()]
+""")
+    assert ns.get("result") == [1.0, -2.0, 0.5] and "loss:" in out.stdout
