@@ -71,6 +71,9 @@ NOTES = [
     "yunjey/linear_regression) answers **500** `InternalError: AttributeError: 'ndarray' object has no attribute 'grad'`; "
     "it should answer the array (or a 422 naming the output). Reproducer: POST /run "
     "`{\"program\": \"import torch\\na = torch.ones(2).numpy()\", \"outputs\": [\"a\"]}`. Area: wire (output walking).",
+    "`nn.Dropout2d` on a 2-D input (N, C) returns shape (N, N, C) (PyTorch: (N, C)): examples/mnist_rnn then fails "
+    "in nll_loss with \"Expected target size [64, 10], got [64]\". Reproducer: `nn.Dropout2d(0.25)(torch.ones(64, 32)).shape`. "
+    "Area: engineapi/fused (dropout).",
     "yunjey/convolutional_neural_network (behind torch.utils.data) gives wrong values once a DataLoader stand-in "
     "lets it run: BatchNorm2d running means and conv weight gradients differ by ~1.5e-3 relative. It trains Conv2d "
     "(with a bias) + BatchNorm2d with Adam: the bias's true gradient is 0, so Adam steps it by the sign of float noise "

@@ -4,6 +4,7 @@
 #   - the code cells of the PyTorch tab (and those shared by all tabs), in order, each after a '# %%' line; the d2lbook `%%tab` lines and `if tab.selected(...)` branches for other frameworks left out
 #   - `net(X).shape` -> `net(X).shape / # %% realcode-load: X net`: cell marker: PyTorch's random input and lazily made weights are copied in
 # realcode-output: X net.0.weight net.2.weight
+# realcode-shape-only: net (the last cells build a new net whose LazyLinear layers draw their weights from the session's generator)
 # %%
 import torch
 from torch import nn

@@ -5,6 +5,7 @@
 # realcode-input: train_tokens = randint(0, 50, 81)
 # realcode-input: valid_tokens = randint(0, 50, 41)
 # realcode-output: val_loss model.decoder.weight model.decoder.bias model.input_emb.weight
+# realcode-shape-only: val_loss model (TransformerModel does not pass dropout to nn.Transformer, whose layers keep their default dropout 0.1 while training: the masks draw from the session's generator)
 import math
 import torch
 import torch.nn as nn
