@@ -215,9 +215,22 @@ MODULES = {
     "torch.utils": Module(host=_E + ".utils", children={"data": "torch.utils.data"}),
     "torch.utils.data": Module(
         host=_E + ".utils.data",
+        children={"dataloader": "torch.utils.data.dataloader", "dataset": "torch.utils.data.dataset",
+                  "sampler": "torch.utils.data.sampler"},
         names=("BatchSampler", "ConcatDataset", "DataLoader", "Dataset", "IterableDataset", "RandomSampler",
                "Sampler", "SequentialSampler", "StackDataset", "Subset", "SubsetRandomSampler", "TensorDataset",
                "WeightedRandomSampler", "default_collate", "default_convert", "get_worker_info", "random_split")),
+    "torch.utils.data.dataloader": Module(
+        host=_E + ".utils.data.dataloader",
+        names=("DataLoader", "default_collate", "default_convert", "get_worker_info")),
+    "torch.utils.data.dataset": Module(
+        host=_E + ".utils.data.dataset",
+        names=("ConcatDataset", "Dataset", "IterableDataset", "StackDataset", "Subset", "TensorDataset",
+               "random_split")),
+    "torch.utils.data.sampler": Module(
+        host=_E + ".utils.data.sampler",
+        names=("BatchSampler", "RandomSampler", "Sampler", "SequentialSampler", "SubsetRandomSampler",
+               "WeightedRandomSampler")),
     # ---- program-side standard modules (engine/program/stdlib/): the interpreter's own small
     # implementations, which hand programs only program values and loop through the interpreter
     "math": Module(host=_S + ".math", names=(

@@ -252,3 +252,14 @@ for i in range(2):
 result = [round(v, 4) for v in w.tolist()]
 """)
     assert ns.get("result") == [1.0, -2.0, 0.5] and "loss:" in out.stdout
+
+
+def test_data_submodules_import_as_scripts_spell_them(run_ok):
+    _, ns = run_ok("""
+from torch.utils.data.dataloader import DataLoader
+from torch.utils.data.dataset import TensorDataset
+from torch.utils.data import sampler
+loader = DataLoader(TensorDataset(torch.arange(6.)), batch_size=4, sampler=sampler.SequentialSampler(range(6)))
+out = [b[0].tolist() for b in loader]
+""")
+    assert ns.get("out") == [[0.0, 1.0, 2.0, 3.0], [4.0, 5.0]]

@@ -15,10 +15,10 @@ import warnings
 
 import numpy as np
 
-from .. import dtypes as _dt
-from ..ops.creation import randperm, tensor as _tensor
-from ..ops.shape import stack as _stack
-from ..tensor import Tensor
+from ... import dtypes as _dt
+from ...ops.creation import randperm, tensor as _tensor
+from ...ops.shape import stack as _stack
+from ...tensor import Tensor
 
 __all__ = ["Dataset", "IterableDataset", "TensorDataset", "ConcatDataset", "Subset", "StackDataset",
            "Sampler", "SequentialSampler", "RandomSampler", "SubsetRandomSampler", "BatchSampler",
@@ -189,7 +189,7 @@ class RandomSampler(Sampler):
 
     def __iter__(self):
         n = len(self.data_source)
-        from ..ops.creation import randint
+        from ...ops.creation import randint
         if self.replacement:
             return iter(randint(0, n, (self.num_samples,), generator=self.generator).tolist())
         order = []
@@ -228,7 +228,7 @@ class WeightedRandomSampler(Sampler):
         self.generator = generator
 
     def __iter__(self):
-        from ..ops.creation import multinomial
+        from ...ops.creation import multinomial
         return iter(multinomial(self.weights, self.num_samples, self.replacement, generator=self.generator).tolist())
 
     def __len__(self):
@@ -399,3 +399,6 @@ class DataLoader:
         if self.batch_sampler is not None:
             return len(self.batch_sampler)
         return len(self.sampler)
+
+
+from . import dataloader, dataset, sampler  # noqa: E402 - the submodules re-export the names above
