@@ -19,6 +19,10 @@ import harness
 # What a failure message means, whose area fixes it, and a one-line reproducer:
 # (pattern, cause, area, reproducer). The first pattern that matches the verdict wins.
 CAUSES = [
+    (r"InternalError", "the server answers 500 (InternalError) for a program-side NumPy array among the outputs", "wire (output walking)",
+     "POST /run {\"program\": \"import torch\\na = torch.ones(2).numpy()\", \"outputs\": [\"a\"]}"),
+    (r"Expected target size \\[64, 10\\], got \\[64\\]", "nn.Dropout2d on a 2-D input returns (N, N, C)", "engineapi/fused (dropout)",
+     "nn.Dropout2d(0.25)(torch.ones(64, 32)).shape   # PyTorch: (64, 32)"),
     (r"no attribute 'Function'|\.forward\(\) missing 1 required positional|save_for_backward|ctx\.",
      "torch.autograd.Function (PyTorch's contract: static forward/backward with ctx, .apply)", "engineapi",
      "class F(torch.autograd.Function):\n    @staticmethod\n    def forward(ctx, x): ctx.save_for_backward(x); return x.clamp(min=0)\n"
