@@ -5,7 +5,7 @@ PY     := $(VENV)/bin/python
 HOST   ?= 127.0.0.1
 PORT   ?= 8000
 
-.PHONY: serve test bench install-dev clean
+.PHONY: serve test test-docker bench install-dev clean
 
 $(VENV)/.serve: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -25,11 +25,15 @@ serve: $(VENV)/.serve
 	$(VENV)/bin/gradserve serve --host $(HOST) --port $(PORT)
 
 test: $(VENV)/.dev $(VENV)/.serve
-	$(PY) -m pytest -q -n 2 -m "not cluster" tests
+	$(PY) -m pytest -q -n 2 -m "not cluster and not docker" tests
 	@# The Ray cluster tests run in a network namespace of their own with only loopback (needs root, as CI).
 	@if unshare --net true 2>/dev/null; then \
 	  unshare --net sh -c 'ip link set lo up && $(PY) -m pytest -q -m cluster tests/cluster'; \
 	else echo "cluster tests not run here: they need 'unshare --net' (root)"; fi
+
+# The image and the compose topology, built and run with Docker engines of the test's own (root, as CI).
+test-docker: $(VENV)/.dev
+	$(PY) -m pytest -q -m docker tests/docker
 
 bench: $(VENV)/.dev
 	$(PY) benchmarks/engine.py

@@ -9,6 +9,7 @@ nodes. Run it in a loopback-only network namespace, as the cluster tests do:
 """
 import asyncio
 import os
+import signal
 import statistics
 import subprocess
 import sys
@@ -130,10 +131,20 @@ async def _hundred(url, n=100):
     return elapsed
 
 
+class Rows(list):
+    """Results, printed as they come (a long run still shows what it measured)."""
+
+    def append(self, row):
+        super().append(row)
+        print(f"{row[0]:10} {row[1]:45} {row[2]:10.2f}", flush=True)
+
+
 def main():
     if not only_loopback():
         sys.exit("run this in a loopback-only network namespace (see the module docstring)")
-    rows = []
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit("stopped"))  # so every started process is stopped
+    sessions = int(os.environ.get("BENCH_SESSIONS", "100"))
+    rows = Rows()
     local = LocalServer().start()
     try:
         rows.append(("local", "session create p50 (ms)", create_p50(local.url)))
@@ -141,26 +152,26 @@ def main():
         rows.append(("local", "req/s, 32 clients", throughput(local.url)))
     finally:
         local.stop()
-    cluster = RayCluster(num_cpus=os.cpu_count() or 2).start()
-    replicas = []
-    try:
-        replicas = [Replica(cluster).start(), Replica(cluster).start()]
-        rows.append(("ray", "session create p50 (ms)", create_p50(replicas[0].url)))
-        rows.append(("ray", "tiny run p50 (ms)", run_p50(replicas[0].url)))
-        for k in (1, 2):
-            lb = Nginx(replicas[:k]).start()
-            try:
-                rows.append(("ray", f"req/s, 32 clients, {k} replica(s) behind nginx", throughput(lb.url)))
-            finally:
-                lb.stop()
-        rows.append(("ray", "100 sessions created and run once (s)", asyncio.run(_hundred(replicas[0].url))))
-    finally:
-        for r in replicas:
-            r.stop()
-        cluster.stop()
-    width = max(len(r[1]) for r in rows)
-    for backend, what, value in rows:
-        print(f"{backend:6} {what:{width}}  {value:10.2f}")
+    layouts = {"pooled": {}, "per-actor": {"ray_isolation": "shared", "ray_sessions_per_host": 1}}
+    for layout in os.environ.get("BENCH_LAYOUTS", "pooled,per-actor").split(","):
+        cluster = RayCluster(num_cpus=os.cpu_count() or 2).start()
+        replicas = []
+        try:
+            replicas = [Replica(cluster, **layouts[layout]).start(), Replica(cluster, **layouts[layout]).start()]
+            rows.append((layout, "session create p50 (ms)", create_p50(replicas[0].url)))
+            rows.append((layout, "tiny run p50 (ms)", run_p50(replicas[0].url)))
+            for k in (1, 2):
+                lb = Nginx(replicas[:k]).start()
+                try:
+                    rows.append((layout, f"req/s, 32 clients, {k} replica(s) behind nginx", throughput(lb.url)))
+                finally:
+                    lb.stop()
+            rows.append((layout, f"{sessions} sessions created and run once (s)",
+                         asyncio.run(_hundred(replicas[0].url, sessions))))
+        finally:
+            for r in replicas:
+                r.stop()
+            cluster.stop()
 
 
 if __name__ == "__main__":

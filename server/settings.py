@@ -48,7 +48,12 @@ class Settings:
     answer_max_bytes: int = 1 << 30       # tensor bytes one answer may carry
     output_max_depth: int = 32            # list nesting in a run output
     output_max_items: int = 1 << 20       # list entries in one run's outputs
-    ray_gpus_per_session: float = 1.0     # --backend ray: GPUs a cuda session asks Ray for (fractions allowed)
+    # --backend ray: sessions per host actor (a process each, forked from the host's template), the
+    # layout ("process", or "shared": sessions in the host's own process; with one per host that is an
+    # actor per session), and the GPUs a GPU host asks Ray for (fractions allowed)
+    ray_sessions_per_host: int = 64
+    ray_isolation: str = "process"
+    ray_gpus_per_host: float = 1.0
     limits: Limits = field(default_factory=Limits)
 
     @classmethod

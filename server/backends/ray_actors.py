@@ -1,24 +1,28 @@
-"""The Ray side of the Ray backend: a session actor per session, and the session directory.
+"""The Ray side of the Ray backend: session hosts and the session directory.
 
-A ``SessionActor`` is one session: its process holds the session's engine namespace
-(a ``Worker`` with that one session), its record (token digest, device, expiry,
-last use), the run in progress, and the watchers of its events. API replicas keep
-nothing: they find the actor by name (``session:<id>`` in the ``gradserve``
-namespace) and every call carries the token's digest, which the actor checks.
+A ``SessionHost`` is a Ray actor that holds up to ``capacity`` sessions. For CPU sessions
+it forks each one a process of its own from a warm template (``session_process``: the
+kernel-enforced limits and the crash isolation of the local backend, a few MB and tens
+of milliseconds per session); GPU sessions share the host's process, as they share a
+GPU worker locally. With ``capacity=1`` and ``isolation="shared"`` it is the actor-per-
+session layout, kept to measure against (README, "Scaling out").
 
-The ``Directory`` remembers which sessions exist (id and token digest), so a
-replica can tell a session whose actor died (410) from one that never existed
-(404) when the actor cannot be reached, and counts sessions cluster-wide.
+For each session the host keeps its record (token digest, device, expiry, last use), the
+run in progress and the watchers of its events; API replicas keep nothing. Every call
+carries the token's digest, which the host checks. The ``Directory`` (one named actor)
+knows which host holds which session, which hosts exist and how full they are, and
+remembers sessions whose host or process died, so they answer 410 (not 404) on every
+replica. Expiry is each host's own business: no replica is in charge.
 
-Headers cross as JSON bytes and tensors as raw byte arrays (NumPy ``uint8``,
-which Ray's object store hands over without a copy): nothing a program
-controls is ever pickled.
+Headers cross as JSON bytes and tensors as raw byte arrays (NumPy ``uint8``, which Ray's
+object store hands over without a copy): nothing a program controls is ever pickled.
 """
 import asyncio
 import hmac
 import json
 import os
 import time
+from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 import ray
@@ -29,10 +33,7 @@ NAMESPACE = "gradserve"
 DIRECTORY = "gradserve-directory"
 WATCH_QUEUE = 4096  # events a watcher's queue holds before node/backward/log events are dropped
 _DROPPABLE = frozenset({"node", "backward", "log"})
-
-
-def actor_name(session_id):
-    return f"session:{session_id}"
+GONE = dumps({"ok": False, "gone": True})
 
 
 def to_arrays(buffers):
@@ -44,60 +45,95 @@ def _denied(status, type_, message):
     return dumps({"ok": False, "status": status, "error": {"type": type_, "message": message}})
 
 
+NOT_FOUND = _denied(404, "SessionNotFound", "no such session, or a wrong token")
+
+
 @ray.remote(num_cpus=0, max_restarts=0, max_task_retries=0)
 class Directory:
-    """Which sessions exist: {id: {"digest", "state", "device", "expires_at"}}; 'gone' ones are kept
-    (until their expiry) so that they answer 410, not 404."""
+    """Sessions {id: {"digest", "host", "state", "expires_at"}} and hosts {name: {"device", "capacity",
+    "sessions", "alive"}}; sessions whose host or process died stay (as 'gone') until their expiry."""
 
     def __init__(self):
-        self.records = {}
+        self.sessions = {}
+        self.hosts = {}
 
-    def add(self, session_id, digest, device, expires_at, max_sessions):
+    # hosts
+    def add_host(self, name, device, capacity, isolation):
+        self.hosts[name] = {"device": device, "capacity": capacity, "sessions": 0, "alive": True,
+                            "isolation": isolation}
+
+    def place(self, device, isolation, max_sessions):
+        """A host with room for one more session (counted as taken), or None: then the caller starts one.
+        False when the cluster holds ``max_sessions`` already."""
         self._purge()
-        live = sum(r["state"] == "live" for r in self.records.values())
-        if live >= max_sessions:
+        if sum(r["state"] == "live" for r in self.sessions.values()) >= max_sessions:
             return False
-        self.records[session_id] = {"digest": digest, "state": "live", "device": device,
-                                    "expires_at": expires_at}
-        return True
+        fits = [(h["sessions"], name) for name, h in self.hosts.items()
+                if h["alive"] and h["device"] == device and h["isolation"] == isolation
+                and h["sessions"] < h["capacity"]]
+        if not fits:
+            return None
+        name = min(fits)[1]
+        self.hosts[name]["sessions"] += 1
+        return name
+
+    def host_gone(self, name):
+        host = self.hosts.get(name)
+        if host is not None:
+            host["alive"] = False
+        for record in self.sessions.values():
+            if record["host"] == name:
+                record["state"] = "gone"
+
+    # sessions
+    def add(self, session_id, digest, host, expires_at):
+        self.sessions[session_id] = {"digest": digest, "host": host, "state": "live", "expires_at": expires_at}
+
+    def release(self, host):
+        """A place taken with ``place`` but not used (the session could not start)."""
+        if host in self.hosts:
+            self.hosts[host]["sessions"] = max(0, self.hosts[host]["sessions"] - 1)
 
     def remove(self, session_id):
-        self.records.pop(session_id, None)
+        record = self.sessions.pop(session_id, None)
+        if record is not None and record["state"] == "live":
+            self.release(record["host"])
 
     def mark_gone(self, session_id):
-        record = self.records.get(session_id)
-        if record is not None:
+        record = self.sessions.get(session_id)
+        if record is not None and record["state"] == "live":
             record["state"] = "gone"
+            self.release(record["host"])
 
-    def lookup(self, session_id, digest):
-        """'live', 'gone' or None (unknown id or wrong token: the same answer)."""
-        record = self.records.get(session_id)
+    def locate(self, session_id, digest):
+        """(state, host) of a session, or None for an unknown id or a wrong token (the same answer)."""
+        record = self.sessions.get(session_id)
         if record is None or not hmac.compare_digest(record["digest"], digest):
             return None
-        return record["state"]
+        return record["state"], record["host"]
 
     def counts(self):
         self._purge()
-        counts = {"live": 0, "gone": 0}
-        for r in self.records.values():
-            counts[r["state"]] += 1
-        return counts
-
-    def live(self):
-        return [k for k, r in self.records.items() if r["state"] == "live"]
+        states = [r["state"] for r in self.sessions.values()]
+        return {"live": states.count("live"), "gone": states.count("gone"),
+                "hosts": sum(h["alive"] for h in self.hosts.values()),
+                "hosts_lost": sum(not h["alive"] for h in self.hosts.values())}
 
     def _purge(self):
         now = time.time()
-        for k in [k for k, r in self.records.items() if r["state"] == "gone" and r["expires_at"] < now]:
-            del self.records[k]
+        for k in [k for k, r in self.sessions.items() if r["state"] == "gone" and r["expires_at"] < now]:
+            del self.sessions[k]
+        for k in [k for k, h in self.hosts.items() if not h["alive"]
+                  and not any(r["host"] == k for r in self.sessions.values())]:
+            del self.hosts[k]
 
 
-@ray.remote(num_cpus=0, max_restarts=0, max_task_retries=0, max_concurrency=64)
-class SessionActor:
-    """One session on the cluster (see the module docstring)."""
+class _Hosted:
+    """One session on a host: its record, its executor (a session process or the host's own worker),
+    the run in progress and its watchers."""
 
-    def __init__(self, session_id, digest, device, created_at, ttl_expires_at, idle_timeout_s, worker_config):
-        from ..worker import Worker
+    def __init__(self, session_id, digest, device, created_at, ttl_expires_at, idle_timeout_s, execute, cancel,
+                 process=None):
         self.id = session_id
         self.digest = digest
         self.device = device
@@ -105,20 +141,20 @@ class SessionActor:
         self.ttl_expires_at = ttl_expires_at
         self.idle_timeout_s = idle_timeout_s
         self.last_used = created_at
+        self.execute = execute      # (header, buffers, on_events) -> (reply, buffers); EOFError once dead
+        self.cancel = cancel        # run id -> None
+        self.process = process      # session_process.SessionProcess, or None when in the host's process
         self.run_id = None
+        self.own = None             # the run in progress's own event queue, when its caller streams
         self.watchers = set()
-        self.loop = None
-        self.worker = Worker(device, send_event=self._from_worker)
-        self._own = None  # the queue of the run in progress's own stream
         self.closed = False
-        self.worker.handle({"op": "open", "session": session_id}, [])
+        self.gone = False
 
-    # ------------------------------------------------------------ record
     @property
     def expires_at(self):
         return min(self.ttl_expires_at, self.last_used + self.idle_timeout_s)
 
-    def _auth(self, digest, touch=True):
+    def auth(self, digest, touch=True):
         if self.closed or not hmac.compare_digest(self.digest, digest):
             return False
         now = time.time()
@@ -128,89 +164,214 @@ class SessionActor:
             self.last_used = now
         return True
 
-    def _record(self):
+    def record(self):
         return {"id": self.id, "device": self.device, "created_at": self.created_at,
                 "ttl_expires_at": self.ttl_expires_at, "idle_timeout_s": self.idle_timeout_s,
                 "last_used": self.last_used, "run_id": self.run_id, "watchers": len(self.watchers),
-                "pid": os.getpid(), "node": ray.get_runtime_context().get_node_id()}
+                "pid": self.process.pid if self.process is not None else os.getpid(),
+                "node": ray.get_runtime_context().get_node_id()}
 
-    async def start(self, sweep_interval_s):
-        """Starts the actor's own expiry check (no replica is in charge of culling)."""
-        self.loop = asyncio.get_running_loop()
-        self.loop.create_task(self._expire_when_due(sweep_interval_s))
-        return self._record()
+    def publish(self, item):
+        for queue in self.watchers:
+            if queue.qsize() >= WATCH_QUEUE and item["kind"] == "events":
+                kept = [e for e in item["events"] if e.get("type") not in _DROPPABLE]
+                if not kept:
+                    continue
+                item = {**item, "events": kept}
+            queue.put_nowait(item)
 
-    async def close(self):
-        """Refuses every later command (until Ray has ended the process), and stops the run in progress."""
-        self.closed = True
-        if self.run_id is not None:
-            self.worker.cancel(self.run_id)
+    def fan_out(self, events):
+        if self.own is not None:
+            self.own.put_nowait(events)
+        if self.watchers:
+            self.publish({"kind": "events", "run": self.run_id, "events": events})
 
-    async def touch(self, digest):
-        """The session's record if ``digest`` is its token's, else None."""
-        return self._record() if self._auth(digest) else None
 
-    async def _expire_when_due(self, interval_s):
-        while True:
-            await asyncio.sleep(interval_s)
-            if self.run_id is None and time.time() >= self.expires_at:
-                directory = ray.get_actor(DIRECTORY, namespace=NAMESPACE)
-                await directory.remove.remote(self.id)
-                ray.kill(ray.get_runtime_context().current_actor, no_restart=True)
-                return
+@ray.remote(num_cpus=0, max_restarts=0, max_task_retries=0, max_concurrency=1000)
+class SessionHost:
+    """Up to ``capacity`` sessions (see the module docstring)."""
 
-    # ------------------------------------------------------------ commands
-    async def call(self, digest, header_json, buffers):
-        """One non-run command (describe, get, put, graph, save, load): (reply JSON, reply buffers)."""
-        if not self._auth(digest):
-            return _denied(404, "SessionNotFound", "no such session, or a wrong token"), []
-        header = json.loads(header_json)
-        if header.get("op") == "run":
-            return _denied(400, "BadCommand", "runs go through SessionActor.run"), []
-        reply, out = await asyncio.to_thread(self.worker.handle, header, list(buffers))
-        if header.get("op") == "describe" and reply.get("ok"):
-            reply["record"] = self._record()
-        return dumps(reply), to_arrays(out)
+    def __init__(self, name, device, capacity, isolation, sweep_interval_s):
+        self.name = name
+        self.device = device
+        self.capacity = capacity
+        self.isolation = isolation
+        self.sweep_interval_s = sweep_interval_s
+        self.sessions = {}
+        self.pool = ThreadPoolExecutor(max_workers=capacity + 2, thread_name_prefix="session")
+        self.loop = None
+        self.template = None
+        self.worker = None
+        if isolation == "process":
+            from ..session_process import Template
+            self.template = Template(f"gradserve-template-{name}").start()
+        else:
+            from ..worker import Worker
+            self.worker = Worker(device, send_event=self._from_worker)
+            self._current = None  # the in-process session whose run is in progress
 
-    def _refusal(self, digest):
-        """Why a run cannot start now (a reply JSON), or None."""
-        if not self._auth(digest):
-            return _denied(404, "SessionNotFound", "no such session, or a wrong token")
-        if self.run_id is not None:
-            return dumps({"ok": False, "status": 409, "error": {
-                "type": "Conflict", "message": "a run is already in progress in this session; wait for it or "
-                                               "cancel it", "run": self.run_id.partition("/")[2]}})
+    async def ready(self):
+        if self.loop is None:
+            self.loop = asyncio.get_running_loop()
+            self.loop.create_task(self._expire_forever())
+        return os.getpid()
+
+    # ------------------------------------------------------------ sessions
+    async def open(self, session_id, digest, created_at, ttl_expires_at, idle_timeout_s, config):
+        """Starts a session here; an error message, or None."""
+        if len(self.sessions) >= self.capacity:
+            return "this host is full"
+        if self.template is not None:
+            from ..session_process import SessionClient
+            try:
+                process = await self.loop.run_in_executor(self.pool, self.template.fork, config)
+                client = await self.loop.run_in_executor(self.pool, SessionClient, process)
+            except OSError as e:
+                return f"could not start a session process: {e}"
+
+            def execute(header, buffers, on_events):
+                return client.call(header, buffers, on_events)
+
+            hosted = _Hosted(session_id, digest, self.device, created_at, ttl_expires_at, idle_timeout_s,
+                             execute, client.cancel, process)
+        else:
+            worker = self.worker
+
+            def execute(header, buffers, on_events):
+                self._current = hosted
+                try:
+                    return worker.handle(header, buffers)
+                finally:
+                    self._current = None
+
+            hosted = _Hosted(session_id, digest, self.device, created_at, ttl_expires_at, idle_timeout_s,
+                             execute, worker.cancel)
+        reply, _ = await self._execute(hosted, {"op": "open", "session": session_id}, [], None)
+        if not reply.get("ok"):
+            return "the session process refused to open"
+        self.sessions[session_id] = hosted
         return None
 
-    async def run_once(self, digest, header_json, buffers):
+    async def close(self, session_id):
+        """Ends a session: later calls answer 404, its run is cancelled, its process killed."""
+        hosted = self.sessions.pop(session_id, None)
+        if hosted is None:
+            return
+        hosted.closed = True
+        if hosted.run_id is not None:
+            hosted.cancel(hosted.run_id)
+        self._end(hosted)
+
+    def _end(self, hosted):
+        if hosted.process is not None:
+            hosted.process.close()
+        elif self.worker is not None:
+            self.worker.handle({"op": "close", "session": hosted.id}, [])
+
+    async def kill(self, session_id):
+        """Kills a session whose run ignored its cancel (a long C-level call): the session is gone.
+        In the host's own process that is the whole host: the caller kills the actor."""
+        hosted = self.sessions.get(session_id)
+        if hosted is None or hosted.process is None:
+            return False
+        hosted.process.kill()
+        self._lost(hosted)
+        return True
+
+    def _lost(self, hosted):
+        hosted.gone = True
+        self.sessions.pop(hosted.id, None)
+        if hosted.process is not None:
+            hosted.process.close()
+        directory = ray.get_actor(DIRECTORY, namespace=NAMESPACE)
+        directory.mark_gone.remote(hosted.id)
+
+    async def touch(self, session_id, digest):
+        """The session's record if ``digest`` is its token's; None if not; "gone" if its process died."""
+        hosted = self.sessions.get(session_id)
+        if hosted is None:
+            return None
+        if hosted.process is not None and hosted.process.exited():
+            self._lost(hosted)
+            return "gone"
+        return hosted.record() if hosted.auth(digest) else None
+
+    async def _expire_forever(self):
+        directory = ray.get_actor(DIRECTORY, namespace=NAMESPACE)
+        while True:
+            await asyncio.sleep(self.sweep_interval_s)
+            now = time.time()
+            for hosted in [h for h in self.sessions.values() if h.run_id is None and now >= h.expires_at]:
+                await directory.remove.remote(hosted.id)
+                await self.close(hosted.id)
+
+    # ------------------------------------------------------------ commands
+    async def _execute(self, hosted, header, buffers, on_events):
+        try:
+            return await self.loop.run_in_executor(self.pool, hosted.execute, header, list(buffers), on_events)
+        except (EOFError, OSError):  # the session's process died (crash, OOM, killed)
+            self._lost(hosted)
+            return None, None
+
+    async def call(self, session_id, digest, header_json, buffers):
+        """One command other than a run: (reply JSON, reply buffers)."""
+        hosted = self.sessions.get(session_id)
+        if hosted is None or not hosted.auth(digest):
+            return NOT_FOUND, []
+        header = json.loads(header_json)
+        if header.get("op") in ("run", "open", "close"):
+            return _denied(400, "BadCommand", f"{header.get('op')!r} is not a command for SessionHost.call"), []
+        reply, out = await self._execute(hosted, header, buffers, None)
+        if reply is None:
+            return GONE, []
+        if header.get("op") == "describe" and reply.get("ok"):
+            reply["record"] = hosted.record()
+        return dumps(reply), to_arrays(out)
+
+    def _refusal(self, hosted, digest):
+        """Why a run cannot start now (a reply JSON), or None."""
+        if hosted is None or not hosted.auth(digest):
+            return NOT_FOUND
+        if hosted.run_id is not None:
+            return dumps({"ok": False, "status": 409, "error": {
+                "type": "Conflict", "message": "a run is already in progress in this session; wait for it or "
+                                               "cancel it", "run": hosted.run_id.partition("/")[2]}})
+        return None
+
+    async def run_once(self, session_id, digest, header_json, buffers):
         """A run whose caller wants only its reply: (reply JSON, buffers). Watchers still get its events."""
-        refusal = self._refusal(digest)
+        hosted = self.sessions.get(session_id)
+        refusal = self._refusal(hosted, digest)
         if refusal is not None:
             return refusal, []
-        async for item in self._run(json.loads(header_json), buffers, stream=False):
+        async for item in self._run(hosted, json.loads(header_json), buffers, stream=False):
             if item[0] == "reply":
                 return item[1], item[2]
 
-    async def run(self, digest, header_json, buffers):
-        """A run, as a stream: ("events", [event, ...]) items while it executes, then ("reply", JSON, buffers).
-
-        Its events also go to every watcher of the session, on whichever replica they are."""
-        refusal = self._refusal(digest)
+    async def run(self, session_id, digest, header_json, buffers):
+        """A run, as a stream: ("events", [event, ...]) items while it executes, then ("reply", JSON, buffers)."""
+        hosted = self.sessions.get(session_id)
+        refusal = self._refusal(hosted, digest)
         if refusal is not None:
             yield ("reply", refusal, [])
             return
-        async for item in self._run(json.loads(header_json), buffers, stream=True):
+        async for item in self._run(hosted, json.loads(header_json), buffers, stream=True):
             yield item
 
-    async def _run(self, header, buffers, stream):
-        watched = bool(self.watchers)
+    async def _run(self, hosted, header, buffers, stream):
+        watched = bool(hosted.watchers)
         header["stream"] = bool(header.get("stream")) or watched
         header["trace"] = bool(header.get("trace")) or watched
-        self.run_id = header["run"]
+        hosted.run_id = header["run"]
         own = asyncio.Queue()
-        self._own = own if stream else None
-        self._publish_all({"kind": "begin", "run": self.run_id})
-        task = asyncio.ensure_future(asyncio.to_thread(self.worker.handle, header, list(buffers)))
+        hosted.own = own if stream else None
+        hosted.publish({"kind": "begin", "run": hosted.run_id})
+        loop = self.loop
+
+        def on_events(events):  # a pool thread, while the session runs
+            loop.call_soon_threadsafe(hosted.fan_out, events)
+
+        task = asyncio.ensure_future(self._execute(hosted, header, buffers, on_events))
         try:
             while True:
                 getter = asyncio.ensure_future(own.get())
@@ -219,52 +380,48 @@ class SessionActor:
                     yield ("events", getter.result())
                     continue
                 getter.cancel()
+                await asyncio.sleep(0)  # events the worker thread scheduled just before replying
                 while not own.empty():
                     yield ("events", own.get_nowait())
                 break
             reply, out = task.result()
         finally:
-            self._own = None
-            self.run_id = None
+            hosted.own = None
+            hosted.run_id = None
+        if reply is None:
+            hosted.publish({"kind": "gone", "run": header["run"]})
+            yield ("reply", GONE, [])
+            return
         reply_json, arrays = dumps(reply), to_arrays(out)
-        self._publish_all({"kind": "reply", "run": header["run"], "reply": reply_json, "buffers": arrays})
+        hosted.publish({"kind": "reply", "run": header["run"], "reply": reply_json, "buffers": arrays})
         yield ("reply", reply_json, arrays)
 
-    async def cancel(self, digest, run_id):
-        if self._auth(digest, touch=False):
-            self.worker.cancel(run_id)
+    async def cancel(self, session_id, digest, run_id):
+        hosted = self.sessions.get(session_id)
+        if hosted is not None and hosted.auth(digest, touch=False):
+            hosted.cancel(run_id)
 
-    async def watch(self, digest):
+    async def watch(self, session_id, digest):
         """Every run's events, as they happen, until the watcher goes away."""
-        if not self._auth(digest):
+        hosted = self.sessions.get(session_id)
+        if hosted is None or not hosted.auth(digest):
             yield {"kind": "denied"}
             return
         queue = asyncio.Queue()
-        self.watchers.add(queue)
+        hosted.watchers.add(queue)
         try:
             yield {"kind": "watching"}
-            while True:
-                yield await queue.get()
+            while not hosted.gone and not hosted.closed:
+                item = await queue.get()
+                yield item
+                if item["kind"] == "gone":
+                    return
         finally:
-            self.watchers.discard(queue)
+            hosted.watchers.discard(queue)
 
-    # ------------------------------------------------------------ events
+    # ------------------------------------------------------------ in-process sessions
     def _from_worker(self, frame):
-        """Called by the worker's thread during a run with {"event": run, "events": [...]}."""
-        self.loop.call_soon_threadsafe(self._fan_out, frame["events"])
-
-    def _fan_out(self, events):
-        own = self._own
-        if own is not None:
-            own.put_nowait(events)
-        if self.watchers:
-            self._publish_all({"kind": "events", "run": self.run_id, "events": events})
-
-    def _publish_all(self, item):
-        for queue in self.watchers:
-            if queue.qsize() >= WATCH_QUEUE and item["kind"] == "events":
-                kept = [e for e in item["events"] if e.get("type") not in _DROPPABLE]
-                if not kept:
-                    continue
-                item = {**item, "events": kept}
-            queue.put_nowait(item)
+        """The host's own worker's events (a pool thread, during an in-process run)."""
+        hosted = self._current
+        if hosted is not None:
+            self.loop.call_soon_threadsafe(hosted.fan_out, frame["events"])

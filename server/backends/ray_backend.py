@@ -1,18 +1,20 @@
 """The Ray backend: sessions live on a Ray cluster, API replicas hold nothing.
 
-``gradserve serve --backend ray`` joins the cluster at ``RAY_ADDRESS`` (or starts
-a local Ray). Each session is a named actor (``ray_actors.SessionActor``) that Ray
-places on a node with room, GPU sessions asking for ``num_gpus``. A replica finds
-the actor by name for every request; the session's record and its watchers live in
-the actor, the set of sessions in the ``Directory`` actor, so any replica serves any
-session and a run's events reach watchers on every replica (Ray streaming
-generators, no polling).
+``gradserve serve --backend ray`` joins the cluster at ``RAY_ADDRESS`` (or starts a
+local Ray). Sessions live in ``ray_actors.SessionHost`` actors that Ray places on nodes
+with room (spread across nodes; GPU hosts ask for ``num_gpus``, fractions allowed). By
+default a host holds up to ``ray_sessions_per_host`` CPU sessions, each in a process of its
+own forked from the host's warm template; ``ray_isolation=shared`` with one session per
+host gives the actor-per-session layout instead (measured in benchmarks/ray_backend.py).
 
-An actor that dies (its process killed, its node lost) is never restarted: its
-sessions answer 410 on every replica, through the directory's record.
+A replica keeps no records: the ``Directory`` actor says which host holds a session
+(cached here, as a handle, once asked), the host checks the token's digest on every call
+and keeps the session's record, its run and its watchers, so any replica serves any
+session and a run's events reach watchers on every replica (Ray streaming generators, no
+polling). A host or a session process that dies is never restarted: its sessions answer
+410 on every replica, through the directory's record.
 """
 import asyncio
-import hashlib
 import json
 import logging
 import os
@@ -22,21 +24,21 @@ from dataclasses import dataclass
 
 from ..json_codec import dumps
 from ..sessions import Session, SessionRegistry, _digest
-from .base import BackendUnavailable, RunCancelled, RunDeadline, SessionGone, WorkerBackend
+from .base import BackendUnavailable, RunDeadline, SessionGone, WorkerBackend
 
 log = logging.getLogger("gradserve.ray")
+
+_NOT_FOUND = {"ok": False, "status": 404, "error": {"type": "SessionNotFound",
+                                                   "message": "no such session, or a wrong token"}}
 
 
 @dataclass(eq=False)
 class RayPlacement:
-    """Where a session lives: its actor, found by name; ``alive`` turns False once it is known dead."""
+    """Where a session lives: its id and token digest; its host is looked up once, then cached.
+    ``alive`` turns False once the session is known gone."""
     session_id: str
     digest: str
     alive: bool = True
-
-
-_NOT_FOUND = {"ok": False, "status": 404, "error": {"type": "SessionNotFound",
-                                                   "message": "no such session, or a wrong token"}}
 
 
 def _hex_digest(token):
@@ -44,10 +46,10 @@ def _hex_digest(token):
 
 
 class ClusterSessions(SessionRegistry):
-    """The session registry of a stateless replica: records live in the cluster (actors and directory).
+    """The session registry of a stateless replica: records live in the cluster (hosts and directory).
 
     New records are made here as locally (id, token, expiry); the backend stores them when it opens
-    the session. Expiry is each actor's own business, so there is nothing to sweep."""
+    the session. Expiry is each host's own business, so there is nothing to sweep."""
 
     def __init__(self, settings, backend):
         super().__init__(settings)
@@ -60,12 +62,12 @@ class ClusterSessions(SessionRegistry):
         pass
 
     async def authenticate(self, session_id, token, verify=False):
-        """Over HTTP every command carries the token's digest and the actor checks it, so no round trip is
+        """Over HTTP every command carries the token's digest and the host checks it, so no round trip is
         spent here (``verify=False``); a WebSocket verifies once, when it opens."""
         if verify:
             return await self.backend.authenticate(session_id, token)
-        digest = _hex_digest(token)
         now = time.time()
+        digest = _hex_digest(token)
         return Session(id=session_id, token_digest=bytes.fromhex(digest), device="", created_at=now,
                        ttl_expires_at=now, idle_timeout_s=0.0, last_used=now,
                        placement=RayPlacement(session_id, digest))
@@ -78,7 +80,7 @@ class ClusterSessions(SessionRegistry):
 
 
 class RayBackend(WorkerBackend):
-    """Sessions as Ray actors (see the module docstring)."""
+    """Sessions on Ray actors (see the module docstring)."""
 
     def __init__(self, settings):
         self.settings = settings
@@ -86,11 +88,13 @@ class RayBackend(WorkerBackend):
         self.ray = None
         self.actors = None
         self.directory = None
-        self._handles = {}
+        self._hosts = {}      # host name -> actor handle
+        self._where = {}      # session id -> host name (a cache: the directory has the truth)
         self._resources = {}
-        self._counts = {"live": 0, "gone": 0}
+        self._counts = {"live": 0, "gone": 0, "hosts": 0, "hosts_lost": 0}
         self._refresher = None
         self._started = False
+        self._opening = None
 
     def session_registry(self):
         return ClusterSessions(self.settings, self)
@@ -101,17 +105,18 @@ class RayBackend(WorkerBackend):
         from . import ray_actors
         self.ray = ray
         self.actors = ray_actors
+        self._opening = asyncio.Lock()
         address = os.environ.get("RAY_ADDRESS") or None
 
         def connect():
             if not ray.is_initialized():
                 ray.init(address=address, namespace=ray_actors.NAMESPACE, logging_level=logging.WARNING,
-                         log_to_driver=False, include_dashboard=False if address is None else None)
+                         log_to_driver=False, **({} if address else {"include_dashboard": False}))
             return ray_actors.Directory.options(name=ray_actors.DIRECTORY, namespace=ray_actors.NAMESPACE,
                                                 lifetime="detached", get_if_exists=True).remote()
 
         self.directory = await asyncio.to_thread(connect)
-        await self.directory.counts.remote()
+        self._counts = await self.directory.counts.remote()
         self._resources = await asyncio.to_thread(ray.cluster_resources)
         self._refresher = asyncio.get_running_loop().create_task(self._refresh_forever())
         self._started = True
@@ -125,13 +130,13 @@ class RayBackend(WorkerBackend):
 
     async def _refresh_forever(self):
         while True:
+            await asyncio.sleep(1.0)
             try:
                 self._counts = await self.directory.counts.remote()
                 self._resources = await asyncio.to_thread(self.ray.cluster_resources)
-            except Exception as e:  # the cluster is unreachable for now: say so on /readyz
+            except Exception as e:  # the cluster is unreachable for now: /readyz says so
                 log.warning("cannot reach the Ray cluster: %s", e)
                 self._counts = None
-            await asyncio.sleep(1.0)
 
     def ready(self):
         return self._started and self._counts is not None
@@ -142,182 +147,253 @@ class RayBackend(WorkerBackend):
     def health(self):
         counts = self._counts or {}
         return {"workers": [], "cluster": {"reachable": self._counts is not None,
-                                           "sessions": counts.get("live", 0), "gone": counts.get("gone", 0),
-                                           "nodes_cpu": self._resources.get("CPU", 0),
-                                           "nodes_gpu": self._resources.get("GPU", 0)}}
+                                           "sessions": counts.get("live", 0), "sessions_gone": counts.get("gone", 0),
+                                           "hosts": counts.get("hosts", 0), "hosts_lost": counts.get("hosts_lost", 0),
+                                           "cpus": self._resources.get("CPU", 0),
+                                           "gpus": self._resources.get("GPU", 0)}}
 
     def session_count(self):
         return (self._counts or {}).get("live", 0)
+
+    # ------------------------------------------------------------ hosts
+    def _layout(self, device):
+        """(isolation, capacity) of the hosts for ``device``."""
+        if device == "cuda" or self.settings.ray_isolation == "shared":
+            return "shared", (1 if device == "cpu" else self.settings.ray_sessions_per_host)
+        return "process", self.settings.ray_sessions_per_host
+
+    async def _place(self, device):
+        """The name of a host with room for one more session, started if none has room."""
+        isolation, capacity = self._layout(device)
+        name = await self.directory.place.remote(device, isolation, self.settings.max_sessions)
+        if name is False:
+            raise BackendUnavailable(f"the cluster holds its maximum of {self.settings.max_sessions} sessions")
+        if name is not None:
+            return name
+        a = self.actors
+        name = f"host:{secrets.token_hex(6)}"
+        # SPREAD: hosts take no CPU of their own while idle, so Ray's default policy would pack them on
+        # one node
+        options = {"name": name, "namespace": a.NAMESPACE, "lifetime": "detached", "scheduling_strategy": "SPREAD"}
+        if device == "cuda":
+            options["num_gpus"] = self.settings.ray_gpus_per_host
+        host = a.SessionHost.options(**options).remote(name, device, capacity, isolation,
+                                                        self.settings.sweep_interval_s)
+        try:
+            await host.ready.remote()
+        except self.ray.exceptions.RayError as e:
+            raise BackendUnavailable(f"the cluster could not start a session host: {type(e).__name__}") from None
+        await self.directory.add_host.remote(name, device, capacity, isolation)
+        self._hosts[name] = host
+        again = await self.directory.place.remote(device, isolation, self.settings.max_sessions)
+        if not again:
+            raise BackendUnavailable("the cluster has no room for a new session just now")
+        return again
+
+    def _host(self, name):
+        host = self._hosts.get(name)
+        if host is None:
+            try:
+                host = self.ray.get_actor(name, namespace=self.actors.NAMESPACE)
+            except ValueError:
+                return None
+            self._hosts[name] = host
+        return host
+
+    async def _host_of(self, placement):
+        """(host name, handle) of a session, or (None, None) when the directory does not know it;
+        SessionGone when it knows it is gone."""
+        name = self._where.get(placement.session_id)
+        if name is None:
+            found = await self.directory.locate.remote(placement.session_id, placement.digest)
+            if found is None:
+                return None, None
+            state, name = found
+            if state != "live":
+                placement.alive = False
+                raise SessionGone("the process holding this session died")
+            if len(self._where) > 100_000:  # a cache, nothing more: any replica can rebuild it
+                self._where.clear()
+            self._where[placement.session_id] = name
+        host = self._host(name)
+        if host is None:
+            await self._host_lost(name)
+            placement.alive = False
+            raise SessionGone("the actor holding this session died")
+        return name, host
+
+    async def _host_lost(self, name):
+        self._hosts.pop(name, None)
+        try:
+            await self.directory.host_gone.remote(name)
+        except Exception:
+            pass
+
+    async def _session_lost(self, placement):
+        placement.alive = False
+        self._where.pop(placement.session_id, None)
+        try:
+            await self.directory.mark_gone.remote(placement.session_id)
+        except Exception:
+            pass
+
+    def _session_config(self):
+        from ..session_process import SESSION_MAX_FILES
+        return {"memory_bytes": self.settings.limits.session_bytes, "threads": self.settings.worker_threads,
+                "cpu_s": getattr(self.settings, "session_cpu_s", 0), "max_files": SESSION_MAX_FILES}
 
     # ------------------------------------------------------------ sessions
     async def open_session(self, session_id, device, session=None):
         if session is None:
             raise BackendUnavailable("the Ray backend needs the session's record to open it")
-        a = self.actors
         digest = session.token_digest.hex()
-        added = await self.directory.add.remote(session_id, digest, device, session.ttl_expires_at,
-                                                self.settings.max_sessions)
-        if not added:
-            raise BackendUnavailable(f"the cluster holds its maximum of {self.settings.max_sessions} sessions")
-        # SPREAD: sessions take no CPU of their own while idle, so Ray's default policy would pack them all
-        # on one node
-        options = {"name": a.actor_name(session_id), "namespace": a.NAMESPACE, "lifetime": "detached",
-                   "scheduling_strategy": "SPREAD"}
-        if device == "cuda":
-            options["num_gpus"] = self.settings.ray_gpus_per_session
-        try:
-            actor = a.SessionActor.options(**options).remote(
-                session_id, digest, device, session.created_at, session.ttl_expires_at, session.idle_timeout_s,
-                {"memory_bytes": self.settings.worker_memory_bytes})
-            await actor.start.remote(self.settings.sweep_interval_s)
-        except Exception as e:
-            await self.directory.remove.remote(session_id)
-            raise BackendUnavailable(f"the cluster could not start the session: {type(e).__name__}") from None
-        self._handles[session_id] = actor
-        return RayPlacement(session_id, digest)
+        for attempt in range(3):
+            name = await self._place(device)
+            host = self._host(name)
+            try:
+                problem = None if host is None else await host.open.remote(
+                    session_id, digest, session.created_at, session.ttl_expires_at, session.idle_timeout_s,
+                    self._session_config() if self._layout(device)[0] == "process" else {})
+            except self.ray.exceptions.RayError:
+                await self._host_lost(name)
+                continue
+            if problem is None:
+                await self.directory.add.remote(session_id, digest, name, session.ttl_expires_at)
+                self._where[session_id] = name
+                return RayPlacement(session_id, digest)
+            await self.directory.release.remote(name)
+            log.warning("host %s could not open a session: %s", name, problem)
+        raise BackendUnavailable("the cluster could not start the session; retry shortly")
 
     async def close_session(self, placement, session_id):
+        try:
+            name, host = await self._host_of(placement)
+        except SessionGone:
+            name, host = None, None
         await self.directory.remove.remote(session_id)
-        actor = self._handles.pop(session_id, None) or self._lookup(session_id)
-        if actor is not None:
+        self._where.pop(session_id, None)
+        if host is not None:
             try:
-                await actor.close.remote()
+                await host.close.remote(session_id)
             except self.ray.exceptions.RayError:
                 pass
-            self.ray.kill(actor, no_restart=True)
 
     def is_alive(self, placement):
         return placement.alive
 
-    def _lookup(self, session_id):
-        actor = self._handles.get(session_id)
-        if actor is None:
-            try:
-                actor = self.ray.get_actor(self.actors.actor_name(session_id), namespace=self.actors.NAMESPACE)
-            except ValueError:
-                return None
-            if len(self._handles) > 10_000:  # a cache of handles, nothing more: any replica can rebuild it
-                self._handles.clear()
-            self._handles[session_id] = actor
-        return actor
-
     async def authenticate(self, session_id, token):
-        """The session's record from its actor; a dead actor's session comes back with alive=False (410)."""
-        digest = _hex_digest(token)
-        actor = self._lookup(session_id)
-        if actor is not None:
-            try:
-                record = await actor.touch.remote(digest)
-            except self.ray.exceptions.ActorUnavailableError:
-                raise BackendUnavailable("the session's node cannot be reached just now; retry shortly") from None
-            except self.ray.exceptions.RayError:
-                record = False
-            if record is None:
-                return None
-            if record:
-                return self._session(record, digest)
-        state = await self.directory.lookup.remote(session_id, digest)
-        if state is None:
-            return None
-        await self._gone(session_id)
-        now = time.time()
-        return Session(id=session_id, token_digest=bytes.fromhex(digest), device="cpu", created_at=now,
-                       ttl_expires_at=now, idle_timeout_s=0.0, last_used=now,
-                       placement=RayPlacement(session_id, digest, alive=False))
-
-    def _session(self, record, digest):
-        return Session(id=record["id"], token_digest=bytes.fromhex(digest), device=record["device"],
-                       created_at=record["created_at"], ttl_expires_at=record["ttl_expires_at"],
-                       idle_timeout_s=record["idle_timeout_s"], last_used=record["last_used"],
-                       placement=RayPlacement(record["id"], digest))
-
-    async def _gone(self, session_id):
-        self._handles.pop(session_id, None)
+        """The session's record from its host; a session known gone comes back with alive=False (410)."""
+        placement = RayPlacement(session_id, _hex_digest(token))
         try:
-            await self.directory.mark_gone.remote(session_id)
-        except Exception:
-            pass
+            name, host = await self._host_of(placement)
+            record = None if host is None else await host.touch.remote(session_id, placement.digest)
+        except SessionGone:
+            record = "gone"
+        except self.ray.exceptions.ActorUnavailableError:
+            raise BackendUnavailable("the session's node cannot be reached just now; retry shortly") from None
+        except self.ray.exceptions.RayError:
+            await self._host_lost(self._where.get(session_id, ""))
+            record = "gone"
+        if record is None:
+            return None
+        if record == "gone":
+            await self._session_lost(placement)
+            now = time.time()
+            return Session(id=session_id, token_digest=bytes.fromhex(placement.digest), device="cpu",
+                           created_at=now, ttl_expires_at=now, idle_timeout_s=0.0, last_used=now,
+                           placement=placement)
+        return Session(id=record["id"], token_digest=bytes.fromhex(placement.digest), device=record["device"],
+                       created_at=record["created_at"], ttl_expires_at=record["ttl_expires_at"],
+                       idle_timeout_s=record["idle_timeout_s"], last_used=record["last_used"], placement=placement)
 
     # ------------------------------------------------------------ commands
     async def call(self, placement, header, buffers=(), *, on_events=None, deadline_s=None):
-        actor = self._lookup(placement.session_id) if placement.alive else None
-        if actor is not None:
-            arrays = self.actors.to_arrays(buffers)
-            try:
-                if header.get("op") != "run":
-                    reply_json, out = await actor.call.remote(placement.digest, dumps(header), arrays)
-                    return json.loads(reply_json), [memoryview(a) for a in out]
-                return await self._run(actor, placement, header, arrays, on_events, deadline_s)
-            except self.ray.exceptions.ActorUnavailableError:
-                raise BackendUnavailable("the session's node cannot be reached just now; retry shortly") from None
-            except self.ray.exceptions.RayError:  # the actor died, or its node with what it held
-                self._handles.pop(placement.session_id, None)
-        # The actor is not there: a session deleted or expired meanwhile (404), or one whose actor died (410).
-        if placement.alive and await self.directory.lookup.remote(placement.session_id, placement.digest) is None:
+        if not placement.alive:
+            raise SessionGone("the process holding this session died")
+        name, host = await self._host_of(placement)
+        if host is None:
             return _NOT_FOUND, []
-        placement.alive = False
-        await self._gone(placement.session_id)
-        raise SessionGone("the actor holding this session died")
+        arrays = self.actors.to_arrays(buffers)
+        try:
+            if header.get("op") == "run":
+                reply, out = await self._run(host, placement, header, arrays, on_events, deadline_s)
+            else:
+                reply_json, out = await host.call.remote(placement.session_id, placement.digest, dumps(header),
+                                                          arrays)
+                reply = json.loads(reply_json)
+        except self.ray.exceptions.ActorUnavailableError:
+            raise BackendUnavailable("the session's node cannot be reached just now; retry shortly") from None
+        except self.ray.exceptions.RayError:  # the host died, or its node with what it held
+            await self._host_lost(name)
+            await self._session_lost(placement)
+            raise SessionGone("the actor holding this session died") from None
+        if reply.get("gone"):
+            await self._session_lost(placement)
+            raise SessionGone("the process holding this session died")
+        return reply, [memoryview(a) for a in out]
 
-    async def _run(self, actor, placement, header, arrays, on_events, deadline_s):
+    async def _run(self, host, placement, header, arrays, on_events, deadline_s):
+        sid, digest = placement.session_id, placement.digest
         if on_events is None:  # nobody here wants its events: one plain call (a stream costs a round trip more)
             async def consume():
-                reply_json, out = await actor.run_once.remote(placement.digest, dumps(header), arrays)
-                return json.loads(reply_json), [memoryview(a) for a in out]
+                reply_json, out = await host.run_once.remote(sid, digest, dumps(header), arrays)
+                return json.loads(reply_json), out
         else:
-            stream = actor.run.options(num_returns="streaming").remote(placement.digest, dumps(header), arrays)
-
-        async def consume_stream():
-            async for ref in stream:
-                item = await ref
-                if item[0] == "events":
-                    if on_events is not None:
+            async def consume():
+                async for ref in host.run.options(num_returns="streaming").remote(sid, digest, dumps(header), arrays):
+                    item = await ref
+                    if item[0] == "events":
                         on_events(item[1])
-                else:
-                    return json.loads(item[1]), [memoryview(a) for a in item[2]]
-            raise SessionGone("the session's run stream ended without a reply")
+                    else:
+                        return json.loads(item[1]), item[2]
+                raise SessionGone("the session's run stream ended without a reply")
 
-        task = asyncio.ensure_future(consume() if on_events is None else consume_stream())
+        task = asyncio.ensure_future(consume())
         if deadline_s is None:
             return await task
         done, _ = await asyncio.wait({task}, timeout=deadline_s)
         if done:
             return task.result()
-        await actor.cancel.remote(placement.digest, header["run"])
+        await host.cancel.remote(sid, digest, header["run"])
         done, _ = await asyncio.wait({task}, timeout=self.grace_s)
         if done:
             return task.result()
         # The run ignored the cancel (a long C-level call): its process goes, and with it the session.
         task.cancel()
-        self.ray.kill(actor, no_restart=True)
-        placement.alive = False
-        await self._gone(placement.session_id)
+        if not await host.kill.remote(sid):
+            self.ray.kill(host, no_restart=True)  # a session in the host's own process: the host goes
+            await self._host_lost(self._where.get(sid, ""))
+        await self._session_lost(placement)
         raise RunDeadline()
 
     async def cancel(self, placement, run_id):
-        actor = self._lookup(placement.session_id)
-        if actor is not None and placement.alive:
-            try:
-                await actor.cancel.remote(placement.digest, run_id)
-            except self.ray.exceptions.RayError:
-                pass
+        if not placement.alive:
+            return
+        try:
+            _, host = await self._host_of(placement)
+            if host is not None:
+                await host.cancel.remote(placement.session_id, placement.digest, run_id)
+        except (SessionGone, self.ray.exceptions.RayError):
+            pass
 
     async def watch(self, placement):
-        """Every run's events from the session's actor: items {"kind": "begin"|"events"|"reply", "run", ...}."""
-        actor = self._lookup(placement.session_id)
-        if actor is None:
-            raise SessionGone("the actor holding this session died")
-        stream = actor.watch.options(num_returns="streaming").remote(placement.digest)
+        """Every run's events from the session's host: items {"kind": "begin"|"events"|"reply", "run", ...}."""
+        _, host = await self._host_of(placement)
+        if host is None:
+            return
+        stream = host.watch.options(num_returns="streaming").remote(placement.session_id, placement.digest)
         try:
             async for ref in stream:
                 try:
                     item = await ref
                 except self.ray.exceptions.RayError:
-                    placement.alive = False
-                    await self._gone(placement.session_id)
+                    await self._session_lost(placement)
                     raise SessionGone("the actor holding this session died") from None
                 if item["kind"] in ("watching", "denied"):
                     continue
+                if item["kind"] == "gone":
+                    await self._session_lost(placement)
+                    raise SessionGone("the process holding this session died")
                 yield item
         finally:
             try:

@@ -36,7 +36,9 @@ def replicas(cluster):
     started = []
     try:
         for _ in range(2):
-            started.append(Replica(cluster, sweep_interval_s=0.5, limit_wall_time_s=3).start())
+            # few sessions per host, so that a handful of sessions spreads over hosts on both nodes
+            started.append(Replica(cluster, sweep_interval_s=0.5, limit_wall_time_s=3,
+                                   ray_sessions_per_host=3).start())
         yield started
     finally:
         for r in started:

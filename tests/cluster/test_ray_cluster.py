@@ -61,8 +61,10 @@ def _record(cluster, session):
     import ray
     if not ray.is_initialized():
         ray.init(address=cluster.address, namespace="gradserve", logging_level="ERROR", log_to_driver=False)
-    actor = ray.get_actor(f"session:{session.id}", namespace="gradserve")
-    return ray.get(actor.touch.remote(hashlib.sha256(session.token.encode()).hexdigest()))
+    digest = hashlib.sha256(session.token.encode()).hexdigest()
+    directory = ray.get_actor("gradserve-directory", namespace="gradserve")
+    _, host = ray.get(directory.locate.remote(session.id, digest))
+    return ray.get(ray.get_actor(host, namespace="gradserve").touch.remote(session.id, digest))
 
 
 def _ws(replica, session):

@@ -1,0 +1,249 @@
+"""The image and the compose topology, built and run for real (``-m docker``; CI runs them).
+
+The image is built by a Docker engine of the test's own (Debian's docker.io, ``dockerd
+--storage-driver=vfs``) on a Debian bookworm base made with debootstrap, since no image registry
+can be reached. It is then handed with ``docker save`` / ``docker load`` to a second engine started
+inside a network namespace that has only loopback, where the containers run with the host's
+network (that namespace): every address they use is 127.0.0.1, and the checks run in the same
+namespace (``nsenter``). Everything started is stopped, by process id, and removed.
+"""
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.docker
+
+ROOT = Path(__file__).resolve().parents[2]
+BASE_IMAGE = "gradserve-base:bookworm"
+IMAGE = "gradserve:latest"
+WORK = Path(os.environ.get("GRADSERVE_DOCKER_WORK", "/var/tmp/gradserve-docker"))
+
+
+def _need(*tools):
+    missing = [t for t in tools if shutil.which(t) is None and not Path("/usr/sbin", t).exists()]
+    if missing or os.geteuid() != 0:
+        pytest.skip(f"needs root and {', '.join(tools)} (.ci/run installs them): missing {missing or 'root'}")
+
+
+def _run(cmd, timeout=1800, **kw):
+    result = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, **kw)
+    assert result.returncode == 0, f"{cmd[:4]} failed:\n{result.stdout[-3000:]}\n{result.stderr[-3000:]}"
+    return result.stdout
+
+
+def _children(pid):
+    try:
+        with open(f"/proc/{pid}/task/{pid}/children") as f:
+            return [int(p) for p in f.read().split()]
+    except OSError:
+        return []
+
+
+class Engine:
+    """A dockerd of the test's own: its own data, socket and pid; optionally in a new network namespace."""
+
+    def __init__(self, name, isolated):
+        self.dir = WORK / name
+        self.sock = f"unix://{self.dir}/docker.sock"
+        self.isolated = isolated
+        self.proc = None
+        self.pid = None  # dockerd's own pid (inside unshare when isolated)
+
+    def start(self):
+        self.dir.mkdir(parents=True, exist_ok=True)
+        dockerd = ["dockerd", "--storage-driver=vfs", f"--data-root={self.dir}/data",
+                   f"--exec-root={self.dir}/exec", f"--host={self.sock}", f"--pidfile={self.dir}/dockerd.pid"]
+        log = open(self.dir / "dockerd.log", "wb")
+        if self.isolated:
+            dockerd += ["--bridge=none", "--iptables=false", "--ip6tables=false"]
+            cmd = ["unshare", "--net", "--fork", "sh", "-c", 'ip link set lo up && exec "$@"', "sh", *dockerd]
+        else:
+            cmd = dockerd
+        self.proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            if subprocess.run(self.docker("version"), capture_output=True).returncode == 0:
+                self.pid = (_children(self.proc.pid) or [self.proc.pid])[0] if self.isolated else self.proc.pid
+                return self
+            time.sleep(0.5)
+        raise RuntimeError("dockerd did not start: " + (self.dir / "dockerd.log").read_text()[-2000:])
+
+    def docker(self, *args):
+        return ["docker", "-H", self.sock, *args]
+
+    def compose(self, *args):
+        return ["docker-compose", "-H", self.sock, "-f", str(ROOT / "docker-compose.yml"), "-p", "gstest", *args]
+
+    def in_netns(self, script, timeout=300):
+        """Runs a Python script in the engine's network namespace (where its containers listen)."""
+        return _run(["nsenter", f"--target={self.pid}", "--net", sys.executable, "-c", script], timeout=timeout)
+
+    def stop(self):
+        if self.proc is None:
+            return
+        subprocess.run(self.docker("rm", "-f", *self.containers()), capture_output=True)
+        for pid in [self.pid, self.proc.pid]:
+            try:
+                os.kill(pid, signal.SIGTERM)
+            except (ProcessLookupError, TypeError):
+                pass
+        try:
+            self.proc.wait(30)
+        except subprocess.TimeoutExpired:
+            os.kill(self.proc.pid, signal.SIGKILL)
+            self.proc.wait(10)
+
+    def containers(self):
+        out = subprocess.run(self.docker("ps", "-aq"), capture_output=True, text=True).stdout
+        return out.split()
+
+
+def _base_rootfs():
+    rootfs = WORK / "rootfs"
+    if not (rootfs / "usr/bin/python3").exists():
+        shutil.rmtree(rootfs, ignore_errors=True)
+        _run(["debootstrap", "--variant=minbase", "--include=python3,python3-venv,ca-certificates",
+              "bookworm", str(rootfs), "http://deb.debian.org/debian"], timeout=1800)
+    return rootfs
+
+
+def _build_context():
+    """A copy of the repository's files for the image, with this machine's extra CAs (a TLS-inspecting
+    proxy's) so the build can reach the package registries as this machine does."""
+    ctx = Path(tempfile.mkdtemp(prefix="gsctx", dir=WORK))
+    files = _run(["git", "ls-files", "-z"], cwd=ROOT).split("\0")
+    for name in files:
+        if name and not name.startswith("tests/") and (ROOT / name).is_file():
+            (ctx / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(ROOT / name, ctx / name)
+    for crt in Path("/usr/local/share/ca-certificates").glob("*.crt"):
+        shutil.copy2(crt, ctx / "deploy" / "ca-certificates" / crt.name)
+    return ctx
+
+
+@pytest.fixture(scope="module")
+def image_tar():
+    _need("dockerd", "docker", "debootstrap", "docker-compose", "nsenter", "unshare")
+    WORK.mkdir(parents=True, exist_ok=True)
+    builder = Engine("builder", isolated=False).start()
+    try:
+        if subprocess.run(builder.docker("image", "inspect", BASE_IMAGE), capture_output=True).returncode != 0:
+            tar = subprocess.Popen(["tar", "-C", str(_base_rootfs()), "-c", "."], stdout=subprocess.PIPE)
+            _run(builder.docker("import", "-", BASE_IMAGE), stdin=tar.stdout)
+            tar.wait()
+        ctx = _build_context()
+        try:
+            _run(builder.docker("build", "-q", "--build-arg", f"BASE={BASE_IMAGE}", "-t", IMAGE, str(ctx)))
+        finally:
+            shutil.rmtree(ctx, ignore_errors=True)
+        path = WORK / "gradserve-image.tar"
+        _run(builder.docker("save", "-o", str(path), IMAGE))
+        yield path
+    finally:
+        builder.stop()
+
+
+@pytest.fixture(scope="module")
+def engine(image_tar):
+    e = Engine("isolated", isolated=True).start()
+    try:
+        _run(e.docker("load", "-i", str(image_tar)))
+        yield e
+    finally:
+        subprocess.run(e.compose("down", "-v", "--remove-orphans"), capture_output=True, timeout=300)
+        e.stop()
+        shutil.rmtree(e.dir, ignore_errors=True)
+
+
+CHECK_SINGLE = textwrap.dedent("""
+    import time, httpx
+    url = "http://127.0.0.1:18000"
+    deadline = time.monotonic() + 180
+    while True:
+        try:
+            if httpx.get(url + "/healthz").status_code == 200: break
+        except httpx.HTTPError: pass
+        assert time.monotonic() < deadline, "the container never answered /healthz"
+        time.sleep(1)
+    s = httpx.post(url + "/v1/sessions", json={}).json()
+    h = {"Authorization": "Bearer " + s["token"]}
+    r = httpx.post(url + f"/v1/sessions/{s['id']}/run", headers=h, timeout=60,
+                   json={"program": "y = (x * x).sum()\\ny.backward()",
+                         "inputs": {"x": {"data": [1.0, 2.0], "requires_grad": True}}})
+    assert r.status_code == 200, r.text
+    assert r.json()["grads"]["x"]["data"] == [2.0, 4.0], r.text
+    print("ok")
+""")
+
+
+def test_the_image_runs_healthz_a_session_and_a_run(engine):
+    name = "gstest-single"
+    _run(engine.docker("run", "-d", "--name", name, "--network", "host", "-e", "GRADSERVE_PORT=18000", IMAGE))
+    try:
+        assert engine.in_netns(CHECK_SINGLE).strip().endswith("ok")
+        user = _run(engine.docker("exec", name, "id", "-u")).strip()
+        assert user != "0", "the image runs as a non-root user"
+        deadline = time.monotonic() + 120
+        while True:
+            health = json.loads(_run(engine.docker("inspect", "--format", "{{json .State.Health}}", name)))
+            if health and health["Status"] == "healthy":
+                break
+            assert time.monotonic() < deadline, f"the container's healthcheck never passed: {health}"
+            time.sleep(2)
+    finally:
+        subprocess.run(engine.docker("rm", "-f", name), capture_output=True)
+
+
+CHECK_TOPOLOGY = textwrap.dedent("""
+    import json, threading, time, httpx
+    from websockets.sync.client import connect
+    lb, a, b = "http://127.0.0.1:8000", "http://127.0.0.1:8001", "http://127.0.0.1:8002"
+    deadline = time.monotonic() + 300
+    while True:
+        try:
+            if all(httpx.get(u + "/readyz").status_code == 200 for u in (lb, a, b)): break
+        except httpx.HTTPError: pass
+        assert time.monotonic() < deadline, "the topology never became ready"
+        time.sleep(2)
+    s = httpx.post(a + "/v1/sessions", json={}, timeout=120).json()
+    h = {"Authorization": "Bearer " + s["token"]}
+    path = f"/v1/sessions/{s['id']}"
+    with connect(f"ws://127.0.0.1:8001{path}/stream?token={s['token']}") as ws:
+        ws.send(json.dumps({"type": "watch"}))
+        time.sleep(0.5)
+        r = httpx.post(b + path + "/run", headers=h, timeout=60,
+                       json={"program": "w = torch.ones(2, requires_grad=True)\\nloss = (w * 3).sum()\\nloss.backward()",
+                             "outputs": ["loss", "w"]})
+        assert r.status_code == 200, r.text
+        assert r.json()["grads"]["w"]["data"] == [3.0, 3.0]
+        kinds = []
+        while "result" not in kinds:
+            kinds.append(json.loads(ws.recv(timeout=60))["type"])
+        assert kinds[0] == "started", kinds
+    for i in range(6):  # through nginx, alternating replicas
+        r = httpx.post(lb + path + "/run", headers=h, timeout=60, json={"program": "w = w + 1", "outputs": ["w"]})
+        assert r.status_code == 200, r.text
+    assert httpx.get(a + path + "/variables/w", headers=h).json()["value"]["data"] == [7.0, 7.0]
+    assert httpx.delete(lb + path, headers=h).status_code == 204
+    assert httpx.get(b + path, headers=h).status_code == 404
+    print("ok")
+""")
+
+
+def test_the_compose_topology_serves_a_session_across_replicas_through_nginx(engine):
+    _run(engine.compose("up", "-d", "--no-build"), timeout=600)
+    try:
+        assert engine.in_netns(CHECK_TOPOLOGY, timeout=600).strip().endswith("ok")
+        services = _run(engine.compose("ps", "--services", "--filter", "status=running")).split()
+        assert {"ray-head", "ray-worker-cpu", "api-1", "api-2", "nginx"} <= set(services), services
+    finally:
+        _run(engine.compose("down", "-v", "--remove-orphans"), timeout=300)
