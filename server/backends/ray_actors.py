@@ -58,9 +58,17 @@ class Directory:
         self.hosts = {}
 
     # hosts
-    def add_host(self, name, device, capacity, isolation):
+    def add_host(self, name, device, capacity, isolation, node):
         self.hosts[name] = {"device": device, "capacity": capacity, "sessions": 0, "alive": True,
-                            "isolation": isolation}
+                            "isolation": isolation, "node": node}
+
+    def node_loads(self):
+        """Live hosts per node, for spreading new hosts over the cluster."""
+        loads = {}
+        for h in self.hosts.values():
+            if h["alive"]:
+                loads[h["node"]] = loads.get(h["node"], 0) + 1
+        return loads
 
     def place(self, device, isolation, max_sessions):
         """A host with room for one more session (counted as taken), or None: then the caller starts one.
@@ -211,10 +219,11 @@ class SessionHost:
             self._current = None  # the in-process session whose run is in progress
 
     async def ready(self):
+        """Starts the host's expiry loop; answers the node it runs on."""
         if self.loop is None:
             self.loop = asyncio.get_running_loop()
             self.loop.create_task(self._expire_forever())
-        return os.getpid()
+        return ray.get_runtime_context().get_node_id()
 
     # ------------------------------------------------------------ sessions
     async def open(self, session_id, digest, created_at, ttl_expires_at, idle_timeout_s, config):

@@ -91,6 +91,7 @@ class RayBackend(WorkerBackend):
         self._hosts = {}      # host name -> actor handle
         self._where = {}      # session id -> host name (a cache: the directory has the truth)
         self._resources = {}
+        self._nodes = []      # alive nodes: [(node id, {resource: amount})]
         self._counts = {"live": 0, "gone": 0, "hosts": 0, "hosts_lost": 0}
         self._refresher = None
         self._started = False
@@ -117,7 +118,7 @@ class RayBackend(WorkerBackend):
 
         self.directory = await asyncio.to_thread(connect)
         self._counts = await self.directory.counts.remote()
-        self._resources = await asyncio.to_thread(ray.cluster_resources)
+        await self._read_cluster()
         self._refresher = asyncio.get_running_loop().create_task(self._refresh_forever())
         self._started = True
         log.info("joined the Ray cluster at %s (%s)", address or "a new local Ray", self._resources)
@@ -133,10 +134,16 @@ class RayBackend(WorkerBackend):
             await asyncio.sleep(1.0)
             try:
                 self._counts = await self.directory.counts.remote()
-                self._resources = await asyncio.to_thread(self.ray.cluster_resources)
+                await self._read_cluster()
             except Exception as e:  # the cluster is unreachable for now: /readyz says so
                 log.warning("cannot reach the Ray cluster: %s", e)
                 self._counts = None
+
+    async def _read_cluster(self):
+        def read():
+            nodes = [(n["NodeID"], n["Resources"]) for n in self.ray.nodes() if n["Alive"]]
+            return nodes, self.ray.cluster_resources()
+        self._nodes, self._resources = await asyncio.to_thread(read)
 
     def ready(self):
         return self._started and self._counts is not None
@@ -172,18 +179,24 @@ class RayBackend(WorkerBackend):
             return name
         a = self.actors
         name = f"host:{secrets.token_hex(6)}"
-        # SPREAD: hosts take no CPU of their own while idle, so Ray's default policy would pack them on
-        # one node
-        options = {"name": name, "namespace": a.NAMESPACE, "lifetime": "detached", "scheduling_strategy": "SPREAD"}
+        options = {"name": name, "namespace": a.NAMESPACE, "lifetime": "detached"}
         if device == "cuda":
             options["num_gpus"] = self.settings.ray_gpus_per_host
+        # Hosts take no CPU while idle, so Ray's default policy would pack them all on one node: ask for the
+        # node with the fewest of ours (softly: Ray places the host elsewhere if that node cannot take it).
+        candidates = [n for n, res in self._nodes if device == "cpu" or res.get("GPU", 0) > 0]
+        if candidates:
+            from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
+            loads = await self.directory.node_loads.remote()
+            node = min(candidates, key=lambda n: loads.get(n, 0))
+            options["scheduling_strategy"] = NodeAffinitySchedulingStrategy(node_id=node, soft=True)
         host = a.SessionHost.options(**options).remote(name, device, capacity, isolation,
                                                         self.settings.sweep_interval_s)
         try:
-            await host.ready.remote()
+            node = await host.ready.remote()
         except self.ray.exceptions.RayError as e:
             raise BackendUnavailable(f"the cluster could not start a session host: {type(e).__name__}") from None
-        await self.directory.add_host.remote(name, device, capacity, isolation)
+        await self.directory.add_host.remote(name, device, capacity, isolation, node)
         self._hosts[name] = host
         again = await self.directory.place.remote(device, isolation, self.settings.max_sessions)
         if not again:
