@@ -6,6 +6,7 @@ replicas and nginx use is 127.0.0.1 by construction. Each process is started
 by this module, in a process group of its own, and stopped by its id.
 """
 import os
+import secrets
 import shutil
 import signal
 import socket
@@ -88,10 +89,14 @@ def _wait_for(predicate, timeout_s, what):
     raise RuntimeError(f"{what} did not come up in {timeout_s} s")
 
 
+# Ray's token authentication, on: every process of a test cluster (nodes, replicas, the test's own
+# driver) gets this run's token through the environment.
+RAY_AUTH = {"RAY_AUTH_MODE": "token", "RAY_AUTH_TOKEN": secrets.token_hex(32)}
+
+
 def ray_env(extra=None):
     env = dict(os.environ)
-    env.update({"RAY_USAGE_STATS_ENABLED": "0", "RAY_AUTH_MODE": "disabled",
-                "RAY_DEDUP_LOGS": "0", "PYTHONUNBUFFERED": "1"})
+    env.update({"RAY_USAGE_STATS_ENABLED": "0", "RAY_DEDUP_LOGS": "0", "PYTHONUNBUFFERED": "1", **RAY_AUTH})
     env.update(extra or {})
     return env
 
@@ -126,6 +131,7 @@ class RayCluster:
             return 0
 
     def start(self):
+        os.environ.update(RAY_AUTH)  # for a driver this process starts (ray.init)
         self.head = self._node("--head", "--port", str(self.port), "--include-dashboard", "false",
                                "--temp-dir", self.temp_dir)
         self.start_worker()

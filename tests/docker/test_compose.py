@@ -9,6 +9,7 @@ namespace (``nsenter``). Everything started is stopped, by process id, and remov
 """
 import json
 import os
+import secrets
 import shutil
 import signal
 import subprocess
@@ -26,6 +27,7 @@ ROOT = Path(__file__).resolve().parents[2]
 BASE_IMAGE = "gradserve-base:bookworm"
 IMAGE = "gradserve:latest"
 WORK = Path(os.environ.get("GRADSERVE_DOCKER_WORK", "/var/tmp/gradserve-docker"))
+RAY_TOKEN = secrets.token_hex(32)
 
 
 def _need(*tools):
@@ -82,6 +84,9 @@ class Engine:
 
     def compose(self, *args):
         return ["docker-compose", "-H", self.sock, "-f", str(ROOT / "docker-compose.yml"), "-p", "gstest", *args]
+
+    def compose_env(self):
+        return {**os.environ, "RAY_AUTH_TOKEN": RAY_TOKEN}
 
     def in_netns(self, script, timeout=300):
         """Runs a Python script in the engine's network namespace (where its containers listen)."""
@@ -159,7 +164,8 @@ def engine(image_tar):
         _run(e.docker("load", "-i", str(image_tar)))
         yield e
     finally:
-        subprocess.run(e.compose("down", "-v", "--remove-orphans"), capture_output=True, timeout=300)
+        subprocess.run(e.compose("down", "-v", "--remove-orphans"), capture_output=True, timeout=300,
+                       env=e.compose_env())
         e.stop()
         shutil.rmtree(e.dir, ignore_errors=True)
 
@@ -240,10 +246,11 @@ CHECK_TOPOLOGY = textwrap.dedent("""
 
 
 def test_the_compose_topology_serves_a_session_across_replicas_through_nginx(engine):
-    _run(engine.compose("up", "-d", "--no-build"), timeout=600)
+    _run(engine.compose("up", "-d", "--no-build"), timeout=600, env=engine.compose_env())
     try:
         assert engine.in_netns(CHECK_TOPOLOGY, timeout=600).strip().endswith("ok")
-        services = _run(engine.compose("ps", "--services", "--filter", "status=running")).split()
+        services = _run(engine.compose("ps", "--services", "--filter", "status=running"),
+                        env=engine.compose_env()).split()
         assert {"ray-head", "ray-worker-cpu", "api-1", "api-2", "nginx"} <= set(services), services
     finally:
-        _run(engine.compose("down", "-v", "--remove-orphans"), timeout=300)
+        _run(engine.compose("down", "-v", "--remove-orphans"), timeout=300, env=engine.compose_env())
