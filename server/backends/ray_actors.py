@@ -62,26 +62,32 @@ class Directory:
         self.hosts[name] = {"device": device, "capacity": capacity, "sessions": 0, "alive": True,
                             "isolation": isolation, "node": node}
 
-    def node_loads(self):
-        """Live hosts per node, for spreading new hosts over the cluster."""
+    def node_loads(self, device, isolation):
+        """Live hosts of a kind per node, for spreading new hosts over the cluster."""
         loads = {}
         for h in self.hosts.values():
-            if h["alive"]:
+            if h["alive"] and h["device"] == device and h["isolation"] == isolation:
                 loads[h["node"]] = loads.get(h["node"], 0) + 1
         return loads
 
-    def place(self, device, isolation, max_sessions):
-        """A host with room for one more session (counted as taken), or None: then the caller starts one.
-        False when the cluster holds ``max_sessions`` already."""
+    def place(self, device, isolation, max_sessions, nodes):
+        """A host with room for one more session (counted as taken), on the node of ``nodes`` holding the
+        fewest sessions; None when a node has no such host yet or none has room (the caller starts one
+        there); False when the cluster holds ``max_sessions`` already."""
         self._purge()
         if sum(r["state"] == "live" for r in self.sessions.values()) >= max_sessions:
             return False
-        fits = [(h["sessions"], name) for name, h in self.hosts.items()
-                if h["alive"] and h["device"] == device and h["isolation"] == isolation
-                and h["sessions"] < h["capacity"]]
+        kind = {name: h for name, h in self.hosts.items()
+                if h["alive"] and h["device"] == device and h["isolation"] == isolation}
+        if any(not any(h["node"] == node for h in kind.values()) for node in nodes):
+            return None
+        on_node = {}
+        for h in kind.values():
+            on_node[h["node"]] = on_node.get(h["node"], 0) + h["sessions"]
+        fits = [(on_node[h["node"]], h["sessions"], name) for name, h in kind.items() if h["sessions"] < h["capacity"]]
         if not fits:
             return None
-        name = min(fits)[1]
+        name = min(fits)[2]
         self.hosts[name]["sessions"] += 1
         return name
 

@@ -172,7 +172,8 @@ class RayBackend(WorkerBackend):
     async def _place(self, device):
         """The name of a host with room for one more session, started if none has room."""
         isolation, capacity = self._layout(device)
-        name = await self.directory.place.remote(device, isolation, self.settings.max_sessions)
+        candidates = [n for n, res in self._nodes if device == "cpu" or res.get("GPU", 0) > 0]
+        name = await self.directory.place.remote(device, isolation, self.settings.max_sessions, candidates)
         if name is False:
             raise BackendUnavailable(f"the cluster holds its maximum of {self.settings.max_sessions} sessions")
         if name is not None:
@@ -184,10 +185,9 @@ class RayBackend(WorkerBackend):
             options["num_gpus"] = self.settings.ray_gpus_per_host
         # Hosts take no CPU while idle, so Ray's default policy would pack them all on one node: ask for the
         # node with the fewest of ours (softly: Ray places the host elsewhere if that node cannot take it).
-        candidates = [n for n, res in self._nodes if device == "cpu" or res.get("GPU", 0) > 0]
         if candidates:
             from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
-            loads = await self.directory.node_loads.remote()
+            loads = await self.directory.node_loads.remote(device, isolation)
             node = min(candidates, key=lambda n: loads.get(n, 0))
             options["scheduling_strategy"] = NodeAffinitySchedulingStrategy(node_id=node, soft=True)
         host = a.SessionHost.options(**options).remote(name, device, capacity, isolation,
@@ -198,7 +198,7 @@ class RayBackend(WorkerBackend):
             raise BackendUnavailable(f"the cluster could not start a session host: {type(e).__name__}") from None
         await self.directory.add_host.remote(name, device, capacity, isolation, node)
         self._hosts[name] = host
-        again = await self.directory.place.remote(device, isolation, self.settings.max_sessions)
+        again = await self.directory.place.remote(device, isolation, self.settings.max_sessions, [node])
         if not again:
             raise BackendUnavailable("the cluster has no room for a new session just now")
         return again
