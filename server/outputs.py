@@ -203,7 +203,7 @@ def encode_run_outputs(resolved, inputs, buffers, caps):
     values, grads, tensors = {}, {}, {}
     for name, value in resolved:
         values[name] = answer.value(name, value)
-        if type(value) in tensor_types:
+        if type(value) in tensor_types and type(value) is not program_numpy.ndarray:  # a NumPy array has no grad
             tensors[name] = value
     for name, value in tensors.items():
         if value.grad is not None:

@@ -222,3 +222,11 @@ def test_big_integers_and_lone_surrogates_reach_the_caller(session):
     assert session.ok("n = 2 ** 100", outputs=["n"])["values"]["n"] == 2 ** 100
     r = session.run('raise ValueError("a\\ud800b")')
     assert r.status_code == 422 and r.json()["error"]["message"] == "a\ud800b"
+
+
+def test_a_program_side_numpy_array_is_an_output_with_no_gradient(session):
+    body = session.ok("import numpy as np\nw = torch.ones(2, requires_grad=True)\n"
+                      "a = (w * 3).detach().numpy()\nb = np.arange(3) * 2", outputs=["a", "b", "w"])
+    assert body["values"]["a"] == {"shape": [2], "dtype": "float32", "data": [3.0, 3.0]}
+    assert body["values"]["b"]["data"] == [0, 2, 4] and body["values"]["b"]["dtype"] == "int64"
+    assert "a" not in body["grads"] and "b" not in body["grads"]
