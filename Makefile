@@ -33,7 +33,7 @@ test: $(VENV)/.dev $(VENV)/.serve
 
 # The image and the compose topology, built and run with Docker engines of the test's own (root, as CI).
 test-docker: $(VENV)/.dev
-	$(PY) -m pytest -q -m docker tests/docker
+	GRADSERVE_DOCKER_TESTS=1 $(PY) -m pytest -q -m docker tests/docker
 
 bench: $(VENV)/.dev
 	$(PY) benchmarks/engine.py
