@@ -37,7 +37,7 @@ def replicas(cluster):
     try:
         for _ in range(2):
             # few sessions per host, so that a handful of sessions spreads over hosts on both nodes
-            started.append(Replica(cluster, sweep_interval_s=0.5, limit_wall_time_s=3,
+            started.append(Replica(cluster, sweep_interval_s=0.5, limit_wall_time_s=3, limit_steps=10**10,
                                    ray_sessions_per_host=3).start())
         yield started
     finally:
