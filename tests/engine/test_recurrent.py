@@ -481,3 +481,29 @@ def test_packed_data_that_does_not_match_its_batch_sizes_is_refused():
 def test_length_past_the_input_is_refused():
     with pytest.raises(RuntimeError, match="a length of 5 exceeds the input's 4 time steps"):
         pack_padded_sequence(gs.randn(4, 3, 2), [5, 2, 3], enforce_sorted=False)
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("name", ["LSTM_proj_two_layers_bidirectional", "GRU_bidirectional_batch_first",
+                                  "RNN_relu"])
+def test_layer_on_cuda_matches_cpu(name):
+    if not gs.cuda.is_available():
+        pytest.skip("needs a CUDA device and CuPy")
+    gs.manual_seed(0)
+    cpu = MODULES[name](gs).double()
+    gpu = MODULES[name](gs).double().to("cuda")
+    gpu.load_state_dict(cpu.state_dict())
+    x = np.random.default_rng(0).standard_normal((5, 4, 3))
+    lengths = [5, 2, 4, 1]
+    results = []
+    for module, device in ((cpu, "cpu"), (gpu, "cuda")):
+        xt = gs.tensor(x, device=device, requires_grad=True)
+        packed = pack_padded_sequence(xt, lengths, batch_first=module.batch_first, enforce_sorted=False)
+        out, states = module(packed)
+        padded, _ = pad_packed_sequence(out, batch_first=module.batch_first)
+        loss = padded.pow(2).sum() + sum(s.sum() for s in _flat(states))
+        loss.backward()
+        results.append([padded.detach().cpu().numpy(), xt.grad.cpu().numpy()]
+                       + [p.grad.cpu().numpy() for p in module.parameters()])
+    for a, b in zip(*results):
+        np.testing.assert_allclose(a, b, rtol=1e-9, atol=1e-10)
