@@ -1,9 +1,14 @@
 """Server benchmarks: each gradserve figure beside the same figure for a bare
-FastAPI endpoint served by uvicorn with the same settings, in the same run.
+FastAPI endpoint served by uvicorn with the same settings, in the same run, and
+beside gradserve with ``isolation="shared"`` (CPU sessions sharing one worker
+process per core, the model before a process per session).
 
   - round trip of a tiny gradient program, p50 and p99, over HTTP and over WebSocket
   - requests per second with 16 concurrent clients (each on its own session)
   - MB/s of a 64 MB float32 tensor uploaded and downloaded in base64
+  - session creation, p50 and p99 (POST /v1/sessions: a fork, for a process per session)
+  - memory per idle session (after one tiny run): the growth of the server's process
+    tree, USS and PSS, over 40 sessions
 
 Both servers run as subprocesses on 127.0.0.1; the load comes from this process
 through a minimal keep-alive HTTP/1.1 client, so client overhead stays small
@@ -79,7 +84,9 @@ def serve(kind, port):
     else:
         from gradserve.server.app import create_app
         from gradserve.server.settings import Settings
-        app = create_app(Settings.from_env(port=port, max_body_bytes=128 << 20, ws_max_message_bytes=128 << 20))
+        isolation = "shared" if kind == "shared" else "process"
+        app = create_app(Settings.from_env(port=port, max_body_bytes=128 << 20, ws_max_message_bytes=128 << 20,
+                                           isolation=isolation))
     uvicorn.run(app, host="127.0.0.1", port=port, **UVICORN)
 
 
@@ -123,10 +130,20 @@ class Connection:
         await self.writer.drain()
         raw = await self.reader.readuntil(b"\r\n\r\n")
         status = int(raw[9:12])
-        length = 0
+        length, chunked = 0, False
         for line in raw.split(b"\r\n"):
-            if line.lower().startswith(b"content-length:"):
+            lower = line.lower()
+            if lower.startswith(b"content-length:"):
                 length = int(line.split(b":", 1)[1])
+            elif lower.startswith(b"transfer-encoding:") and b"chunked" in lower:
+                chunked = True
+        if chunked:  # a large answer is streamed a block at a time
+            parts = []
+            while True:
+                size = int((await self.reader.readuntil(b"\r\n")).split(b";")[0], 16)
+                parts.append(await self.reader.readexactly(size + 2))
+                if size == 0:
+                    return status, b"".join(p[:-2] for p in parts)
         data = await self.reader.readexactly(length) if length else b""
         return status, data
 
@@ -235,34 +252,93 @@ async def tensor_transfer(target, payload, repeats):
     return mb / statistics.median(up), mb / statistics.median(down)
 
 
-async def measure(kind, port, quick):
+async def session_creation(target, n):
+    """p50 and p99 of POST /v1/sessions (each session deleted after, untimed)."""
+    conn = await Connection.open(target.port)
+    times = []
+    for _ in range(n):
+        t0 = time.perf_counter()
+        status, body = await conn.request("POST", "/v1/sessions", b"{}")
+        times.append(time.perf_counter() - t0)
+        assert status == 201, body
+        created = json.loads(body)
+        status, _ = await conn.request("DELETE", f"/v1/sessions/{created['id']}", b"",
+                                       (f"Authorization: Bearer {created['token']}",))
+        assert status == 204
+    conn.close()
+    return percentiles(times)
+
+
+def tree_memory(pid):
+    """(USS, PSS) in bytes of the server process and every process below it."""
+    import psutil
+    root = psutil.Process(pid)
+    uss = pss = 0
+    for p in [root, *root.children(recursive=True)]:
+        try:
+            info = p.memory_full_info()
+        except psutil.Error:
+            continue
+        uss += info.uss
+        pss += getattr(info, "pss", info.uss)
+    return uss, pss
+
+
+async def idle_session_memory(target, pid, n):
+    """Bytes (USS, PSS) the server's processes grow by per idle session that has done one tiny run."""
+    body = json.dumps(TINY).encode()
+    await asyncio.sleep(0.5)
+    before = tree_memory(pid)
+    sessions = [await target.new_session() for _ in range(n)]
+    conn = await Connection.open(target.port)
+    for session in sessions:
+        status, data = await conn.request("POST", session.run_path, body, session.headers)
+        assert status == 200, data
+    await asyncio.sleep(0.5)
+    after = tree_memory(pid)
+    for session in sessions:
+        await conn.request("DELETE", session.run_path[:-len("/run")], b"", session.headers)
+    conn.close()
+    return (after[0] - before[0]) / n, (after[1] - before[1]) / n
+
+
+async def measure(kind, port, quick, pid):
     target = Target(kind, port)
     n = 300 if quick else 1000
     payload = json.dumps({"b64": base64.b64encode(np.ones(TENSOR_BYTES // 4, np.float32).tobytes()).decode(),
                           "shape": [TENSOR_BYTES // 4], "dtype": "float32"}).encode()
-    return {"http": await http_latency(target, n), "ws": await ws_latency(target, n),
-            "rps": await throughput(target, 16, 2.0 if quick else 5.0),
-            "mbps": await tensor_transfer(target, payload, 2 if quick else 3)}
+    results = {"http": await http_latency(target, n), "ws": await ws_latency(target, n),
+               "rps": await throughput(target, 16, 2.0 if quick else 5.0)}
+    if kind != "bare":
+        results["create"] = await session_creation(target, 50 if quick else 200)
+        results["idle"] = await idle_session_memory(target, pid, 40)
+    if kind != "shared":
+        results["mbps"] = await tensor_transfer(target, payload, 2 if quick else 3)
+    return results
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--serve", choices=["bare", "gradserve"], help=argparse.SUPPRESS)
+    parser.add_argument("--serve", choices=["bare", "gradserve", "shared"], help=argparse.SUPPRESS)
     parser.add_argument("--port", type=int, help=argparse.SUPPRESS)
     parser.add_argument("--quick", action="store_true", help="fewer samples")
     args = parser.parse_args()
     if args.serve:
         return serve(args.serve, args.port)
     results = {}
-    for kind in ("bare", "gradserve"):
+    for kind in ("bare", "shared", "gradserve"):
         proc, port = start(kind)
         try:
-            results[kind] = asyncio.run(measure(kind, port, args.quick))
+            results[kind] = asyncio.run(measure(kind, port, args.quick, proc.pid))
         finally:
             proc.terminate()
-            proc.wait(10)
-    g, b = results["gradserve"], results["bare"]
-    ms = 1000.0
+            try:
+                proc.wait(20)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait(10)
+    g, b, old = results["gradserve"], results["bare"], results["shared"]
+    ms, MB = 1000.0, 1e6
     rows = [
         ("tiny program, HTTP p50 (ms)", g["http"][0] * ms, b["http"][0] * ms, "<= 3 ms"),
         ("tiny program, HTTP p99 (ms)", g["http"][1] * ms, b["http"][1] * ms, ""),
@@ -275,8 +351,25 @@ def main():
     print(f"{'measure':36} {'gradserve':>10} {'bare':>10} {'ratio':>7}  target")
     for name, mine, bare, target in rows:
         print(f"{name:36} {mine:10.2f} {bare:10.2f} {mine / bare:7.2f}  {target}")
+    rows = [
+        ("tiny program, HTTP p50 (ms)", g["http"][0] * ms, old["http"][0] * ms, "within 10%"),
+        ("tiny program, HTTP p99 (ms)", g["http"][1] * ms, old["http"][1] * ms, ""),
+        ("tiny program, WebSocket p50 (ms)", g["ws"][0] * ms, old["ws"][0] * ms, ""),
+        ("requests/s, 16 clients", g["rps"], old["rps"], "within 10%"),
+        ("session creation p50 (ms)", g["create"][0] * ms, old["create"][0] * ms, "< 50 ms"),
+        ("session creation p99 (ms)", g["create"][1] * ms, old["create"][1] * ms, ""),
+        ("idle session, USS (MB)", g["idle"][0] / MB, old["idle"][0] / MB, "< 10 MB"),
+        ("idle session, PSS (MB)", g["idle"][1] / MB, old["idle"][1] / MB, ""),
+    ]
+    print(f"\n{'process per session vs shared workers':36} {'process':>10} {'shared':>10} {'ratio':>7}  target")
+    for name, mine, shared, target in rows:
+        ratio = f"{mine / shared:7.2f}" if shared > 0 else "      -"
+        print(f"{name:36} {mine:10.2f} {shared:10.2f} {ratio}  {target}")
     ok = g["http"][0] * ms <= 3 and g["ws"][0] * ms <= 1.5 and g["rps"] >= 0.4 * b["rps"]
-    print(f"({os.cpu_count()} cores; targets {'met' if ok else 'NOT met'})")
+    ok_sessions = (g["create"][0] * ms < 50 and g["idle"][0] < 10 * MB and g["http"][0] <= 1.1 * old["http"][0]
+                   and g["rps"] >= 0.9 * old["rps"])
+    print(f"({os.cpu_count()} cores; targets against bare {'met' if ok else 'NOT met'}; "
+          f"process-per-session targets {'met' if ok_sessions else 'NOT met'})")
 
 
 if __name__ == "__main__":

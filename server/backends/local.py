@@ -373,8 +373,10 @@ class LocalBackend(WorkerBackend):
             _raise_open_files(self.settings.max_sessions)
             starting.append(self._start_template())
         await asyncio.gather(*starting)
-        log.info("started %s", ", ".join([f"a session template (pid {self.template.pid})"] * (self.template is not None)
-                                         + [f"{w.device} worker pid {w.pid}" for w in self.slots]))
+        started = [f"{w.device} worker pid {w.pid}" for w in self.slots]
+        if self.template is not None:
+            started.insert(0, f"a session template (pid {self.template.pid})")
+        log.info("started %s", ", ".join(started))
 
     async def _start_template(self):
         template = Template()

@@ -181,6 +181,33 @@ def test_session_process_holds_only_its_channels_and_its_limits(http, live_serve
     s.delete()
 
 
+def test_shared_workers_still_host_many_sessions_and_are_replaced_when_killed():
+    """isolation="shared" (and every GPU): sessions share a worker; killing it ends them all, and the
+    slot gets a fresh process."""
+    import httpx
+
+    from server_harness import LiveServer
+    server = LiveServer(isolation="shared", workers=1).start()
+    try:
+        with httpx.Client(base_url=server.url, timeout=60) as client:
+            a, b = open_session(client), open_session(client)
+            assert _placement(server, a).worker == _placement(server, b).worker == 0
+            a.ok("kept = torch.ones(1)")
+            pid = server.backend.worker_pid(_placement(server, a))
+            assert pid == server.backend.worker_pid(_placement(server, b))
+            os.kill(pid, signal.SIGKILL)
+            deadline = time.monotonic() + 10
+            while a.get().status_code != 410 and time.monotonic() < deadline:
+                time.sleep(0.05)
+            assert a.get().status_code == 410 and b.get().status_code == 410
+            server.wait_ready()
+            assert server.backend.restarts[0] == 1
+            fresh = open_session(client)
+            assert fresh.ok("z = torch.ones(2) * 2", outputs=["z"])["values"]["z"]["data"] == [2.0, 2.0]
+    finally:
+        server.stop()
+
+
 def test_worker_processes_limit_themselves():
     """RLIMIT_FSIZE=0, RLIMIT_CORE=0, RLIMIT_NOFILE and RLIMIT_AS, as a worker sets them."""
     import multiprocessing
