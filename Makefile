@@ -26,11 +26,11 @@ serve: $(VENV)/.serve
 
 test: $(VENV)/.dev $(VENV)/.serve
 	$(PY) -m pytest -q -n 2 -m "not cluster and not docker" tests
+	$(MAKE) --no-print-directory test-cluster
 
-# The Ray cluster tests, in a network namespace of their own with only loopback (needs root). Not in
-# `make test` yet: the lost-node case answers a 500 now and then (see the closing note of 2026-11-24).
+# The Ray cluster tests, in a network namespace of their own with only loopback (needs root, as CI).
 test-cluster: $(VENV)/.dev
-	unshare --net sh -c 'ip link set lo up && $(PY) -m pytest -q -m cluster tests/cluster'
+	unshare --net sh -c 'ip link set lo up && $(PY) -m pytest -q -p no:cacheprovider -m cluster tests/cluster'
 
 # The image and the compose topology, built and run with Docker engines of the test's own (root, as CI).
 test-docker: $(VENV)/.dev

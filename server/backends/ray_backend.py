@@ -41,6 +41,9 @@ class RayPlacement:
     alive: bool = True
 
 
+HEAD_NODE_RESOURCE = "node:__internal_head__"
+
+
 def _hex_digest(token):
     return _digest(token).hex()
 
@@ -113,11 +116,14 @@ class RayBackend(WorkerBackend):
             if not ray.is_initialized():
                 ray.init(address=address, namespace=ray_actors.NAMESPACE, logging_level=logging.WARNING,
                          log_to_driver=False, **({} if address else {"include_dashboard": False}))
+            # The directory lives on the head node (Ray's own head-node resource, as Ray Train pins its
+            # state actor): a lost worker node takes its sessions with it, never the cluster's records.
             return ray_actors.Directory.options(name=ray_actors.DIRECTORY, namespace=ray_actors.NAMESPACE,
-                                                lifetime="detached", get_if_exists=True).remote()
+                                                lifetime="detached", get_if_exists=True,
+                                                resources={HEAD_NODE_RESOURCE: 0.001}).remote()
 
         self.directory = await asyncio.to_thread(connect)
-        self._counts = await self.directory.counts.remote()
+        self._counts = await self._ask("counts")
         await self._read_cluster()
         self._refresher = asyncio.get_running_loop().create_task(self._refresh_forever())
         self._started = True
@@ -133,7 +139,7 @@ class RayBackend(WorkerBackend):
         while True:
             await asyncio.sleep(1.0)
             try:
-                self._counts = await self.directory.counts.remote()
+                self._counts = await self._ask("counts")
                 await self._read_cluster()
             except Exception as e:  # the cluster is unreachable for now: /readyz says so
                 log.warning("cannot reach the Ray cluster: %s", e)
@@ -173,7 +179,7 @@ class RayBackend(WorkerBackend):
         """The name of a host with room for one more session, started if none has room."""
         isolation, capacity = self._layout(device)
         candidates = [n for n, res in self._nodes if device == "cpu" or res.get("GPU", 0) > 0]
-        name = await self.directory.place.remote(device, isolation, self.settings.max_sessions, candidates)
+        name = await self._ask("place", device, isolation, self.settings.max_sessions, candidates)
         if name is False:
             raise BackendUnavailable(f"the cluster holds its maximum of {self.settings.max_sessions} sessions")
         if name is not None:
@@ -187,7 +193,7 @@ class RayBackend(WorkerBackend):
         # node with the fewest of ours (softly: Ray places the host elsewhere if that node cannot take it).
         if candidates:
             from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
-            loads = await self.directory.node_loads.remote(device, isolation)
+            loads = await self._ask("node_loads", device, isolation)
             node = min(candidates, key=lambda n: loads.get(n, 0))
             options["scheduling_strategy"] = NodeAffinitySchedulingStrategy(node_id=node, soft=True)
         host = a.SessionHost.options(**options).remote(name, device, capacity, isolation,
@@ -196,12 +202,20 @@ class RayBackend(WorkerBackend):
             node = await host.ready.remote()
         except self.ray.exceptions.RayError as e:
             raise BackendUnavailable(f"the cluster could not start a session host: {type(e).__name__}") from None
-        await self.directory.add_host.remote(name, device, capacity, isolation, node)
+        await self._ask("add_host", name, device, capacity, isolation, node)
         self._hosts[name] = host
-        again = await self.directory.place.remote(device, isolation, self.settings.max_sessions, [node])
+        again = await self._ask("place", device, isolation, self.settings.max_sessions, [node])
         if not again:
             raise BackendUnavailable("the cluster has no room for a new session just now")
         return again
+
+    async def _ask(self, method, *args):
+        """A call to the directory; a directory that cannot answer is the cluster unavailable (503)."""
+        try:
+            return await getattr(self.directory, method).remote(*args)
+        except self.ray.exceptions.RayError as e:
+            log.warning("the session directory did not answer %s: %s", method, type(e).__name__)
+            raise BackendUnavailable("the cluster's session directory cannot be reached; retry shortly") from None
 
     def _host(self, name):
         host = self._hosts.get(name)
@@ -218,7 +232,7 @@ class RayBackend(WorkerBackend):
         SessionGone when it knows it is gone."""
         name = self._where.get(placement.session_id)
         if name is None:
-            found = await self.directory.locate.remote(placement.session_id, placement.digest)
+            found = await self._ask("locate", placement.session_id, placement.digest)
             if found is None:
                 return None, None
             state, name = found
@@ -271,10 +285,10 @@ class RayBackend(WorkerBackend):
                 await self._host_lost(name)
                 continue
             if problem is None:
-                await self.directory.add.remote(session_id, digest, name, session.ttl_expires_at)
+                await self._ask("add", session_id, digest, name, session.ttl_expires_at)
                 self._where[session_id] = name
                 return RayPlacement(session_id, digest)
-            await self.directory.release.remote(name)
+            await self._ask("release", name)
             log.warning("host %s could not open a session: %s", name, problem)
         raise BackendUnavailable("the cluster could not start the session; retry shortly")
 
@@ -283,7 +297,7 @@ class RayBackend(WorkerBackend):
             name, host = await self._host_of(placement)
         except SessionGone:
             name, host = None, None
-        await self.directory.remove.remote(session_id)
+        await self._ask("remove", session_id)
         self._where.pop(session_id, None)
         if host is not None:
             try:

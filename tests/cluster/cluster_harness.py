@@ -148,6 +148,11 @@ class RayCluster:
     def stop(self):
         _stop(self.worker)
         _stop(self.head)
+        keep = os.environ.get("GRADSERVE_KEEP_CLUSTER_LOGS")  # a directory to keep the replicas' logs in
+        if keep:
+            os.makedirs(keep, exist_ok=True)
+            for log in Path(self.temp_dir).glob("replica-*.log"):
+                shutil.copy(log, keep)
         shutil.rmtree(self.temp_dir, ignore_errors=True)
 
 

@@ -258,6 +258,9 @@ def test_stopping_the_worker_node_ends_its_sessions_and_new_ones_go_to_the_head(
                 time.sleep(0.5)
             for s in gone:
                 assert s.run("y = 1").status_code == 410
+            directory = ray.get_actor("gradserve-directory", namespace="gradserve")
+            assert ray.get(directory.counts.remote(), timeout=30)["live"] >= len(on_head), \
+                "the directory lives on the head node and outlives the worker node"
             for s in made:
                 if s.id in on_head:
                     assert s.ok("y = x + 1", outputs=["y"])["values"]["y"]["data"] == [2.0]
