@@ -117,16 +117,23 @@ async def _hundred(url, n=100):
 
         async def one():
             async with gate:
-                s = (await c.post("/v1/sessions", json={})).json()
+                r = await c.post("/v1/sessions", json={})
+                if r.status_code != 201:
+                    return f"create {r.status_code}: {r.text[:200]}"
+                s = r.json()
                 h = {"Authorization": f"Bearer {s['token']}"}
                 r = await c.post(f"/v1/sessions/{s['id']}/run", json=TINY, headers=h)
-                assert r.status_code == 200, r.text
-                return s
+                return s if r.status_code == 200 else f"run {r.status_code}: {r.text[:200]}"
 
         t = time.perf_counter()
         made = await asyncio.gather(*(one() for _ in range(n)))
         elapsed = time.perf_counter() - t
+        failed = [m for m in made if isinstance(m, str)]
+        if failed:
+            print(f"    {len(failed)} of {n} failed, first: {failed[0]}", flush=True)
         for s in made:
+            if isinstance(s, str):
+                continue
             await c.delete(f"/v1/sessions/{s['id']}", headers={"Authorization": f"Bearer {s['token']}"})
     return elapsed
 

@@ -176,6 +176,35 @@ def test_a_run_past_its_deadline_is_stopped_and_the_session_stays_usable(http, s
     assert session.ok("after = before + 1", outputs=["after"])["values"]["after"]["data"] == [2.0]
 
 
+def test_a_run_that_ignores_its_cancel_loses_its_process_on_every_replica_and_only_it(cluster, replicas):
+    """One huge matmul cannot see the cancel flag: at the deadline plus the grace its process is killed."""
+    from cluster_harness import Replica
+    quick = Replica(cluster, limit_wall_time_s=0.5, cancel_grace_s=0.3, ray_sessions_per_host=3).start()
+    try:
+        with _client(quick) as cq:
+            victim = open_session(cq)
+            neighbours = [open_session(cq) for _ in range(2)]  # three sessions per host: the same host
+            for i, s in enumerate(neighbours):
+                s.ok(f"kept = torch.full((2,), {float(i)})")
+            victim.ok("a = torch.ones(6000, 6000)", outputs=[])
+            t0 = time.monotonic()
+            r = victim.run("b = a @ a", outputs=[])
+            assert r.status_code in (408, 410), r.text
+            assert time.monotonic() - t0 < 30
+    finally:
+        quick.stop()
+    for replica in replicas:
+        with _client(replica) as c:
+            victim.client = c
+            assert victim.run("y = 1").status_code == 410
+            for i, s in enumerate(neighbours):
+                s.client = c
+                assert s.ok("z = kept * 2", outputs=["z"])["values"]["z"]["data"] == [2.0 * i] * 2
+            if replica is replicas[-1]:
+                for s in neighbours + [victim]:
+                    assert s.delete().status_code == 204
+
+
 def test_cancel_over_the_websocket_stops_a_run(nginx, http, session):
     with connect(f"ws://127.0.0.1:{nginx.port}/v1/sessions/{session.id}/stream?token={session.token}") as ws:
         ws.send(json.dumps({"type": "run", "id": "c", "program": "i = 0\nwhile True:\n    i = i + 1\n"}))
