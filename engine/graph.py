@@ -105,6 +105,9 @@ class NodeIds:
         self.values = {}      # node id -> summary of its value when it was made
         self.grads = {}       # node id -> summary of the gradient backward last brought it
         self.constants = {}   # node id -> node JSON of a constant leaf the observer saw
+        self.modules = {}     # node id -> (module path, module call id) of an op made inside a forward
+        self.calls = {}       # module call id -> {"call", "path", "class", "parent"}
+        self.leaf_names = {}  # node id -> name of a leaf (a parameter's module path, an input's name)
 
     def get(self, obj):
         tag = getattr(obj, "_gid", None)
@@ -144,16 +147,45 @@ def _key(node):
     return node.variable if type(node) is AccumulateGrad else node
 
 
-def _leaf_json(nid, t, name=None):
+def _leaf_json(nid, t, name=None, module=None, call=None):
     return {"id": nid, "kind": "leaf", "op": None, "name": name, "shape": list(t._data.shape),
             "dtype": _dtype_name(t._data.dtype), "requires_grad": bool(t.requires_grad), "line": None,
+            "module": module, "call": call,
             "value": summary(t), "grad": summary(t.grad) if t.grad is not None else None}
 
 
-def _op_json(nid, node, name=None, value=None, grad=None):
+def _op_json(nid, node, name=None, value=None, grad=None, module=None, call=None):
     return {"id": nid, "kind": "op", "op": node.op, "grad_fn": node.name(), "name": name,
             "shape": list(node.shape), "dtype": _dtype_name(node.dtype), "requires_grad": True,
-            "line": node.line, "value": value, "grad": grad}
+            "line": node.line, "module": module, "call": call, "value": value, "grad": grad}
+
+
+def _param_module(name):
+    """The module path a parameter's dotted name belongs to ("fc1.weight" -> "fc1", "weight" -> "")."""
+    return name.rpartition(".")[0]
+
+
+def module_tensor_names(module, prefix=""):
+    """{id(tensor): (dotted name, tensor)} of a module's parameters and buffers, named as in its state_dict."""
+    from .nn.module import Module  # the engine's own methods: a program's override is never called here
+
+    out = {}
+    if not isinstance(module, Module):
+        return out
+    for named in (Module.named_parameters, Module.named_buffers):
+        for name, t in named(module):
+            if isinstance(t, Tensor):
+                out.setdefault(id(t), (prefix + name, t))
+    return out
+
+
+def _child_path(parent, child):
+    """``child``'s dotted path inside ``parent`` ("" when it is not a submodule)."""
+    from .nn.module import Module
+
+    if not isinstance(parent, Module):
+        return ""
+    return next((name for name, m in Module.named_modules(parent) if m is child and name), "")
 
 
 # ------------------------------------------------------------------ export
@@ -167,11 +199,15 @@ def to_json(*tensors, names=None, ids=None):
     ids = ids if ids is not None else NodeIds()
     by_tensor = {}
     named_nodes = {}
+    params = {}
     for name, t in (names or {}).items():
         if isinstance(t, Tensor):
             by_tensor.setdefault(id(t), name)
             if t.grad_fn is not None:
                 named_nodes.setdefault(t.grad_fn, (name, t))
+        elif not isinstance(t, (int, float, str)):   # a module: its parameters by their path in it ("fc1.weight")
+            for key, entry in module_tensor_names(t).items():
+                params.setdefault(key, entry[0])
 
     # every node the outputs' history reaches, without recursion
     ops, leaves = set(), set()
@@ -190,10 +226,14 @@ def to_json(*tensors, names=None, ids=None):
     emitted = set()
 
     def emit_leaf(acc):
-        nid, _ = ids.assign(acc.variable)
+        t = acc.variable
+        nid, _ = ids.assign(t)
         if nid not in emitted:
             emitted.add(nid)
-            nodes.append(_leaf_json(nid, acc.variable, by_tensor.get(id(acc.variable))))
+            name = ids.leaf_names.get(nid) or params.get(id(t)) or by_tensor.get(id(t))
+            module = _param_module(name) if id(t) in params else None
+            module, call = ids.modules.get(nid, (module, None))
+            nodes.append(_leaf_json(nid, t, name, module, call))
         return nid
 
     # creation order: every input is exported before the op that reads it
@@ -219,7 +259,8 @@ def to_json(*tensors, names=None, ids=None):
         value = summary(named) if named is not None else ids.values.get(nid)
         grad = summary(named.grad) if named is not None and named.grad is not None else ids.grads.get(nid)
         emitted.add(nid)
-        nodes.append(_op_json(nid, node, name, value, grad))
+        module, call = ids.modules.get(nid, (None, None))
+        nodes.append(_op_json(nid, node, name, value, grad, module, call))
         edges.extend({"from": src, "to": nid, "input_index": i} for i, src in enumerate(inputs) if src is not None)
     for acc in sorted(leaves, key=lambda n: ids.assign(n.variable)[0]):
         emit_leaf(acc)   # a leaf passed as an output with no op after it
@@ -236,7 +277,10 @@ def to_json(*tensors, names=None, ids=None):
             edges.append({"from": ids.assign(fn)[0], "to": nid, "input_index": 0})
         elif t.requires_grad:
             edges.append({"from": ids.assign(t)[0], "to": nid, "input_index": 0})
-    return {"nodes": nodes, "edges": edges}
+    graph = {"nodes": nodes, "edges": edges}
+    if ids.calls:
+        graph["modules"] = list(ids.calls.values())
+    return graph
 
 
 # ------------------------------------------------------------------ observer
@@ -245,19 +289,119 @@ class GraphObserver:
 
     ``on_event`` receives ``{"type": "node", "node": {... "inputs": [ids]}}``
     (inputs first: a leaf or constant is reported just before its first
-    consumer) and ``{"type": "backward", "node": id, "grad": summary}``.
+    consumer), ``{"type": "backward", "node": id, "grad": summary}`` and, just
+    before the first node made inside a module's ``forward``, ``{"type":
+    "module", "call", "path", "class", "parent"}`` for that call (and its
+    callers not yet reported). A node carries the ``module`` path and the
+    ``call`` it was made under; a parameter or buffer is named by its path in
+    the outermost module called (``fc1.weight``), an input by its variable name
+    (``name_tensors``).
+
+    With ``keep_bytes``, the observer also keeps a copy of each node's value
+    and gradient (``tensors``: id -> [value array, grad array]) up to that many
+    bytes in all and ``keep_elements`` per tensor, so a viewer can fetch them.
     """
 
-    def __init__(self, on_event):
+    keep_elements = 1 << 20
+
+    def __init__(self, on_event, keep_bytes=0):
         self.on_event = on_event
         self.ids = NodeIds()
+        self.names = {}      # id(tensor) -> (name, tensor): parameters, buffers, inputs known by name
+        self.frames = []     # [module, path, call id, reported] of the module calls in progress
+        self._children = {}  # (id(parent), id(child)) -> the child's path relative to the parent
+        self._next_call = 0
+        self.keep_bytes = keep_bytes
+        self.kept_bytes = 0
+        self.tensors = {}
 
+    # ---------------------------------------------------------- names
+    def name_tensors(self, named):
+        """Names tensors by variable ({name: tensor}), e.g. a run's inputs, before their nodes are reported."""
+        for name, t in named.items():
+            if isinstance(t, Tensor):
+                self.names.setdefault(id(t), (name, t, False))
+
+    def enter_module(self, module):
+        """A module's forward begins (called by Module.__call__ while this observer is installed)."""
+        if self.frames:
+            parent_module, parent_path = self.frames[-1][0], self.frames[-1][1]
+            key = (id(parent_module), id(module))
+            rel = self._children.get(key)
+            if rel is None:
+                rel = _child_path(parent_module, module)
+                self._children[key] = rel
+            path = f"{parent_path}.{rel}" if parent_path and rel else rel or parent_path
+            if not rel:  # not a submodule of its caller: a root of its own
+                path = ""
+                self._name_parameters(module)
+        else:
+            path = ""
+            self._name_parameters(module)
+        self.frames.append([module, path, None, False])
+
+    def exit_module(self):
+        self.frames.pop()
+
+    def _name_parameters(self, root):
+        for key, (name, t) in module_tensor_names(root).items():
+            self.names.setdefault(key, (name, t, True))
+
+    def _scope(self):
+        """(path, call id) of the innermost module call, reporting the calls not yet reported."""
+        if not self.frames:
+            return None, None
+        if not self.frames[-1][3]:
+            parent = None
+            for frame in self.frames:
+                if not frame[3]:
+                    frame[2] = self._next_call
+                    self._next_call += 1
+                    frame[3] = True
+                    info = {"call": frame[2], "path": frame[1], "class": type(frame[0]).__name__, "parent": parent}
+                    if len(self.ids.calls) < self.ids.max_records:
+                        self.ids.calls[frame[2]] = info
+                    self.on_event(dict(info, type="module"))
+                parent = frame[2]
+        return self.frames[-1][1], self.frames[-1][2]
+
+    def _param_scope(self, name):
+        """(module path, call) of a parameter named ``name``: the call in progress of the module that owns it."""
+        path = _param_module(name)
+        for frame in reversed(self.frames):
+            if frame[1] == path and frame[3]:
+                return path, frame[2]
+        return path, None
+
+    # ---------------------------------------------------------- keeping values
+    def _keep(self, nid, array, slot):
+        if not self.keep_bytes or array is None:
+            return
+        size = array.size * array.itemsize
+        if array.size > self.keep_elements or self.kept_bytes + size > self.keep_bytes:
+            return
+        entry = self.tensors.setdefault(nid, [None, None])
+        if entry[slot] is not None:
+            self.kept_bytes -= entry[slot].size * entry[slot].itemsize
+        entry[slot] = array.copy()
+        self.kept_bytes += size
+
+    # ---------------------------------------------------------- engine callbacks
     def _leaf(self, t):
         nid, new = self.ids.assign(t)
         if new:
-            node = _leaf_json(nid, t)
+            entry = self.names.get(id(t))
+            name = entry[0] if entry is not None and entry[1] is t else None
+            module = call = None
+            if name is not None:
+                self.ids.leaf_names[nid] = name
+                if entry[2]:
+                    module, call = self._param_scope(name)
+                    self.ids.modules[nid] = (module, call)
+            node = _leaf_json(nid, t, name, module, call)
             if not t.requires_grad:
                 self.ids.record(self.ids.constants, nid, node)
+            self._keep(nid, t._data, 0)
             self.on_event({"type": "node", "node": dict(node, inputs=[])})
         return nid
 
@@ -271,6 +415,7 @@ class GraphObserver:
         return nid
 
     def on_node(self, node, out, inputs):
+        module, call = self._scope()
         input_ids = []
         for x, (nxt, _) in zip(inputs, node.next_functions):
             if nxt is not None:
@@ -284,13 +429,34 @@ class GraphObserver:
         if any(i is not None and nxt is None for i, (nxt, _) in zip(input_ids, node.next_functions)):
             self.ids.record(self.ids.inputs, nid, input_ids)  # only constants need it: edges give the rest
         self.ids.record(self.ids.values, nid, value)
-        self.on_event({"type": "node", "node": dict(_op_json(nid, node, value=value), inputs=input_ids)})
+        if module is not None:
+            self.ids.record(self.ids.modules, nid, (module, call))
+        self._keep(nid, out._data if isinstance(out, Tensor) else out, 0)
+        self.on_event({"type": "node", "node": dict(_op_json(nid, node, value=value, module=module, call=call),
+                                                    inputs=input_ids)})
 
     def on_backward(self, node, grad):
         nid = self._known(node)
         g = summary(grad)
         self.ids.record(self.ids.grads, nid, g)
+        self._keep(nid, grad._data if isinstance(grad, Tensor) else grad, 1)
         self.on_event({"type": "backward", "node": nid, "grad": g})
+
+    # ---------------------------------------------------------- after the run
+    def node_names(self, variables):
+        """{node id: name} for the nodes that hold the run's top-level variables ({name: tensor}) now:
+        a leaf by its tensor, an op by the node that made the tensor. Names the export keeps too."""
+        out = {}
+        for name, t in variables.items():
+            if not isinstance(t, Tensor):
+                continue
+            nid = self.ids.get(t.grad_fn) if t.grad_fn is not None else self.ids.get(t)
+            if nid is None or nid in out:
+                continue
+            out[nid] = name
+            if t.grad_fn is None:
+                self.ids.leaf_names.setdefault(nid, name)
+        return out
 
 
 @contextlib.contextmanager

@@ -100,6 +100,13 @@ class VariableValue(BaseModel):
     grad: TensorOut | None
 
 
+class NodeTensors(BaseModel):
+    run: str
+    node: int
+    value: TensorOut | None
+    grad: TensorOut | None
+
+
 class ErrorDetail(BaseModel):
     model_config = ConfigDict(extra="allow")
     type: str
@@ -125,6 +132,9 @@ class GraphNode(BaseModel):
     dtype: str
     requires_grad: bool
     line: int | None = None
+    module: str | None = Field(None, description="the module path (\"encoder.layers.0\") whose forward made the "
+                                                 "node, or that owns the parameter; \"\" for the outermost module")
+    call: int | None = Field(None, description="the module call (an entry of \"modules\") the node belongs to")
     value: dict[str, Any] | None = None
     grad: dict[str, Any] | None = None
 
@@ -136,9 +146,17 @@ class GraphEdge(BaseModel):
     input_index: int
 
 
+class ModuleCall(BaseModel):
+    call: int
+    path: str
+    class_: str = Field(alias="class")
+    parent: int | None = None
+
+
 class Graph(BaseModel):
     nodes: list[GraphNode]
     edges: list[GraphEdge]
+    modules: list[ModuleCall] | None = None
 
 
 class Health(BaseModel):

@@ -39,9 +39,40 @@ def new_namespace():
     return _program().Namespace()
 
 
-def new_observer(on_graph_event):
-    """A graph observer that reports node and backward events to ``on_graph_event`` as they happen."""
-    return _graph().GraphObserver(on_graph_event)
+def new_observer(on_graph_event, keep_bytes=0):
+    """A graph observer that reports node, module and backward events to ``on_graph_event`` as they
+    happen, keeping copies of node values and gradients up to ``keep_bytes``."""
+    return _graph().GraphObserver(on_graph_event, keep_bytes=keep_bytes)
+
+
+KEEP_ELEMENTS = 1 << 20  # elements past which one node's tensor is not kept (GraphObserver.keep_elements)
+
+
+def _variables(namespace):
+    """(top-level tensors by name, top-level modules by name) of a namespace."""
+    tensors, modules = {}, {}
+    for name, value in namespace.globals.items():
+        if isinstance(value, torch.Tensor):
+            tensors[name] = value
+        elif hasattr(value, "named_parameters") and hasattr(value, "_modules"):
+            modules[name] = value
+    return tensors, modules
+
+
+def name_inputs(observer, namespace, bound):
+    """Names the run's inputs and the session's tensors from earlier runs for the observer."""
+    observer.name_tensors(bound)
+    observer.name_tensors(_variables(namespace)[0])
+
+
+def node_names(observer, namespace):
+    """{node id: variable name} of the observed nodes that hold a top-level variable after the run."""
+    return observer.node_names(_variables(namespace)[0])
+
+
+def host_array(array):
+    """A NumPy array of a kept engine array (copied off the GPU)."""
+    return array.get() if hasattr(array, "get") and not isinstance(array, np.ndarray) else array
 
 
 def run_program(namespace, source, limits, *, observer=None, cancel=None, on_stdout=None, on_log=None):
@@ -50,12 +81,21 @@ def run_program(namespace, source, limits, *, observer=None, cancel=None, on_std
                           on_stdout=on_stdout, on_log=on_log)
 
 
-def graph_json(named_tensors, observer=None):
+def graph_json(named_tensors, observer=None, namespace=None):
     """SPEC section 5 graph JSON of the graph that produced ``named_tensors`` ({name: tensor}).
 
-    With the run's ``observer``, nodes keep the ids the stream already gave them.
+    With the run's ``observer``, nodes keep the ids the stream already gave them; with the
+    ``namespace``, every top-level variable names its node (not only the outputs) and module
+    parameters are named by their path (``fc1.weight``).
     """
-    return _graph().to_json(*named_tensors.values(), names=dict(named_tensors),
+    names = dict(named_tensors)
+    if namespace is not None:
+        tensors, modules = _variables(namespace)
+        for name, t in tensors.items():
+            names.setdefault(name, t)
+        for name, m in modules.items():
+            names.setdefault(name, m)
+    return _graph().to_json(*named_tensors.values(), names=names,
                             ids=observer.ids if observer is not None else None)
 
 

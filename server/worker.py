@@ -24,6 +24,8 @@ from .wire_frames import FrameReader, pack_array, send_frame, unpack_array
 MAX_AUTO_OUTPUTS = 64
 # Node and backward events of one run past which only their count is reported.
 MAX_TRACE_EVENTS = 200_000
+# Bytes of node values and gradients a traced run keeps (the last one per session) for the viewer to fetch.
+TRACE_KEEP_BYTES = 64 << 20
 
 
 class WorkerError(Exception):
@@ -88,6 +90,7 @@ class Worker:
         self._lock = threading.Lock()
         self._current = None  # (run id, cancel Event) of the run in progress
         self._precancelled = set()
+        self.traces = {}  # session id -> (run id, {node id: [value, grad]}) of its last traced run
 
     # ------------------------------------------------------------ dispatch
     def handle(self, header, buffers):
@@ -137,6 +140,7 @@ class Worker:
 
     def op_close(self, header, buffers):
         self.sessions.pop(header["session"], None)
+        self.traces.pop(header["session"], None)
         return {}, []
 
     def op_describe(self, header, buffers):
@@ -153,20 +157,29 @@ class Worker:
         events = None
         if header.get("stream") and self._send_event is not None:
             events = EventBatcher(self._send_event, run_id)
-            events.emit({"type": "started"})
+            # the program text goes with it, so any watcher can show the lines nodes and pauses point to
+            events.emit({"type": "started", "program": header["program"]})
         cancel = threading.Event()
         with self._lock:
             self._current = (run_id, cancel)
             if run_id in self._precancelled:
                 self._precancelled.discard(run_id)
                 cancel.set()
-        observer = runtime.new_observer(events.graph_event) \
-            if events is not None and header.get("trace") else None
+        observer = None
+        if events is not None and header.get("trace"):
+            observer = runtime.new_observer(events.graph_event, keep_bytes=TRACE_KEEP_BYTES)
+            runtime.name_inputs(observer, ns, bound)
         try:
             outcome = runtime.run_program(
                 ns, header["program"], limits, observer=observer, cancel=cancel,
                 on_stdout=events.stdout if events is not None else None,
                 on_log=events.log if events is not None else None)
+            if observer is not None:
+                # the nodes that hold the top-level variables now, named for every traced run
+                names = runtime.node_names(observer, ns)
+                if names:
+                    events.emit({"type": "names", "names": {str(k): v for k, v in names.items()}})
+                self.traces[header["session"]] = (run_id, observer.tensors)
         finally:
             with self._lock:
                 self._current = None
@@ -184,7 +197,7 @@ class Worker:
             names = names[:MAX_AUTO_OUTPUTS]
         resolved = [(name, _lookup(ns, name, required=True)) for name in names]
         values, grads, tensors = encode_run_outputs(resolved, bound, out, Caps.from_header(header))
-        graph = runtime.graph_json(tensors, observer) if header.get("graph") else None
+        graph = runtime.graph_json(tensors, observer, ns) if header.get("graph") else None
         return {"values": values, "grads": grads, "graph": graph, "stdout": outcome.stdout,
                 "elapsed_ms": elapsed_ms}, out
 
@@ -223,12 +236,29 @@ class Worker:
             ns.set(name, t)
         return {}, []
 
+    def op_node(self, header, buffers):
+        """The value and gradient a node of the session's last traced run held (kept up to TRACE_KEEP_BYTES)."""
+        self._namespace(header)
+        run_id, kept = self.traces.get(header["session"], (None, {}))
+        if run_id is None or header.get("run") != run_id:
+            run = str(header.get("run")).partition("/")[2] or header.get("run")  # the session's own run id
+            raise WorkerError(404, "NotFound", f"run {run!r} is not this session's last traced run "
+                              "(only its nodes' tensors are kept)", run=run)
+        entry = kept.get(header.get("node"))
+        if entry is None:
+            raise WorkerError(404, "NotFound", f"node {header.get('node')!r} of this run has no kept tensor "
+                              f"(tensors past {TRACE_KEEP_BYTES} bytes in all, or "
+                              f"{runtime.KEEP_ELEMENTS} elements each, are not kept)", node=header.get("node"))
+        out = []
+        value, grad = (pack_array(runtime.host_array(a), out) if a is not None else None for a in entry)
+        return {"value": value, "grad": grad}, out
+
     def op_graph(self, header, buffers):
         name = header["of"]
         value = _lookup(self._namespace(header), name, required=True, status=404)
         if not runtime.is_tensor(value):
             raise WorkerError(422, "TypeError", f"{name!r} is a {type(value).__name__}, not a tensor")
-        return {"graph": runtime.graph_json({name: value})}, []
+        return {"graph": runtime.graph_json({name: value}, namespace=self._namespace(header))}, []
 
     # ------------------------------------------------------------ checkpoints
     def op_save(self, header, buffers):

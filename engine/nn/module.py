@@ -77,6 +77,17 @@ class Module:
 
     # -------------------------------------------------------------- calling
     def __call__(self, *args, **kwargs):
+        observer = state.observer
+        if observer is not None and hasattr(observer, "enter_module"):
+            # a graph observer groups the nodes this forward makes under the module's path
+            observer.enter_module(self)
+            try:
+                return self._call(args, kwargs)
+            finally:
+                observer.exit_module()
+        return self._call(args, kwargs)
+
+    def _call(self, args, kwargs):
         if not (self._forward_pre_hooks or self._forward_hooks):
             return self.forward(*args, **kwargs)
         for hook in list(self._forward_pre_hooks.values()):

@@ -8,9 +8,10 @@ from .. import answers, auth
 from ..errors import ApiError, tensor_error
 from ..json_bodies import BigPayload, call_off_loop, json_response
 from ..names import MAX_NAME_LENGTH, PATH_PATTERN, check_name
-from ..models import Graph, TensorIn, VariableValue, errors
+from ..models import Graph, NodeTensors, TensorIn, VariableValue, errors
 from ..tensor_wire import BinaryTensor, TensorFormatError, binary_size, decode_tensor
 from .runs import read_binary_request
+from ..runs import worker_run_id
 from ..wire_frames import pack_array
 from ..worker_calls import call
 
@@ -103,3 +104,26 @@ async def get_graph(request: Request, of: str = Query(max_length=MAX_NAME_LENGTH
     check_name(of, "of", dotted=True)
     reply, _ = await call(request, session, {"op": "graph", "of": of})
     return await json_response(BigPayload(reply["graph"]))
+
+
+@router.get("/nodes/{node_id}", response_model=NodeTensors,
+            responses={200: {"content": {answers.BINARY_MEDIA_TYPE: {"schema": {"type": "string", "format": "binary"}}},
+                             "description": "the node's value and gradient; with encoding=binary, a JSON header "
+                                            "of Inference-Header-Content-Length bytes and then the tensors' bytes"},
+                       **errors(401, 404, 410, 413, 422)})
+async def get_node(request: Request, node_id: int = Path(ge=0, le=2**53),
+                   run: str = Query(min_length=1, max_length=128, description="the run's id (its events' \"run\")"),
+                   encoding: Literal["json", "base64", "binary"] = "json", session=Depends(auth.session)):
+    """The full value and gradient a graph node held in the session's last traced run (SPEC section 5:
+    summaries travel with the graph, the tensors behind them come from here). A traced run keeps its
+    nodes' tensors up to a byte budget; a node past it answers 404."""
+    reply, out = await call(request, session, {"op": "node", "run": worker_run_id(session, run), "node": node_id})
+    tree = {"run": run, "node": node_id,
+            "value": answers.skeleton(reply["value"], out) if reply["value"] is not None else None,
+            "grad": answers.skeleton(reply["grad"], out) if reply["grad"] is not None else None}
+    cap = request.app.state.settings.json_max_elements
+    if encoding == "json" and answers.json_elements(tree) > cap:
+        raise ApiError(413, "LimitExceeded", f"limit exceeded: json_max_elements: a JSON answer holds at most {cap} "
+                                             f"numbers and node {node_id} has more; ask for encoding=base64 or binary",
+                       limit="json_max_elements")
+    return answers.response(tree, encoding)

@@ -230,7 +230,7 @@ def test_viewer_in_chromium_draws_a_watched_run_its_gradients_and_an_error(live_
         assert seen["placed"] == 12 and len(set(seen["cells"])) == 12
         assert seen["edges"] == 11
         assert seen["grads"] == 10  # backward reached all but the two constants
-        assert {"x", "target", "pred = linear", "loss = mean", "relu", "parameter"} <= set(seen["titles"])
+        assert {"x", "target", "pred = linear", "loss = mean", "relu", "0.weight", "2.bias"} <= set(seen["titles"])
         assert "loss 0.9015" in seen["status"] and "12 nodes" in seen["status"]
         assert seen["painted"] > 10_000
         assert seen["banner"] is None
