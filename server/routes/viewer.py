@@ -16,7 +16,7 @@ _HEADERS = {
     "X-Content-Type-Options": "nosniff",
     "Referrer-Policy": "no-referrer",
 }
-_ASSETS = {"viewer.js": "text/javascript", "viewer.css": "text/css"}
+_ASSETS = {"viewer.js": "text/javascript", "draw.js": "text/javascript", "viewer.css": "text/css"}
 
 
 @router.get("/viewer", response_class=HTMLResponse)

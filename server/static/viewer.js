@@ -64,7 +64,9 @@ function newRun(id) {
     layers: [], edgeKeys: new Set(), edges: [], edgesOf: new Map(), notKept: 0, backward: 0,
     skipped: { node: 0, backward: 0, log: 0 }, state: "running", t0: performance.now(), elapsed: null,
     metrics: null, error: null, selected: null, last: null, lastGrad: null, followed: null,
-    box: { minSlot: 0, maxSlot: 0, maxLayer: 0, any: false }, program: programs.get(id) || null,
+    box: { x0: 0, y0: 0, w: 0, h: 0, any: false }, program: programs.get(id) || null,
+    calls: new Map(), folds: new Map(), structureDirty: true, laidOut: 0, lastLayout: 0, layoutMs: 0, paintMs: 0,
+    shown: null, boxes: [], shownBoxes: [], lineNodes: null, diff: null, anomaly: null, anomalyInputs: new Set(),
   };
 }
 
@@ -97,7 +99,8 @@ function addNode(r, raw) {
   n.inputs = Array.isArray(raw.inputs) ? raw.inputs.slice() : [];
   r.nodes.set(n.id, n);
   n.inputs.forEach((src) => { if (src !== null && src !== undefined) addConsumer(r, src, n.id); });
-  r.queue.push(n);
+  r.last = n;
+  r.structureDirty = true;
   return n;
 }
 
@@ -111,132 +114,279 @@ function mergeFields(r, n, raw) {
   for (const k of ["name", "value", "grad", "line", "op", "grad_fn"]) {
     if (raw[k] !== null && raw[k] !== undefined && n[k] == null) n[k] = raw[k];
   }
+  for (const k of ["module", "call"]) if (raw[k] !== null && raw[k] !== undefined && n[k] == null) { n[k] = raw[k]; r.structureDirty = true; }
   if (raw.grad) n.grad = raw.grad;
   r.dirty.add(n);
 }
 
-// ------------------------------------------------------------------ layout: layered, incremental
-function layerOf(r, i) {
-  return r.layers[i] || (r.layers[i] = { slots: new Map(), min: 0, max: -1 });
+// ------------------------------------------------------------------ structure: module calls, loops, layout
+// The nodes of a run form a tree of groups: a box per module call (the nodes its forward made, named by the
+// module path), and inside any box, repeated runs of the same ops at the same lines fold into a loop ("×40",
+// the first and last iterations shown). A leaf sits in the box of the module that owns it (a parameter), at
+// the top (an input or variable), or beside its first consumer (a constant). The layout is redone from the
+// tree when it changes (throttled while a run streams): rows in dependency order inside each box.
+const GROUP_PAD = 10, HEADER = 22, GAP_IN_X = 22, GAP_IN_Y = 34;
+const LAYOUT_EVERY_MS = 250;
+
+function newGroup(kind, key, label, parent) {
+  const g = { group: true, kind, key, label, parent, items: [], depth: parent ? parent.depth + 1 : 0, first: Infinity,
+              x: 0, y: 0, w: W, h: H, count: 0 };
+  return g;
 }
 
-function nearestFree(r, li, want) {
-  const layer = layerOf(r, li);
-  if (layer.slots.size > 200) return layer.slots.has(want) ? layer.max + 1 : want;  // wide layers: no search
-  for (let k = 0; ; k++) {
-    if (!layer.slots.has(want + k)) return want + k;
-    if (k && !layer.slots.has(want - k)) return want - k;
+function signature(item, memo) {
+  if (!item.group) return `${item.op}@${item.line}`;
+  if (memo.has(item)) return memo.get(item);
+  let s;
+  if (item.kind === "module") s = `M${item.info ? `${item.info.path}:${item.info.class}` : "?"}`;
+  else if (item.kind === "loop") s = `L${item.items.length}:${item.items[0].items.map((i) => signature(i, memo)).join(",")}`;
+  else s = `G${item.items.map((i) => signature(i, memo)).join(",")}`;
+  memo.set(item, s);
+  return s;
+}
+
+function foldLoops(r, g, memo) {
+  for (const it of g.items) if (it.group) foldLoops(r, it, memo);
+  for (let pass = 0; pass < 3; pass++) {  // inner loops first, then the loops around them
+    const items = g.items, n = items.length;
+    if (n < 3) return;
+    const codes = new Map(), code = items.map((it) => {
+      const s = signature(it, memo);
+      if (!codes.has(s)) codes.set(s, codes.size);
+      return codes.get(s);
+    });
+    const next = new Int32Array(n).fill(-1), lastAt = new Map();
+    for (let i = n - 1; i >= 0; i--) { next[i] = lastAt.has(code[i]) ? lastAt.get(code[i]) : -1; lastAt.set(code[i], i); }
+    const same = (a, b, p) => { for (let k = 0; k < p; k++) if (code[a + k] !== code[b + k]) return false; return true; };
+    const out = [];
+    let changed = false;
+    for (let i = 0; i < n;) {
+      let best = null;
+      for (let j = next[i], tries = 0; j !== -1 && tries < 8 && (j - i) * 3 <= n - i; j = next[j], tries++) {
+        const p = j - i;
+        let k = 1;
+        while (i + (k + 1) * p <= n && same(i, i + k * p, p)) k++;
+        if (k >= 3) { best = [p, k]; break; }
+      }
+      if (!best) { out.push(items[i]); i++; continue; }
+      const [p, k] = best;
+      const loop = newGroup("loop", `${g.key}/L${signature(items[i], memo)}@${i}`, "", g);
+      for (let t = 0; t < k; t++) {
+        const it = newGroup("iter", `${loop.key}#${t}`, `#${t + 1}`, loop);
+        it.items = items.slice(i + t * p, i + (t + 1) * p);
+        for (const c of it.items) if (c.group) c.parent = it;
+        loop.items.push(it);
+      }
+      out.push(loop);
+      i += p * k;
+      changed = true;
+    }
+    g.items = out;
+    if (!changed) return;
   }
 }
 
-function rightOf(r, li) {
-  const layer = layerOf(r, li);
-  return layer.slots.size ? layer.max + 1 : 0;
+function setDepths(g, depth) {
+  g.depth = depth;
+  g.first = Infinity; g.count = 0;
+  let lo = Infinity, hi = -Infinity;
+  for (const it of g.items) {
+    if (it.group) {
+      it.parent = g;
+      setDepths(it, depth + 1);
+      g.first = Math.min(g.first, it.first); g.count += it.count;
+      lo = Math.min(lo, it.lines[0]); hi = Math.max(hi, it.lines[1]);
+    } else {
+      it.owner = g;
+      g.first = Math.min(g.first, it.id); g.count++;
+      if (it.line) { lo = Math.min(lo, it.line); hi = Math.max(hi, it.line); }
+    }
+  }
+  g.lines = [lo, hi];
+  if (g.kind === "loop") {
+    const k = g.items.length;
+    g.label = `×${k}` + (lo <= hi ? ` · line${lo === hi ? ` ${lo}` : `s ${lo}–${hi}`}` : "");
+  }
 }
 
-function place(r, n, li, slot) {
-  const layer = layerOf(r, li);
-  n.layer = li; n.slot = slot;
-  n.x = slot * STEP_X; n.y = li * STEP_Y;
-  layer.slots.set(slot, n);
-  if (layer.slots.size === 1) { layer.min = layer.max = slot; } else {
-    layer.min = Math.min(layer.min, slot); layer.max = Math.max(layer.max, slot);
+function buildTree(r) {
+  const root = newGroup("root", "root", "", null);
+  const byCall = new Map();
+  const callGroup = (id) => {
+    let g = byCall.get(id);
+    if (g) return g;
+    const info = r.calls.get(id);
+    const parent = info && info.parent !== null && info.parent !== undefined && r.calls.has(info.parent) ? callGroup(info.parent) : root;
+    g = newGroup("module", `c${id}`, info ? (info.path ? `${info.path} · ${info.class}` : info.class) : `call ${id}`, parent);
+    g.info = info;
+    parent.items.push(g);
+    byCall.set(id, g);
+    return g;
+  };
+  const leaves = [];
+  for (const n of r.nodes.values()) {
+    if (n.kind === "leaf" || (n.kind === "output" && !n.inputs.length)) { leaves.push(n); continue; }
+    const g = n.call !== null && n.call !== undefined && r.calls.has(n.call) ? callGroup(n.call) : root;
+    g.items.push(n);
   }
-  const b = r.box;
-  if (!b.any) { b.minSlot = b.maxSlot = slot; b.maxLayer = li; b.any = true; } else {
-    b.minSlot = Math.min(b.minSlot, slot); b.maxSlot = Math.max(b.maxSlot, slot); b.maxLayer = Math.max(b.maxLayer, li);
+  foldLoops(r, root, new Map());
+  setDepths(root, 0);  // owners of the op nodes, for the leaves below
+  for (const leaf of leaves) {
+    const c = (r.consumers.get(leaf.id) || []).map((id) => r.nodes.get(id)).find((c) => c && c.owner);
+    let g = c ? c.owner : root;
+    if (leaf.name && leaf.module !== null && leaf.module !== undefined) {  // a parameter: its module's box
+      let h = g;
+      while (h && !(h.kind === "module" && h.info && h.info.path === leaf.module)) h = h.parent;
+      g = h || g;
+    } else if (leaf.name) g = root;  // an input or a variable of the program
+    g.items.push(leaf);
   }
-  r.pending.delete(n.id);
-  r.last = n;
-  connectEdges(r, n);
+  setDepths(root, 0);
+  // the boxes a user folded or unfolded keep that state; loops start folded, modules of big runs too
+  const big = r.nodes.size > 600;
+  const walk = (g) => {
+    if (g.kind === "loop" || g.kind === "module") {
+      const chosen = r.folds.get(g.key);
+      g.collapsed = chosen !== undefined ? chosen : g.kind === "loop" || (big && g.depth >= 2);
+    }
+    for (const it of g.items) if (it.group) walk(it);
+  };
+  walk(root);
+  return root;
+}
+
+function shownItems(g) {
+  if (g.kind === "loop" && g.collapsed && g.items.length > 2) {
+    if (!g.gap) g.gap = { group: true, kind: "gap", key: `${g.key}/gap`, parent: g, items: [], x: 0, y: 0, w: W, h: H, first: g.items[1].first };
+    g.gap.label = `⋯ ${g.items.length - 2} more iterations`;
+    g.gap.count = g.items.slice(1, -1).reduce((a, it) => a + it.count, 0);
+    return [g.items[0], g.gap, g.items[g.items.length - 1]];
+  }
+  return g.items;
+}
+
+function itemOf(g, node) {
+  // the item of g's shown items that holds node (undefined when node is outside g)
+  let prev = node, h = node.owner;
+  while (h && h !== g) { prev = h; h = h.parent; }
+  if (h !== g) return undefined;
+  if (g.kind === "loop" && g.collapsed && g.gap && prev !== g.items[0] && prev !== g.items[g.items.length - 1]) return g.gap;
+  return prev;
+}
+
+function measure(r, g) {
+  if (g.kind === "module" && g.collapsed) { g.w = W; g.h = H; return; }
+  const items = shownItems(g);
+  for (const it of items) if (it.group && it.kind !== "gap") measure(r, it);
+  // ranks: an item sits below every item of this box it takes an input from
+  const rank = new Map(), order = items.slice().sort((a, b) => a.first - b.first);
+  const deps = new Map(items.map((it) => [it, new Set()]));
+  const consumersIn = new Map();
+  const visit = (node) => {
+    const a = itemOf(g, node);
+    for (const src of node.inputs) {
+      if (src === null || src === undefined) continue;
+      const s = r.nodes.get(src);
+      if (!s || !s.owner) continue;
+      const b = itemOf(g, s);
+      if (b === undefined || b === a) continue;
+      deps.get(a).add(b);
+      if (!b.group && b.kind === "leaf") { if (!consumersIn.has(b)) consumersIn.set(b, []); consumersIn.get(b).push(a); }
+    }
+  };
+  const each = (it) => { if (it.group) { for (const c of it.items) each(c); } else visit(it); };
+  for (const it of g.items) each(it);
+  for (const it of order) {
+    if (!it.group && it.kind === "leaf") continue;
+    let k = 0;
+    for (const b of deps.get(it)) if (rank.has(b)) k = Math.max(k, rank.get(b) + 1);
+    rank.set(it, k);
+  }
+  for (const it of order) {
+    if (rank.has(it)) continue;  // a leaf: one row above its first consumer in this box
+    const cs = (consumersIn.get(it) || []).filter((c) => rank.has(c));
+    rank.set(it, cs.length ? Math.min(...cs.map((c) => rank.get(c))) - 1 : 0);
+  }
+  const rows = [];
+  const low = Math.min(0, ...rank.values());  // leaves above a first row push the rest down one
+  for (const it of order) { const k = rank.get(it) - low; (rows[k] || (rows[k] = [])).push(it); }
+  const pad = g.kind === "root" ? 0 : GROUP_PAD, top = g.kind === "root" ? 0 : HEADER;
+  let y = top + (g.kind === "root" ? 0 : 4), width = 0;
+  const laid = [];
+  for (const row of rows) {
+    if (!row) continue;
+    let x = 0, hmax = 0;
+    for (const it of row) { const [w, h] = size(it); it.rx = x; it.ry = y; x += w + GAP_IN_X; hmax = Math.max(hmax, h); }
+    laid.push([row, x - GAP_IN_X]);
+    width = Math.max(width, x - GAP_IN_X);
+    y += hmax + GAP_IN_Y;
+  }
+  for (const [row, w] of laid) { const shift = (width - w) / 2; for (const it of row) it.rx += shift + pad; }
+  g.w = Math.max(width + 2 * pad, g.kind === "root" ? 0 : Math.min(320, 40 + 7 * g.label.length));
+  g.h = Math.max(y - GAP_IN_Y + pad, top + H / 2);
+}
+
+function size(it) { return it.group ? [it.w, it.h] : [W, H]; }
+
+function position(r, g, x, y) {
+  g.x = x; g.y = y;
+  const collapsedModule = g.kind === "module" && g.collapsed;
+  if (g.kind !== "root") (collapsedModule ? r.shownBoxes : r.boxes).push(g);
+  if (collapsedModule) { hideUnder(g, g); return; }
+  const items = shownItems(g);
+  if (g.kind === "loop" && g.collapsed && g.gap) {
+    r.shownBoxes.push(g.gap);
+    g.gap.x = x + g.gap.rx; g.gap.y = y + g.gap.ry;
+    for (const it of g.items.slice(1, -1)) hideUnder(it, g.gap);
+  }
+  for (const it of items) {
+    if (it.kind === "gap") continue;
+    if (it.group) position(r, it, x + it.rx, y + it.ry);
+    else { it.x = x + it.rx; it.y = y + it.ry; it.rep = it; r.shown.push(it); }
+  }
+}
+
+function hideUnder(g, box) {
+  for (const it of g.items) { if (it.group) hideUnder(it, box); else it.rep = box; }
+}
+
+function layout(r) {
+  const t0 = performance.now();
+  r.tree = buildTree(r);
+  measure(r, r.tree);
+  r.shown = []; r.boxes = []; r.shownBoxes = [];
+  position(r, r.tree, 0, 0);
+  // edges between what is shown: a node inside a folded box draws from or to that box
+  r.edges = [];
+  const keys = new Set();
+  for (const n of r.nodes.values()) {
+    if (!n.rep) continue;
+    n.inputs.forEach((src, i) => {
+      if (src === null || src === undefined) return;
+      const s = r.nodes.get(src);
+      if (!s || !s.rep || s.rep === n.rep) return;
+      const key = s.rep === s && n.rep === n ? `${src}>${n.id}>${i}` : `${s.rep.key || s.id}>${n.rep.key || n.id}`;
+      if (keys.has(key)) return;
+      keys.add(key);
+      r.edges.push({ from: s.rep, to: n.rep, index: n.rep === n ? i : 0, count: n.rep === n ? n.inputs.length : 1 });
+    });
+  }
+  r.box = { x0: -PAD, y0: -PAD, w: r.tree.w + 2 * PAD, h: r.tree.h + 2 * PAD, any: r.nodes.size > 0 };
+  r.laidOut = r.nodes.size;
+  r.structureDirty = false;
+  r.lastLayout = performance.now();
+  r.layoutMs = r.lastLayout - t0;
   view.dirty = true;
 }
 
-function placeWithInputs(r, n) {
-  const placed = [], leaves = [];
-  for (const src of new Set(n.inputs)) {
-    const s = src === null || src === undefined ? null : r.nodes.get(src);
-    if (!s) continue;
-    if (s.layer !== undefined) placed.push(s); else if (r.pending.has(s.id)) leaves.push(s);
-  }
-  const li = placed.length ? 1 + Math.max(...placed.map((s) => s.layer)) : leaves.length ? 1 : 0;
-  // an op sits under its op inputs (a chain stays one straight column); reused parameters do not pull it sideways
-  const anchor = placed.some((s) => s.kind !== "leaf") ? placed.filter((s) => s.kind !== "leaf") : placed;
-  let base = anchor.length ? Math.round(mean(anchor.map((s) => s.slot))) : null;
-  if (leaves.length) {  // a leaf arrives just before its first consumer: it hangs beside it, one layer up
-    let want = base !== null ? base + 1 : rightOf(r, li - 1);
-    for (const s of leaves) { place(r, s, li - 1, nearestFree(r, li - 1, want)); want = s.slot + 1; }
-    if (base === null) base = Math.round(mean(leaves.map((s) => s.slot)));
-  }
-  const want = base !== null ? base : rightOf(r, li);
-  const occupant = layerOf(r, li).slots.get(want);
-  if (occupant && occupant.kind === "op" && !(r.consumers.get(occupant.id) || []).length) {
-    // A dead end (a loss logged each step, a norm printed) steps aside for the chain it hangs off,
-    // so a loop's nodes stay in one column instead of drifting a slot sideways at every step.
-    moveTo(r, occupant, nearestFree(r, li, want + 1));
-  }
-  place(r, n, li, nearestFree(r, li, want));
+function toggleFold(r, g) {
+  const box = g.kind === "gap" ? g.parent : g;
+  r.folds.set(box.key, !box.collapsed);
+  layout(r);
+  redraw();
 }
 
-function moveTo(r, n, slot) {
-  const layer = layerOf(r, n.layer);
-  layer.slots.delete(n.slot);
-  layer.slots.set(slot, n);
-  layer.min = Math.min(layer.min, slot); layer.max = Math.max(layer.max, slot);
-  n.slot = slot; n.x = slot * STEP_X;
-  r.box.minSlot = Math.min(r.box.minSlot, slot); r.box.maxSlot = Math.max(r.box.maxSlot, slot);
-}
-
-function placeLeafAlone(r, n) {
-  // a leaf whose consumer is already drawn (a constant the final graph filled in) goes above it
-  const c = (r.consumers.get(n.id) || []).map((id) => r.nodes.get(id)).find((c) => c && c.layer !== undefined);
-  if (c && c.layer > 0) place(r, n, c.layer - 1, nearestFree(r, c.layer - 1, c.slot + 1));
-  else place(r, n, 0, nearestFree(r, 0, rightOf(r, 0)));
-}
-
-function placeQueued(r) {
-  for (const n of r.queue) {
-    if (n.layer !== undefined) continue;
-    if (n.kind === "op" || n.inputs.some((s) => s !== null && s !== undefined)) placeWithInputs(r, n);
-    else r.pending.set(n.id, 0);
-  }
-  r.queue = [];
-  for (const [id, age] of r.pending) {
-    const n = r.nodes.get(id);
-    const hasPlacedConsumer = (r.consumers.get(id) || []).some((c) => r.nodes.get(c)?.layer !== undefined);
-    if (r.state !== "running" || age >= ORPHAN_FRAMES || hasPlacedConsumer) placeLeafAlone(r, n);
-    else r.pending.set(id, age + 1);
-  }
-}
-
-function addEdge(r, from, to, index) {
-  const key = `${from}>${to}>${index}`;
-  if (r.edgeKeys.has(key)) return;
-  const s = r.nodes.get(from), t = r.nodes.get(to);
-  if (!s || !t || s.layer === undefined || t.layer === undefined) return;
-  r.edgeKeys.add(key);
-  const e = { from: s, to: t, index };
-  r.edges.push(e);
-  for (const id of [from, to]) {
-    let list = r.edgesOf.get(id);
-    if (!list) r.edgesOf.set(id, (list = []));
-    list.push(e);
-  }
-}
-
-function connectEdges(r, n) {
-  n.inputs.forEach((src, i) => { if (src !== null && src !== undefined) addEdge(r, src, n.id, i); });
-  for (const c of r.consumers.get(n.id) || []) {
-    const t = r.nodes.get(c);
-    if (t) t.inputs.forEach((src, i) => { if (src === n.id) addEdge(r, n.id, c, i); });
-  }
-}
-
-function contentBox(r) {
-  const b = r.box;
-  return { x0: b.minSlot * STEP_X - PAD, y0: -PAD, w: (b.maxSlot - b.minSlot + 1) * STEP_X - GAP_X + 2 * PAD,
-           h: (b.maxLayer + 1) * STEP_Y - GAP_Y + 2 * PAD };
-}
+function contentBox(r) { return r.box; }
 
 // ------------------------------------------------------------------ painting
 const canvas = $("graph");
@@ -247,6 +397,7 @@ const PALETTE = {
   param: [colour("--param"), colour("--param-line")], const: [colour("--const"), colour("--const-line")],
   op: [colour("--op"), colour("--op-line")], output: [colour("--output"), colour("--output-line")],
   grad: colour("--grad"), text: "#3c4043", title: "#202124", faint: "#80868b", edge: "#bdc1c6",
+  box: ["#f3f6fc", "#9fb3d9"], loop: ["#fbf3fd", "#c39bd3"], added: "#188038", line: "#f9ab00", anomaly: "#d93025",
 };
 const FONT = 'ui-monospace, SFMono-Regular, Menlo, Consolas, "DejaVu Sans Mono", monospace';
 
@@ -261,21 +412,23 @@ function fitCanvas() {
   return { w, h, dpr };
 }
 
+const boxW = (b) => (b.group ? b.w : W), boxH = (b) => (b.group ? b.h : H);
+
 function edgeEnds(e) {
-  const s = e.from, t = e.to, count = Math.max(1, t.inputs.length);
-  return [s.x + W / 2, s.y + H, t.x + (W * (e.index + 1)) / (count + 1), t.y];
+  const s = e.from, t = e.to;
+  return [s.x + boxW(s) / 2, s.y + boxH(s), t.x + (boxW(t) * (e.index + 1)) / (e.count + 1), t.y];
 }
 
 function traceEdge(e) {
   const [x1, y1, x2, y2] = edgeEnds(e);
   ctx.moveTo(x1, y1);
   if (y2 > y1) {
-    const dy = Math.max(GAP_Y * 0.6, (y2 - y1) / 2);
+    const dy = Math.max(GAP_IN_Y * 0.6, (y2 - y1) / 2);
     ctx.bezierCurveTo(x1, y1 + dy, x2, y2 - dy, x2, y2 - 1);
-  } else {  // same or lower layer (only when a final graph adds an edge the stream did not give): go round
-    const s = e.from, side = Math.max(s.x, e.to.x) + W + GAP_X / 2;
-    ctx.moveTo(s.x + W, s.y + H / 2);
-    ctx.bezierCurveTo(side, s.y + H / 2, side, y2 - GAP_Y / 2, x2, y2 - 1);
+  } else {  // a target at the same height or above: go round the side
+    const s = e.from, side = Math.max(s.x + boxW(s), e.to.x + boxW(e.to)) + GAP_IN_X;
+    ctx.moveTo(s.x + boxW(s), s.y + boxH(s) / 2);
+    ctx.bezierCurveTo(side, s.y + boxH(s) / 2, side, y2 - GAP_IN_Y / 2, x2, y2 - 1);
   }
 }
 
@@ -284,23 +437,44 @@ function arrowHead(e) {
   ctx.moveTo(x2, y2); ctx.lineTo(x2 - 4, y2 - 7); ctx.lineTo(x2 + 4, y2 - 7); ctx.closePath();
 }
 
+const inView = (b, v) => !(b.x + boxW(b) < v[0] || b.x > v[2] || b.y + boxH(b) < v[1] || b.y > v[3]);
+
 function paint() {
   view.dirty = false;
+  const t0 = performance.now();
   const { w, h, dpr } = fitCanvas();
   ctx.clearRect(0, 0, w, h);
   const r = run;
-  if (!r || !r.box.any) return;
+  if (!r || !r.shown) return;
   const z = view.zoom;
   ctx.setTransform(dpr * z, 0, 0, dpr * z, -view.x * z * dpr, -view.y * z * dpr);  // world -> device pixels
-  const vx0 = view.x, vy0 = view.y, vx1 = view.x + w / z, vy1 = view.y + h / z;
+  const v = [view.x, view.y, view.x + w / z, view.y + h / z];
   const detail = z >= 0.45, tiny = z < 0.15;
+
+  // the boxes of unfolded module calls and loops, outermost first
+  for (const b of r.boxes) {
+    if (!inView(b, v)) continue;
+    const [fill, line] = b.kind === "loop" || b.kind === "iter" ? PALETTE.loop : PALETTE.box;
+    roundRect(b.x, b.y, b.w, b.h, 8);
+    ctx.fillStyle = fill; ctx.globalAlpha = b.kind === "iter" ? 0.5 : 0.7; ctx.fill(); ctx.globalAlpha = 1;
+    ctx.strokeStyle = line; ctx.lineWidth = Math.max(1, 1 / z);
+    if (b.kind === "iter") ctx.setLineDash([5, 4]);
+    ctx.stroke(); ctx.setLineDash([]);
+    if (!tiny && b.kind !== "iter") {
+      ctx.font = `600 11px ${FONT}`; ctx.fillStyle = PALETTE.title; ctx.textAlign = "left"; ctx.textBaseline = "alphabetic";
+      ctx.fillText(`▾ ${b.label}`, b.x + 8, b.y + 15);
+    } else if (!tiny) {
+      ctx.font = `11px ${FONT}`; ctx.fillStyle = PALETTE.faint; ctx.textAlign = "left";
+      ctx.fillText(b.label, b.x + 8, b.y + 15);
+    }
+  }
 
   // edges whose bounding box meets the view, in three passes: plain, gradient-carrying, selected
   const groups = [[], [], []];
   for (const e of r.edges) {
     const a = e.from, b = e.to;
-    if (Math.max(a.y, b.y) + H < vy0 || Math.min(a.y, b.y) > vy1) continue;
-    if (Math.max(a.x, b.x) + W + GAP_X < vx0 || Math.min(a.x, b.x) > vx1) continue;
+    if (Math.max(a.y + boxH(a), b.y + boxH(b)) < v[1] || Math.min(a.y, b.y) > v[3]) continue;
+    if (Math.max(a.x + boxW(a), b.x + boxW(b)) + GAP_IN_X < v[0] || Math.min(a.x, b.x) > v[2]) continue;
     const hot = r.selected && (a === r.selected || b === r.selected) || view.hover && (a === view.hover || b === view.hover);
     groups[hot ? 2 : a.grad && b.grad ? 1 : 0].push(e);
   }
@@ -318,21 +492,29 @@ function paint() {
   });
   ctx.globalAlpha = 1;
 
-  // nodes of the layers in view
-  const l0 = Math.max(0, Math.floor(vy0 / STEP_Y)), l1 = Math.min(r.layers.length - 1, Math.floor(vy1 / STEP_Y));
-  for (let li = l0; li <= l1; li++) {
-    const layer = r.layers[li];
-    if (!layer) continue;
-    for (const n of layer.slots.values()) {
-      if (n.x + W < vx0 || n.x > vx1) continue;
-      paintNode(r, n, detail, tiny);
-    }
-  }
+  for (const b of r.shownBoxes) if (inView(b, v)) paintFolded(r, b, tiny);
+  for (const n of r.shown) if (inView(n, v)) paintNode(r, n, detail, tiny);
+  r.paintMs = performance.now() - t0;
 }
 
 function roundRect(x, y, w, h, rad) {
   ctx.beginPath();
   if (ctx.roundRect) ctx.roundRect(x, y, w, h, rad); else ctx.rect(x, y, w, h);
+}
+
+function paintFolded(r, b, tiny) {
+  // a folded module call, or the hidden middle of a loop: one box standing for its nodes
+  const [fill, line] = b.kind === "gap" ? PALETTE.loop : PALETTE.box;
+  roundRect(b.x, b.y, W, H, 8);
+  ctx.fillStyle = fill; ctx.fill();
+  ctx.strokeStyle = b === view.hover ? PALETTE.title : line; ctx.lineWidth = 2 / Math.max(1, view.zoom);
+  ctx.stroke();
+  roundRect(b.x + 4, b.y + 4, W - 8, H - 8, 6); ctx.lineWidth = 1; ctx.stroke();
+  if (tiny) return;
+  ctx.font = `600 11px ${FONT}`; ctx.fillStyle = PALETTE.title; ctx.textAlign = "left"; ctx.textBaseline = "alphabetic";
+  ctx.fillText(clip(b.kind === "gap" ? b.label : `▸ ${b.label}`), b.x + 11, b.y + 24);
+  ctx.font = `11px ${FONT}`; ctx.fillStyle = PALETTE.text;
+  ctx.fillText(`${b.count} node${b.count === 1 ? "" : "s"} · click to unfold`, b.x + 11, b.y + 42);
 }
 
 function paintNode(r, n, detail, tiny) {
@@ -350,11 +532,15 @@ function paintNode(r, n, detail, tiny) {
   // while a run goes on, the node just made (or, during backward, the one the gradient just reached) stands out
   const current = r.state === "running" && (r.lastGrad ? n === r.lastGrad : n === r.last);
   const picked = n === r.selected || n === view.hover;
-  ctx.lineWidth = Math.max(picked || current ? 2.6 : cls === "output" ? 2 : 1.3, 1 / z);
-  ctx.strokeStyle = picked ? PALETTE.title : current && r.lastGrad ? PALETTE.grad : line;
-  if (cls === "const") ctx.setLineDash([4, 3]);
+  const marked = r.lineNodes && r.lineNodes.has(n), added = view.diff && r.diff && r.diff.added.has(n);
+  const bad = r.anomaly && (n === r.anomaly || r.anomalyInputs.has(n));
+  ctx.lineWidth = Math.max(picked || current || marked || added || bad ? 2.6 : cls === "output" ? 2 : 1.3, 1 / z);
+  ctx.strokeStyle = bad ? PALETTE.anomaly : picked ? PALETTE.title : marked ? PALETTE.line : added ? PALETTE.added
+    : current && r.lastGrad ? PALETTE.grad : line;
+  if (cls === "const" && !picked && !marked && !bad) ctx.setLineDash([4, 3]);
   ctx.stroke();
   ctx.setLineDash([]);
+  if (bad && n === r.anomaly) { roundRect(n.x - 4, n.y - 4, W + 8, H + 8, 8); ctx.lineWidth = 2; ctx.stroke(); }
   if (n.grad) { ctx.fillStyle = PALETTE.grad; ctx.fillRect(n.x + 1, n.y + 1, 5, H - 2); }
   if (!detail) return;
   const lineNo = n.line ? `L${n.line}` : "";
@@ -373,13 +559,18 @@ function paintNode(r, n, detail, tiny) {
 }
 
 function nodeAt(px, py) {
-  // the node under a point of the canvas: layers and slots are a grid, so no search
+  // what is under a point of the canvas: a node, a folded box, or the header of an unfolded one
   const r = run;
-  if (!r) return null;
+  if (!r || !r.shown) return null;
   const x = view.x + px / view.zoom, y = view.y + py / view.zoom;
-  const li = Math.floor(y / STEP_Y), slot = Math.floor(x / STEP_X);
-  if (y - li * STEP_Y > H || x - slot * STEP_X > W || !r.layers[li]) return null;
-  return r.layers[li].slots.get(slot) || null;
+  const hit = (b) => x >= b.x && x <= b.x + boxW(b) && y >= b.y && y <= b.y + boxH(b);
+  for (const n of r.shown) if (hit(n)) return n;
+  for (const b of r.shownBoxes) if (hit(b)) return b;
+  for (let i = r.boxes.length - 1; i >= 0; i--) {
+    const b = r.boxes[i];
+    if (b.kind !== "iter" && x >= b.x && x <= b.x + b.w && y >= b.y && y <= b.y + HEADER) return b;
+  }
+  return null;
 }
 
 // ------------------------------------------------------------------ frames
@@ -398,12 +589,15 @@ function frame() {
   flushOutput();
   const r = run;
   if (r) {
-    placeQueued(r);
+    if (r.structureDirty) {
+      // a streaming run is laid out again at most every LAYOUT_EVERY_MS; a finished one at once
+      const wait = r.state === "running" ? r.lastLayout + LAYOUT_EVERY_MS - performance.now() : 0;
+      if (wait <= 0) layout(r); else setTimeout(schedule, wait);
+    }
     for (const n of r.dirty) if (r.selected === n) showDetail(r, n);
     if (r.dirty.size) view.dirty = true;
     r.dirty.clear();
-    if (view.follow && r.last && r.followed !== r.last) { follow(r, r.last); r.followed = r.last; }
-    if (r.pending.size) schedule();  // leaves still waiting for their consumer age by one frame each
+    if (view.follow && r.last && r.last.rep && r.followed !== r.last) { follow(r, r.last.rep); r.followed = r.last; }
   }
   if (view.dirty) paint();
   const empty = $("empty");
@@ -419,8 +613,8 @@ function follow(r, n) {
   const w = canvas.clientWidth / view.zoom, h = canvas.clientHeight / view.zoom;
   const box = contentBox(r);
   if (box.w <= w) view.x = box.x0 - (w - box.w) / 2;
-  else if (n.x < view.x || n.x + W > view.x + w) view.x = n.x + W / 2 - w / 2;
-  if (n.y < view.y || n.y + H + GAP_Y / 2 > view.y + h) view.y = Math.max(-PAD, n.y + H + GAP_Y / 2 - h);
+  else if (n.x < view.x || n.x + boxW(n) > view.x + w) view.x = n.x + boxW(n) / 2 - w / 2;
+  if (n.y < view.y || n.y + boxH(n) + GAP_IN_Y / 2 > view.y + h) view.y = Math.max(-PAD, n.y + boxH(n) + GAP_IN_Y / 2 - h);
   view.dirty = true;
 }
 
@@ -534,6 +728,8 @@ function showDetail(r, n) {
 function select(r, n) {
   r.selected = n;
   if (n) showDetail(r, n); else $("detail").textContent = "click a node to see its value and gradient";
+  if (n && n.line) markLine(r, n.line, true); else if (r.markedLine) markLine(r, null);
+  showTensors(r, n);
   redraw();
 }
 
@@ -581,14 +777,303 @@ function showError(r, err) {
   showBanner("error", `${e.type || "Error"}${where}:`, e.message || "", extra.join("\n"));
 }
 
+// ------------------------------------------------------------------ the program: source lines <-> nodes
+const breakpoints = new Map();  // line -> condition ("" for none); sent with debug runs and to a paused run
+
+function showSource(r) {
+  const box = $("source");
+  const text = r && r.program;
+  $("source-note").textContent = r ? (text ? `run ${r.id}` : `run ${r.id} (its text was not sent)`) : "";
+  if (!text) { box.replaceChildren(Object.assign(document.createElement("div"), { className: "hint-line", textContent: "the program of the run on screen shows here" })); return; }
+  const frag = document.createDocumentFragment();
+  text.split("\n").forEach((line, i) => {
+    const row = document.createElement("div");
+    row.className = "ln"; row.dataset.line = String(i + 1); row.setAttribute("role", "listitem");
+    const g = document.createElement("span"); g.className = "gutter"; g.textContent = String(i + 1); g.title = "set or clear a breakpoint (right-click: with a condition)";
+    const c = document.createElement("span"); c.className = "code"; c.textContent = line || " ";
+    row.append(g, c);
+    frag.appendChild(row);
+  });
+  box.replaceChildren(frag);
+  refreshSourceMarks(r);
+}
+
+function sourceRow(line) { return $("source").querySelector(`.ln[data-line="${line}"]`); }
+
+function refreshSourceMarks(r) {
+  for (const row of $("source").querySelectorAll(".ln")) {
+    const line = Number(row.dataset.line);
+    row.classList.toggle("bp", breakpoints.has(line));
+    row.classList.toggle("cond", !!breakpoints.get(line));
+    row.classList.toggle("marked", !!r && r.markedLine === line);
+    row.classList.toggle("paused", !!r && !!r.paused && r.paused.line === line);
+    row.title = breakpoints.get(line) ? `breakpoint if ${breakpoints.get(line)}` : "";
+  }
+}
+
+function markLine(r, line, scroll) {
+  // a line's nodes outlined in the graph, the line itself highlighted in the program
+  r.markedLine = line;
+  r.lineNodes = line ? new Set([...r.nodes.values()].filter((n) => n.line === line)) : null;
+  refreshSourceMarks(r);
+  const row = line && sourceRow(line);
+  if (row && scroll) row.scrollIntoView({ block: "nearest" });
+  redraw();
+}
+
+function onSourceClick(e) {
+  const row = e.target.closest(".ln");
+  if (!row || !run) return;
+  const line = Number(row.dataset.line);
+  if (e.target.classList.contains("gutter")) { toggleBreakpoint(line, null); return; }
+  if (run.markedLine === line) { markLine(run, null); return; }
+  markLine(run, line, false);
+  const first = [...run.lineNodes].find((n) => n.rep);
+  if (first) { setFollow(false); centreOn(first.rep); }
+}
+
+function toggleBreakpoint(line, condition) {
+  if (condition === null && breakpoints.has(line)) breakpoints.delete(line);
+  else breakpoints.set(line, condition || "");
+  refreshSourceMarks(run);
+  if (run && run.paused) debugCommand("breakpoints", { breakpoints: breakpointList() });
+}
+
+function breakpointList() {
+  return [...breakpoints].map(([line, condition]) => (condition ? { line, condition } : { line }));
+}
+
+function centreOn(b) {
+  const w = canvas.clientWidth / view.zoom, h = canvas.clientHeight / view.zoom;
+  view.x = b.x + boxW(b) / 2 - w / 2; view.y = b.y + boxH(b) / 2 - h / 2;
+  redraw();
+}
+
+// ------------------------------------------------------------------ tensors: the full value and gradient of a node
+const tensorCache = new Map();  // `${run}/${node}` -> the answer of GET /nodes/{id}
+
+async function fetchTensors(r, n) {
+  const key = `${r.id}/${n.id}`;
+  if (tensorCache.has(key)) return tensorCache.get(key);
+  const res = await fetch(`/v1/sessions/${encodeURIComponent(conn.id)}/nodes/${n.id}?run=${encodeURIComponent(r.id)}`,
+    { headers: { Authorization: `Bearer ${conn.token}` } });
+  const body = await res.json().catch(() => ({}));
+  if (!res.ok) throw new Error((body.error && body.error.message) || `HTTP ${res.status}`);
+  if (tensorCache.size > 20) tensorCache.delete(tensorCache.keys().next().value);
+  tensorCache.set(key, body);
+  return body;
+}
+
+function tensorFigure(label, t, colour) {
+  const flat = GradDraw.flatten(t.data);
+  const s = GradDraw.stats(flat);
+  const fig = document.createElement("figure");
+  const cap = document.createElement("figcaption");
+  cap.textContent = `${label} ${shapeText(t.shape)}  min ${fmt(s.min)}  max ${fmt(s.max)}  mean ${fmt(s.mean)}  norm ${fmt(s.norm)}`
+    + (s.nonfinite ? `  ${s.nonfinite} NaN/Inf` : "");
+  fig.appendChild(cap);
+  if (t.shape.length >= 2 || (t.shape.length === 1 && t.shape[0] > 1)) {
+    const hm = document.createElement("canvas");
+    hm.className = "heatmap"; hm.dataset.of = label;
+    const info = GradDraw.heatmap(hm, flat, t.shape, { width: 300 });
+    hm.title = `${info.rows}×${info.cols}${info.blocks[0] * info.blocks[1] > 1 ? ` (blocks of ${info.blocks.join("×")} averaged)` : ""}, ±${fmt(info.scale)}`;
+    fig.appendChild(hm);
+  }
+  const hist = document.createElement("canvas");
+  hist.className = "histogram"; hist.dataset.of = label;
+  GradDraw.histogram(hist, flat, { width: 300, colour });
+  fig.appendChild(hist);
+  return fig;
+}
+
+async function showTensors(r, n) {
+  const box = $("tensors");
+  box.replaceChildren();
+  if (!n || !conn.id || n.group) return;
+  box.textContent = "fetching the tensors…";
+  try {
+    const body = await fetchTensors(r, n);
+    if (r.selected !== n) return;
+    box.replaceChildren();
+    if (body.value) box.appendChild(tensorFigure("value", body.value, "#5b7fc7"));
+    if (body.grad) box.appendChild(tensorFigure("gradient", body.grad, PALETTE.grad));
+  } catch (e) {
+    if (r.selected === n) box.textContent = `no tensors: ${e.message}`;
+  }
+}
+
+// ------------------------------------------------------------------ diff: what a run's graph changed since the last one
+let previousStructure = null;  // {keys: Map(key -> description)} of the last finished run
+
+function structureKey(n) { return `${n.module ?? ""}|${n.kind === "leaf" ? `leaf:${n.name || ""}:${shapeText(n.shape)}` : `${n.op}@${n.line}`}`; }
+
+function structureOf(r) {
+  const keys = new Map();
+  for (const n of r.nodes.values()) {
+    if (n.kind === "output" || (n.kind === "leaf" && !n.requires_grad)) continue;
+    const k = structureKey(n);
+    if (!keys.has(k)) keys.set(k, `${n.module ? `${n.module}: ` : ""}${nodeTitle(n)}${n.line ? ` (line ${n.line})` : ""} ${shapeText(n.shape)}`);
+  }
+  return { keys };
+}
+
+function runEnded(r) {
+  r.paused = null;
+  $("debugger").hidden = true;
+  refreshSourceMarks(r);
+  const now = structureOf(r);
+  if (previousStructure && r.nodes.size) {
+    const added = new Set([...r.nodes.values()].filter((n) => now.keys.has(structureKey(n)) && !previousStructure.keys.has(structureKey(n))));
+    const removed = [...previousStructure.keys].filter(([k]) => !now.keys.has(k)).map(([, d]) => d);
+    const kinds = new Map();
+    for (const n of added) { const k = structureKey(n); kinds.set(k, [now.keys.get(k), (kinds.get(k)?.[1] || 0) + 1]); }
+    r.diff = added.size || removed.length ? { added, kinds, removed } : null;
+  }
+  if (r.nodes.size) previousStructure = now;
+  const b = $("diff");
+  b.hidden = !r.diff;
+  if (r.diff) b.textContent = `diff: +${r.diff.kinds.size} −${r.diff.removed.length}`;
+  b.classList.toggle("on", view.diff && !!r.diff);
+}
+
+function toggleDiff() {
+  view.diff = !view.diff;
+  $("diff").classList.toggle("on", view.diff);
+  if (view.diff && run && run.diff) {
+    const table = document.createElement("table");
+    const row = (k, v, cls) => { const tr = table.insertRow(); const th = document.createElement("th"); th.textContent = k; tr.appendChild(th); const td = tr.insertCell(); td.textContent = v; if (cls) td.className = cls; };
+    row("changed", "since the previous run (added: outlined green)");
+    for (const [desc, count] of [...run.diff.kinds.values()].slice(0, 30)) row("added", `${desc}${count > 1 ? ` ×${count}` : ""}`, "added");
+    for (const d of run.diff.removed.slice(0, 30)) row("removed", d, "removed");
+    $("detail").replaceChildren(table);
+  } else if (run) select(run, run.selected);
+  redraw();
+}
+
+// ------------------------------------------------------------------ the debugger (SPEC section 4: paused, debug, evaluated)
+function debugCommand(command, extra = {}) {
+  if (!conn.ws || conn.ws.readyState !== WebSocket.OPEN || !run || !run.paused) return;
+  conn.ws.send(JSON.stringify({ type: "debug", id: run.id, command, ...extra }));
+  if (["continue", "step", "next", "out", "cancel"].includes(command)) {
+    run.paused = null; run.state = "running";
+    $("debugger").classList.add("resuming");
+    refreshSourceMarks(run);
+  }
+}
+
+function valueText(v) {
+  if (v && typeof v === "object" && ("min" in v || "shape" in v)) {  // a tensor summary
+    const head = Array.isArray(v.head) ? ` [${v.head.map((x) => fmt(x)).join(", ")}${numel(v.shape) > v.head.length ? ", …" : ""}]` : "";
+    return `${v.shape ? `tensor ${shapeText(v.shape)} ${v.dtype || ""} ` : ""}min ${fmt(v.min)} max ${fmt(v.max)} mean ${fmt(v.mean)}${head}`;
+  }
+  if (v && typeof v === "object" && "repr" in v) return String(v.repr);
+  return typeof v === "string" ? v : JSON.stringify(v);
+}
+
+function onPaused(ev) {
+  const r = runFor(ev);
+  r.paused = ev; r.state = "paused";
+  $("debugger").hidden = false;
+  $("debugger").classList.remove("resuming");
+  $("pause-reason").textContent = `${ev.reason || ""} · line ${ev.line}${ev.col ? `, col ${ev.col}` : ""}`;
+  const stack = document.createElement("table");
+  for (const f of [...(ev.stack || [])].reverse()) {
+    const tr = stack.insertRow();
+    const th = document.createElement("th"); th.textContent = f.function || "<module>"; tr.appendChild(th);
+    const td = tr.insertCell(); td.textContent = `line ${f.line}${sourceLine(r, f.line) !== null ? `: ${sourceLine(r, f.line).trim()}` : ""}`;
+  }
+  $("stack").replaceChildren(stack);
+  const locals = document.createElement("table");
+  for (const [k, v] of Object.entries(ev.locals || {})) {
+    const tr = locals.insertRow();
+    const th = document.createElement("th"); th.textContent = k; tr.appendChild(th);
+    const td = tr.insertCell(); td.textContent = valueText(v);
+  }
+  $("locals").replaceChildren(locals);
+  // an anomaly: the node that made the NaN, outlined in red with its inputs
+  r.anomaly = null; r.anomalyInputs = new Set();
+  if (ev.reason === "anomaly") {
+    let n = ev.node !== undefined && ev.node !== null ? r.nodes.get(typeof ev.node === "object" ? ev.node.id : ev.node) : null;
+    if (!n) {
+      const bad = (s) => s && ["min", "max", "mean"].some((k) => typeof s[k] === "string");
+      n = [...r.nodes.values()].reverse().find((m) => m.line === ev.line && (bad(m.value) || bad(m.grad)))
+        || [...r.nodes.values()].reverse().find((m) => bad(m.value) || bad(m.grad)) || null;
+    }
+    if (n) {
+      r.anomaly = n;
+      r.anomalyInputs = new Set(n.inputs.map((id) => r.nodes.get(id)).filter(Boolean));
+      select(r, n);
+      if (n.rep) { setFollow(false); centreOn(n.rep); }
+    }
+  }
+  const row = sourceRow(ev.line);
+  refreshSourceMarks(r);
+  if (row) row.scrollIntoView({ block: "nearest" });
+  printLine(`— paused (${ev.reason}) at line ${ev.line}`, "meta");
+  redraw();
+}
+
+function onEvaluated(ev) {
+  const out = $("eval-out");
+  const line = document.createElement("div");
+  if (ev.error) { line.className = "err"; line.textContent = `${ev.error.type || "Error"}: ${ev.error.message || ""}`; }
+  else line.textContent = valueText(ev.value);
+  out.appendChild(line);
+  while (out.childNodes.length > 50) out.removeChild(out.firstChild);
+  out.scrollTop = out.scrollHeight;
+}
+
+function installDebugger() {
+  for (const c of ["continue", "step", "next", "out"]) $(`dbg-${c}`).addEventListener("click", () => debugCommand(c));
+  $("eval-form").addEventListener("submit", (e) => {
+    e.preventDefault();
+    const expr = $("eval").value.trim();
+    if (!expr || !run || !run.paused) return;
+    const echo = document.createElement("div"); echo.className = "meta"; echo.textContent = `» ${expr}`;
+    $("eval-out").appendChild(echo);
+    if (expr.startsWith("!")) debugCommand("exec", { code: expr.slice(1) }); else debugCommand("eval", { expr });
+  });
+  $("source").addEventListener("click", onSourceClick);
+  $("source").addEventListener("contextmenu", (e) => {
+    const row = e.target.closest(".ln");
+    if (!row || !e.target.classList.contains("gutter")) return;
+    e.preventDefault();
+    const line = Number(row.dataset.line);
+    const cond = window.prompt(`break at line ${line} when (empty: always)`, breakpoints.get(line) || "");
+    if (cond !== null) toggleBreakpoint(line, cond.trim());
+  });
+  document.addEventListener("keydown", (e) => {
+    if (!run || !run.paused || e.target.tagName === "INPUT" || e.target.tagName === "TEXTAREA") return;
+    const keys = { F8: "continue", F10: "next", F11: e.shiftKey ? "out" : "step" };
+    if (keys[e.key]) { e.preventDefault(); debugCommand(keys[e.key]); }
+  });
+}
+
 // ------------------------------------------------------------------ events (SPEC section 4)
 function onEvent(ev) {
   switch (ev.type) {
-    case "started":
-      startRun(ev.run);
+    case "started": {
+      const r = startRun(ev.run);
+      if (typeof ev.program === "string") r.program = ev.program;
+      showSource(r);
       printLine(`— run ${ev.run} started`, "meta");
       break;
+    }
     case "node": addNode(runFor(ev), ev.node); break;
+    case "module": {  // a module call, announced before the first node its forward makes
+      const r = runFor(ev);
+      r.calls.set(ev.call, { call: ev.call, path: ev.path, class: ev.class, parent: ev.parent });
+      r.structureDirty = true;
+      break;
+    }
+    case "names": {  // after the run: the nodes that hold the program's variables
+      const r = runFor(ev);
+      for (const [id, name] of Object.entries(ev.names || {})) {
+        const n = r.nodes.get(Number(id));
+        if (n && !n.name) { n.name = name; if (n.kind === "op") n.isOutput = true; r.dirty.add(n); }
+      }
+      break;
+    }
     case "backward": {
       const r = runFor(ev);
       r.backward++;
@@ -615,15 +1100,19 @@ function onEvent(ev) {
       const r = runFor(ev);
       r.state = "done"; r.elapsed = ev.elapsed_ms;
       if (ev.graph) mergeGraph(r, ev.graph); else if (ev.values) nameFromValues(r, ev.values);
+      runEnded(r);
       printLine(`— run ${ev.run} finished in ${fmt(ev.elapsed_ms)} ms`, "meta");
       ownRunEnded(ev.run);
       view.dirty = true;
       break;
     }
     case "error": onError(ev); break;
+    case "paused": onPaused(ev); break;
+    case "evaluated": onEvaluated(ev); break;
     case "cancelled": {
       const r = runFor(ev);
       r.state = "cancelled";
+      r.paused = null; $("debugger").hidden = true;
       printLine(`— run ${ev.run} cancelled`, "meta");
       ownRunEnded(ev.run);
       view.dirty = true;
@@ -650,11 +1139,15 @@ function onError(ev) {
   run.state = "error";
   run.error = e;
   view.dirty = true;
+  runEnded(run);
   showError(run, e);
 }
 
 function mergeGraph(r, g) {
   // The final graph of a run asked with "graph": true: it names variables and fills in what the stream coalesced.
+  for (const m of g.modules || []) {
+    if (!r.calls.has(m.call)) { r.calls.set(m.call, m); r.structureDirty = true; }
+  }
   const inputsOf = new Map();
   for (const e of g.edges) {
     if (!inputsOf.has(e.to)) inputsOf.set(e.to, []);
@@ -679,8 +1172,8 @@ function mergeGraph(r, g) {
       if (s === null) return;
       if (n.inputs[i] === null || n.inputs[i] === undefined) n.inputs[i] = s;
       addConsumer(r, s, n.id);
-      addEdge(r, s, n.id, i);
     });
+    r.structureDirty = true;
   }
 }
 
@@ -806,12 +1299,15 @@ function ownRunEnded(id) {
 function runProgram() {
   if (!conn.ws || conn.ws.readyState !== WebSocket.OPEN || conn.ownRun) return;
   const id = `viewer-${Date.now().toString(36)}-${++conn.runSeq}`;
-  const program = $("program").value;
+  // the editor's text when it is open, otherwise the program on screen again
+  const program = $("editor").hidden && run && run.program ? run.program : $("program").value;
   programs.set(id, program);
   if (programs.size > 50) programs.delete(programs.keys().next().value);
   conn.ownRun = id;
   refreshButtons();
-  conn.ws.send(JSON.stringify({ type: "run", id, program, trace: true, graph: true }));
+  const message = { type: "run", id, program, trace: true, graph: true };
+  if ($("debug").checked) Object.assign(message, { debug: true, breakpoints: breakpointList(), pause_on: ["exception", "anomaly"] });
+  conn.ws.send(JSON.stringify(message));
 }
 
 // ------------------------------------------------------------------ zoom, pan, follow
@@ -882,7 +1378,10 @@ function installControls() {
   canvas.addEventListener("pointerleave", () => { if (view.hover) { view.hover = null; redraw(); } });
   const endDrag = (e) => {
     if (!drag) return;
-    if (!drag.moved && run) select(run, nodeAt(e.offsetX, e.offsetY));  // a click: pick a node, or clear
+    if (!drag.moved && run) {  // a click: fold or unfold a box, pick a node, or clear
+      const hit = nodeAt(e.offsetX, e.offsetY);
+      if (hit && hit.group) toggleFold(run, hit); else select(run, hit);
+    }
     drag = null;
     canvas.classList.remove("dragging");
     if (canvas.hasPointerCapture(e.pointerId)) canvas.releasePointerCapture(e.pointerId);
@@ -907,6 +1406,13 @@ function installControls() {
     watch(id, token);
   });
   $("run").addEventListener("click", runProgram);
+  $("diff").addEventListener("click", toggleDiff);
+  $("edit").addEventListener("click", () => {
+    const ed = $("editor");
+    ed.hidden = !ed.hidden;
+    $("edit").textContent = ed.hidden ? "edit" : "hide editor";
+    if (!ed.hidden) { if (run && run.program) $("program").value = run.program; $("program").focus(); }
+  });
   $("cancel").addEventListener("click", () => {
     if (conn.ws && conn.ownRun) conn.ws.send(JSON.stringify({ type: "cancel", id: conn.ownRun }));
   });
@@ -928,5 +1434,6 @@ function watchFromAddress() {
 }
 
 installControls();
+installDebugger();
 window.addEventListener("hashchange", watchFromAddress);
 watchFromAddress();

@@ -69,12 +69,13 @@ def test_viewer_page_is_html_with_a_content_security_policy(http):
 
 def test_viewer_page_loads_only_its_own_script_and_stylesheet(http):
     page = _assets(http.get("/viewer").text)
-    assert page.scripts == ["/viewer/viewer.js"]
+    assert page.scripts == ["/viewer/draw.js", "/viewer/viewer.js"]
     assert page.styles == ["/viewer/viewer.css"]
     assert page.inline == [] and page.handlers == []  # the CSP allows no inline script, handler or style
 
 
-@pytest.mark.parametrize("path, kind", [("/viewer/viewer.js", "text/javascript"), ("/viewer/viewer.css", "text/css")])
+@pytest.mark.parametrize("path, kind", [("/viewer/viewer.js", "text/javascript"), ("/viewer/draw.js", "text/javascript"),
+                                        ("/viewer/viewer.css", "text/css")])
 def test_viewer_assets_are_served_with_their_content_type(http, path, kind):
     r = http.get(path)
     assert r.status_code == 200
@@ -85,7 +86,7 @@ def test_viewer_assets_are_served_with_their_content_type(http, path, kind):
 
 def test_viewer_assets_fetch_nothing_from_elsewhere(http):
     # the product must work offline: no CDN, no web font, no absolute URL to load anything from
-    for path in ("/viewer", "/viewer/viewer.js", "/viewer/viewer.css"):
+    for path in ("/viewer", "/viewer/viewer.js", "/viewer/draw.js", "/viewer/viewer.css"):
         text = http.get(path).text
         assert not re.search(r"""(src|href)\s*=\s*["']?(https?:)?//""", text), path
         assert not re.search(r"""url\(\s*["']?(https?:)?//""", text), path
@@ -109,7 +110,8 @@ def test_viewer_script_opens_the_stream_route_spec_names_and_watches(http):
 def test_viewer_script_handles_every_stream_event_spec_names(http):
     js = http.get("/viewer/viewer.js").text
     handled = set(re.findall(r'case "(\w+)":', js))
-    assert {"started", "node", "backward", "stdout", "log", "result", "error", "cancelled", "dropped"} <= handled
+    assert {"started", "node", "backward", "stdout", "log", "result", "error", "cancelled", "dropped", "module", "names",
+            "paused", "evaluated"} <= handled
 
 
 # ---------------------------------------------------------------------------------------- in a browser
@@ -206,8 +208,8 @@ _SNAPSHOT = """(() => {
   const px = g.getContext('2d').getImageData(0, 0, g.width, g.height).data;
   let painted = 0;
   for (let i = 3; i < px.length; i += 4) if (px[i]) painted++;
-  return {state: run.state, titles: nodes.map(nodeTitle), cells: nodes.map((n) => `${n.layer}:${n.slot}`),
-          placed: nodes.filter((n) => n.layer !== undefined).length, grads: nodes.filter((n) => n.grad).length,
+  return {state: run.state, titles: nodes.map(nodeTitle), cells: nodes.map((n) => `${n.x}:${n.y}`),
+          placed: nodes.filter((n) => n.rep === n).length, grads: nodes.filter((n) => n.grad).length,
           edges: run.edges.length, painted, status: document.getElementById('statusline').textContent,
           conn: document.getElementById('conn').textContent,
           banner: document.getElementById('banner').hidden ? null : document.getElementById('banner').textContent};
@@ -224,7 +226,7 @@ def test_viewer_in_chromium_draws_a_watched_run_its_gradients_and_an_error(live_
         assert session.token not in chromium.js("location.href")
 
         session.ok(MLP)
-        chromium.wait_for("run.state === 'done' && !run.queue.length && !run.pending.size && !framePending")
+        chromium.wait_for("run.state === 'done' && !run.structureDirty && !framePending")
         seen = chromium.js(_SNAPSHOT)
         # x, W1, b1, linear, relu, W2, b2, linear, target, sub, pow, mean: every node placed, none on another
         assert seen["placed"] == 12 and len(set(seen["cells"])) == 12

@@ -1,0 +1,251 @@
+"""The viewer in a real browser (Debian's Chromium driven by Playwright, no browser download): module
+boxes that fold and unfold, loops folded to "×N", a node's tensors as a heatmap and histogram, node <->
+source line highlighting, the diff between runs, and a 10,000-node run's layout and frame times.
+
+Each step is screenshotted into GRADSERVE_VIEWER_SHOTS (default: a temporary directory)."""
+import os
+import shutil
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from server_harness import open_session
+
+playwright_api = pytest.importorskip("playwright.sync_api", reason="needs playwright (the dev extra)")
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+pytestmark = pytest.mark.skipif(CHROMIUM is None, reason="needs Debian's chromium (apt-get install chromium)")
+
+NET = """import torch
+import torch.nn as nn
+torch.manual_seed(0)
+class Block(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc1 = nn.Linear(4, 8)
+        self.fc2 = nn.Linear(8, 4)
+    def forward(self, x):
+        return self.fc2(torch.relu(self.fc1(x)))
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.block = Block()
+        self.head = nn.Linear(4, 1)
+    def forward(self, x):
+        return self.head(self.block(x) + x)
+model = Net()
+pred = model(x)
+loss = (pred ** 2).mean()
+loss.backward()
+"""
+
+RNN = """import torch
+torch.manual_seed(0)
+W = torch.randn(8, 8, requires_grad=True)
+U = torch.randn(3, 8, requires_grad=True)
+xs = torch.randn(40, 3)
+h = torch.zeros(8)
+for t in range(40):
+    h = torch.tanh(xs[t] @ U + h @ W * 0.1)
+loss = h.sum()
+loss.backward()
+"""
+
+BIG = """import torch
+w = torch.ones(4, requires_grad=True)
+h = w * 0
+for t in range(2500):
+    h = (h * 0.5 + w).tanh() - 0.1
+loss = h.sum()
+loss.backward()
+"""
+
+
+@pytest.fixture(scope="module")
+def shots():
+    path = Path(os.environ.get("GRADSERVE_VIEWER_SHOTS") or tempfile.mkdtemp(prefix="gradserve-viewer-shots-"))
+    path.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+@pytest.fixture
+def page(live_server):
+    with playwright_api.sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox", "--disable-gpu"])
+        pg = browser.new_page(viewport={"width": 1400, "height": 900})
+        problems = []
+        pg.on("pageerror", lambda e: problems.append(str(e)))
+        pg.on("console", lambda m: m.type == "error" and "ERR_CONNECTION_REFUSED" not in m.text and problems.append(m.text))
+        pg.problems = problems
+        yield pg
+        browser.close()
+
+
+def _wait(page, expression, timeout_s=30):
+    """Polls ``expression`` in the page (the page's CSP forbids wait_for_function's eval, rightly)."""
+    deadline = time.monotonic() + timeout_s
+    while not page.evaluate(f"(() => {{ try {{ return !!({expression}); }} catch (e) {{ return false; }} }})()"):
+        if time.monotonic() > deadline:
+            raise AssertionError(f"the page never reached: {expression}")
+        time.sleep(0.05)
+
+
+def _watch(page, live_server, session):
+    page.goto(f"{live_server.url}/viewer#session={session.id}&token={session.token}")
+    _wait(page, "document.getElementById('conn').classList.contains('live')")
+
+
+def _finished(page, n=None):
+    _wait(page, "run && run.state === 'done' && !run.structureDirty && !framePending"
+                           + (f" && run.id === {n!r}" if n else ""))
+
+
+def _click_world(page, box):
+    """Clicks the canvas at a point given in graph coordinates ({x, y}), after bringing it into view."""
+    pos = page.evaluate("""(b) => { setFollow(false); centreOn(b.ref ? run.boxes.find(g => g.key === b.ref)
+                             || run.shownBoxes.find(g => g.key === b.ref) : run.nodes.get(b.id));
+                             return null; }""", box)
+    _wait(page, "!framePending")
+    xy = page.evaluate("""(p) => { const c = document.getElementById('graph').getBoundingClientRect();
+                         return [c.left + (p.x - view.x) * view.zoom, c.top + (p.y - view.y) * view.zoom]; }""",
+                       {"x": box["px"], "y": box["py"]} if "px" in box else pos)
+    page.mouse.click(*xy)
+
+
+def _box(page, label):
+    return page.evaluate("""(label) => { const b = [...run.boxes, ...run.shownBoxes].find(g => g.label === label);
+                           return b && {key: b.key, x: b.x, y: b.y, w: b.w, h: b.h, collapsed: !!b.collapsed}; }""", label)
+
+
+def _click_box_header(page, label):
+    b = _box(page, label)
+    page.evaluate("(key) => { setFollow(false); centreOn([...run.boxes, ...run.shownBoxes].find(g => g.key === key)); }", b["key"])
+    _wait(page, "!framePending")
+    b = _box(page, label)
+    xy = page.evaluate("""(b) => { const c = document.getElementById('graph').getBoundingClientRect();
+                         return [c.left + (b.x + 30 - view.x) * view.zoom, c.top + (b.y + 10 - view.y) * view.zoom]; }""", b)
+    page.mouse.click(*xy)
+    _wait(page, "!framePending")
+
+
+def _click_node(page, expression):
+    """Clicks the node the JS ``expression`` finds (it sees ``run``)."""
+    nid = page.evaluate(f"(() => {{ const n = {expression}; setFollow(false); centreOn(n.rep); return n.id; }})()")
+    _wait(page, "!framePending")
+    xy = page.evaluate("""(id) => { const n = run.nodes.get(id), c = document.getElementById('graph').getBoundingClientRect();
+                         return [c.left + (n.x + 60 - view.x) * view.zoom, c.top + (n.y + 30 - view.y) * view.zoom]; }""", nid)
+    page.mouse.click(*xy)
+    return nid
+
+
+def test_viewer_groups_modules_folds_them_and_shows_a_nodes_tensors_and_line(live_server, http, page, shots):
+    session = open_session(http)
+    try:
+        _watch(page, live_server, session)
+        x = np.linspace(-1, 1, 20).reshape(5, 4).tolist()
+        session.ok(NET, inputs={"x": {"data": x, "requires_grad": True}}, outputs=["loss"])
+        _finished(page)
+        labels = page.evaluate("run.boxes.map(b => b.label)")
+        assert {"Net", "block · Block", "block.fc1 · Linear", "block.fc2 · Linear", "head · Linear"} <= set(labels)
+        names = page.evaluate("[...run.nodes.values()].map(nodeTitle)")
+        assert {"x", "block.fc1.weight", "head.bias", "loss = mean", "pred = linear"} <= set(names)
+        # the program that ran is on screen, whoever started it
+        assert page.locator("#source .ln").count() == NET.count("\n") + 1
+        page.evaluate("fit()")
+        page.screenshot(path=shots / "01-modules.png")
+
+        # fold the block: its nodes give way to one box, edges go to it; unfold brings them back
+        _click_box_header(page, "block · Block")
+        folded = page.evaluate("""(() => { const b = run.shownBoxes.find(g => g.label === 'block · Block');
+            return b && {count: b.count, hidden: [...run.nodes.values()].filter(n => n.rep === b).length,
+                         edges: run.edges.filter(e => e.from === b || e.to === b).length}; })()""")
+        assert folded and folded["hidden"] == folded["count"] >= 7 and folded["edges"] >= 2
+        page.evaluate("fit()")
+        page.screenshot(path=shots / "02-block-folded.png")
+        _click_world(page, {"ref": _box(page, "block · Block")["key"], "px": _box(page, "block · Block")["x"] + 40,
+                            "py": _box(page, "block · Block")["y"] + 30})
+        _wait(page, "run.boxes.some(b => b.label === 'block · Block')")
+        assert page.evaluate("[...run.nodes.values()].every(n => n.rep === n)")
+
+        # a parameter: its full value as a heatmap and a histogram, with its gradient
+        _click_node(page, "[...run.nodes.values()].find(n => n.name === 'block.fc1.weight')")
+        page.wait_for_selector("#tensors canvas.heatmap[data-of=value]")
+        page.wait_for_selector("#tensors canvas.heatmap[data-of=gradient]")
+        caption = page.locator("#tensors figcaption").first.text_content()
+        assert caption.startswith("value [8, 4]") and "norm" in caption
+        painted = page.evaluate("""(() => { const c = document.querySelector('#tensors canvas.heatmap');
+            const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data; const colours = new Set();
+            for (let i = 0; i < d.length; i += 4) colours.add(d[i] * 65536 + d[i + 1] * 256 + d[i + 2]); return colours.size; })()""")
+        assert painted > 10  # 32 different weights: many colours, not a blank box
+        page.screenshot(path=shots / "03-heatmap.png")
+
+        # node -> line: clicking an op marks its line; line -> nodes: clicking a line outlines its nodes
+        nid = _click_node(page, "[...run.nodes.values()].find(n => n.op === 'relu')")
+        line = page.evaluate(f"run.nodes.get({nid}).line")
+        _wait(page, f"document.querySelector('#source .ln.marked')?.dataset.line === '{line}'")
+        page.screenshot(path=shots / "04-node-to-line.png")
+        head_line = NET.split("\n").index("        return self.head(self.block(x) + x)") + 1
+        page.locator(f"#source .ln[data-line='{head_line}'] .code").click()
+        marked = page.evaluate("[...run.lineNodes].map(n => n.op).sort()")
+        assert marked == ["add", "linear"]
+        _wait(page, "!framePending")
+        page.screenshot(path=shots / "05-line-to-nodes.png")
+        assert page.problems == []
+    finally:
+        session.delete()
+
+
+def test_viewer_folds_a_loop_of_40_steps_and_shows_a_diff_between_runs(live_server, http, page, shots):
+    session = open_session(http)
+    try:
+        _watch(page, live_server, session)
+        session.ok(RNN, outputs=["loss"])
+        _finished(page)
+        loop = page.evaluate("""(() => { const b = run.boxes.find(b => b.kind === 'loop');
+            return b && {label: b.label, n: b.items.length, gap: b.gap && b.gap.label, shown: run.shown.length,
+                         total: run.nodes.size}; })()""")
+        assert loop["label"].startswith("×40") and loop["n"] == 40 and loop["gap"] == "⋯ 38 more iterations"
+        assert loop["shown"] < loop["total"] / 4  # the first and the last iteration, not forty
+        page.evaluate("fit()")
+        page.screenshot(path=shots / "06-loop-folded.png")
+
+        # the model changes between runs: the diff shows the ops added and removed
+        session.ok(RNN.replace("h = torch.tanh(xs[t] @ U + h @ W * 0.1)", "h = torch.sigmoid(xs[t] @ U + h @ W * 0.1)"),
+                   outputs=["loss"])
+        _finished(page)
+        page.wait_for_selector("#diff:not([hidden])")
+        page.click("#diff")
+        diff = page.evaluate("({added: [...run.diff.added].map(n => n.op), removed: run.diff.removed})")
+        assert set(diff["added"]) == {"sigmoid"} and len(diff["removed"]) == 1 and "tanh" in diff["removed"][0]
+        assert page.locator("#detail td.removed").count() == 1
+        page.evaluate("fit()")
+        page.screenshot(path=shots / "07-diff.png")
+        assert page.problems == []
+    finally:
+        session.delete()
+
+
+def test_viewer_stays_interactive_on_a_10000_node_run(live_server, http, page, shots):
+    session = open_session(http)
+    try:
+        _watch(page, live_server, session)
+        session.ok(BIG, outputs=["loss"])
+        _finished(page)
+        seen = page.evaluate("""(() => {
+            const t0 = performance.now(); layout(run); const layoutMs = performance.now() - t0;
+            const frames = [];
+            for (let i = 0; i < 20; i++) { const t = performance.now(); view.x += 37; view.zoom = i % 2 ? 0.5 : 1; paint(); frames.push(performance.now() - t); }
+            fit(); const t = performance.now(); paint(); const fitMs = performance.now() - t;
+            frames.sort((a, b) => a - b);
+            return {nodes: run.nodes.size, shown: run.shown.length, layoutMs, frameP50: frames[10], frameMax: frames[19], fitMs,
+                    loop: run.boxes.find(b => b.kind === 'loop')?.label};
+        })()""")
+        print(f"\n10k-node run: {seen}")
+        assert seen["nodes"] >= 10_000 and seen["loop"].startswith("×2500")
+        assert seen["shown"] < 100
+        page.screenshot(path=shots / "08-10k-nodes.png")
+        assert page.problems == []
+    finally:
+        session.delete()
