@@ -20,6 +20,13 @@ class RunResult:
     def __getitem__(self, name: str) -> Any:
         return self.values[name]
 
+    def _repr_html_(self) -> str:
+        """Jupyter's view: values and gradients as heatmaps and histograms, and the graph (when the run
+        asked for it) in module boxes, drawn by the same code as the server's viewer page."""
+        from .notebook import run_result_html
+
+        return run_result_html(self)
+
     @classmethod
     def from_json(cls, body: dict) -> "RunResult":
         return cls(values={k: decode_value(v) for k, v in (body.get("values") or {}).items()},

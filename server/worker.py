@@ -169,12 +169,16 @@ class Worker:
         if events is not None and header.get("trace"):
             observer = runtime.new_observer(events.graph_event, keep_bytes=TRACE_KEEP_BYTES)
             runtime.name_inputs(observer, ns, bound)
+        elif header.get("graph"):
+            # a graph asked for without a stream still gets its module boxes and every node's value
+            observer = runtime.new_observer(_ignore)
+            runtime.name_inputs(observer, ns, bound)
         try:
             outcome = runtime.run_program(
                 ns, header["program"], limits, observer=observer, cancel=cancel,
                 on_stdout=events.stdout if events is not None else None,
                 on_log=events.log if events is not None else None)
-            if observer is not None:
+            if observer is not None and events is not None:
                 # the nodes that hold the top-level variables now, named for every traced run
                 names = runtime.node_names(observer, ns)
                 if names:
@@ -279,6 +283,10 @@ class Worker:
             ns.load_tensors(tensors)
         except (KeyError, ValueError, TypeError, RuntimeError) as e:
             raise WorkerError(422, type(e).__name__, _message(e)) from None
+
+
+def _ignore(event):
+    pass
 
 
 def _message(e):

@@ -17,6 +17,8 @@ _HEADERS = {
     "Referrer-Policy": "no-referrer",
 }
 _ASSETS = {"viewer.js": "text/javascript", "draw.js": "text/javascript", "viewer.css": "text/css"}
+# the drawing code is the client's (RunResult._repr_html_ draws with it in notebooks); the page loads the same file
+_PLACES = {"draw.js": files("gradserve.client") / "static"}
 
 
 @router.get("/viewer", response_class=HTMLResponse)
@@ -29,5 +31,5 @@ async def viewer():
 async def viewer_asset(asset: str):
     if asset not in _ASSETS:
         raise ApiError(404, "NotFound", f"the viewer has no file {asset[:80]!r}")
-    return Response(_STATIC.joinpath(asset).read_text(encoding="utf-8"), media_type=_ASSETS[asset],
+    return Response(_PLACES.get(asset, _STATIC).joinpath(asset).read_text(encoding="utf-8"), media_type=_ASSETS[asset],
                     headers={"X-Content-Type-Options": "nosniff", "Cache-Control": "no-cache"})
