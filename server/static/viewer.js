@@ -200,6 +200,7 @@ function updateStatus() {
   if (r.state === "running") state.append(`running ${((performance.now() - r.t0) / 1000).toFixed(1)} s`);
   else if (r.state === "done") state.append(`finished in ${fmt(r.elapsed)} ms`);
   else if (r.state === "cancelled") state.append("cancelled");
+  else if (r.state === "paused" && r.paused) state.append(`paused (${r.paused.reason}) at line ${r.paused.line}`);
   else if (r.state === "error") {
     const e = r.error || {};
     state.className = "error";

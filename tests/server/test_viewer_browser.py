@@ -246,6 +246,87 @@ def test_viewer_stays_interactive_on_a_10000_node_run(live_server, http, page, s
         assert seen["nodes"] >= 10_000 and seen["loop"].startswith("×2500")
         assert seen["shown"] < 100
         page.screenshot(path=shots / "08-10k-nodes.png")
+        # unfolded, every node is on the canvas: laying out and painting all of them stays interactive
+        page.evaluate("toggleFold(run, run.boxes.find(b => b.kind === 'loop'))")
+        unfolded = page.evaluate("""(() => {
+            const t0 = performance.now(); layout(run); const layoutMs = performance.now() - t0;
+            fit(); const frames = [];
+            for (let i = 0; i < 10; i++) { const t = performance.now(); view.y += 500; paint(); frames.push(performance.now() - t); }
+            view.zoom = 1; view.x = 0; view.y = run.box.h / 2;
+            for (let i = 0; i < 10; i++) { const t = performance.now(); view.y += 300; paint(); frames.push(performance.now() - t); }
+            frames.sort((a, b) => a - b);
+            return {shown: run.shown.length, layoutMs, frameP50: frames[10], frameMax: frames[19]};
+        })()""")
+        print(f"10k-node run unfolded: {unfolded}")
+        assert unfolded["shown"] >= 10_000
+        assert page.problems == []
+    finally:
+        session.delete()
+
+
+def _sent(page):
+    return page.evaluate("window.__sent")
+
+
+def test_viewer_debugger_panel_speaks_spec_section_4(live_server, http, page, shots):
+    """The debugger's face against SPEC section 4's wire format, with the run side's events given to the
+    page as the stream would: a pause shows its line, stack and locals; the controls and the eval box send
+    debug commands; gutter clicks make breakpoints; an anomaly outlines the NaN node and its inputs."""
+    session = open_session(http)
+    try:
+        _watch(page, live_server, session)
+        session.ok(RNN, outputs=["loss"])
+        _finished(page)
+        # record what the page sends on its stream from here on
+        page.evaluate("""() => { window.__sent = []; const ws = conn.ws, send = ws.send.bind(ws);
+                                 ws.send = (m) => { window.__sent.push(JSON.parse(m)); send(m); }; }""")
+        page.locator("#source .ln[data-line='8'] .gutter").click()
+        assert page.evaluate("[...breakpoints.keys()]") == [8]
+        assert page.locator("#source .ln.bp").count() == 1
+        # a debug run from the page carries the breakpoints and pause_on
+        page.check("#debug")
+        assert page.is_enabled("#run"), page.evaluate("[conn.kind, conn.ownRun]")
+        page.click("#run")
+        _wait(page, "window.__sent.some(m => m.type === 'run')", timeout_s=5)
+        message = next(m for m in _sent(page) if m["type"] == "run")
+        assert message["debug"] is True and message["breakpoints"] == [{"line": 8}]
+        assert message["pause_on"] == ["exception", "anomaly"] and message["program"] == RNN
+        _wait(page, "run.state === 'done' || run.state === 'error'")
+        rid = page.evaluate("run.id")
+        nan_node = page.evaluate("[...run.nodes.values()].find(n => n.op === 'tanh').id")
+        page.evaluate("""([rid, nid]) => {
+            const n = run.nodes.get(nid); n.value = Object.assign({}, n.value, {min: 'NaN', max: 'NaN', mean: 'NaN'});
+            onEvent({type: 'paused', run: rid, seq: 900, reason: 'anomaly', line: 8, col: 9, node: nid,
+                     stack: [{function: '<module>', line: 8, col: 9}],
+                     locals: {t: '3', h: {shape: [8], dtype: 'float32', min: 'NaN', max: 'NaN', mean: 'NaN', norm: 'NaN', head: ['NaN']}}});
+        }""", [rid, nan_node])
+        _wait(page, "!document.getElementById('debugger').hidden && !framePending")
+        assert page.locator("#source .ln.paused").get_attribute("data-line") == "8"
+        assert "anomaly" in page.locator("#pause-reason").text_content()
+        assert "paused (anomaly) at line 8" in page.locator("#run-state").text_content()
+        assert page.locator("#locals th").all_text_contents() == ["t", "h"]
+        assert "tensor [8] float32 min NaN" in page.locator("#locals td").nth(1).text_content()
+        assert page.locator("#stack th").all_text_contents() == ["<module>"]
+        outlined = page.evaluate("({node: run.anomaly && run.anomaly.id, inputs: [...run.anomalyInputs].map(n => n.op)})")
+        assert outlined["node"] == nan_node and outlined["inputs"] == ["add"]
+        page.screenshot(path=shots / "10-paused-anomaly.png")
+
+        page.fill("#eval", "h.sum()")
+        page.press("#eval", "Enter")
+        page.evaluate("(rid) => onEvent({type: 'evaluated', run: rid, seq: 901, value: {shape: [], dtype: 'float32', min: 'NaN', max: 'NaN', mean: 'NaN', norm: 'NaN', head: ['NaN']}})", rid)
+        page.fill("#eval", "undefined_name")
+        page.press("#eval", "Enter")
+        page.evaluate("(rid) => onEvent({type: 'evaluated', run: rid, seq: 902, error: {type: 'NameError', message: \"name 'undefined_name' is not defined\"}})", rid)
+        assert "NameError" in page.locator("#eval-out .err").text_content()
+        page.locator("#source .ln[data-line='9'] .gutter").click()  # a breakpoint added while paused goes to the run
+        page.click("#dbg-next")
+        sent = [m for m in _sent(page) if m["type"] == "debug"]
+        assert sent == [{"type": "debug", "id": rid, "command": "eval", "expr": "h.sum()"},
+                        {"type": "debug", "id": rid, "command": "eval", "expr": "undefined_name"},
+                        {"type": "debug", "id": rid, "command": "breakpoints", "breakpoints": [{"line": 8}, {"line": 9}]},
+                        {"type": "debug", "id": rid, "command": "next"}]
+        assert page.evaluate("run.paused") is None and page.locator("#source .ln.paused").count() == 0
+        page.screenshot(path=shots / "11-after-next.png")
         assert page.problems == []
     finally:
         session.delete()
