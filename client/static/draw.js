@@ -269,14 +269,14 @@ var GradGraph = (typeof window !== "undefined" && window.GradGraph) || (() => {
     setDepths(root, 0);
     // the boxes a user folded or unfolded keep that state; loops start folded, modules of big runs too
     const big = r.nodes.size > 600;
-    const walk = (g) => {
+    const walk = (g, modules) => {  // modules: how many module boxes g sits in
       if (g.kind === "loop" || g.kind === "module") {
         const chosen = r.folds.get(g.key);
-        g.collapsed = chosen !== undefined ? chosen : g.kind === "loop" || (big && g.depth >= 2);
+        g.collapsed = chosen !== undefined ? chosen : g.kind === "loop" || (big && g.kind === "module" && modules >= 1);
       }
-      for (const it of g.items) if (it.group) walk(it);
+      for (const it of g.items) if (it.group) walk(it, modules + (g.kind === "module" ? 1 : 0));
     };
-    walk(root);
+    walk(root, 0);
     return root;
   }
 
@@ -322,6 +322,7 @@ var GradGraph = (typeof window !== "undefined" && window.GradGraph) || (() => {
     const each = (it) => { if (it.group) { for (const c of it.items) each(c); } else visit(it); };
     for (const it of g.items) each(it);
     for (const it of order) {
+      if (g.kind === "loop") { rank.set(it, rank.size); continue; }  // iterations one under the other, in order
       if (!it.group && it.kind === "leaf") continue;
       let k = 0;
       for (const b of deps.get(it)) if (rank.has(b)) k = Math.max(k, rank.get(b) + 1);

@@ -330,3 +330,46 @@ def test_viewer_debugger_panel_speaks_spec_section_4(live_server, http, page, sh
         assert page.problems == []
     finally:
         session.delete()
+
+
+TRANSFORMER = """import torch
+import torch.nn as nn
+torch.manual_seed(0)
+layer = nn.TransformerEncoderLayer(d_model=16, nhead=2, dim_feedforward=32)
+encoder = nn.TransformerEncoder(layer, num_layers=6)
+src = torch.randn(7, 3, 16)
+for step in range(3):
+    out = encoder(src)
+    loss = out.pow(2).mean()
+    loss.backward()
+"""
+
+
+def test_viewer_keeps_a_big_transformer_run_readable(live_server, http, page, shots):
+    session = open_session(http)
+    try:
+        _watch(page, live_server, session)
+        session.ok(TRANSFORMER, outputs=["loss"])
+        _finished(page)
+        seen = page.evaluate("""(() => ({nodes: run.nodes.size, shown: run.shown.length + run.shownBoxes.length,
+            loops: run.boxes.filter(b => b.kind === 'loop').map(b => b.label),
+            folded: run.shownBoxes.filter(b => b.kind === 'module').map(b => b.label),
+            params: [...run.nodes.values()].filter(n => n.kind === 'leaf' && n.requires_grad).map(n => n.name)}))()""")
+        assert seen["nodes"] > 600
+        assert "layers.0.self_attn.in_proj_weight" in seen["params"]
+        # three steps of the same forward fold into one loop; inside it, each layer is a folded box
+        assert seen["loops"] and seen["loops"][0].startswith("×3")
+        assert {"layers.0 · TransformerEncoderLayer", "layers.5 · TransformerEncoderLayer"} <= set(seen["folded"])
+        assert seen["shown"] < 80
+        page.evaluate("fit()")
+        page.screenshot(path=shots / "12-transformer-folded.png")
+        b = page.evaluate("run.shownBoxes.find(g => g.label === 'layers.0 · TransformerEncoderLayer').key")
+        page.evaluate("(key) => toggleFold(run, run.shownBoxes.find(g => g.key === key))", b)
+        inner = page.evaluate("[...run.boxes, ...run.shownBoxes].filter(g => g.label.startsWith('layers.0.')).map(g => g.label)")
+        assert {"layers.0.self_attn · MultiheadAttention", "layers.0.linear1 · Linear"} <= set(inner)
+        page.evaluate("(key) => { setFollow(false); centreOn(run.boxes.find(g => g.key === key)); }", b)
+        _wait(page, "!framePending")
+        page.screenshot(path=shots / "13-transformer-layer-open.png")
+        assert page.problems == []
+    finally:
+        session.delete()
