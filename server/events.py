@@ -4,14 +4,14 @@ Every event of a run gets the run's id and the next ``seq``, then goes to the
 connection that started the run and to every connection watching the session.
 Each connection has its own bounded queue, so a client that stops reading only
 fills its own: past the bound its node, backward and log events are counted
-instead of queued (a ``dropped`` event with the counts takes their place), and
+instead of queued, and so are module events (a ``dropped`` event with the counts takes their place), and
 stdout merges into the stdout event before it; started, result, error and
 cancelled are never dropped.
 """
 import asyncio
 from collections import deque
 
-DROPPABLE = frozenset({"node", "backward", "log"})
+DROPPABLE = frozenset({"node", "backward", "log", "module"})
 
 
 class EventQueue:
@@ -36,7 +36,7 @@ class EventQueue:
         full = len(self.items) >= self.capacity
         if full and kind in DROPPABLE:
             counts = self.dropped.setdefault(event["run"], {"node": 0, "backward": 0, "log": 0})
-            counts[kind] += 1
+            counts[kind] = counts.get(kind, 0) + 1  # "module" (a module call's box) only when one was dropped
             counts["seq"] = event["seq"]
             return
         if full and kind == "stdout" and self.items:

@@ -25,7 +25,7 @@ MAX_AUTO_OUTPUTS = 64
 # Node and backward events of one run past which only their count is reported.
 MAX_TRACE_EVENTS = 200_000
 # Bytes of node values and gradients a traced run keeps (the last one per session) for the viewer to fetch.
-TRACE_KEEP_BYTES = 64 << 20
+TRACE_KEEP_BYTES = 32 << 20
 
 
 class WorkerError(Exception):
