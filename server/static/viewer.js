@@ -372,8 +372,11 @@ function showSource(r) {
 function sourceRow(line) { return $("source").querySelector(`.ln[data-line="${line}"]`); }
 
 function refreshSourceMarks(r) {
+  const withNodes = new Set();
+  if (r) for (const n of r.nodes.values()) if (n.line) withNodes.add(n.line);
   for (const row of $("source").querySelectorAll(".ln")) {
     const line = Number(row.dataset.line);
+    row.classList.toggle("has-nodes", withNodes.has(line));
     row.classList.toggle("bp", breakpoints.has(line));
     row.classList.toggle("cond", !!breakpoints.get(line));
     row.classList.toggle("marked", !!r && r.markedLine === line);
