@@ -163,3 +163,54 @@ if (canvas && graph) {
   draw();
 }
 """
+
+
+def _summary_text(v) -> str:
+    if isinstance(v, dict) and ("min" in v or "shape" in v):
+        shape = f"tensor {list(v['shape'])} {v.get('dtype', '')} " if v.get("shape") is not None else ""
+        head = v.get("head")
+        head = f" [{', '.join(str(x) for x in head)}{', …' if len(head) else ''}]" if isinstance(head, list) else ""
+        return f"{shape}min {v.get('min')} max {v.get('max')} mean {v.get('mean')}{head}"
+    if isinstance(v, np.ndarray):
+        s = _stats(v) if v.dtype.kind in "biuf" and v.size else {}
+        return f"array {list(v.shape)} {v.dtype} " + " ".join(f"{k} {_fmt(s.get(k))}" for k in ("min", "max", "mean"))
+    return str(v)
+
+
+def pause_html(pause) -> str:
+    """A paused debug run (anything with ``reason``, ``line``, ``stack``, ``locals`` and optionally
+    ``source``): where it stopped, the stack, and the locals with tensors drawn as histograms."""
+    uid = f"gradserve-{uuid.uuid4().hex[:12]}"
+    source = getattr(pause, "source", None) or getattr(pause, "program", None)
+    line = getattr(pause, "line", None)
+    lines = ""
+    if isinstance(source, str) and isinstance(line, int):
+        text = source.split("\n")
+        lo, hi = max(1, line - 3), min(len(text), line + 3)
+        lines = "".join(
+            f"<div style='white-space:pre;{'background:#e6f4ea;box-shadow:inset 3px 0 #188038' if i == line else ''}'>"
+            f"<span style='color:#9aa0a6;display:inline-block;width:3em;text-align:right;margin-right:8px'>{i}</span>"
+            f"{html.escape(text[i - 1])}</div>" for i in range(lo, hi + 1))
+        lines = f"<div style='font:12px ui-monospace,monospace;border:1px solid #e8eaed;margin:4px 0'>{lines}</div>"
+    stack = "".join(f"<tr><th>{html.escape(str(f.get('function') or '<module>'))}</th><td>line {html.escape(str(f.get('line')))}"
+                    f"</td></tr>" for f in reversed(list(getattr(pause, "stack", None) or [])) if isinstance(f, dict))
+    tensors = []
+    rows = []
+    for name, v in (getattr(pause, "locals", None) or {}).items():
+        cell = ""
+        if isinstance(v, np.ndarray):
+            entry = tensor_entry(name, "value", v)
+            if entry:
+                cell = f"<td class='gs-draw' data-i='{len(tensors)}'></td>"
+                tensors.append(entry)
+        rows.append(f"<tr><th>{html.escape(str(name))}</th><td>{html.escape(_summary_text(v))}</td>{cell}</tr>")
+    head = (f"<div style='font:12px system-ui,sans-serif;color:#5f6368'>paused ({html.escape(str(getattr(pause, 'reason', '')))})"
+            f" at line {html.escape(str(line))}</div>")
+    tables = (f"<table style='font:12px ui-monospace,monospace'>{stack}</table>"
+              f"<table style='font:12px ui-monospace,monospace'>{''.join(rows)}</table>")
+    script = f"""<script>(function () {{
+{_draw_js()}
+var root = document.getElementById({json.dumps(uid)}), tensors = {_script_json(tensors)}, graph = null;
+{_BOOT}
+}})();</script>"""
+    return f"<div id='{uid}' class='gradserve-pause'>{head}{lines}{tables}</div>{script}"

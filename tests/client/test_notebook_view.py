@@ -87,3 +87,22 @@ def test_run_result_html_draws_tensors_and_graph_in_a_browser(session):
         page.screenshot(path=shots / "09-notebook.png", full_page=True)
         browser.close()
     assert problems == []
+
+
+def test_pause_html_shows_the_line_the_stack_and_the_locals():
+    from types import SimpleNamespace
+
+    from gradserve.client.notebook import pause_html
+
+    pause = SimpleNamespace(reason="breakpoint", line=3, source="a = 1\nb = 2\nc = a + b\nd = 4\n",
+                            stack=[{"function": "<module>", "line": 3, "col": 1}],
+                            locals={"a": 1, "w": np.arange(6.0).reshape(2, 3),
+                                    "h": {"shape": [8], "dtype": "float32", "min": 0.0, "max": 1.0, "mean": 0.5,
+                                          "head": [0.0, 1.0]}, "<x>": "</script>"})
+    page = pause_html(pause)
+    assert "paused (breakpoint) at line 3" in page
+    assert "box-shadow:inset 3px 0 #188038'><span" in page and "c = a + b</div>" in page  # the paused line marked
+    assert "<th>&lt;module&gt;</th><td>line 3</td>" in page
+    assert "array [2, 3] float64 min 0 max 5 mean 2.5" in page and "class='gs-draw' data-i='0'" in page
+    assert "tensor [8] float32 min 0.0 max 1.0 mean 0.5 [0.0, 1.0, …]" in page
+    assert "&lt;x&gt;" in page and page[page.index("<script>"):].count("</script>") == 1
