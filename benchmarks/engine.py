@@ -10,12 +10,14 @@
     state -> Linear -> cross-entropy, Adam; with peak RSS.        target <= 2.0x PyTorch
 (gru) GRUCell(16->32) over 32 sequences of lengths 5..40, a Python loop over the steps
     (the active sequences shrink), one backward.                 target <= 1.3x PyTorch
+(cnn) one SGD training step of conv16-pool-conv32-pool-linear on a batch of 32 x 1x28x28
+    (3x3 convolutions, padding 1, ReLU, 2x2 max pooling, cross-entropy).  target <= 1.5x PyTorch
 
 Prints each framework's median time and the ratio. PyTorch is optional: without
 it only gradserve's times are printed. Both frameworks get the same number of
 BLAS threads: PyTorch is set to the thread count NumPy's BLAS uses.
 
-    python benchmarks/engine.py [--repeat N] [--rounds N] [--only a,b,c,lstm,gru] [--threads N]
+    python benchmarks/engine.py [--repeat N] [--rounds N] [--only a,b,c,lstm,gru,cnn] [--threads N]
 """
 import argparse
 import json
@@ -220,13 +222,38 @@ def gru_loop(lib):
     return step
 
 
+CNN_BATCH, CNN_CLASSES = 32, 10
+
+
+def cnn_step(lib):
+    """A closure running one SGD step of conv16-pool-conv32-pool-linear on 32 MNIST-sized images."""
+    nn = lib.nn
+    lib.manual_seed(0)
+    model = nn.Sequential(
+        nn.Conv2d(1, 16, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2),
+        nn.Conv2d(16, 32, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2),
+        nn.Flatten(), nn.Linear(32 * 7 * 7, CNN_CLASSES))
+    opt = lib.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)
+    x = lib.randn(CNN_BATCH, 1, 28, 28)
+    target = lib.randint(0, CNN_CLASSES, (CNN_BATCH,))
+
+    def step():
+        opt.zero_grad()
+        loss = nn.functional.cross_entropy(model(x), target)
+        loss.backward()
+        opt.step()
+        return loss
+    return step
+
+
 def peak_step(step, repeat):
     """Median time of ``step`` and the process's peak RSS (it runs in a fresh subprocess)."""
     return {"time": median_time(step, repeat), "peak_rss_mb": _memory_mb("VmHWM")}
 
 
 RECURRENT = {"lstm": lambda lib, repeat: peak_step(lstm_step(lib), repeat),
-             "gru": lambda lib, repeat: peak_step(gru_loop(lib), repeat)}
+             "gru": lambda lib, repeat: peak_step(gru_loop(lib), repeat),
+             "cnn": lambda lib, repeat: peak_step(cnn_step(lib), repeat)}
 
 
 def report_recurrent(only, repeat, threads, rounds):
@@ -240,6 +267,10 @@ def report_recurrent(only, repeat, threads, rounds):
         print(_line(f"(gru) GRUCell {GRU_IN}->{GRU_HIDDEN}, {GRU_SEQUENCES} ragged seqs, loop", ours["time"],
                     theirs and theirs["time"], 1.3))
         _rss_line(ours, theirs)
+    if "cnn" in only:
+        ours, theirs = measure("cnn", repeat, threads, rounds)
+        print(_line(f"(cnn) conv16-pool-conv32-pool-linear, batch {CNN_BATCH}, SGD", ours["time"],
+                    theirs and theirs["time"], 1.5))
 
 
 def _rss_line(ours, theirs):
@@ -322,7 +353,7 @@ def main():
     parser.add_argument("--repeat", type=int, default=7, help="timed repetitions of (a) and (b) per round")
     parser.add_argument("--rounds", type=int, default=5,
                         help="subprocess runs per framework and benchmark, alternating between frameworks")
-    parser.add_argument("--only", default="a,b,c,lstm,gru", help="which of a, b, c, lstm, gru to run")
+    parser.add_argument("--only", default="a,b,c,lstm,gru,cnn", help="which of a, b, c, lstm, gru, cnn to run")
     parser.add_argument("--threads", type=int, help="BLAS threads for both frameworks (default: what NumPy uses)")
     parser.add_argument("--worker", help=argparse.SUPPRESS)
     args = parser.parse_args()

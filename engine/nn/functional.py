@@ -596,26 +596,57 @@ class Col2Im(Function):
 
     def forward(self, cols, in_shape, kernel, dilation, padding, stride):
         self.kernel, self.dilation, self.padding, self.stride = kernel, dilation, padding, stride
-        xp = _xp(cols)
-        n, c, h, w = in_shape
-        (pt, pb), (pl, pr) = padding
-        (kh, kw), (dh, dw), (sh, sw) = kernel, dilation, stride
-        oh, ow = cols.shape[4], cols.shape[5]
-        out = xp.zeros((n, c, h + pt + pb, w + pl + pr), dtype=cols.dtype)
-        for i in range(kh):
-            for j in range(kw):
-                out[:, :, _tap(i, dh, sh, oh), _tap(j, dw, sw, ow)] += cols[:, :, i, j]
-        if pt or pb or pl or pr:
-            out = xp.ascontiguousarray(out[:, :, pt:pt + h, pl:pl + w])
-        return out
+        return _col2im(cols, in_shape, kernel, dilation, padding, stride)
 
     def backward(self, F, g):
         return (_run(Im2Col, g, kernel=self.kernel, dilation=self.dilation, padding=self.padding,
                      stride=self.stride),)
 
 
+def _clipped_tap(i, dilation, stride, pad, size, out):
+    """(output positions, input positions) of kernel tap i that fall inside the unpadded input,
+    as two slices (0 <= r * stride + i * dilation - pad < size), or None when none do."""
+    offset = i * dilation - pad
+    lo = max(0, -(offset // stride))
+    hi = min(out - 1, (size - 1 - offset) // stride)
+    if hi < lo:
+        return None
+    return slice(lo, hi + 1), slice(lo * stride + offset, hi * stride + offset + 1, stride)
+
+
+def _col2im(cols, in_shape, kernel, dilation, padding, stride):
+    """Adds each kernel tap's (N, C, oh, ow) plane of ``cols`` (N, C, kh, kw, oh, ow; broadcast
+    views welcome) into a zero image at its strided positions: kh * kw additions, the padding
+    border never materialised."""
+    n, c, h, w = in_shape
+    (pt, _), (pl, _) = padding
+    (kh, kw), (dh, dw), (sh, sw) = kernel, dilation, stride
+    oh, ow = cols.shape[4], cols.shape[5]
+    xp = _xp(cols.planes[0] if type(cols) is _TapPlanes else cols)
+    out = xp.zeros((n, c, h, w), dtype=cols.dtype)
+    columns = [_clipped_tap(j, dw, sw, pl, w, ow) for j in range(kw)]
+    for i in range(kh):
+        rows = _clipped_tap(i, dh, sh, pt, h, oh)
+        if rows is None:
+            continue
+        for j, cs in enumerate(columns):
+            if cs is not None:
+                out[:, :, rows[1], cs[1]] += cols[:, :, i, j, rows[0], cs[0]]
+    return out
+
+
+# the forward's im2col columns are kept for the weight gradient up to this size (bytes); larger
+# ones are gathered again in backward rather than held through the forward pass
+KEEP_COLUMNS_BYTES = 64 << 20
+
+
 class Conv(Function):
-    """N-d convolution (1-d and 2-d) as im2col and one batched matrix product per group."""
+    """N-d convolution (1-d and 2-d) as im2col and one batched matrix product per group.
+
+    Layout: columns (N, G, C/G * kh * kw, oh * ow), so the forward is one matmul of the
+    (G, O/G, C/G * k) weight against them (BLAS per sample, no Python loop), the input
+    gradient one matmul and kh * kw strided additions (col2im), the weight gradient one
+    matmul against the columns kept from the forward, summed over the batch."""
     __slots__ = ("stride", "padding", "dilation", "groups", "x_shape", "w_shape")
     op = "convolution"
     backward_name = "ConvolutionBackward0"
@@ -631,13 +662,15 @@ class Conv(Function):
         cols = _run(Im2Col, x4, kernel=w4.shape[2:], dilation=dilation, padding=padding, stride=stride)
         oh, ow = cols.shape[4], cols.shape[5]
         cols = cols.reshape(n, groups, -1, oh * ow)
+        if cols.nbytes <= KEEP_COLUMNS_BYTES:
+            self.keep(cols)
         out = _group_weight(w4, groups) @ cols          # (N, G, O/G, L)
         out = out.reshape((n, o) + ((ow,) if x.ndim == 3 else (oh, ow)))
         if b is not None:
             out += b.reshape((o,) + (1,) * (out.ndim - 2))
         return out
 
-    def backward(self, F, g, x, w):
+    def backward(self, F, g, x, w, cols=None):
         groups, dilation, padding, stride = self.groups, self.dilation, self.padding, self.stride
         x_shape4, w_shape4 = _shape_2d(self.x_shape), _shape_2d(self.w_shape)
         kernel = w_shape4[2:]
@@ -652,9 +685,11 @@ class Conv(Function):
             gx = F.reshape(_run(Col2Im, gcols, in_shape=x_shape4, kernel=kernel, dilation=dilation,
                                 padding=padding, stride=stride), self.x_shape)
         if self.next_functions[1][0] is not None:
-            cols = _run(Im2Col, F.reshape(x, x_shape4), kernel=kernel, dilation=dilation, padding=padding,
-                        stride=stride)
-            cols = F.reshape(cols, (n, groups, -1, oh * ow))        # (N, G, C/G*k, L)
+            if cols is None or isinstance(g, Tensor):
+                # under create_graph the columns must be a function of x, so they are gathered again
+                cols = _run(Im2Col, F.reshape(x, x_shape4), kernel=kernel, dilation=dilation,
+                            padding=padding, stride=stride)
+                cols = F.reshape(cols, (n, groups, -1, oh * ow))    # (N, G, C/G*k, L)
             # one product per sample, summed: the transposed operand costs no copy, unlike a
             # single contraction over (N, L), which would transpose both arrays first
             gw = F.reshape(F.sum(F.matmul(gmat, F.transpose(cols, -1, -2)), 0), self.w_shape)
@@ -684,14 +719,20 @@ def _conv(input, weight, bias, stride, padding, dilation, groups, nd, name):
     if unbatched:
         input = input.unsqueeze(0)
     if weight.ndim != expected:
-        raise RuntimeError(f"weight should have {expected} dimensions for {name}")
+        raise RuntimeError(f"Expected {weight.ndim}-dimensional input for {weight.ndim}-dimensional weight "
+                           f"{list(weight.shape)}, but got {input.ndim}-dimensional input of size "
+                           f"{list(input.shape)} instead")
     c_in = input.shape[1]
     if c_in != weight.shape[1] * groups:
         raise RuntimeError(f"Given groups={groups}, weight of size {list(weight.shape)}, expected input"
                            f"{list(input.shape)} to have {weight.shape[1] * groups} channels, but got {c_in} "
                            f"channels instead")
     if weight.shape[0] % groups:
-        raise RuntimeError("out_channels must be divisible by groups")
+        raise RuntimeError(f"Given groups={groups}, expected weight to be divisible by {groups} at dimension 0, but "
+                           f"got weight of size [{list(weight.shape)}] instead")
+    if bias is not None and (bias.ndim != 1 or bias.shape[0] != weight.shape[0]):
+        raise RuntimeError(f"Given weight of size {list(weight.shape)}, expected bias to be 1-dimensional with "
+                           f"{weight.shape[0]} elements, but got bias of size {list(bias.shape)} instead")
     stride, dilation = _pair(stride, nd), _pair(dilation, nd)
     kernel = tuple(weight.shape[2:])
     if isinstance(padding, str):
@@ -699,17 +740,17 @@ def _conv(input, weight, bias, stride, padding, dilation, groups, nd, name):
             pads = ((0, 0),) * nd
         elif padding == "same":
             if any(s != 1 for s in stride):
-                raise ValueError("padding='same' is not supported for strided convolutions")
+                raise RuntimeError("padding='same' is not supported for strided convolutions")
             pads = tuple(((d * (k - 1)) // 2, d * (k - 1) - (d * (k - 1)) // 2) for k, d in zip(kernel, dilation))
         else:
-            raise ValueError(f"Invalid padding string '{padding}', should be one of {{'valid', 'same'}}")
+            raise RuntimeError(f"Invalid padding string: '{padding}'")
     else:
         pads = tuple((p, p) for p in _pair(padding, nd))
-    sizes = input.shape[2:]
-    for size, k, d, (pb, pa) in zip(sizes, kernel, dilation, pads):
-        if size + pb + pa < d * (k - 1) + 1:
-            raise RuntimeError(f"Calculated padded input size per channel: ({size + pb + pa}). Kernel size: ({k}). "
-                               "Kernel size can't be greater than actual input size")
+    padded = [size + pb + pa for size, (pb, pa) in zip(input.shape[2:], pads)]
+    if any(p < d * (k - 1) + 1 for p, k, d in zip(padded, kernel, dilation)):
+        raise RuntimeError(f"Calculated padded input size per channel: ({' x '.join(map(str, padded))}). Kernel size: "
+                           f"({' x '.join(str(d * (k - 1) + 1) for k, d in zip(kernel, dilation))}). "
+                           "Kernel size can't be greater than actual input size")
     if nd == 1:
         stride, dilation, pads = (1,) + stride, (1,) + dilation, ((0, 0),) + pads
     out = Conv.apply(input, weight, bias, stride=stride, padding=pads, dilation=dilation, groups=groups)
@@ -755,24 +796,36 @@ def _pool_geometry(input, kernel_size, stride, padding, dilation, ceil_mode, nd,
     padding, dilation = _pair(padding, nd), _pair(dilation, nd)
     for k, p, d in zip(kernel, padding, dilation):
         if p > ((k - 1) * d + 1) // 2:
-            raise RuntimeError(f"{name}: pad should be at most half of effective kernel size, but got pad={p}, "
+            raise RuntimeError(f"pad should be at most half of effective kernel size, but got pad={p}, "
                                f"kernel_size={k} and dilation={d}")
-    pads = []
+    pads, outs = [], []
     for size, k, s, p, d in zip(input.shape[-nd:], kernel, stride, padding, dilation):
         span = size + 2 * p - d * (k - 1) - 1
         out = (-(-span // s) if ceil_mode else span // s) + 1
         if ceil_mode and (out - 1) * s >= size + p:
             out -= 1  # the last window must start inside the input or its left padding
-        if out < 1:
-            raise RuntimeError(f"{name}: output size is too small (input {list(input.shape)})")
+        outs.append(out)
         extra = max(0, (out - 1) * s + d * (k - 1) + 1 - (size + 2 * p))
         pads.append((p, p + extra))
+    if min(outs) < 1:
+        if name == "max_pool1d":
+            raise RuntimeError(f"max_pool1d() Invalid computed output size: {outs[0]}")
+        # the 1-d poolings run as 2-d ones over a height of 1, and say so, as PyTorch's do
+        lead = [input.shape[1]] + [1] * (2 - nd)
+        raise RuntimeError(f"Given input size: ({'x'.join(map(str, lead + list(input.shape[-nd:])))}). Calculated "
+                           f"output size: ({'x'.join(map(str, lead + outs))}). Output size is too small")
     return kernel, stride, dilation, tuple(pads)
 
 
 def _pool_input(input, nd, name):
     if input.ndim not in (nd + 1, nd + 2):
-        raise RuntimeError(f"{name}: Expected {nd + 1}D or {nd + 2}D input tensor, but got {list(input.shape)}")
+        if name == "avg_pool1d":
+            raise RuntimeError(f"Expected 2 to 3 dimensions, but got {input.ndim}-dimensional tensor for argument #1 "
+                               "'self' (while checking arguments for avg_pool1d)")
+        if name == "max_pool2d":
+            raise RuntimeError("non-empty 3D or 4D (batch mode) tensor expected for input")
+        raise RuntimeError(f"{name + ': ' if nd == 1 else ''}Expected {nd + 1}D or {nd + 2}D (batch mode) tensor "
+                           f"with optional 0 dim batch size for input, but got:{list(input.shape)}")
     unbatched = input.ndim == nd + 1
     x = input.unsqueeze(0) if unbatched else input
     if nd == 1:
@@ -786,28 +839,44 @@ def _pool_output(out, unbatched, nd):
     return out.squeeze(0) if unbatched else out
 
 
-def _window_max(x, kernel, dilation, padding, stride):
-    """Max over each pooling window and the window offset (i * kw + j) it came from; first index wins."""
-    xp = _xp(x)
-    x = _padded(x, padding, -np.inf)
+def _pool_taps(x, kernel, dilation, padding, stride, fill):
+    """The kernel taps of a pooling: for tap (i, j), the (N, C, oh, ow) strided view of the
+    input (inside a border of ``fill`` only where padding or a ceil-mode overhang asks for one).
+    With the stride equal to the kernel and no padding these are the planes of the reshape
+    (N, C, oh, kh, ow, kw), taken without a copy."""
+    x = _padded(x, padding, fill)
     (kh, kw), (dh, dw), (sh, sw) = kernel, dilation, stride
     oh = (x.shape[2] - dh * (kh - 1) - 1) // sh + 1
     ow = (x.shape[3] - dw * (kw - 1) - 1) // sw + 1
-    best = x[:, :, _tap(0, dh, sh, oh), _tap(0, dw, sw, ow)].copy()
-    argbest = xp.zeros(best.shape, dtype=np.int64)
-    for i in range(kh):
-        for j in range(kw):
-            if i == 0 and j == 0:
-                continue
-            v = x[:, :, _tap(i, dh, sh, oh), _tap(j, dw, sw, ow)]
-            better = (v > best) | xp.isnan(v)  # NaN propagates, as in PyTorch
-            best = xp.where(better, v, best)
-            argbest = xp.where(better, i * kw + j, argbest)
+    return [x[:, :, _tap(i, dh, sh, oh), _tap(j, dw, sw, ow)] for i in range(kh) for j in range(kw)]
+
+
+def _window_max(x, kernel, dilation, padding, stride):
+    """Max over each pooling window and the window offset (i * kw + j) it came from: the first
+    maximum wins ties, a NaN wins over numbers (the last NaN of a window), as in PyTorch."""
+    xp = _xp(x)
+    taps = _pool_taps(x, kernel, dilation, padding, stride, -np.inf)
+    best = xp.array(taps[0])
+    index_type = np.uint8 if len(taps) < 256 else np.int64
+    argbest = xp.zeros(best.shape, dtype=index_type)
+    better = xp.empty(best.shape, dtype=bool)
+    hit = xp.empty(best.shape, dtype=index_type)
+    for t in range(1, len(taps)):
+        v = xp.ascontiguousarray(taps[t])     # read twice: one copy beats two strided passes
+        xp.greater(v, best, out=better)
+        xp.maximum(best, v, out=best)
+        # the taps come in increasing order, so a later strict maximum has the larger index
+        xp.multiply(better, index_type(t), out=hit)
+        xp.maximum(argbest, hit, out=argbest)
+    if best.dtype.kind == "f" and bool(xp.isnan(best).any()):
+        for t in range(1, len(taps)):
+            nan = xp.isnan(taps[t])
+            argbest = xp.where(nan, index_type(t), argbest)
     return best, argbest
 
 
 class MaxPool(Function):
-    """Max over each window; the gradient goes to the first maximum of each window."""
+    """Max over each window; the gradient goes to the window's maximum (the first of ties)."""
     __slots__ = ("in_shape", "kernel", "dilation", "padding", "stride")
     op = "max_pool2d"
     backward_name = "MaxPool2DWithIndicesBackward0"
@@ -822,10 +891,32 @@ class MaxPool(Function):
     def backward(self, F, g, argbest):
         kh, kw = self.kernel
         idx = _data(argbest)
-        choice = (idx[:, :, None, None] == _xp(idx).arange(kh * kw).reshape(kh, kw, 1, 1)).astype(_data(g).dtype)
-        cols = F.unsqueeze(F.unsqueeze(g, 2), 2) * _const(g, choice)
+        xp = _xp(idx)
+        if not isinstance(g, Tensor):
+            # each tap's plane is the gradient where that tap was the maximum, else zero
+            planes = [xp.multiply(g, idx == t) for t in range(kh * kw)]
+            cols = _TapPlanes(planes, kh, kw)
+        else:
+            choice = (idx[:, :, None, None] == xp.arange(kh * kw, dtype=idx.dtype).reshape(kh, kw, 1, 1))
+            cols = F.unsqueeze(F.unsqueeze(g, 2), 2) * _const(g, choice.astype(_data(g).dtype))
         return (_run(Col2Im, cols, in_shape=self.in_shape, kernel=self.kernel, dilation=self.dilation,
                      padding=self.padding, stride=self.stride),)
+
+
+class _TapPlanes:
+    """(N, C, kh, kw, oh, ow) columns given as one (N, C, oh, ow) plane per tap, for _col2im
+    (``cols[:, :, i, j, rows, columns]``) without stacking them into one array."""
+    __slots__ = ("planes", "kw", "shape", "dtype")
+
+    def __init__(self, planes, kh, kw):
+        self.planes, self.kw = planes, kw
+        p = planes[0]
+        self.shape = p.shape[:2] + (kh, kw) + p.shape[2:]
+        self.dtype = p.dtype
+
+    def __getitem__(self, key):
+        _, _, i, j, rows, columns = key
+        return self.planes[i * self.kw + j][:, :, rows, columns]
 
 
 def _max_pool(input, kernel_size, stride, padding, dilation, ceil_mode, return_indices, nd, name):
@@ -839,6 +930,7 @@ def _max_pool(input, kernel_size, stride, padding, dilation, ceil_mode, return_i
         return result
     node = out.grad_fn
     argbest = node.extra[0] if node is not None else _window_max(x._data, kernel, dilation, pads, stride)[1]
+    argbest = argbest.astype(np.int64)
     return result, _pool_output(_flat_indices(argbest, x.shape[3], kernel, dilation, pads, stride), unbatched, nd)
 
 
@@ -862,25 +954,56 @@ def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
     return _max_pool(input, kernel_size, stride, padding, dilation, ceil_mode, return_indices, 2, "max_pool2d")
 
 
+class AvgPool(Function):
+    """Mean over each window (PyTorch's divisor per window): the sum of the kernel taps' strided
+    views times a per-window scale; backward adds the scaled gradient back at every tap."""
+    __slots__ = ("in_shape", "kernel", "padding", "stride", "scale")
+    op = "avg_pool2d"
+    backward_name = "AvgPool2DBackward0"
+
+    def forward(self, x, kernel, padding, stride, scale):
+        self.in_shape, self.kernel, self.padding, self.stride, self.scale = x.shape, kernel, padding, stride, scale
+        taps = _pool_taps(x, kernel, (1, 1), padding, stride, 0)
+        total = _xp(x).array(taps[0])
+        for v in taps[1:]:
+            total += v
+        total *= scale
+        return total
+
+    def backward(self, F, g):
+        kh, kw = self.kernel
+        scaled = g * _const(g, self.scale)
+        if isinstance(scaled, Tensor):
+            cols = F.unsqueeze(F.unsqueeze(scaled, 2), 2)
+            cols = cols * _const(g, _xp(self.scale).ones((1, 1, kh, kw, 1, 1), dtype=_data(g).dtype))
+        else:
+            cols = _TapPlanes([scaled] * (kh * kw), kh, kw)
+        return (_run(Col2Im, cols, in_shape=self.in_shape, kernel=self.kernel, dilation=(1, 1),
+                     padding=self.padding, stride=self.stride),)
+
+
 def _avg_pool(input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, nd, name):
     x, unbatched = _pool_input(input, nd, name)
     kernel, stride, dilation, pads = _pool_geometry(x, kernel_size, stride, padding, 1, ceil_mode, nd, name)
     if nd == 1:
         kernel, stride, dilation, pads = (1,) + kernel, (1,) + stride, (1,) + dilation, ((0, 0),) + pads
-    cols = Im2Col.apply(x, kernel=kernel, dilation=dilation, padding=pads, stride=stride)
-    total = cols.sum((2, 3))
     if divisor_override:
-        out = total / divisor_override
+        scale = _xp(x._data).asarray(1.0 / divisor_override, dtype=x._data.dtype)
     else:
-        out = total * Tensor._make(_avg_pool_scale(x, kernel, pads, stride, count_include_pad), False, None)
+        scale = _avg_pool_scale(x, kernel, pads, stride, count_include_pad)
+    out = AvgPool.apply(x, kernel=kernel, padding=pads, stride=stride, scale=scale)
     return _pool_output(out, unbatched, nd)
 
 
 def _avg_pool_scale(x, kernel, pads, stride, count_include_pad):
-    """1 / the number of elements each window averages (PyTorch's divisor, ceil-mode overhang excluded)."""
+    """1 / the number of elements each window averages (PyTorch's divisor, ceil-mode overhang
+    excluded): a scalar where every window counts kernel elements, else an (oh, ow) array."""
     xp = _xp(x._data)
     h, w = x.shape[2], x.shape[3]
     (ph, extra_h), (pw, extra_w) = pads
+    dtype = x._data.dtype
+    if not (extra_h or extra_w) and (count_include_pad or not (ph or pw)):
+        return xp.asarray(1.0 / (kernel[0] * kernel[1]), dtype=dtype)
     counted = np.zeros((1, 1, h + ph + extra_h, w + pw + extra_w))
     if count_include_pad:
         counted[:, :, :h + 2 * ph, :w + 2 * pw] = 1
@@ -888,7 +1011,7 @@ def _avg_pool_scale(x, kernel, pads, stride, count_include_pad):
         counted[:, :, ph:ph + h, pw:pw + w] = 1
     windows = Im2Col.__new__(Im2Col).forward(counted, kernel=kernel, dilation=(1, 1), padding=((0, 0), (0, 0)),
                                              stride=stride)
-    scale = (1.0 / windows.sum(axis=(2, 3))).astype(x._data.dtype)
+    scale = (1.0 / windows.sum(axis=(2, 3))).astype(dtype)
     return scale if xp is np else xp.asarray(scale)
 
 

@@ -252,6 +252,9 @@ SAME_GRAPH = [
     ("F.conv1d", lambda T, t: _F(T).conv1d(t.seq, t.ker1, t.bias), "ConvolutionBackward0"),
     ("F.max_pool2d", lambda T, t: _F(T).max_pool2d(t.img, 2), "MaxPool2DWithIndicesBackward0"),
     ("F.max_pool1d", lambda T, t: _F(T).max_pool1d(t.seq, 2), "SqueezeBackward1"),
+    ("F.avg_pool2d", lambda T, t: _F(T).avg_pool2d(t.img, 2), "AvgPool2DBackward0"),
+    ("F.avg_pool2d padded", lambda T, t: _F(T).avg_pool2d(t.img, 3, stride=2, padding=1), "AvgPool2DBackward0"),
+    ("F.avg_pool1d", lambda T, t: _F(T).avg_pool1d(t.seq, 2), "SqueezeBackward1"),
     ("F.pad", lambda T, t: _F(T).pad(t.x, (1, 1)), "ConstantPadNdBackward0"),
     ("F.nll_loss", lambda T, t: _F(T).nll_loss(t.x, t.tgt), "NllLossBackward0"),
     ("F.l1_loss", lambda T, t: _F(T).l1_loss(t.x, t.y), "MeanBackward0"),
@@ -277,8 +280,6 @@ SAME_NAME = [
     ("F.bilinear", lambda T, t: _F(T).bilinear(t.x, t.y, t.bil_w), "ViewBackward0"),
     # the windows are summed back from an explicit view of the blocks
     ("F.fold", lambda T, t: _F(T).fold(t.b1.reshape(2, 4, 3).repeat(1, 1, 3), (4, 4), 2), "Col2ImBackward0"),
-    # average pooling is a windowed sum times a scale here; PyTorch's is one avg_pool2d node
-    ("F.avg_pool1d", lambda T, t: _F(T).avg_pool1d(t.seq, 2), "SqueezeBackward1"),
 ]
 
 # Not compared, the graphs legitimately differ: mostly composites, built here from primitive ops
@@ -299,8 +300,8 @@ SAME_NAME = [
 #   F.relu6, hardtanh, leaky_relu, elu, selu, celu, gelu, silu, mish, hardsigmoid, logsigmoid, threshold, glu
 #                            where / mul / erf / tanh / softplus of primitives; PyTorch's fused <Name>Backward0
 #   F.linear                 one fused node (LinearBackward0); PyTorch's addmm / mm of the transposed weight
-#   F.avg_pool2d, adaptive_avg_pool1d/2d, pad (reflect, replicate, circular), unfold
-#                            sums, matmuls, indexing and a view; AvgPool2DBackward0, AdaptiveAvgPool2DBackward0, ...
+#   adaptive_avg_pool1d/2d, pad (reflect, replicate, circular), unfold
+#                            matmuls, indexing and a view; AdaptiveAvgPool2DBackward0, ...
 #   F.layer_norm, batch_norm, group_norm
 #                            one standardising node and the affine as mul and add; Native*NormBackward0
 #   F.cross_entropy          one fused node (CrossEntropyBackward0); PyTorch's NllLossBackward0 <- LogSoftmaxBackward0

@@ -1,0 +1,165 @@
+"""Convolution and pooling beyond the op table (test_nn_functional.py): PyTorch's errors for
+bad shapes, NaN and tie rules of max pooling, float32 training steps against PyTorch, and the
+weight gradient with and without the forward's kept im2col columns."""
+import re
+
+import numpy as np
+import pytest
+
+import gradserve.engine as gs
+import gradserve.engine.nn.functional as F
+from op_check import torch
+
+needs_torch = pytest.mark.skipif(torch is None, reason="PyTorch is the oracle")
+
+
+def _r(*shape):
+    return np.random.default_rng(sum(shape)).standard_normal(shape).astype(np.float32)
+
+
+# (id, fn(T, F), the start of PyTorch's message) each raising for a bad shape or option
+BAD = [
+    ("conv2d channels", lambda T, f: f.conv2d(T.tensor(_r(2, 3, 5, 5)), T.tensor(_r(4, 2, 3, 3))),
+     "Given groups=1, weight of size [4, 2, 3, 3], expected input[2, 3, 5, 5] to have 2 channels"),
+    ("conv2d 5d input", lambda T, f: f.conv2d(T.tensor(_r(2, 3, 5, 5, 5)), T.tensor(_r(4, 3, 3, 3))),
+     "Expected 3D (unbatched) or 4D (batched) input to conv2d, but got input of size: [2, 3, 5, 5, 5]"),
+    ("conv1d 4d weight", lambda T, f: f.conv1d(T.tensor(_r(1, 3, 5)), T.tensor(_r(4, 3, 3, 3))),
+     "Expected 4-dimensional input for 4-dimensional weight [4, 3, 3, 3], but got 3-dimensional input of size "
+     "[1, 3, 5] instead"),
+    ("conv2d kernel larger than input", lambda T, f: f.conv2d(T.tensor(_r(1, 3, 2, 2)), T.tensor(_r(4, 3, 3, 3))),
+     "Calculated padded input size per channel: (2 x 2). Kernel size: (3 x 3)"),
+    ("conv1d dilated kernel larger than input",
+     lambda T, f: f.conv1d(T.tensor(_r(1, 3, 4)), T.tensor(_r(4, 3, 2)), dilation=4),
+     "Calculated padded input size per channel: (4). Kernel size: (5)"),
+    ("conv2d same strided", lambda T, f: f.conv2d(T.tensor(_r(1, 3, 5, 5)), T.tensor(_r(4, 3, 3, 3)), stride=2,
+                                                  padding="same"),
+     "padding='same' is not supported for strided convolutions"),
+    ("conv2d padding string", lambda T, f: f.conv2d(T.tensor(_r(1, 3, 5, 5)), T.tensor(_r(4, 3, 3, 3)),
+                                                    padding="full"),
+     "Invalid padding string: 'full'"),
+    ("conv2d groups", lambda T, f: f.conv2d(T.tensor(_r(2, 4, 5, 5)), T.tensor(_r(3, 2, 3, 3)), groups=2),
+     "Given groups=2, expected weight to be divisible by 2 at dimension 0"),
+    ("conv2d bias", lambda T, f: f.conv2d(T.tensor(_r(1, 3, 5, 5)), T.tensor(_r(4, 3, 3, 3)), T.tensor(_r(3))),
+     "expected bias to be 1-dimensional with 4 elements, but got bias of size [3]"),
+    ("max_pool2d pad", lambda T, f: f.max_pool2d(T.tensor(_r(1, 3, 5, 5)), 2, padding=2),
+     "pad should be at most half of effective kernel size, but got pad=2, kernel_size=2 and dilation=1"),
+    ("avg_pool2d pad", lambda T, f: f.avg_pool2d(T.tensor(_r(1, 1, 5, 5)), 2, padding=2),
+     "pad should be at most half of effective kernel size"),
+    ("max_pool2d 2d input", lambda T, f: f.max_pool2d(T.tensor(_r(5, 5)), 2),
+     "non-empty 3D or 4D (batch mode) tensor expected for input"),
+    ("max_pool1d 1d input", lambda T, f: f.max_pool1d(T.tensor(_r(5)), 2),
+     "max_pool1d: Expected 2D or 3D (batch mode) tensor with optional 0 dim batch size for input"),
+    ("avg_pool1d 1d input", lambda T, f: f.avg_pool1d(T.tensor(_r(5)), 2),
+     "Expected 2 to 3 dimensions, but got 1-dimensional tensor for argument #1 'self'"),
+    ("max_pool2d window larger than input", lambda T, f: f.max_pool2d(T.tensor(_r(1, 1, 2, 2)), 3),
+     "Given input size: (1x2x2). Calculated output size: (1x0x0). Output size is too small"),
+    ("avg_pool1d window larger than input", lambda T, f: f.avg_pool1d(T.tensor(_r(1, 1, 2)), 3),
+     "Given input size: (1x1x2). Calculated output size: (1x1x0). Output size is too small"),
+    ("max_pool1d window larger than input", lambda T, f: f.max_pool1d(T.tensor(_r(1, 1, 2)), 3),
+     "max_pool1d() Invalid computed output size: 0"),
+]
+
+
+@pytest.mark.parametrize("name, fn, message", BAD, ids=[b[0] for b in BAD])
+def test_bad_shapes_raise_pytorchs_error(name, fn, message):
+    with pytest.raises(RuntimeError, match=re.escape(message)):
+        fn(gs, F)
+    if torch is not None:
+        with pytest.raises(RuntimeError, match=re.escape(message)):
+            fn(torch, torch.nn.functional)
+
+
+@needs_torch
+@pytest.mark.parametrize("kernel, stride, padding, dilation", [
+    (2, None, 0, 1), (3, 1, 1, 1), (2, 1, 0, 2), (3, 2, 1, 1)])
+def test_max_pool_nan_and_ties_match_torch(kernel, stride, padding, dilation):
+    data = np.array([[[[1.0, np.nan, 2.0, 2.0, 0.0], [np.nan, 3.0, 2.0, 2.0, 5.0], [4.0, 4.0, 4.0, 1.0, 5.0],
+                       [4.0, 4.0, np.nan, 7.0, 7.0], [0.0, 0.0, 1.0, 7.0, 7.0]]]], dtype=np.float32)
+    results = []
+    for T in (gs, torch):
+        x = T.tensor(data, requires_grad=True)
+        out, idx = T.nn.functional.max_pool2d(x, kernel, stride, padding, dilation, return_indices=True)
+        (out.nan_to_num(0.0) * T.arange(out.numel(), dtype=T.float32).reshape(out.shape)).sum().backward()
+        results.append((out.detach().numpy(), idx.numpy(), x.grad.numpy()))
+    (out_g, idx_g, grad_g), (out_t, idx_t, grad_t) = results
+    np.testing.assert_array_equal(out_g, out_t)
+    np.testing.assert_array_equal(idx_g, idx_t)
+    np.testing.assert_array_equal(grad_g, grad_t)
+
+
+def test_max_pool_of_integers_and_large_windows():
+    x = gs.arange(2 * 20 * 20).reshape(2, 1, 20, 20) % 7
+    out, idx = F.max_pool2d(x, 17, stride=3, return_indices=True)   # 289 taps: wider indices
+    assert out.dtype == gs.int64 and out.shape == (2, 1, 2, 2)
+    assert idx.dtype == gs.int64
+    flat = x.reshape(2, 1, -1)
+    assert (flat.gather(2, idx.reshape(2, 1, -1)).reshape(out.shape) == out).all()
+    if torch is not None:
+        theirs, their_idx = torch.nn.functional.max_pool2d(torch.tensor(x.numpy()), 17, stride=3,
+                                                           return_indices=True)
+        np.testing.assert_array_equal(out.numpy(), theirs.numpy())
+        np.testing.assert_array_equal(idx.numpy(), their_idx.numpy())
+
+
+def _cnn(T):
+    T.manual_seed(0)
+    nn = T.nn
+    return nn.Sequential(
+        nn.Conv2d(2, 6, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2),
+        nn.Conv2d(6, 8, (3, 2), stride=(1, 2), padding="valid", dilation=(2, 1)), nn.ReLU(),
+        nn.AvgPool2d(2, ceil_mode=True), nn.Conv2d(8, 4, 1, groups=4, padding_mode="circular"),
+        nn.Flatten(), nn.Linear(4 * 1 * 2, 3))
+
+
+@needs_torch
+@pytest.mark.parametrize("keep_columns", [True, False])
+def test_float32_training_steps_match_torch(monkeypatch, keep_columns):
+    if not keep_columns:   # the weight gradient from columns gathered again in backward
+        monkeypatch.setattr(F, "KEEP_COLUMNS_BYTES", 0)
+    ours, theirs = _cnn(gs), _cnn(torch)
+    theirs.load_state_dict({k: torch.tensor(v.numpy()) for k, v in ours.state_dict().items()})
+    x = _r(5, 2, 13, 12)
+    target = np.array([0, 2, 1, 1, 0])
+    losses = []
+    for T, model in ((gs, ours), (torch, theirs)):
+        opt = T.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
+        got = []
+        for _ in range(3):
+            opt.zero_grad()
+            loss = T.nn.functional.cross_entropy(model(T.tensor(x)), T.tensor(target))
+            loss.backward()
+            opt.step()
+            got.append(loss.item())
+        losses.append(got)
+        grads = [p.grad.numpy() for p in model.parameters()]
+        if T is gs:
+            ours_grads = grads
+    np.testing.assert_allclose(losses[0], losses[1], rtol=1e-5)
+    for a, b in zip(ours_grads, grads):
+        np.testing.assert_allclose(a, b, rtol=1e-4, atol=1e-5)
+
+
+def test_conv_keeps_its_columns_only_for_backward():
+    x = gs.randn(2, 3, 6, 6, requires_grad=True)
+    w = gs.randn(4, 3, 3, 3, requires_grad=True)
+    out = F.conv2d(x, w, padding=1)
+    assert out.grad_fn.name() == "ConvolutionBackward0"
+    assert out.grad_fn.extra[0].shape == (2, 1, 27, 36)
+    out.sum().backward()
+    assert out.grad_fn.saved is None      # freed with the saved tensors after backward
+    with gs.no_grad():
+        assert F.conv2d(x, w, padding=1).grad_fn is None
+
+
+def test_conv_weight_gradient_under_create_graph_depends_on_the_input():
+    x = gs.randn(1, 2, 5, 5, dtype=gs.float64, requires_grad=True)
+    w = gs.randn(3, 2, 3, 3, dtype=gs.float64, requires_grad=True)
+    (gw,) = gs.autograd.grad(F.conv2d(x, w).pow(2).sum(), w, create_graph=True)
+    (gx,) = gs.autograd.grad(gw.sum(), x)
+    assert float(gx.abs().sum()) > 0
+    if torch is not None:
+        xt = torch.tensor(x.detach().numpy(), requires_grad=True)
+        wt = torch.tensor(w.detach().numpy(), requires_grad=True)
+        (gwt,) = torch.autograd.grad(torch.nn.functional.conv2d(xt, wt).pow(2).sum(), wt, create_graph=True)
+        (gxt,) = torch.autograd.grad(gwt.sum(), xt)
+        np.testing.assert_allclose(gx.numpy(), gxt.numpy(), rtol=1e-10)
