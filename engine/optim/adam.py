@@ -66,6 +66,48 @@ class Adam(Optimizer):
         param += (-step_size * exp_avg) / denom
 
 
+    def _foreach_state_keys(self, group):
+        keys = ("exp_avg", "exp_avg_sq")
+        return keys + ("max_exp_avg_sq",) if group["amsgrad"] else keys
+
+    _foreach_keys = ("exp_avg", "exp_avg_sq")
+
+    def _foreach_update(self, group, params, layout):
+        # _update over the whole group: the same operations, in the same order, on flat arrays
+        lr, eps, weight_decay = group["lr"], group["eps"], group["weight_decay"]
+        beta1, beta2 = group["betas"]
+        xp = layout["xp"]
+        grad = self._flat(layout, [p.grad._data for p in params])
+        if group["maximize"]:
+            grad = -grad
+        states = [self.state[p] for p in params]
+        for st in states:
+            st["step"]._data += 1
+        decay = None
+        if weight_decay != 0:
+            if group["decoupled_weight_decay"]:
+                decay = 1 - lr * weight_decay
+            else:
+                grad = grad + weight_decay * self._flat(layout, [p._data for p in params])
+        flat = layout["flat"]
+        exp_avg, exp_avg_sq = flat["exp_avg"], flat["exp_avg_sq"]
+        _lerp_(exp_avg, grad, 1 - beta1)
+        exp_avg_sq *= beta2
+        exp_avg_sq += (1 - beta2) * grad * grad
+        step = float(states[0]["step"]._data)
+        bias_correction1 = 1 - beta1 ** step
+        bias_correction2 = 1 - beta2 ** step
+        step_size = lr / bias_correction1
+        bias_correction2_sqrt = bias_correction2 ** 0.5
+        second = exp_avg_sq
+        if group["amsgrad"]:
+            second = flat["max_exp_avg_sq"]
+            xp.maximum(second, exp_avg_sq, out=second)
+        denom = xp.sqrt(second) / bias_correction2_sqrt
+        denom += eps
+        self._apply_flat(layout, params, (-step_size * exp_avg) / denom, scale=decay)
+
+
 class AdamW(Adam):
     """Implements AdamW: Adam with weight decay applied to the parameters directly (decoupled)."""
 

@@ -28,6 +28,13 @@ class _RequiredParameter:
 required = _RequiredParameter()
 
 
+# the flat (foreach) update runs where the group's parameters average at most this many elements:
+# it saves a few array operations per parameter (~5 us each) and costs a copy of the gradients,
+# which is the larger cost for big matrices (MLP 784-512-512-10 SGD: 0.13 ms per parameter, 0.22 flat;
+# the transformer block's AdamW: 0.23 -> 0.18 ms)
+FOREACH_MEAN_SIZE = 32768
+
+
 class Optimizer:
     """Base class for all optimizers: holds param_groups (a list of dicts) and state (per parameter)."""
 
@@ -101,6 +108,17 @@ class Optimizer:
             finally:
                 _state.grad_enabled = prev
         for group in self.param_groups:
+            if self._foreach_keys is not None and group.get("foreach") is not False:
+                params = [p for p in group["params"] if p.grad is not None]
+                flat = None
+                if len(params) > 1 and sum(p._data.size for p in params) <= FOREACH_MEAN_SIZE * len(params):
+                    flat = self._flat_state(group, params)
+                if flat is not None:
+                    self._foreach_update(group, params, flat)
+                    for p in params:
+                        p._version[0] += 1
+                    continue
+                self._flats.pop(id(group), None)   # a per-parameter step: the flat layout is rebuilt next time
             for p in group["params"]:
                 if p.grad is None:
                     continue
@@ -116,6 +134,116 @@ class Optimizer:
 
     def _init_state(self, group, p, state):
         """Creates a parameter's state on its first step."""
+
+    # -------------------------------------------------------------- foreach: the whole group at once
+    # PyTorch's foreach idea on NumPy: a group's per-parameter state tensors are views of one flat
+    # buffer per state name, so an update is a handful of array operations over the whole group
+    # (the gradients concatenated once) instead of a handful per parameter. Each operation is the
+    # per-parameter rule's own, elementwise and in the same order, so the results are identical.
+    # Subclasses that support it name their state buffers (a tuple, () for none) and write
+    # ``_foreach_update``; groups that do not fit (mixed dtypes or devices, differing step counts,
+    # one parameter) take the per-parameter path.
+    _foreach_keys = None
+
+    @property
+    def _flats(self):
+        flats = self.__dict__.get("_flat_layouts")
+        if flats is None:
+            flats = self.__dict__["_flat_layouts"] = {}
+        return flats
+
+    def _foreach_state_keys(self, group):
+        return self._foreach_keys
+
+    def _flat_state(self, group, params):
+        """The group's flat layout for these parameters (built or adopted now), or None where the
+        per-parameter path must run."""
+        keys = self._foreach_state_keys(group)
+        cached = self._flats.get(id(group))
+        ids = tuple(map(id, params))
+        if cached is not None and cached["group"] is group and cached["ids"] == ids:
+            if not cached["flat"] and not keys:
+                return cached
+            states = [self.state.get(p) for p in params]
+            if all(st is not None and all(st.get(k) is not None and st[k]._data is v
+                                          for k, v in zip(cached["flat"], views))
+                   for st, views in zip(states, cached["views"])):
+                return cached
+        first = params[0]._data
+        array_type, dtype = type(first), first.dtype
+        if dtype.kind != "f":
+            return None
+        for p in params:
+            if type(p._data) is not array_type or p._data.dtype != dtype or p.grad._data.dtype != dtype \
+                    or type(p.grad._data) is not array_type or getattr(p.grad, "is_sparse", False):
+                return None
+        states = [self.state.get(p) for p in params]
+        fresh = [st is None or not st for st in states]
+        if all(fresh):
+            states = []
+            for p in params:
+                st = {}
+                self._init_state(group, p, st)
+                states.append(st)
+        elif any(fresh):
+            return None
+        if any(any(st.get(k) is None for k in keys) for st in states):
+            if not (all(fresh) and self._foreach_lazy_keys(group)):
+                return None
+        if "step" in states[0] and len({float(st["step"]._data) for st in states}) != 1:
+            return None
+        xp = get_array_module(first)
+        sizes = [p._data.size for p in params]
+        offsets = np.cumsum([0] + sizes).tolist()
+        layout = {"group": group, "ids": ids, "sizes": sizes, "offsets": offsets, "xp": xp,
+                  "shapes": [p._data.shape for p in params], "flat": {}, "fresh": all(fresh)}
+        for k in keys:
+            if states[0].get(k) is None:
+                continue   # made by the first update (SGD's momentum buffer)
+            layout["flat"][k] = xp.concatenate([st[k]._data.reshape(-1) for st in states])
+        self._bind_flat(layout, params, states)
+        self._flats[id(group)] = layout
+        return layout
+
+    def _foreach_lazy_keys(self, group):
+        """Whether state buffers that do not exist yet are made by the first update."""
+        return False
+
+    def _bind_flat(self, layout, params, states):
+        """Each parameter's state entries become views of the flat buffers."""
+        offsets, shapes = layout["offsets"], layout["shapes"]
+        views = []
+        for i, (p, st) in enumerate(zip(params, states)):
+            mine = []
+            for k, flat in layout["flat"].items():
+                view = flat[offsets[i]:offsets[i + 1]].reshape(shapes[i])
+                st[k] = Tensor._make(view, False, None)
+                mine.append(view)
+            views.append(mine)
+            if st:   # SGD without momentum keeps no state, as in PyTorch
+                self.state[p] = st
+        layout["views"] = views
+
+    def _flat(self, layout, arrays):
+        """One flat array of the given per-parameter arrays (a copy)."""
+        return layout["xp"].concatenate([a.reshape(-1) for a in arrays])
+
+    def _apply_flat(self, layout, params, update, subtract=False, scale=None):
+        """Adds (or subtracts) each parameter's slice of the flat ``update`` to it, after scaling
+        the parameter by ``scale`` where given."""
+        offsets, shapes = layout["offsets"], layout["shapes"]
+        for i, p in enumerate(params):
+            data = p._data
+            if scale is not None:
+                data *= scale
+            piece = update[offsets[i]:offsets[i + 1]].reshape(shapes[i])
+            if subtract:
+                data -= piece
+            else:
+                data += piece
+
+    def _foreach_update(self, group, params, layout):
+        raise NotImplementedError
 
     def _update(self, group, p, grad, state):
         """Updates p._data in place from its gradient array."""

@@ -39,3 +39,31 @@ class SGD(Optimizer):
                 b += (1 - group["dampening"]) * grad
             grad = grad + momentum * buf._data if group["nesterov"] else buf._data
         p._data -= lr * grad
+
+    _foreach_keys = ("momentum_buffer",)
+
+    def _foreach_state_keys(self, group):
+        return ("momentum_buffer",) if group["momentum"] != 0 else ()
+
+    def _foreach_lazy_keys(self, group):
+        return True
+
+    def _foreach_update(self, group, params, layout):
+        # _update over the whole group: the same operations on the concatenated arrays
+        lr, momentum, weight_decay = group["lr"], group["momentum"], group["weight_decay"]
+        grad = self._flat(layout, [p.grad._data for p in params])
+        if group["maximize"]:
+            grad = -grad
+        if weight_decay != 0:
+            grad = grad + weight_decay * self._flat(layout, [p._data for p in params])
+        if momentum != 0:
+            buf = layout["flat"].get("momentum_buffer")
+            if buf is None:
+                layout["flat"]["momentum_buffer"] = buf = grad.copy()
+                self._bind_flat(layout, params, [self.state.get(p, {}) for p in params])
+            else:
+                buf *= momentum
+                buf += (1 - group["dampening"]) * grad
+            grad = grad + momentum * buf if group["nesterov"] else buf
+        self._apply_flat(layout, params, lr * grad, subtract=True)
+
