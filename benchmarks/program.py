@@ -8,6 +8,8 @@ measured in the same run (issue 3's benchmark).
     Adam (the engine benchmark's workload).                       target <= 1.05x
 (gru) GRUCell(16->32) over 32 ragged sequences, a loop over the steps, one backward.
                                                                   target <= 1.05x
+(cnn) conv16-pool-conv32-pool-linear, batch 32 x 1x28x28, SGD with momentum (the engine
+    benchmark's workload).                                        target <= 1.05x
 
 Each measurement of the program is one ``run()`` of ``step()`` in a session
 where the model was set up by an earlier run, so it includes everything a run
@@ -180,6 +182,53 @@ def gru_direct():
     return step
 
 
+# ------------------------------------------------------------------ CNN (issue 11)
+CNN_SETUP = """
+import torch
+import torch.nn as nn
+torch.manual_seed(0)
+model = nn.Sequential(
+    nn.Conv2d(1, 16, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2),
+    nn.Conv2d(16, 32, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2),
+    nn.Flatten(), nn.Linear(32 * 7 * 7, 10))
+opt = torch.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)
+x = torch.randn(32, 1, 28, 28)
+target = torch.randint(0, 10, (32,))
+
+def step():
+    opt.zero_grad()
+    loss = nn.functional.cross_entropy(model(x), target)
+    loss.backward()
+    opt.step()
+    return loss
+"""
+
+
+def cnn_direct():
+    nn = torch.nn
+    torch.manual_seed(0)
+    model = nn.Sequential(
+        nn.Conv2d(1, 16, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2),
+        nn.Conv2d(16, 32, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2),
+        nn.Flatten(), nn.Linear(32 * 7 * 7, 10))
+    opt = torch.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)
+    x = torch.randn(32, 1, 28, 28)
+    target = torch.randint(0, 10, (32,))
+
+    def step():
+        opt.zero_grad()
+        loss = nn.functional.cross_entropy(model(x), target)
+        loss.backward()
+        opt.step()
+        return loss
+    return step
+
+
+def compare_cnn(repeat, ratios):
+    ratios["cnn"] = compare("(cnn) conv-pool-conv-pool-linear", cnn_direct(), as_program(CNN_SETUP), repeat)
+    print(f"target: CNN <= 1.05x ({'ok' if ratios['cnn'] <= 1.05 else 'MISSED'})")
+
+
 def compare_recurrent(repeat, ratios):
     ratios["lstm"] = compare("(lstm) LSTM 32->64 x 50, Adam", lstm_direct(), as_program(LSTM_SETUP), repeat)
     ratios["gru"] = compare("(gru) ragged GRUCell loop", gru_direct(),
@@ -236,6 +285,7 @@ def main():
     print(f"targets: tiny <= 1.5x ({'ok' if ratios['tiny'] <= 1.5 else 'MISSED'}), "
           f"MLP <= 1.05x ({'ok' if ratios['mlp'] <= 1.05 else 'MISSED'})")
     compare_recurrent(args.repeat, ratios)
+    compare_cnn(args.repeat, ratios)
 
 
 if __name__ == "__main__":

@@ -76,7 +76,7 @@ class Adam(Optimizer):
         # _update over the whole group: the same operations, in the same order, on flat arrays
         lr, eps, weight_decay = group["lr"], group["eps"], group["weight_decay"]
         beta1, beta2 = group["betas"]
-        xp = layout["xp"]
+        xp = layout.xp
         grad = self._flat(layout, [p.grad._data for p in params])
         if group["maximize"]:
             grad = -grad
@@ -89,7 +89,7 @@ class Adam(Optimizer):
                 decay = 1 - lr * weight_decay
             else:
                 grad = grad + weight_decay * self._flat(layout, [p._data for p in params])
-        flat = layout["flat"]
+        flat = layout.flat
         exp_avg, exp_avg_sq = flat["exp_avg"], flat["exp_avg_sq"]
         _lerp_(exp_avg, grad, 1 - beta1)
         exp_avg_sq *= beta2

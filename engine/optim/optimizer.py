@@ -161,13 +161,13 @@ class Optimizer:
         keys = self._foreach_state_keys(group)
         cached = self._flats.get(id(group))
         ids = tuple(map(id, params))
-        if cached is not None and cached["group"] is group and cached["ids"] == ids:
-            if not cached["flat"] and not keys:
+        if cached is not None and cached.group is group and cached.ids == ids:
+            if not cached.flat and not keys:
                 return cached
             states = [self.state.get(p) for p in params]
             if all(st is not None and all(st.get(k) is not None and st[k]._data is v
-                                          for k, v in zip(cached["flat"], views))
-                   for st, views in zip(states, cached["views"])):
+                                          for k, v in zip(cached.flat, views))
+                   for st, views in zip(states, cached.views)):
                 return cached
         first = params[0]._data
         array_type, dtype = type(first), first.dtype
@@ -193,14 +193,12 @@ class Optimizer:
         if "step" in states[0] and len({float(st["step"]._data) for st in states}) != 1:
             return None
         xp = get_array_module(first)
-        sizes = [p._data.size for p in params]
-        offsets = np.cumsum([0] + sizes).tolist()
-        layout = {"group": group, "ids": ids, "sizes": sizes, "offsets": offsets, "xp": xp,
-                  "shapes": [p._data.shape for p in params], "flat": {}, "fresh": all(fresh)}
+        offsets = np.cumsum([0] + [p._data.size for p in params]).tolist()
+        layout = _FlatLayout(group, ids, offsets, [p._data.shape for p in params], xp)
         for k in keys:
             if states[0].get(k) is None:
                 continue   # made by the first update (SGD's momentum buffer)
-            layout["flat"][k] = xp.concatenate([st[k]._data.reshape(-1) for st in states])
+            layout.flat[k] = xp.concatenate([st[k]._data.reshape(-1) for st in states])
         self._bind_flat(layout, params, states)
         self._flats[id(group)] = layout
         return layout
@@ -211,27 +209,27 @@ class Optimizer:
 
     def _bind_flat(self, layout, params, states):
         """Each parameter's state entries become views of the flat buffers."""
-        offsets, shapes = layout["offsets"], layout["shapes"]
+        offsets, shapes = layout.offsets, layout.shapes
         views = []
         for i, (p, st) in enumerate(zip(params, states)):
             mine = []
-            for k, flat in layout["flat"].items():
+            for k, flat in layout.flat.items():
                 view = flat[offsets[i]:offsets[i + 1]].reshape(shapes[i])
                 st[k] = Tensor._make(view, False, None)
                 mine.append(view)
             views.append(mine)
             if st:   # SGD without momentum keeps no state, as in PyTorch
                 self.state[p] = st
-        layout["views"] = views
+        layout.views = views
 
     def _flat(self, layout, arrays):
         """One flat array of the given per-parameter arrays (a copy)."""
-        return layout["xp"].concatenate([a.reshape(-1) for a in arrays])
+        return layout.xp.concatenate([a.reshape(-1) for a in arrays])
 
     def _apply_flat(self, layout, params, update, subtract=False, scale=None):
         """Adds (or subtracts) each parameter's slice of the flat ``update`` to it, after scaling
         the parameter by ``scale`` where given."""
-        offsets, shapes = layout["offsets"], layout["shapes"]
+        offsets, shapes = layout.offsets, layout.shapes
         for i, p in enumerate(params):
             data = p._data
             if scale is not None:
@@ -285,6 +283,18 @@ class Optimizer:
             saved["params"] = group["params"]
         self.state = new_state
         self.param_groups = saved_groups
+
+
+class _FlatLayout:
+    """A group's flat state: the buffers by state name, each parameter's offset and shape, and
+    the views its state tensors hold. Slots only, so the session-bytes walk does not descend into
+    it (the buffers are counted through the state tensors, whose base they are)."""
+    __slots__ = ("group", "ids", "offsets", "shapes", "xp", "flat", "views")
+
+    def __init__(self, group, ids, offsets, shapes, xp):
+        self.group, self.ids, self.offsets, self.shapes, self.xp = group, ids, offsets, shapes, xp
+        self.flat = {}
+        self.views = []
 
 
 def _cast_like(param, value, key):

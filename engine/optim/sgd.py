@@ -57,9 +57,9 @@ class SGD(Optimizer):
         if weight_decay != 0:
             grad = grad + weight_decay * self._flat(layout, [p._data for p in params])
         if momentum != 0:
-            buf = layout["flat"].get("momentum_buffer")
+            buf = layout.flat.get("momentum_buffer")
             if buf is None:
-                layout["flat"]["momentum_buffer"] = buf = grad.copy()
+                layout.flat["momentum_buffer"] = buf = grad.copy()
                 self._bind_flat(layout, params, [self.state.get(p, {}) for p in params])
             else:
                 buf *= momentum

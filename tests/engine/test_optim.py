@@ -502,6 +502,18 @@ def test_foreach_state_is_a_view_of_one_buffer_per_name():
         p.grad = gs.ones_like(p)
     opt.step()
     layout = next(iter(opt._flats.values()))
-    assert layout["flat"]["exp_avg"].shape == (10,)
-    assert opt.state[params[1]]["exp_avg"]._data.base is layout["flat"]["exp_avg"]
+    assert layout.flat["exp_avg"].shape == (10,)
+    assert opt.state[params[1]]["exp_avg"]._data.base is layout.flat["exp_avg"]
     assert opt.state[params[0]]["exp_avg"].shape == (3, 2)
+
+
+def test_session_bytes_count_the_flat_state_once_and_nothing_beyond_it():
+    from gradserve.engine.program.memory import tensor_bytes
+    params = [gs.nn.Parameter(gs.randn(3, 2)), gs.nn.Parameter(gs.randn(4))]
+    opt = gs.optim.Adam(params)
+    for p in params:
+        p.grad = gs.ones_like(p)
+    opt.step()
+    assert opt._flats
+    # parameters and gradients (40 + 40), exp_avg and exp_avg_sq (one 40-byte buffer each), two steps
+    assert tensor_bytes([opt]) == 40 + 40 + 2 * 40 + 2 * 4
