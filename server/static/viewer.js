@@ -161,7 +161,9 @@ function frame() {
   if (r) {
     if (r.structureDirty) {
       // a streaming run is laid out again at most every LAYOUT_EVERY_MS; a finished one at once
-      const wait = r.state === "running" ? r.lastLayout + LAYOUT_EVERY_MS - performance.now() : 0;
+      // (a layout that takes long waits longer, so a huge stream keeps the page responsive)
+      const every = Math.max(LAYOUT_EVERY_MS, 8 * r.layoutMs);
+      const wait = r.state === "running" ? r.lastLayout + every - performance.now() : 0;
       if (wait <= 0) layout(r); else setTimeout(schedule, wait);
     }
     for (const n of r.dirty) if (r.selected === n) showDetail(r, n);
