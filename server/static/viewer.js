@@ -569,7 +569,16 @@ function onPaused(ev) {
   // an anomaly: the node that made the NaN, outlined in red with its inputs
   r.anomaly = null; r.anomalyInputs = new Set();
   if (ev.reason === "anomaly") {
-    let n = ev.node !== undefined && ev.node !== null ? r.nodes.get(typeof ev.node === "object" ? ev.node.id : ev.node) : null;
+    // the node comes as its id, or as {id?, op (its grad_fn name), phase, line, inputs}
+    const info = ev.node && typeof ev.node === "object" ? ev.node : null;
+    let n = ev.node !== undefined && ev.node !== null ? r.nodes.get(info ? info.id : ev.node) || null : null;
+    if (!n && info) {
+      const fits = (m) => m.kind === "op" && (!info.op || m.grad_fn === info.op || m.op === info.op)
+        && (info.line === null || info.line === undefined || m.line === info.line);
+      // forward: the op just made; backward: the node the gradient just reached
+      n = info.phase === "backward" && r.lastGrad && fits(r.lastGrad) ? r.lastGrad
+        : [...r.nodes.values()].reverse().find(fits) || null;
+    }
     if (!n) {
       const bad = (s) => s && ["min", "max", "mean"].some((k) => typeof s[k] === "string");
       n = [...r.nodes.values()].reverse().find((m) => m.line === ev.line && (bad(m.value) || bad(m.grad)))

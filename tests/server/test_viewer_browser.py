@@ -293,10 +293,11 @@ def test_viewer_debugger_panel_speaks_spec_section_4(live_server, http, page, sh
         assert message["pause_on"] == ["exception", "anomaly"] and message["program"] == RNN
         _wait(page, "run.state === 'done' || run.state === 'error'")
         rid = page.evaluate("run.id")
-        nan_node = page.evaluate("[...run.nodes.values()].find(n => n.op === 'tanh').id")
+        nan_node = page.evaluate("[...run.nodes.values()].filter(n => n.op === 'tanh').pop().id")  # the newest
         page.evaluate("""([rid, nid]) => {
             const n = run.nodes.get(nid); n.value = Object.assign({}, n.value, {min: 'NaN', max: 'NaN', mean: 'NaN'});
-            onEvent({type: 'paused', run: rid, seq: 900, reason: 'anomaly', line: 8, col: 9, node: nid,
+            onEvent({type: 'paused', run: rid, seq: 900, reason: 'anomaly', line: 8, col: 9,
+                     node: {op: 'TanhBackward0', phase: 'forward', line: 8, inputs: [], output: {min: 'NaN'}},
                      stack: [{function: '<module>', line: 8, col: 9}],
                      locals: {t: '3', h: {shape: [8], dtype: 'float32', min: 'NaN', max: 'NaN', mean: 'NaN', norm: 'NaN', head: ['NaN']}}});
         }""", [rid, nan_node])
