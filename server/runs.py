@@ -101,14 +101,14 @@ class RunService:
 
     async def cancel(self, session, run_id):
         if session.run_id == run_id:
-            await self.backend.cancel(session.placement, worker_run_id(session, run_id))
+            await self.backend.cancel(session.placement, _worker_run_id(session, run_id))
 
     async def _execute(self, session, spec, run_id, events):
         limits = self.settings.limits
         buffers = []
         inputs = await call_off_loop(spec.size_hint, _decode_inputs, spec.inputs, limits.tensor_elements, buffers)
         stream = events.active
-        header = {"op": "run", "session": session.id, "run": worker_run_id(session, run_id),
+        header = {"op": "run", "session": session.id, "run": _worker_run_id(session, run_id),
                   "program": spec.program, "inputs": inputs,
                   "outputs": spec.outputs, "graph": spec.graph, "stream": stream,
                   "trace": stream and (spec.trace or bool(session.watchers)),
@@ -134,7 +134,7 @@ class RunService:
         return answers.run_skeleton(reply, out), sum(len(b) for b in out)
 
 
-def worker_run_id(session, run_id):
+def _worker_run_id(session, run_id):
     """The run's name on its worker: WebSocket clients choose their run ids, so two sessions on one
     worker may use the same one; qualified by the session (one run at a time each) it is unique."""
     return f"{session.id}/{run_id}"

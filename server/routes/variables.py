@@ -11,7 +11,7 @@ from ..names import MAX_NAME_LENGTH, PATH_PATTERN, check_name
 from ..models import Graph, NodeTensors, TensorIn, VariableValue, errors
 from ..tensor_wire import BinaryTensor, TensorFormatError, binary_size, decode_tensor
 from .runs import read_binary_request
-from ..runs import worker_run_id
+from ..runs import _worker_run_id
 from ..wire_frames import pack_array
 from ..worker_calls import call
 
@@ -117,7 +117,7 @@ async def get_node(request: Request, node_id: int = Path(ge=0, le=2**53),
     """The full value and gradient a graph node held in the session's last traced run (SPEC section 5:
     summaries travel with the graph, the tensors behind them come from here). A traced run keeps its
     nodes' tensors up to a byte budget; a node past it answers 404."""
-    reply, out = await call(request, session, {"op": "node", "run": worker_run_id(session, run), "node": node_id})
+    reply, out = await call(request, session, {"op": "node", "run": _worker_run_id(session, run), "node": node_id})
     tree = {"run": run, "node": node_id,
             "value": answers.skeleton(reply["value"], out) if reply["value"] is not None else None,
             "grad": answers.skeleton(reply["grad"], out) if reply["grad"] is not None else None}
