@@ -893,6 +893,24 @@ class MaxPool(Function):
         idx = _data(argbest)
         xp = _xp(idx)
         if not isinstance(g, Tensor):
+            (sh, sw), (dh, dw), ((pt, _), (pl, _)) = self.stride, self.dilation, self.padding
+            if sh >= dh * (kh - 1) + 1 and sw >= dw * (kw - 1) + 1:
+                # windows that do not overlap (stride = kernel, the reshape case): each tap writes
+                # its plane, the gradient where it was the maximum, straight into its strided view
+                n, c, h, w = self.in_shape
+                out = xp.zeros(self.in_shape, dtype=g.dtype)
+                oh, ow = g.shape[2], g.shape[3]
+                for t in range(kh * kw):
+                    i, j = divmod(t, kw)
+                    rows, columns = _clipped_tap(i, dh, sh, pt, h, oh), _clipped_tap(j, dw, sw, pl, w, ow)
+                    if rows is None or columns is None:
+                        continue
+                    if rows[0] == slice(0, oh) and columns[0] == slice(0, ow):
+                        xp.multiply(g, idx == t, out=out[:, :, rows[1], columns[1]])
+                    else:   # the ceil-mode overhang or padding: only the part inside the input
+                        inside = (slice(None), slice(None), rows[0], columns[0])
+                        xp.multiply(g[inside], idx[inside] == t, out=out[:, :, rows[1], columns[1]])
+                return (out,)
             # each tap's plane is the gradient where that tap was the maximum, else zero
             planes = [xp.multiply(g, idx == t) for t in range(kh * kw)]
             cols = _TapPlanes(planes, kh, kw)
