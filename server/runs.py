@@ -26,6 +26,7 @@ class RunSpec:
     encoding: str = "json"
     trace: bool = False
     size_hint: int = 0  # bytes of the request that carried it
+    debug: dict | None = None  # a debug run: {"breakpoints": [...], "pause_on": [...] or None}
 
 
 class Cancelled(Exception):
@@ -99,6 +100,13 @@ class RunService:
         return {"encoding": encoding, "json_max_elements": s.json_max_elements, "max_bytes": s.answer_max_bytes,
                 "max_depth": s.output_max_depth, "max_items": s.output_max_items}
 
+    async def debug(self, session, run_id, command):
+        """Hands a debug command to the session's run ``run_id``; False when that run is not in progress."""
+        if session.run_id != run_id:
+            return False
+        await self.backend.debug(session.placement, _worker_run_id(session, run_id), command)
+        return True
+
     async def cancel(self, session, run_id):
         if session.run_id == run_id:
             await self.backend.cancel(session.placement, _worker_run_id(session, run_id))
@@ -113,10 +121,16 @@ class RunService:
                   "outputs": spec.outputs, "graph": spec.graph, "stream": stream,
                   "trace": stream and (spec.trace or bool(session.watchers)),
                   "limits": limits.__dict__, "answer": self.answer_caps(spec.encoding)}
+        deadline_s = limits.wall_time_s + self.settings.cancel_grace_s
+        if spec.debug is not None:
+            # a paused run stops its wall-time clock: the worker keeps that clock and the pause timeout,
+            # and a session process stuck in host code holds up no other session
+            header["debug"] = {**spec.debug, "pause_timeout_s": self.settings.pause_timeout_s}
+            deadline_s = None
         on_events = events.publish_many if stream else None
         try:
             reply, out = await self.backend.call(session.placement, header, buffers, on_events=on_events,
-                                                 deadline_s=limits.wall_time_s + self.settings.cancel_grace_s)
+                                                 deadline_s=deadline_s)
         except RunCancelled:
             raise Cancelled() from None
         except RunDeadline:

@@ -10,7 +10,7 @@ from gradserve.engine.limits import Limits
 
 __all__ = ["Limits", "new_namespace", "run_program", "new_observer", "graph_json", "tensor_from_array",
            "array_of", "is_tensor", "tensor_info", "tensor_nbytes", "session_bytes", "error_status",
-           "InterpreterUnavailable"]
+           "InterpreterUnavailable", "DebugChannel", "debug_command_error"]
 
 
 class InterpreterUnavailable(RuntimeError):
@@ -75,10 +75,42 @@ def host_array(array):
     return array.get() if hasattr(array, "get") and not isinstance(array, np.ndarray) else array
 
 
-def run_program(namespace, source, limits, *, observer=None, cancel=None, on_stdout=None, on_log=None):
+def run_program(namespace, source, limits, *, observer=None, cancel=None, on_stdout=None, on_log=None,
+                debugger=None):
     """Runs ``source`` in ``namespace``; returns the interpreter's Outcome (never raises for program faults)."""
     return _program().run(source, namespace, limits, observer=observer, cancel=cancel,
-                          on_stdout=on_stdout, on_log=on_log)
+                          on_stdout=on_stdout, on_log=on_log, debugger=debugger)
+
+
+class DebugChannel:
+    """A debug run's commands on their way in (another thread puts them, the paused run blocks on them:
+    no CPU while it waits) and its debugger, which sends paused / evaluated events with ``emit``."""
+
+    def __init__(self, emit, breakpoints=(), pause_on=None, pause_timeout_s=600.0):
+        import queue
+        from gradserve.engine.program.debugger import Debugger
+        self.queue = queue.Queue()
+        self.debugger = Debugger(self._wait, emit, breakpoints=breakpoints, pause_on=pause_on,
+                                 pause_timeout_s=pause_timeout_s)
+
+    def _wait(self, timeout_s):
+        import queue
+        try:
+            return self.queue.get(timeout=timeout_s)
+        except queue.Empty:
+            return None
+
+    def put(self, command):
+        self.queue.put(command)
+
+    def paused(self):
+        return self.debugger.paused
+
+
+def debug_command_error(message, command=None, paused=True):
+    """The event that answers a debug command the run cannot take (the run goes on as it was)."""
+    return {"type": "error", "paused": paused,
+            "error": {"type": "DebugError", "message": message, "command": command}}
 
 
 def graph_json(named_tensors, observer=None, namespace=None):

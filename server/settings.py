@@ -40,6 +40,7 @@ class Settings:
     max_body_bytes: int = 64 * MiB        # request bodies, counted as they stream in
     max_queued_runs: int = 256            # runs admitted (queued or running) across all sessions
     cancel_grace_s: float = 2.0           # after a deadline, how long a cancelled run may take to stop
+    pause_timeout_s: float = 600.0        # a paused debug run without a command this long is cancelled
     ws_max_message_bytes: int = 64 * MiB
     ws_queue_events: int = 1024           # events buffered per WebSocket before coalescing
     ws_ping_interval_s: float = 20.0

@@ -89,6 +89,7 @@ class Worker:
         self._send_event = send_event
         self._lock = threading.Lock()
         self._current = None  # (run id, cancel Event) of the run in progress
+        self._debug = None    # runtime.DebugChannel of the run in progress, in a debug run
         self._precancelled = set()
         self.traces = {}  # session id -> (run id, {node id: [value, grad]}) of its last traced run
 
@@ -119,10 +120,30 @@ class Worker:
         with self._lock:
             if self._current is not None and self._current[0] == run_id:
                 self._current[1].set()
+                if self._debug is not None:
+                    self._debug.put({"command": "cancel"})
             else:  # still in the pipe behind the current command
                 if len(self._precancelled) > 1000:  # cancels that crossed their run's end
                     self._precancelled.clear()
                 self._precancelled.add(run_id)
+
+    def debug_command(self, run_id, command):
+        """A debug command for the run ``run_id`` (called from another thread): handed to the paused run,
+        or answered at once with an error event when that run is not paused."""
+        if isinstance(command, dict) and command.get("command") == "cancel":
+            return self.cancel(run_id)
+        with self._lock:
+            current = self._current is not None and self._current[0] == run_id
+            channel = self._debug if current else None
+        if channel is not None and channel.paused():
+            channel.put(command)
+            return
+        kind = command.get("command") if isinstance(command, dict) else None
+        why = (f"run {run_id.partition('/')[2]!r} is not a debug run" if current and channel is None else
+               "the run is not paused; debug commands other than cancel wait for a paused event" if current else
+               "the run is not running")
+        if self._send_event is not None:
+            self._send_event({"event": run_id, "events": [runtime.debug_command_error(why, kind, paused=False)]})
 
     def _namespace(self, header):
         try:
@@ -160,11 +181,17 @@ class Worker:
             # the program text goes with it, so any watcher can show the lines nodes and pauses point to
             events.emit({"type": "started", "program": header["program"]})
         cancel = threading.Event()
+        debug = None
+        if header.get("debug") is not None and events is not None:
+            debug = runtime.DebugChannel(events.emit, **header["debug"])
         with self._lock:
             self._current = (run_id, cancel)
+            self._debug = debug
             if run_id in self._precancelled:
                 self._precancelled.discard(run_id)
                 cancel.set()
+                if debug is not None:
+                    debug.put({"command": "cancel"})
         observer = None
         if events is not None and header.get("trace"):
             observer = runtime.new_observer(events.graph_event, keep_bytes=TRACE_KEEP_BYTES)
@@ -177,7 +204,8 @@ class Worker:
             outcome = runtime.run_program(
                 ns, header["program"], limits, observer=observer, cancel=cancel,
                 on_stdout=events.stdout if events is not None else None,
-                on_log=events.log if events is not None else None)
+                on_log=events.log if events is not None else None,
+                debugger=debug.debugger if debug is not None else None)
             if observer is not None and events is not None:
                 # the nodes that hold the top-level variables now, named for every traced run
                 names = runtime.node_names(observer, ns)
@@ -187,6 +215,7 @@ class Worker:
         finally:
             with self._lock:
                 self._current = None
+                self._debug = None
             if events is not None:
                 events.close()
         elapsed_ms = round(outcome.elapsed_s * 1000.0, 3)
@@ -387,7 +416,10 @@ def serve(sock, cancel_conn, worker, max_frame_bytes=1 << 40, before_hello=None)
                 message = json.loads(cancel_conn.recv_bytes())
             except (EOFError, OSError, ValueError):
                 os._exit(0)  # the server is gone
-            worker.cancel(message.get("run"))
+            if "debug" in message:
+                worker.debug_command(message.get("run"), message["debug"])
+            else:
+                worker.cancel(message.get("run"))
 
     threading.Thread(target=listen_for_cancels, daemon=True, name="cancel-listener").start()
     if before_hello is not None:

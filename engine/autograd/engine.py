@@ -54,6 +54,7 @@ def run_backward(roots, root_grads, retain_graph, create_graph, inputs=None, all
 
     observer = state.observer
     anomaly = state.anomaly
+    on_grads = getattr(observer, "on_grads", None)   # a debug run's anomaly check of each node's gradients
     F = graph_ops if create_graph else array_ops
     sum_to = F.sum_to
     heap = [(-node.seq, node) for node in buffers if deps.get(node, 0) == 0]
@@ -97,6 +98,8 @@ def run_backward(roots, root_grads, retain_graph, create_graph, inputs=None, all
                         grads = node.backward(F, g)
                     if anomaly:
                         _check_anomaly(node, grads)
+                    if on_grads is not None:
+                        on_grads(node, g, grads)
                     if not retain_graph and (saved or node.extra):
                         node.saved = None   # frees what the node kept; a later unpack raises
                         node.extra = ()

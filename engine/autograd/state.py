@@ -12,7 +12,7 @@ swaps its values in before the run and keeps them after it.
 
 class _State:
     __slots__ = ("grad_enabled", "anomaly", "observer", "line", "node_count", "node_limit",
-                 "element_limit", "generator", "default_dtype", "print_options")
+                 "element_limit", "generator", "default_dtype", "print_options", "value_check")
 
     def __init__(self):
         self.grad_enabled = True
@@ -25,6 +25,7 @@ class _State:
         self.generator = None   # the random Generator in use (ops.creation.Generator)
         self.default_dtype = None  # torch.get_default_dtype(): dtypes.float32 unless set
         self.print_options = None  # printing.PrintOptions
+        self.value_check = None    # a debug run's anomaly check of ops that record no node: f(node, out, inputs)
 
 
 state = _State()

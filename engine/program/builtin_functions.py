@@ -30,7 +30,7 @@ SLOW_CALL_S = 0.001
 
 # names Python has that programs do not, with a clearer NameError
 UNAVAILABLE = frozenset(("eval", "exec", "compile", "open", "__import__", "globals", "locals", "vars", "dir",
-                         "input", "breakpoint", "help", "memoryview", "bytearray", "exit",
+                         "input", "help", "memoryview", "bytearray", "exit",
                          "quit", "__builtins__", "classmethod_descriptor", "copyright",
                          "credits", "license"))
 
@@ -342,7 +342,7 @@ class Builtins:
         for name in ("list", "tuple", "dict", "set", "frozenset", "str", "bytes"):
             t[name] = _HOST[name]
         t.update(
-            print=self.b_print, log=self.b_log, sum=self.b_sum, min=self.b_min, max=self.b_max,
+            print=self.b_print, log=self.b_log, breakpoint=self.b_breakpoint, sum=self.b_sum, min=self.b_min, max=self.b_max,
             sorted=self.b_sorted, reversed=self.b_reversed, enumerate=self.b_enumerate, zip=self.b_zip,
             map=self.b_map, filter=self.b_filter, any=self.b_any, all=self.b_all, iter=self.b_iter,
             next=self.b_next, getattr=self.b_getattr, hasattr=self.b_hasattr, setattr=self.b_setattr,
@@ -473,6 +473,13 @@ class Builtins:
         total = sum(len(p) for p in pieces) + len(sep) * max(len(pieces) - 1, 0) + len(end)
         guards.check_length(total, rt.str_limit, "string")
         rt.write(sep.join(pieces) + end)
+
+    def b_breakpoint(self, *args, **kwargs):
+        """Pauses a debug run here (SPEC section 4); does nothing in other runs, as with
+        PYTHONBREAKPOINT=0."""
+        d = self.rt.debugger
+        if d is not None:
+            d.breakpoint_call()
 
     def b_log(self, *args, **metrics):
         if args:

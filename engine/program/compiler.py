@@ -56,6 +56,7 @@ class Compiler:
         self.scope = None
         self.fname = "<module>"
         self.loops = 0
+        self.debug_lines = None   # a set when compiling for a debug run: statements get debugger hooks
         self._stmt = {}
         self._expr = {}
         for name in dir(self):
@@ -76,6 +77,8 @@ class Compiler:
         if handler is None:
             what = _UNSUPPORTED.get(type(node), type(node).__name__)
             raise CompileError(f"{what} {'are' if what.endswith('s') else 'is'} not supported in programs", node)
+        if self.debug_lines is not None:
+            return self._debug_statement(handler(node), node)
         return handler(node)
 
     def expr(self, node):
@@ -108,6 +111,42 @@ class Compiler:
             except Abort as e:
                 raise locate(e, line, col, fn)
         return statement
+
+    # ------------------------------------------------------------------ debugger hooks (debug runs only)
+    def _debug_statement(self, inner, node):
+        """``inner`` preceded by the debugger's line event; an exception leaving it is noted for a
+        post-mortem. Only debug runs are compiled this way."""
+        rt = self.rt
+        line, col = _pos(node)
+        fn = self.fname
+        self.debug_lines.add(line)
+
+        def statement(fr):
+            d = rt.debugger
+            if d is None:
+                return inner(fr)
+            d.line_event(fr, line, col, fn)
+            try:
+                return inner(fr)
+            except (Exception, ProgramBaseException):
+                d.exception_passing(fr, line, col, fn)
+                raise
+        return statement
+
+    def _loop_body(self, node, body):
+        """A loop's body; in a debug run led by a line event at the loop's head, as Python's tracer
+        stops at a ``for`` or ``while`` line before each iteration."""
+        if self.debug_lines is None:
+            return body
+        rt = self.rt
+        line, col = _pos(node)
+        fn = self.fname
+
+        def head(fr):
+            d = rt.debugger
+            if d is not None:
+                d.line_event(fr, line, col, fn)
+        return (head,) + tuple(body)
 
     def _located(self, closure, node):
         """``closure`` with its errors located at ``node`` (when nothing inside did)."""
@@ -647,7 +686,7 @@ class Compiler:
     def s_While(self, node):
         test = self._truth(node.test)
         self.loops += 1
-        body = self.block(node.body)
+        body = self._loop_body(node, self.block(node.body))
         self.loops -= 1
         orelse = self.block(node.orelse)
         rt = self.rt
@@ -679,7 +718,7 @@ class Compiler:
         seq = self.expr(node.iter)
         store = self.target(node.target)
         self.loops += 1
-        body = self.block(node.body)
+        body = self._loop_body(node, self.block(node.body))
         self.loops -= 1
         orelse = self.block(node.orelse)
         rt = self.rt

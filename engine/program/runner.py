@@ -20,6 +20,7 @@ from ..limits import Limits
 from .compiler import Compiler
 from .errors import (Abort, ProgramError, ProgramBaseException, exception_type_name, locate, meta,
                      to_program_exception)
+from .debugger import DebugError, debugger_observer
 from .scopes import CompileError, build_scopes, check_nesting
 from .values import Frame
 
@@ -42,22 +43,32 @@ class Outcome:
     elapsed_s: float = 0.0
 
 
-def run(source, namespace, limits=None, *, observer=None, cancel=None, on_stdout=None, on_log=None):
-    """Runs program ``source`` in ``namespace``; returns an Outcome (never raises for the program)."""
+def run(source, namespace, limits=None, *, observer=None, cancel=None, on_stdout=None, on_log=None,
+        debugger=None):
+    """Runs program ``source`` in ``namespace``; returns an Outcome (never raises for the program).
+
+    With a ``debugger.Debugger`` the program is compiled with the debugger's hooks and may pause."""
     started = time.monotonic()
     limits = limits or Limits()
     rt = namespace.runtime
     if rt.active:
         return _failed(ProgramError("RuntimeError", "this session is already running a program"), started)
     try:
-        compiled = _compile(source, namespace, limits)
+        compiled = _compile(source, namespace, limits, debug=debugger is not None)
+        if debugger is not None:
+            compiled, lines = compiled
+            debugger.attach(rt, namespace, lines)
+            if debugger.anomaly:
+                observer = debugger_observer(debugger, observer)
     except ProgramError as e:
         return _failed(e, started)
+    except DebugError as e:
+        return _failed(ProgramError("ValueError", str(e)), started)
     except Exception as e:  # the compiler refusing what the parser accepted
         return _failed(ProgramError("SyntaxError", f"the program could not be compiled: {e}"), started)
 
     saved_state = (state.observer, state.line, state.node_count, state.node_limit, state.element_limit,
-                   state.grad_enabled, state.anomaly)
+                   state.grad_enabled, state.anomaly, state.value_check)
     saved_session = namespace.swap_in()
     saved_recursion = sys.getrecursionlimit()
     errstate = np.errstate(all="ignore")   # PyTorch computes inf/nan without warnings
@@ -74,8 +85,10 @@ def run(source, namespace, limits=None, *, observer=None, cancel=None, on_stdout
         state.element_limit = int(limits.tensor_elements)
         state.grad_enabled = True
         state.anomaly = False
+        state.value_check = debugger.anomaly_forward if debugger is not None and debugger.anomaly else None
         namespace.builtins.activate()
         rt.begin(limits, cancel, on_stdout, on_log)
+        rt.debugger = debugger
         frame = Frame(namespace.globals)
         last = len(compiled) - 1
         for i, (statement, line, col) in enumerate(compiled):
@@ -87,15 +100,17 @@ def run(source, namespace, limits=None, *, observer=None, cancel=None, on_stdout
     except Abort as a:
         error = _from_abort(a)
     except ProgramBaseException as e:
-        error = _report(e, namespace)
+        error = _post_mortem(debugger, e) or _report(e, namespace)
     except Exception as e:  # an unlocated host error: report it at the current line
-        error = _report(to_program_exception(e), namespace, state.line)
+        e = to_program_exception(e)
+        error = _post_mortem(debugger, e) or _report(e, namespace, state.line)
     finally:
         errstate.__exit__(None, None, None)
+        rt.debugger = None
         rt.end()
         namespace.swap_out(saved_session)
         (state.observer, state.line, state.node_count, state.node_limit, state.element_limit,
-         state.grad_enabled, state.anomaly) = saved_state
+         state.grad_enabled, state.anomaly, state.value_check) = saved_state
         if saved_recursion < _RECURSION_LIMIT:
             sys.setrecursionlimit(saved_recursion)
     bound = list(rt.bound)
@@ -107,6 +122,18 @@ def run(source, namespace, limits=None, *, observer=None, cancel=None, on_stdout
             bound = [n for n in bound if n not in released]
     return Outcome(ok=error is None, error=error, stdout="".join(rt.out), bound=bound,
                    logs=list(rt.logs), elapsed_s=time.monotonic() - started)
+
+
+def _post_mortem(debugger, e):
+    """A debug run pauses before its uncaught exception is reported; None, or the Abort's error
+    when the run was cancelled while paused."""
+    if debugger is None:
+        return None
+    try:
+        debugger.post_mortem(e)
+    except Abort as a:
+        return _from_abort(a)
+    return None
 
 
 def _release(namespace, before, bound):
@@ -130,7 +157,7 @@ def _failed(error, started):
     return Outcome(ok=False, error=error, elapsed_s=time.monotonic() - started)
 
 
-def _compile(source, namespace, limits):
+def _compile(source, namespace, limits, debug=False):
     if isinstance(source, bytes):
         try:
             source = source.decode("utf-8")
@@ -142,9 +169,10 @@ def _compile(source, namespace, limits):
     if size > limits.program_bytes:
         raise ProgramError("LimitExceeded", f"limit exceeded: program_bytes: the program has {size} bytes "
                                             f"(at most {limits.program_bytes})", limit="program_bytes")
-    cached = namespace.compiled.get(source)
+    key = ("debug", source) if debug else source
+    cached = namespace.compiled.get(key)
     if cached is not None:
-        namespace.compiled.move_to_end(source)
+        namespace.compiled.move_to_end(key)
         return cached
     try:
         tree = ast.parse(source, "<program>", "exec")
@@ -165,8 +193,12 @@ def _compile(source, namespace, limits):
         if saved < _RECURSION_LIMIT:
             sys.setrecursionlimit(_RECURSION_LIMIT)
         try:
-            compiled = Compiler(namespace.runtime, namespace.globals, namespace.builtins, namespace.views,
-                                scopes).module(tree)
+            compiler = Compiler(namespace.runtime, namespace.globals, namespace.builtins, namespace.views, scopes)
+            if debug:
+                compiler.debug_lines = set()
+            compiled = compiler.module(tree)
+            if debug:
+                compiled = (compiled, frozenset(compiler.debug_lines))
         finally:
             if saved < _RECURSION_LIMIT:
                 sys.setrecursionlimit(saved)
@@ -175,7 +207,7 @@ def _compile(source, namespace, limits):
         raise ProgramError(e.type, e.message, e.line, e.col, frames) from None
     except RecursionError:
         raise ProgramError("SyntaxError", "the program is nested too deeply to compile") from None
-    namespace.compiled[source] = compiled
+    namespace.compiled[key] = compiled
     if len(namespace.compiled) > 32:
         namespace.compiled.popitem(last=False)
     return compiled

@@ -25,7 +25,7 @@ class Runtime:
                  "cancel", "depth", "max_depth", "abort", "out", "out_bytes", "out_limit", "on_stdout",
                  "on_log", "logs", "bound", "bound_set", "limits", "elem_limit", "str_limit", "seq_limit",
                  "session_limit", "mem_next", "mem_cost", "rss_base", "bytes_base", "bytes_known", "handled",
-                 "started", "last_check", "rss_next", "text_budget")
+                 "started", "last_check", "rss_next", "text_budget", "debugger")
 
     def __init__(self, namespace):
         self.namespace = namespace
@@ -61,6 +61,7 @@ class Runtime:
         self.started = 0.0
         self.last_check = 0.0
         self.rss_next = 0.0
+        self.debugger = None      # the run's debugger.Debugger, in a debug run
         self.text_budget = None   # characters program __repr__/__str__ may still return to the host's
                                   # printing of one value (None: not printing)
 

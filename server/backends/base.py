@@ -83,3 +83,11 @@ class WorkerBackend(ABC):
     @abstractmethod
     async def cancel(self, placement, run_id):
         """Asks a running run to stop at its next step."""
+
+    def debug_unsupported(self, placement):
+        """Why debug runs cannot run where ``placement`` lives, or None when they can (SPEC section 4)."""
+        return "this server's backend does not support debugging runs"
+
+    async def debug(self, placement, run_id, command):
+        """Hands a debug command to a debug run (it answers with events)."""
+        raise NotImplementedError

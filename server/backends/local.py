@@ -562,6 +562,20 @@ class LocalBackend(WorkerBackend):
         if w is not None and w.alive:
             w.send_cancel(run_id)
 
+    def debug_unsupported(self, placement):
+        if placement.worker is not None:   # a paused run would hold up every session of a shared worker
+            return ("debugging needs a session in a process of its own: this session shares a worker "
+                    "(GPU sessions, or isolation=\"shared\"), where a paused run would hold up the others")
+        return None
+
+    async def debug(self, placement, run_id, command):
+        w = self._process(placement)
+        if w is not None and w.alive and w.running(run_id):
+            try:   # the cancel pipe: read by a thread of the session process while its run is busy or paused
+                w.cancel_conn.send_bytes(json.dumps({"run": run_id, "debug": command}).encode())
+            except (OSError, ValueError):
+                pass
+
 
 def _raise_open_files(max_sessions):
     """Each session process costs the server three descriptors (socket, cancel pipe, pidfd): raise the

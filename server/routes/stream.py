@@ -2,7 +2,9 @@
 
 The Origin is checked before the socket is accepted. The token comes as
 ``?token=`` (checked before accepting too) or in the first message. Client
-messages: run, cancel, watch (and ping). Each connection has a sender task
+messages: run, cancel, watch, debug (and ping). A debug run (``"debug": true``) pauses and takes
+``debug`` commands from any connection of its session (section 4); its connection closing leaves it
+running (or paused, until ``pause_timeout_s``), so a watcher can take it over. Each connection has a sender task
 draining its own bounded EventQueue, so a stalled reader holds up nobody else.
 """
 import asyncio
@@ -86,7 +88,7 @@ async def stream(websocket: WebSocket, session_id: str):
             return await _refuse(websocket, 4404, *SESSION_NOT_FOUND)
         if not state.backend.is_alive(session.placement):
             return await _refuse(websocket, 4410, "SessionGone", "the worker holding this session died")
-        if first.get("type") not in ("run", "cancel", "watch", "ping"):
+        if first.get("type") not in ("run", "cancel", "watch", "ping", "debug"):
             first = None
     await Connection(websocket, state, session).serve(first)
 
@@ -107,6 +109,7 @@ class Connection:
         self.session = session
         self.queue = EventQueue(state.settings.ws_queue_events)
         self.runs = {}  # run id -> task, for runs this connection started
+        self.debug_runs = set()  # the debug runs among them: they outlive the connection
         self.own_seq = 0
         self.cluster_watch = None  # with a backend that keeps watchers in its cluster: the task relaying them
 
@@ -135,7 +138,7 @@ class Connection:
             if self.cluster_watch is not None:
                 self.cluster_watch.cancel()
             for run_id, task in self.runs.items():
-                if not task.done():
+                if not task.done() and run_id not in self.debug_runs:
                     await self.state.runs.cancel(self.session, run_id)
             sender.cancel()
 
@@ -161,10 +164,12 @@ class Connection:
                     self.cluster_watch = asyncio.create_task(self._watch_cluster())
             else:
                 self.session.watchers.add(self.queue)
+        elif kind == "debug":
+            await self._debug(message)
         elif kind == "ping":
             self._notice_event({"type": "pong"})
         elif "token" not in message or len(message) > 1:
-            self._notice("ValidationError", "unknown message type; use run, cancel, watch or ping")
+            self._notice("ValidationError", "unknown message type; use run, cancel, watch, debug or ping")
 
     async def _run(self, run_id, message, size):
         program = message.get("program")
@@ -175,9 +180,15 @@ class Connection:
             return self._notice("ValidationError", "a run needs \"program\" (a string), \"inputs\" (an object) and "
                                                    "\"outputs\" (a list of names, or omitted)", run=run_id)
         encoding = message.get("encoding", "json")
+        debug = None
+        if message.get("debug"):
+            debug = self._debug_options(run_id, message)
+            if debug is None:
+                return
+            self.debug_runs.add(run_id)
         spec = RunSpec(program=program, inputs=inputs, outputs=outputs, graph=bool(message.get("graph", False)),
                        encoding=encoding if encoding in ("json", "base64", "binary") else "json",
-                       trace=bool(message.get("trace", True)), size_hint=size)
+                       trace=bool(message.get("trace", True)), size_hint=size, debug=debug)
         try:
             await self.state.runs.execute(self.session, spec, run_id=run_id, transport="ws", own_queue=self.queue)
         except Cancelled:
@@ -188,6 +199,37 @@ class Connection:
         except Exception:
             log.exception("run %s failed unexpectedly", run_id)
             self._notice("InternalError", "the server failed on this run; it has been logged", run=run_id)
+
+    def _debug_options(self, run_id, message):
+        """A debug run's {"breakpoints", "pause_on"}, or None after an error event saying what is wrong."""
+        why = self.state.backend.debug_unsupported(self.session.placement)
+        if why is not None:
+            self._notice("NotSupported", why, run=run_id)
+            return None
+        breakpoints = message.get("breakpoints") or []
+        pause_on = message.get("pause_on")
+        if not isinstance(breakpoints, list) or len(breakpoints) > 1000:
+            self._notice("ValidationError", "\"breakpoints\" is a list of {\"line\": N, \"condition\": \"expr\"} "
+                                            "objects (at most 1000)", run=run_id)
+            return None
+        if pause_on is not None and (not isinstance(pause_on, list) or
+                                     any(p not in ("exception", "anomaly") for p in pause_on)):
+            self._notice("ValidationError", "\"pause_on\" is a list of \"exception\" and \"anomaly\"", run=run_id)
+            return None
+        return {"breakpoints": breakpoints, "pause_on": pause_on}
+
+    async def _debug(self, message):
+        """A debug command for the session's run ``id``: any connection of the session may send one."""
+        run_id = message.get("id")
+        command = message.get("command")
+        if not isinstance(run_id, str) or not isinstance(command, str):
+            return self._notice("ValidationError", "a debug message needs \"id\" (the run) and \"command\" "
+                                                   "(continue, step, next, out, eval, exec, breakpoints or cancel)",
+                                run=run_id if isinstance(run_id, str) else None)
+        body = {k: v for k, v in message.items() if k not in ("type", "id")}
+        if not await self.state.runs.debug(self.session, run_id, body):
+            self._notice("DebugError", f"run {run_id!r} is not in progress in this session", run=run_id,
+                         command=command)
 
     async def _watch_cluster(self):
         """Relays every run of the session, started through any replica, from the session's actor.

@@ -96,7 +96,6 @@ ESCAPES = [
     ("globals", "g = globals()", "NameError", None),
     ("vars", "v = vars()", "NameError", None),
     ("compile", "c = compile('1', 'x', 'eval')", "NameError", None),
-    ("breakpoint", "breakpoint()", "NameError", None),
 ]
 
 MEMORY_BOMBS = [
