@@ -16,7 +16,9 @@ from .errors import (APIConnectionError, APIError, APITimeoutError, AuthError, B
                      Conflict, GradserveError, LimitExceeded, NotFound, ProgramError, RateLimited,
                      RunCancelled, ServerError, ServiceUnavailable, SessionGone,
                      SessionNotFound)
-from .events import Backward, Cancelled, Error, Event, Log, Node, Result, Started, Stdout
+from .debugging import AsyncDebugRun, AsyncPause, DebugCommandError, DebugRun, Pause
+from .events import (Backward, BreakpointsSet, Cancelled, CommandRefused, Error, Evaluated, Event, Log,
+                     Node, Paused, Result, Resumed, Started, Stdout)
 from .lazy import RemoteTensor
 from .results import RunResult, SessionInfo, VariableInfo
 from .retries import RetryPolicy
@@ -27,6 +29,8 @@ __all__ = [
     "Client", "AsyncClient", "Session", "AsyncSession", "RunResult", "SessionInfo",
     "VariableInfo", "RemoteTensor", "RetryPolicy", "EventStream", "AsyncEventStream",
     "Event", "Started", "Node", "Stdout", "Log", "Backward", "Result", "Error", "Cancelled",
+    "Paused", "Resumed", "Evaluated", "BreakpointsSet", "CommandRefused",
+    "DebugRun", "AsyncDebugRun", "Pause", "AsyncPause", "DebugCommandError",
     "GradserveError", "APIError", "APIConnectionError", "APITimeoutError", "BadRequest",
     "AuthError", "NotFound", "SessionNotFound", "Conflict", "SessionGone", "ProgramError",
     "LimitExceeded", "RateLimited", "RunCancelled", "ServerError", "ServiceUnavailable",

@@ -22,6 +22,11 @@ class Event:
     seq: int | None
     raw: dict = field(default_factory=dict, repr=False, compare=False)
 
+    @property
+    def type(self) -> str | None:
+        """The event's wire name (``"started"``, ``"node"``, ``"paused"``, ...)."""
+        return self.raw.get("type")
+
 
 @dataclass(frozen=True)
 class Started(Event):
@@ -85,6 +90,50 @@ class Cancelled(Event):
     """The run was cancelled before it finished. Ends the stream."""
 
 
+@dataclass(frozen=True)
+class Paused(Event):
+    """A debug run paused (SPEC section 4): ``reason`` is breakpoint, step, exception or anomaly;
+    ``stack`` is outermost first; ``locals`` maps names to tensor summaries or short reprs.
+    ``session.debug`` wraps it in a ``Pause`` that has the commands."""
+
+    reason: str | None = None
+    line: int | None = None
+    col: int | None = None
+    stack: list = field(default_factory=list)
+    locals: dict = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Resumed(Event):
+    """A paused debug run went on (``command``: continue, step, next or out)."""
+
+    command: str | None = None
+
+
+@dataclass(frozen=True)
+class Evaluated(Event):
+    """The answer to an ``eval`` or ``exec`` in a paused run: ``value`` or ``error`` (a dict)."""
+
+    value: Any = None
+    error: dict | None = None
+
+
+@dataclass(frozen=True)
+class BreakpointsSet(Event):
+    """A paused run took a new breakpoint list (wire name ``breakpoints``)."""
+
+    breakpoints: list = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class CommandRefused(Event):
+    """A debug command (or a breakpoint) the run could not take: an ``error`` event with ``paused``;
+    the run goes on as it was. ``message`` says why."""
+
+    message: str = ""
+    command: str | None = None
+
+
 def _payload(message: dict) -> dict:
     return {k: v for k, v in message.items() if k not in _ENVELOPE}
 
@@ -109,8 +158,20 @@ def parse_event(message: dict) -> Event:
         body = message.get("result")
         return Result(**common, result=RunResult.from_json(body if isinstance(body, dict)
                                                            else _payload(message)))
+    if kind == "error" and "paused" in message:
+        error = message.get("error") or {}
+        return CommandRefused(**common, message=str(error.get("message", "")), command=error.get("command"))
     if kind == "error":
         return Error(**common, error=error_from_event(message))
+    if kind == "paused":
+        return Paused(**common, reason=message.get("reason"), line=message.get("line"), col=message.get("col"),
+                      stack=list(message.get("stack") or []), locals=dict(message.get("locals") or {}))
+    if kind == "resumed":
+        return Resumed(**common, command=message.get("command"))
+    if kind == "evaluated":
+        return Evaluated(**common, value=message.get("value"), error=message.get("error"))
+    if kind == "breakpoints":
+        return BreakpointsSet(**common, breakpoints=list(message.get("breakpoints") or []))
     if kind == "cancelled":
         return Cancelled(**common)
     return Event(**common)

@@ -12,6 +12,7 @@ from .encoding import BINARY_INPUT_BYTES, encode_input, encode_tensor, numpy_byt
 from .errors import SessionGone, SessionNotFound
 from .lazy import LazyProgram, RemoteTensor, TorchNamespace
 from .results import RunResult, SessionInfo, VariableInfo
+from .debugging import AsyncDebugRun, DebugRun, breakpoint_list
 from .streaming import AsyncEventStream, EventStream, _StreamState, run_message, stream_url
 
 if TYPE_CHECKING:
@@ -85,6 +86,15 @@ class _SessionBase:
                 _StreamState(message, progress), client.retry,
                 client.timeout.connect or 10.0)
 
+    def _debug_args(self, program: str, inputs, outputs, breakpoints, pause_on, trace: bool,
+                    encoding: str):
+        args = self._stream_args(program, inputs, outputs, False, trace, encoding)
+        message = args[1].first_message
+        message.update(debug=True, breakpoints=breakpoint_list(breakpoints))
+        if pause_on is not None:
+            message["pause_on"] = [pause_on] if isinstance(pause_on, str) else list(pause_on)
+        return args
+
     def tensor(self, data: Any, requires_grad: bool = False, dtype: Any = None) -> RemoteTensor:
         """A lazy tensor held by this session, like ``torch.tensor(data, requires_grad=...)``.
 
@@ -126,6 +136,19 @@ class Session(_SessionBase):
         """Run a program over the WebSocket, yielding its events as they happen."""
         return EventStream(*self._stream_args(program, inputs, outputs, progress, trace,
                                               encoding))
+
+    def debug(self, program: str, inputs: dict | None = None, outputs: list[str] | None = None,
+              breakpoints=None, pause_on=None, trace: bool = False, encoding: str = "auto",
+              on_event=None) -> DebugRun:
+        """Run a program under the debugger (SPEC section 4): iterate the answer for its pauses.
+
+        ``breakpoints``: lines, ``(line, condition)`` pairs or ``{"line", "condition"}`` dicts;
+        ``pause_on``: ``["exception"]`` by default (a post-mortem pause), ``"anomaly"`` to stop at
+        the first NaN/Inf; ``on_event`` receives the run's other events (stdout, log, ...) as they
+        come. The run's ``RunResult`` is ``.result`` once the iteration ended.
+        """
+        return DebugRun(EventStream(*self._debug_args(program, inputs, outputs, breakpoints, pause_on,
+                                                      trace, encoding)), on_event)
 
     def watch(self) -> EventStream:
         """The events of every run of this session, as the viewer receives them (no end)."""
@@ -208,6 +231,13 @@ class AsyncSession(_SessionBase):
                encoding: str = "auto") -> AsyncEventStream:
         return AsyncEventStream(*self._stream_args(program, inputs, outputs, progress, trace,
                                                    encoding))
+
+    def debug(self, program: str, inputs: dict | None = None, outputs: list[str] | None = None,
+              breakpoints=None, pause_on=None, trace: bool = False, encoding: str = "auto",
+              on_event=None) -> AsyncDebugRun:
+        """``async for pause in session.debug(...)``: the async twin of ``Session.debug``."""
+        return AsyncDebugRun(AsyncEventStream(*self._debug_args(program, inputs, outputs, breakpoints,
+                                                                pause_on, trace, encoding)), on_event)
 
     def watch(self) -> AsyncEventStream:
         return AsyncEventStream(*self._stream_args(None, None, None, False, True, "auto"))
