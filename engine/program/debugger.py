@@ -499,6 +499,14 @@ class _AnomalyObserver:
     def on_grads(self, node, grad, grads):
         self.debugger.anomaly_backward(node, grad, grads)
 
+    def enter_module(self, module):
+        if self.inner is not None and hasattr(self.inner, "enter_module"):
+            self.inner.enter_module(module)
+
+    def exit_module(self):
+        if self.inner is not None and hasattr(self.inner, "exit_module"):
+            self.inner.exit_module()
+
 
 def debugger_observer(debugger, inner):
     """The observer a debug run with ``pause_on: ["anomaly"]`` installs (wrapping ``inner``)."""
