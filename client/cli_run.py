@@ -42,6 +42,11 @@ def add_run_parser(subparsers) -> argparse.ArgumentParser:
     parser.add_argument("--device", default="cpu", choices=["cpu", "cuda"])
     parser.add_argument("--api-key", default=None, help="API key, if the server needs one")
     parser.add_argument("--no-progress", action="store_true", help="do not draw a progress bar")
+    parser.add_argument("--debug", action="store_true",
+                        help="run under the debugger: a pdb-like prompt at each pause (c, s, n, r, p EXPR, "
+                             "!STMT, l, w, b LINE [COND], q)")
+    parser.add_argument("--break", "-b", dest="breaks", action="append", default=[], metavar="LINE[:COND]",
+                        help="with --debug: a breakpoint (repeatable)")
     parser.set_defaults(func=lambda args: sys.exit(run_command(args)))
     return parser
 
@@ -158,13 +163,23 @@ def run_command(args: argparse.Namespace) -> int:
         return 2
     progress = not getattr(args, "no_progress", False)
     options = dict(path=args.file, inputs=inputs, outputs=getattr(args, "output", None),
-                   device=getattr(args, "device", "cpu"), api_key=getattr(args, "api_key", None),
-                   progress=progress)
+                   device=getattr(args, "device", "cpu"), api_key=getattr(args, "api_key", None))
+    runner = run_program_file
+    if getattr(args, "debug", False):
+        from .cli_debug import debug_program_file, parse_break
+        try:
+            options["breakpoints"] = [parse_break(b) for b in getattr(args, "breaks", [])]
+        except ValueError:
+            print("gradserve run: --break takes LINE or LINE:CONDITION", file=sys.stderr)
+            return 2
+        runner = debug_program_file
+    else:
+        options["progress"] = progress
     try:
         if args.url:
-            return run_program_file(args.url, **options)
+            return runner(args.url, **options)
         with embedded_server() as url:
-            return run_program_file(url, **options)
+            return runner(url, **options)
     except (GradserveError, RuntimeError, OSError) as exc:
         print(f"gradserve run: {exc}", file=sys.stderr)
         return 2

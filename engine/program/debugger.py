@@ -116,7 +116,7 @@ class Debugger:
                              f"a statement")
         if condition is not None and condition.strip():
             try:
-                ast.parse(condition.strip(), "<condition>", "eval")
+                _parse(condition.strip(), "<condition>", "eval")
             except SyntaxError as e:
                 raise DebugError(f"the condition of the breakpoint at line {line} is not an expression: "
                                  f"{e.msg}") from None
@@ -390,7 +390,7 @@ class Debugger:
         return c, fr
 
     def _evaluate(self, text, index):
-        tree = ast.parse(text.strip(), "<debug>", "exec")
+        tree = _parse(text.strip(), "<debug>", "exec")
         if len(tree.body) != 1 or type(tree.body[0]) is not ast.Expr:
             raise SyntaxError("eval takes one expression (use exec for statements)")
         c, fr = self._compiler(tree, index)
@@ -398,12 +398,17 @@ class Debugger:
         return closure(fr)
 
     def _execute(self, text, index):
-        tree = ast.parse(text, "<debug>", "exec")
+        tree = _parse(text, "<debug>", "exec")
         c, fr = self._compiler(tree, index)
         for statement in [c.stmt(s) for s in tree.body]:
             r = statement(fr)
             if r is not None:
                 raise SyntaxError("return, break and continue cannot be run from the debugger")
+
+
+def _parse(text, filename, mode):
+    from .runner import parse_text   # (the runner imports this module)
+    return parse_text(text, filename, mode)
 
 
 def command_error(message, command=None, paused=True):
@@ -424,9 +429,10 @@ def _nonfinite(t):
     try:
         if data.dtype.kind not in "fc":
             return False
-        return not bool(np.isfinite(data).all()) if type(data) is np.ndarray else not bool(
-            type(data).__module__.startswith("cupy") and __import__("cupy").isfinite(data).all())
-    except (AttributeError, TypeError):
+        if type(data) is np.ndarray:
+            return not bool(np.isfinite(data).all())
+        return not math.isfinite(float(abs(data).sum()))   # a device array: one reduction, one copy back
+    except (AttributeError, TypeError, ValueError):
         return False
 
 

@@ -175,7 +175,7 @@ def _compile(source, namespace, limits, debug=False):
         namespace.compiled.move_to_end(key)
         return cached
     try:
-        tree = ast.parse(source, "<program>", "exec")
+        tree = parse_text(source, "<program>", "exec")
     except SyntaxError as e:
         line = e.lineno
         col = e.offset
@@ -211,6 +211,12 @@ def _compile(source, namespace, limits, debug=False):
     if len(namespace.compiled) > 32:
         namespace.compiled.popitem(last=False)
     return compiled
+
+
+def parse_text(text, filename, mode="exec"):
+    """``ast.parse`` of program text (it only parses): the one place the package calls it, for runs
+    and for the debugger's conditions, ``eval`` and ``exec``."""
+    return ast.parse(text, filename, mode)
 
 
 _TRACEBACK_KEPT = (10, 40)   # outermost and innermost frames kept of a deep traceback
