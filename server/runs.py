@@ -104,7 +104,7 @@ class RunService:
         """Hands a debug command to the session's run ``run_id``; False when that run is not in progress."""
         if session.run_id != run_id:
             return False
-        await self.backend.debug(session.placement, worker_run_id(session, run_id), command)
+        await self.backend.debug(session.placement, _worker_run_id(session, run_id), command)
         return True
 
     async def cancel(self, session, run_id):
