@@ -326,3 +326,27 @@ def test_bad_pause_on_is_refused(live_server, session):
         _start(ws, "po", "a = 1", pause_on=["everything"])
         e = json.loads(ws.recv(timeout=10))
         assert e["type"] == "error" and "pause_on" in e["error"]["message"]
+
+
+def test_sessions_on_shared_workers_refuse_debug_runs_with_an_error_event():
+    from server_harness import LiveServer
+    import httpx
+    server = LiveServer(isolation="shared", workers=1).start()
+    try:
+        with httpx.Client(base_url=server.url, timeout=60) as http:
+            shared = open_session(http)
+            with connect(_url(server, shared)) as ws:
+                _start(ws, "sh", "a = 1\nbreakpoint()")
+                e = json.loads(ws.recv(timeout=10))
+                assert e["type"] == "error" and e["run"] == "sh" and e["error"]["type"] == "NotSupported"
+                assert "process of its own" in e["error"]["message"]
+            assert shared.ok("b = 2", outputs=["b"])["values"]["b"] == 2   # ordinary runs go on
+    finally:
+        server.stop()
+
+
+def test_other_backends_refuse_debug_runs_by_default():
+    from gradserve.server.backends.base import WorkerBackend
+    from gradserve.server.backends.ray_backend import RayBackend
+    assert RayBackend.debug_unsupported is WorkerBackend.debug_unsupported
+    assert "does not support debugging" in WorkerBackend.debug_unsupported(None, None)
