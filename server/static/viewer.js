@@ -608,6 +608,15 @@ function onEvaluated(ev) {
   out.scrollTop = out.scrollHeight;
 }
 
+function onDebugError(ev) {
+  const e = ev.error || {};
+  const line = document.createElement("div");
+  line.className = "err";
+  line.textContent = `${e.type || "Error"}${e.command ? ` (${e.command})` : ""}: ${e.message || ""}`;
+  $("eval-out").appendChild(line);
+  printLine(`— ${line.textContent}`, "err");
+}
+
 function installDebugger() {
   for (const c of ["continue", "step", "next", "out"]) $(`dbg-${c}`).addEventListener("click", () => debugCommand(c));
   $("eval-form").addEventListener("submit", (e) => {
@@ -691,9 +700,27 @@ function onEvent(ev) {
       view.dirty = true;
       break;
     }
-    case "error": onError(ev); break;
+    case "error":
+      // a debug command the run refused (bad expression, a line with no code...): the run goes on as it was
+      if ("paused" in ev || (ev.error && ev.error.type === "DebugError")) onDebugError(ev); else onError(ev);
+      break;
     case "paused": onPaused(ev); break;
     case "evaluated": onEvaluated(ev); break;
+    case "resumed": {  // whoever resumed it (this page or another watcher)
+      const r = runFor(ev);
+      r.paused = null; r.state = "running";
+      $("debugger").hidden = true;
+      refreshSourceMarks(r);
+      break;
+    }
+    case "breakpoints": {  // the paused run's breakpoints as it took them
+      if (Array.isArray(ev.breakpoints)) {
+        breakpoints.clear();
+        for (const b of ev.breakpoints) if (b && Number.isInteger(b.line)) breakpoints.set(b.line, b.condition || "");
+        refreshSourceMarks(runFor(ev));
+      }
+      break;
+    }
     case "cancelled": {
       const r = runFor(ev);
       r.state = "cancelled";

@@ -319,6 +319,10 @@ def test_viewer_debugger_panel_speaks_spec_section_4(live_server, http, page, sh
         page.press("#eval", "Enter")
         page.evaluate("(rid) => onEvent({type: 'evaluated', run: rid, seq: 902, error: {type: 'NameError', message: \"name 'undefined_name' is not defined\"}})", rid)
         assert "NameError" in page.locator("#eval-out .err").text_content()
+        # a command the run refuses is an error event that leaves it paused (not a failed run)
+        page.evaluate("(rid) => onEvent({type: 'error', run: rid, seq: 903, paused: true, error: {type: 'DebugError', command: 'breakpoints', message: 'line 2 has no code'}})", rid)
+        assert page.evaluate("run.state") == "paused" and "no code" not in page.locator("#banner").text_content()
+        assert "line 2 has no code" in page.locator("#eval-out .err").last.text_content()
         page.locator("#source .ln[data-line='9'] .gutter").click()  # a breakpoint added while paused goes to the run
         page.click("#dbg-next")
         sent = [m for m in _sent(page) if m["type"] == "debug"]
@@ -327,6 +331,11 @@ def test_viewer_debugger_panel_speaks_spec_section_4(live_server, http, page, sh
                         {"type": "debug", "id": rid, "command": "breakpoints", "breakpoints": [{"line": 8}, {"line": 9}]},
                         {"type": "debug", "id": rid, "command": "next"}]
         assert page.evaluate("run.paused") is None and page.locator("#source .ln.paused").count() == 0
+        # another watcher resumed it: the panel goes
+        page.evaluate("(rid) => onEvent({type: 'paused', run: rid, seq: 904, reason: 'step', line: 9, col: 1, stack: [], locals: {}})", rid)
+        assert page.locator("#debugger").is_visible()
+        page.evaluate("(rid) => onEvent({type: 'resumed', run: rid, seq: 905, command: 'continue'})", rid)
+        assert page.locator("#debugger").is_hidden() and page.evaluate("run.paused") is None
         page.screenshot(path=shots / "11-after-next.png")
         assert page.problems == []
     finally:
