@@ -89,6 +89,7 @@ class _PauseBase:
         self.locals: dict = event.locals
         self.exception: dict | None = event.raw.get("exception")   # a post-mortem pause's error
         self.node: dict | None = event.raw.get("node")             # an anomaly pause's op
+        self.source: str | None = run._state.source                # the program, for showing lines
         self.resumed = False
 
     @property
@@ -117,12 +118,10 @@ class _PauseBase:
         self.resumed = True
         return {"command": command}
 
-    def _repr_html_(self) -> str:   # a notebook shows the pause as a small table
-        import html
-        rows = "".join(f"<tr><td><code>{html.escape(str(k))}</code></td><td>{html.escape(str(v))}</td></tr>"
-                       for k, v in self.locals.items())
-        return (f"<div><b>paused</b> ({html.escape(str(self.reason))}) at line {self.line}"
-                f"<table>{rows}</table></div>")
+    def _repr_html_(self) -> str:
+        """In a notebook: the lines around the pause, the stack and the locals (notebook.pause_html)."""
+        from .notebook import pause_html
+        return pause_html(self)
 
 
 class Pause(_PauseBase):
@@ -203,6 +202,7 @@ class _DebugState:
     def __init__(self, stream, on_event: Callable[[Event], None] | None):
         self.stream = stream
         self.on_event = on_event
+        self.source = stream._state.first_message.get("program")
         self.pause = None
         self.stdout_parts: list[str] = []
         self.events: list[Event] = []

@@ -128,3 +128,12 @@ def test_async_debug_twin(server_url):
                 assert lines == [(19, 1)]
                 assert run.result["width"] == 3
     asyncio.run(main())
+
+
+def test_pause_renders_in_a_notebook_with_its_source_line(session):
+    run = session.debug(PROGRAM, breakpoints=[20])
+    pause = next(iter(run))
+    html = pause._repr_html_()
+    assert "paused (breakpoint)" in html and "loss = out.pow(2).mean()" in html
+    pause.cancel()
+    run.close()
