@@ -23,6 +23,7 @@ from ..autograd.state import state
 from ..tensor import Tensor
 from .errors import Abort, ProgramBaseException, exception_type_name, meta, to_program_exception
 from .scopes import CompileError, Scope, build_scopes, check_nesting
+from .values import Function
 
 __all__ = ["Debugger", "DebugError", "PAUSE_REASONS", "command_error", "debugger_observer", "describe"]
 
@@ -478,6 +479,10 @@ def describe(value):
         text = repr(value[:MAX_REPR])
     elif isinstance(value, (list, tuple, dict, set)):
         text = f"{type(value).__name__} of {len(value)}"
+    elif isinstance(value, type):
+        text = f"<class {value.__name__}>"
+    elif isinstance(value, Function):
+        text = f"<function {value.name}>"
     else:
         text = f"<{_type_name(value)}>"
     return text[:MAX_REPR]
