@@ -283,7 +283,7 @@ var GradGraph = (typeof window !== "undefined" && window.GradGraph) || (() => {
   function shownItems(g) {
     if (g.kind === "loop" && g.collapsed && g.items.length > 2) {
       if (!g.gap) g.gap = { group: true, kind: "gap", key: `${g.key}/gap`, parent: g, items: [], x: 0, y: 0, w: W, h: H, first: g.items[1].first };
-      g.gap.label = `⋯ ${g.items.length - 2} more iterations`;
+      g.gap.label = `⋯ ${g.items.length - 2} more iteration${g.items.length === 3 ? "" : "s"}`;
       g.gap.count = g.items.slice(1, -1).reduce((a, it) => a + it.count, 0);
       return [g.items[0], g.gap, g.items[g.items.length - 1]];
     }

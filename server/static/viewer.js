@@ -794,6 +794,7 @@ function matchLeaf(r, out) {
   const hits = [];
   const shape = JSON.stringify(out.shape), value = JSON.stringify(out.value);
   for (const n of r.nodes.values()) {
+    if (n.kind === "leaf" && out.name && n.name === out.name) return n;  // named already (the names event)
     if (n.kind === "leaf" && !n.name && out.value && JSON.stringify(n.shape) === shape && JSON.stringify(n.value) === value) hits.push(n);
   }
   return hits.length === 1 ? hits[0] : null;

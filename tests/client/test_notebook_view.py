@@ -106,3 +106,18 @@ def test_pause_html_shows_the_line_the_stack_and_the_locals():
     assert "array [2, 3] float64 min 0 max 5 mean 2.5" in page and "class='gs-draw' data-i='0'" in page
     assert "tensor [8] float32 min 0.0 max 1.0 mean 0.5 [0.0, 1.0, …]" in page
     assert "&lt;x&gt;" in page and page[page.index("<script>"):].count("</script>") == 1
+
+
+def test_a_debug_pause_renders_in_a_notebook(session):
+    program = "import torch\nw = torch.ones(2, 3, requires_grad=True)\nloss = (w * 2).sum()\nloss.backward()\n"
+    pages = []
+    run = session.debug(program, breakpoints=[4])
+    for pause in run:
+        pages.append(pause._repr_html_())
+        pause.continue_()
+    assert len(pages) == 1
+    page = pages[0]
+    assert "paused (breakpoint) at line 4" in page
+    assert "<th>w</th><td>tensor [2, 3] float32 min 1.0 max 1.0 mean 1.0" in page
+    assert "<th>loss</th><td>tensor [] float32 min 12.0" in page
+    assert "<th>&lt;module&gt;</th><td>line 4</td>" in page
