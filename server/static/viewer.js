@@ -466,6 +466,11 @@ async function showTensors(r, n) {
   const box = $("tensors");
   box.replaceChildren();
   if (!n || !conn.id || n.group) return;
+  if (r.state === "running" || r.state === "paused") {
+    // the session is busy with the run (or holds it paused): its nodes' tensors come once it has ended
+    box.textContent = "the full value and gradient come when the run has finished (a paused run answers eval)";
+    return;
+  }
   box.textContent = "fetching the tensors…";
   try {
     const body = await fetchTensors(r, n);
@@ -495,6 +500,7 @@ function structureOf(r) {
 
 function runEnded(r) {
   r.paused = null;
+  if (r.selected && !r.selected.group) setTimeout(() => { if (run === r) showTensors(r, r.selected); }, 0);
   $("debugger").hidden = true;
   refreshSourceMarks(r);
   const now = structureOf(r);

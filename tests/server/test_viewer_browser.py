@@ -447,3 +447,38 @@ def test_viewer_debugs_a_run_end_to_end(live_server, http, page, shots):
         assert page.problems == []
     finally:
         session.delete()
+
+
+NAN = """import torch
+w = torch.tensor([4.0, -1.0], requires_grad=True)
+shifted = w * 2 - 1
+root = torch.sqrt(shifted)
+loss = root.sum()
+loss.backward()
+"""
+
+
+def test_viewer_outlines_the_op_that_made_nan_in_an_anomaly_pause(live_server, http, page, shots):
+    session = open_session(http)
+    try:
+        _watch(page, live_server, session)
+        page.click("#edit")
+        page.fill("#program", NAN)
+        page.check("#debug")
+        page.click("#run")
+        _wait(page, "run && run.paused && run.paused.reason === 'anomaly' && !framePending")
+        seen = page.evaluate("({op: run.anomaly && run.anomaly.op, inputs: [...run.anomalyInputs].map(n => n.op),"
+                             " line: run.paused.line, selected: run.selected && run.selected.op})")
+        assert seen == {"op": "sqrt", "inputs": ["sub"], "line": 4, "selected": "sqrt"}
+        assert page.locator("#source .ln.paused").get_attribute("data-line") == "4"
+        page.evaluate("fit()")
+        page.screenshot(path=shots / "17-anomaly-nan.png")
+        assert "when the run has finished" in page.locator("#tensors").text_content()  # no fetch from a busy session
+        page.click("#dbg-continue")
+        _wait(page, "run.state === 'done' || run.state === 'error'")
+        # once it has ended, the selected node's tensors come: NaN counted beside the histogram
+        page.wait_for_selector("#tensors canvas.histogram")
+        assert "1 NaN/Inf" in page.locator("#tensors figcaption").first.text_content()
+        assert page.problems == []
+    finally:
+        session.delete()
