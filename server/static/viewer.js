@@ -572,6 +572,14 @@ function onPaused(ev) {
     const td = tr.insertCell(); td.textContent = valueText(v);
   }
   $("locals").replaceChildren(locals);
+  // a local tensor that is an unnamed leaf on screen (x = torch.randn(...) before the run names it) gets its name
+  for (const [k, v] of Object.entries(ev.locals || {})) {
+    if (!v || typeof v !== "object" || !Array.isArray(v.shape) || !Array.isArray(v.head)) continue;
+    const same = (n) => n.kind === "leaf" && !n.name && n.value && JSON.stringify(n.shape) === JSON.stringify(v.shape)
+      && JSON.stringify(n.value.head) === JSON.stringify(v.head) && n.value.min === v.min && n.value.max === v.max;
+    const hits = [...r.nodes.values()].filter(same);
+    if (hits.length === 1) { hits[0].name = k; r.structureDirty = true; }
+  }
   // an anomaly: the node that made the NaN, outlined in red with its inputs
   r.anomaly = null; r.anomalyInputs = new Set();
   if (ev.reason === "anomaly") {

@@ -426,6 +426,9 @@ def test_viewer_debugs_a_run_end_to_end(live_server, http, page, shots):
         names = page.locator("#locals th").all_text_contents()
         assert {"model", "x", "step", "loss"} <= set(names)
         assert page.locator("#stack th").all_text_contents() == ["<module>"]
+        _wait(page, "!run.structureDirty && !framePending")
+        # the input x, an unnamed leaf until the run ends, is named from the pause's locals and leaves the box
+        assert page.evaluate("[...run.nodes.values()].filter(n => n.name === 'x').map(n => n.rep === n && n.owner.kind)") == ["root"]
         page.screenshot(path=shots / "14-debug-paused.png")
 
         page.fill("#eval", "loss.item() * 2")
