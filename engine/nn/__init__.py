@@ -7,9 +7,11 @@ from .linear import Identity, Linear, Bilinear, Flatten, Unflatten
 from .activation import (ReLU, ReLU6, LeakyReLU, ELU, SELU, CELU, GELU, SiLU, Mish, Softplus, Softsign, Sigmoid,
                          Tanh, Hardtanh, Hardsigmoid, Hardswish, LogSigmoid, Tanhshrink, Threshold, GLU, Softmax,
                          LogSoftmax, Softmin)
-from .dropout import Dropout, Dropout1d, Dropout2d
+from .dropout import Dropout, Dropout1d, Dropout2d, Dropout3d
 from .sparse import Embedding
 from .normalization import BatchNorm1d, BatchNorm2d, BatchNorm3d, LayerNorm, GroupNorm
+from .instancenorm import InstanceNorm1d, InstanceNorm2d, InstanceNorm3d
+from .pixelshuffle import PixelShuffle, PixelUnshuffle
 from .conv import Conv1d, Conv2d
 from .pooling import MaxPool1d, MaxPool2d, AvgPool1d, AvgPool2d, AdaptiveAvgPool1d, AdaptiveAvgPool2d
 from .loss import (L1Loss, MSELoss, CrossEntropyLoss, NLLLoss, BCELoss, BCEWithLogitsLoss, KLDivLoss, SmoothL1Loss,

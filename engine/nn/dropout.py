@@ -2,7 +2,7 @@
 from . import functional as F
 from .module import Module
 
-__all__ = ["Dropout", "Dropout1d", "Dropout2d"]
+__all__ = ["Dropout", "Dropout1d", "Dropout2d", "Dropout3d"]
 
 
 class _DropoutNd(Module):
@@ -25,14 +25,21 @@ class Dropout(_DropoutNd):
 
 
 class Dropout1d(_DropoutNd):
-    """Zeroes whole channels of (N, C, L) inputs with probability p in training."""
+    """Zeroes whole channels of (N, C, L) or unbatched (C, L) inputs with probability p in training."""
 
     def forward(self, input):
         return F.dropout1d(input, self.p, self.training, self.inplace)
 
 
 class Dropout2d(_DropoutNd):
-    """Zeroes whole channels of (N, C, H, W) inputs with probability p in training."""
+    """Zeroes whole channels of (N, C, H, W) inputs with probability p in training (other ranks: see F.dropout2d)."""
 
     def forward(self, input):
         return F.dropout2d(input, self.p, self.training, self.inplace)
+
+
+class Dropout3d(_DropoutNd):
+    """Zeroes whole channels of (N, C, D, H, W) or unbatched (C, D, H, W) inputs with probability p in training."""
+
+    def forward(self, input):
+        return F.dropout3d(input, self.p, self.training, self.inplace)

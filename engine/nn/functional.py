@@ -30,12 +30,13 @@ __all__ = [
     "softplus", "softsign", "sigmoid", "tanh", "hardtanh", "hardsigmoid", "hardswish", "logsigmoid",
     "tanhshrink", "threshold", "glu", "softmax", "log_softmax", "softmin",
     # linear, dropout, embeddings
-    "linear", "bilinear", "dropout", "dropout1d", "dropout2d", "embedding", "one_hot",
+    "linear", "bilinear", "dropout", "dropout1d", "dropout2d", "dropout3d", "embedding", "one_hot",
+    "pixel_shuffle", "pixel_unshuffle",
     # convolution and pooling
     "conv1d", "conv2d", "unfold", "fold", "max_pool1d", "max_pool2d", "avg_pool1d", "avg_pool2d",
     "adaptive_avg_pool1d", "adaptive_avg_pool2d", "pad",
     # normalisation and distances
-    "batch_norm", "layer_norm", "group_norm", "normalize", "cosine_similarity", "pairwise_distance",
+    "batch_norm", "instance_norm", "layer_norm", "group_norm", "normalize", "cosine_similarity", "pairwise_distance",
     # losses
     "cross_entropy", "nll_loss", "mse_loss", "l1_loss", "smooth_l1_loss", "huber_loss",
     "binary_cross_entropy", "binary_cross_entropy_with_logits", "kl_div",
@@ -439,25 +440,151 @@ def dropout(input, p=0.5, training=True, inplace=False):
     return input * _bernoulli_keep(tuple(input.shape), p, input)
 
 
-def _feature_dropout(input, p, training, inplace, spatial):
+def _feature_dropout(input, p, training, inplace):
+    """Zeroes whole (N, C) slices: the mask has shape (N, C, 1, ...), as ATen's feature_dropout."""
     _check_p(p)
     if not training or p == 0.0:
         return input
+    if input.ndim < 2:
+        raise RuntimeError("Feature dropout requires at least 2 dimensions in the input")
     if inplace:
-        return input._inplace(_feature_dropout, p, training, False, spatial)
-    batched = input.ndim == spatial + 2
-    shape = tuple(input.shape[:2 if batched else 1]) + (1,) * spatial
+        return input._inplace(_feature_dropout, p, training, False)
+    shape = tuple(input.shape[:2]) + (1,) * (input.ndim - 2)
     return input * 0.0 if p == 1.0 else input * _bernoulli_keep(shape, p, input)
 
 
+def _unbatched_feature_dropout(input, p, training, inplace, batched):
+    if batched or not training or p == 0.0:
+        return _feature_dropout(input, p, training, inplace)
+    if inplace:
+        return input._inplace(_unbatched_feature_dropout, p, training, False, False)
+    return _feature_dropout(input.unsqueeze(0), p, training, False).squeeze(0)
+
+
 def dropout1d(input, p=0.5, training=True, inplace=False):
-    """Zeroes whole channels of a (N, C, L) input with probability p."""
-    return _feature_dropout(input, p, training, inplace, 1)
+    """Zeroes whole channels of a (N, C, L) or unbatched (C, L) input with probability p."""
+    _check_p(p)
+    if input.ndim not in (2, 3):
+        raise RuntimeError(
+            f"dropout1d: Expected 2D or 3D input, but received a {input.ndim}D input. Note that dropout1d exists "
+            "to provide channel-wise dropout on inputs with 1 spatial dimension, a channel dimension, and an "
+            "optional batch dimension (i.e. 2D or 3D inputs).")
+    return _unbatched_feature_dropout(input, p, training, inplace, input.ndim == 3)
+
+
+def _warn_feature_dims(name, ndim, spatial):
+    if ndim not in (spatial + 1, spatial + 2):
+        warnings.warn(
+            f"{name}: Received a {ndim}-D input to {name}, which is deprecated and will result in an error in a "
+            f"future release. To retain the behavior and silence this warning, please use dropout instead. Note "
+            f"that {name} exists to provide channel-wise dropout on inputs with {spatial} spatial dimensions, a "
+            f"channel dimension, and an optional batch dimension (i.e. {spatial + 1}D or {spatial + 2}D inputs).",
+            UserWarning, stacklevel=3)
 
 
 def dropout2d(input, p=0.5, training=True, inplace=False):
-    """Zeroes whole channels of a (N, C, H, W) input with probability p."""
-    return _feature_dropout(input, p, training, inplace, 2)
+    """Zeroes whole channels of a (N, C, H, W) input with probability p.
+
+    As PyTorch: other ranks warn and still drop along dims 0 and 1 (a 2-D (N, C) input element-wise), and a
+    3-D input is read as (N, C, L), not as an unbatched (C, H, W)."""
+    _check_p(p)
+    _warn_feature_dims("dropout2d", input.ndim, 2)
+    if input.ndim == 3:
+        warnings.warn(
+            "dropout2d: Received a 3D input to dropout2d and assuming that channel-wise 1D dropout behavior is "
+            "desired - input is interpreted as shape (N, C, L), where C is the channel dim. This behavior will "
+            "change in a future release to interpret the input as one without a batch dimension, i.e. shape "
+            "(C, H, W). To maintain the 1D channel-wise dropout behavior, please switch to using dropout1d "
+            "instead.", UserWarning, stacklevel=2)
+    return _feature_dropout(input, p, training, inplace)
+
+
+def dropout3d(input, p=0.5, training=True, inplace=False):
+    """Zeroes whole channels of a (N, C, D, H, W) or unbatched (C, D, H, W) input with probability p."""
+    _check_p(p)
+    _warn_feature_dims("dropout3d", input.ndim, 3)
+    return _unbatched_feature_dropout(input, p, training, inplace, input.ndim == 5)
+
+
+# ====================================================================== pixel shuffle
+def _shuffle_arrays(x, r, up):
+    """(*, C*r*r, H, W) -> (*, C, H*r, W*r) when up, the inverse when not; always a new array."""
+    lead, nd = x.shape[:-3], x.ndim - 3
+    c, h, w = x.shape[-3:]
+    if up:
+        split = lead + (c // (r * r), r, r, h, w)
+        order = tuple(range(nd)) + (nd, nd + 3, nd + 1, nd + 4, nd + 2)
+        out_shape = lead + (c // (r * r), h * r, w * r)
+    else:
+        split = lead + (c, h // r, r, w // r, r)
+        order = tuple(range(nd)) + (nd, nd + 2, nd + 4, nd + 1, nd + 3)
+        out_shape = lead + (c * r * r, h // r, w // r)
+    out = x.reshape(split).transpose(order).reshape(out_shape)
+    return out.copy() if r == 1 or out.base is x else out
+
+
+class PixelShuffle(Function):
+    """Moves r*r channels into an r-times larger image; the gradient is the inverse shuffle."""
+    __slots__ = ("factor",)
+    op = "pixel_shuffle"
+
+    def forward(self, x, factor):
+        self.factor = factor
+        return _shuffle_arrays(x, factor, True)
+
+    def backward(self, F, g):
+        return (_shuffle_with(F, g, self.factor, False),)
+
+
+class PixelUnshuffle(Function):
+    """The inverse of PixelShuffle: r x r pixel blocks become channels."""
+    __slots__ = ("factor",)
+    op = "pixel_unshuffle"
+
+    def forward(self, x, factor):
+        self.factor = factor
+        return _shuffle_arrays(x, factor, False)
+
+    def backward(self, F, g):
+        return (_shuffle_with(F, g, self.factor, True),)
+
+
+def _shuffle_with(F, g, r, up):
+    """The shuffle in backward's namespace (arrays, or engine tensors under create_graph)."""
+    if isinstance(g, Tensor):
+        return pixel_shuffle(g, r) if up else pixel_unshuffle(g, r)
+    return _shuffle_arrays(g, r, up)
+
+
+def _check_shuffle(name, input, factor, up):
+    kind = "upscale_factor" if up else "downscale_factor"
+    if input.ndim < 3:
+        raise RuntimeError(f"{name} expects input to have at least 3 dimensions, but got input with {input.ndim} "
+                           "dimension(s)")
+    if not isinstance(factor, numbers.Integral) or isinstance(factor, bool):
+        raise TypeError(f"{name}(): argument '{kind}' must be int, not {type(factor).__name__}")
+    if factor <= 0:
+        raise RuntimeError(f"{name} expects a positive {kind}, but got {factor}")
+    c, h, w = input.shape[-3:]
+    if up and c % (factor * factor):
+        raise RuntimeError(f"{name} expects its input's 'channel' dimension to be divisible by the square of "
+                           f"upscale_factor, but input.size(-3)={c} is not divisible by {factor * factor}")
+    if not up:
+        for what, dim, size in (("height", -2, h), ("width", -1, w)):
+            if size % factor:
+                raise RuntimeError(f"{name} expects {what} to be divisible by downscale_factor, but "
+                                   f"input.size({dim})={size} is not divisible by {factor}")
+    return int(factor)
+
+
+def pixel_shuffle(input, upscale_factor):
+    """Rearranges (*, C*r*r, H, W) into (*, C, H*r, W*r), r = upscale_factor (sub-pixel convolution)."""
+    return PixelShuffle.apply(input, factor=_check_shuffle("pixel_shuffle", input, upscale_factor, True))
+
+
+def pixel_unshuffle(input, downscale_factor):
+    """Rearranges (*, C, H*r, W*r) into (*, C*r*r, H, W), r = downscale_factor: the inverse of pixel_shuffle."""
+    return PixelUnshuffle.apply(input, factor=_check_shuffle("pixel_unshuffle", input, downscale_factor, False))
 
 
 # ====================================================================== embeddings
@@ -1265,6 +1392,34 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-05):
     grouped = input.reshape(n, num_groups, -1)
     y, _, _ = _standardize(grouped, (2,), eps)
     return _affine(y.reshape(tuple(input.shape)), weight, bias, (1, c) + (1,) * (input.ndim - 2))
+
+
+def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=None, use_input_stats=True,
+                  momentum=0.1, eps=1e-05):
+    """Normalises each channel of each sample over its spatial dims; updates running stats (averaged over the
+    batch, the variance unbiased) when given them with use_input_stats."""
+    if input.ndim < 2:
+        raise ValueError(f"expected 2D or higher input (got {input.ndim}D input)")
+    c = input.shape[1]
+    shape = (1, c) + (1,) * (input.ndim - 2)
+    for name, t in (("running_mean", running_mean), ("running_var", running_var), ("weight", weight),
+                    ("bias", bias)):
+        if t is not None and t.numel() != c:
+            raise RuntimeError(f"{name} should contain {c} elements not {t.numel()}")
+    if use_input_stats:
+        count = int(np.prod(input.shape[2:], dtype=np.int64))
+        if count == 1:
+            raise ValueError(f"Expected more than 1 spatial element when training, got input size {input.shape}")
+        y, mean, var = _standardize(input, tuple(range(2, input.ndim)), eps)
+        if running_mean is not None:
+            _update_running(running_mean, mean.mean(axis=0), momentum)
+        if running_var is not None:
+            _update_running(running_var, (var * (count / max(count - 1, 1))).mean(axis=0), momentum)
+    else:
+        if running_mean is None or running_var is None:
+            raise RuntimeError("Expected running_mean and running_var to be defined when use_input_stats is false")
+        y = (input - running_mean.reshape(shape)) * _ew.rsqrt(running_var.reshape(shape) + eps)
+    return _affine(y, weight, bias, shape)
 
 
 def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):
