@@ -81,7 +81,11 @@ def show_value(value) -> str:
         head = ", ".join(f"{v:.4g}" if isinstance(v, float) else str(v) for v in value.get("head") or [])
         stats = "  ".join(f"{k}={value[k]:.4g}" if isinstance(value.get(k), float) else f"{k}={value.get(k)}"
                           for k in ("min", "max", "mean", "norm"))
-        return f"tensor {value['shape']} {value.get('dtype')}  [{head}{', ...' if value.get('head') else ''}]  {stats}"
+        numel = 1
+        for d in value.get("shape") or ():
+            numel *= int(d)
+        more = ", ..." if numel > len(value.get("head") or ()) else ""   # (a 0-d tensor's head is all of it)
+        return f"tensor {value['shape']} {value.get('dtype')}  [{head}{more}]  {stats}"
     if isinstance(value, str):
         return value   # a repr already
     return repr(value)

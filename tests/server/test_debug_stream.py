@@ -288,6 +288,27 @@ def test_paused_wall_clock_is_stopped(live_server, session):
             assert _end(ws, "clk")["type"] == "result"
 
 
+def test_a_paused_run_uses_no_cpu(live_server, session):
+    """While paused, the session's process sleeps on its command pipe: no CPU time accrues, in any of its
+    threads (the same process burns a second of CPU on the loop before the pause, to show it is the one)."""
+    import psutil
+    program = "total = 0\nfor i in range(400000):\n    total = total + i\nbreakpoint()\ndone = total"
+    pid = live_server.backend.worker_pid(live_server.app.state.sessions.sessions[session.id].placement)
+    process = psutil.Process(pid)
+    with connect(_url(live_server, session)) as ws:
+        before_run = sum(process.cpu_times()[:2])
+        _start(ws, "cpu", program, outputs=["done"])
+        _paused(ws, "cpu")
+        time.sleep(0.2)   # (the pause event is sent before the process blocks on its pipe)
+        t0 = sum(process.cpu_times()[:2])
+        assert t0 - before_run > 0.05          # the loop ran in this process
+        time.sleep(2.0)
+        idle = sum(process.cpu_times()[:2]) - t0
+        assert idle < 0.05, f"a paused run used {idle:.3f} s of CPU in 2 s"
+        _cmd(ws, "cpu", "continue")
+        assert _end(ws, "cpu")["values"]["done"] == sum(range(400000))
+
+
 def test_paused_run_holds_up_no_other_session(live_server, http, session):
     other = open_session(http)
     try:
