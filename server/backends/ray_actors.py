@@ -56,6 +56,25 @@ class Directory:
     def __init__(self):
         self.sessions = {}
         self.hosts = {}
+        self._nodes_read_at = 0.0
+
+    def _reap_lost_nodes(self, every_s=1.0):
+        """Hosts on nodes Ray has declared dead are gone, with their sessions (at most once per ``every_s``).
+
+        Nothing else tells the directory that a node was lost: a replica finds out only when it calls a
+        host there, and hosts nobody calls (emptied, or holding sessions nobody uses) would otherwise stay
+        placeable forever."""
+        now = time.monotonic()
+        if now - self._nodes_read_at < every_s or not any(h["alive"] for h in self.hosts.values()):
+            return
+        self._nodes_read_at = now
+        try:
+            dead = {n["NodeID"] for n in ray.nodes() if not n["Alive"]}
+        except Exception:  # the GCS is busy: the next call tries again
+            return
+        for name, h in list(self.hosts.items()):
+            if h["alive"] and h["node"] in dead:
+                self.host_gone(name)
 
     # hosts
     def add_host(self, name, device, capacity, isolation, node):
@@ -70,15 +89,18 @@ class Directory:
                 loads[h["node"]] = loads.get(h["node"], 0) + 1
         return loads
 
-    def place(self, device, isolation, max_sessions, nodes):
-        """A host with room for one more session (counted as taken), on the node of ``nodes`` holding the
-        fewest sessions; None when a node has no such host yet or none has room (the caller starts one
-        there); False when the cluster holds ``max_sessions`` already."""
+    def place(self, device, isolation, max_sessions, nodes, avoid=()):
+        """A host with room for one more session (counted as taken), on the node of ``nodes`` (the nodes the
+        caller sees alive) holding the fewest sessions, never one named in ``avoid``; None when a node has
+        no such host yet or none has room (the caller starts one there); False when the cluster holds
+        ``max_sessions`` already."""
         self._purge()
+        self._reap_lost_nodes()
         if sum(r["state"] == "live" for r in self.sessions.values()) >= max_sessions:
             return False
         kind = {name: h for name, h in self.hosts.items()
-                if h["alive"] and h["device"] == device and h["isolation"] == isolation}
+                if h["alive"] and h["device"] == device and h["isolation"] == isolation
+                and (not nodes or h["node"] in nodes) and name not in avoid}
         if any(not any(h["node"] == node for h in kind.values()) for node in nodes):
             return None
         on_node = {}
@@ -108,10 +130,16 @@ class Directory:
         if host in self.hosts:
             self.hosts[host]["sessions"] = max(0, self.hosts[host]["sessions"] - 1)
 
-    def remove(self, session_id):
-        record = self.sessions.pop(session_id, None)
-        if record is not None and record["state"] == "live":
+    def remove(self, session_id, digest=None):
+        """Forgets a session; answers the name of the host that held it, or None for an unknown id or (when
+        ``digest`` is given) a wrong token, and then forgets nothing."""
+        record = self.sessions.get(session_id)
+        if record is None or (digest is not None and not hmac.compare_digest(record["digest"], digest)):
+            return None
+        del self.sessions[session_id]
+        if record["state"] == "live":
             self.release(record["host"])
+        return record["host"]
 
     def mark_gone(self, session_id):
         record = self.sessions.get(session_id)
@@ -128,6 +156,7 @@ class Directory:
 
     def counts(self):
         self._purge()
+        self._reap_lost_nodes()
         states = [r["state"] for r in self.sessions.values()]
         return {"live": states.count("live"), "gone": states.count("gone"),
                 "hosts": sum(h["alive"] for h in self.hosts.values()),
@@ -212,6 +241,10 @@ class SessionHost:
         self.isolation = isolation
         self.sweep_interval_s = sweep_interval_s
         self.sessions = {}
+        # sessions whose process died here: {id: (digest, expires_at)}, so that they answer "gone" (410) and
+        # not "no such session" (404) to a replica that still knows them as here, until they expire or are
+        # deleted
+        self.lost = {}
         self.pool = ThreadPoolExecutor(max_workers=capacity + 2, thread_name_prefix="session")
         self.loop = None
         self.template = None
@@ -269,6 +302,7 @@ class SessionHost:
 
     async def close(self, session_id):
         """Ends a session: later calls answer 404, its run is cancelled, its process killed."""
+        self.lost.pop(session_id, None)
         hosted = self.sessions.pop(session_id, None)
         if hosted is None:
             return
@@ -295,17 +329,23 @@ class SessionHost:
 
     def _lost(self, hosted):
         hosted.gone = True
-        self.sessions.pop(hosted.id, None)
+        if self.sessions.pop(hosted.id, None) is not None:
+            self.lost[hosted.id] = (hosted.digest, hosted.expires_at)
         if hosted.process is not None:
             hosted.process.close()
         directory = ray.get_actor(DIRECTORY, namespace=NAMESPACE)
         directory.mark_gone.remote(hosted.id)
 
+    def _missing(self, session_id, digest):
+        """Whether a session not held here is one whose process died here (for its own token)."""
+        lost = self.lost.get(session_id)
+        return lost is not None and hmac.compare_digest(lost[0], digest)
+
     async def touch(self, session_id, digest):
         """The session's record if ``digest`` is its token's; None if not; "gone" if its process died."""
         hosted = self.sessions.get(session_id)
         if hosted is None:
-            return None
+            return "gone" if self._missing(session_id, digest) else None
         if hosted.process is not None and hosted.process.exited():
             self._lost(hosted)
             return "gone"
@@ -316,6 +356,8 @@ class SessionHost:
         while True:
             await asyncio.sleep(self.sweep_interval_s)
             now = time.time()
+            for k in [k for k, (_, expires_at) in self.lost.items() if expires_at <= now]:
+                del self.lost[k]
             for hosted in [h for h in self.sessions.values() if h.run_id is None and now >= h.expires_at]:
                 await directory.remove.remote(hosted.id)
                 await self.close(hosted.id)
@@ -331,6 +373,8 @@ class SessionHost:
     async def call(self, session_id, digest, header_json, buffers):
         """One command other than a run: (reply JSON, reply buffers)."""
         hosted = self.sessions.get(session_id)
+        if hosted is None and self._missing(session_id, digest):
+            return GONE, []
         if hosted is None or not hosted.auth(digest):
             return NOT_FOUND, []
         header = json.loads(header_json)
@@ -343,8 +387,10 @@ class SessionHost:
             reply["record"] = hosted.record()
         return dumps(reply), to_arrays(out)
 
-    def _refusal(self, hosted, digest):
+    def _refusal(self, session_id, hosted, digest):
         """Why a run cannot start now (a reply JSON), or None."""
+        if hosted is None and self._missing(session_id, digest):
+            return GONE
         if hosted is None or not hosted.auth(digest):
             return NOT_FOUND
         if hosted.run_id is not None:
@@ -356,7 +402,7 @@ class SessionHost:
     async def run_once(self, session_id, digest, header_json, buffers):
         """A run whose caller wants only its reply: (reply JSON, buffers). Watchers still get its events."""
         hosted = self.sessions.get(session_id)
-        refusal = self._refusal(hosted, digest)
+        refusal = self._refusal(session_id, hosted, digest)
         if refusal is not None:
             return refusal, []
         async for item in self._run(hosted, json.loads(header_json), buffers, stream=False):
@@ -366,7 +412,7 @@ class SessionHost:
     async def run(self, session_id, digest, header_json, buffers):
         """A run, as a stream: ("events", [event, ...]) items while it executes, then ("reply", JSON, buffers)."""
         hosted = self.sessions.get(session_id)
-        refusal = self._refusal(hosted, digest)
+        refusal = self._refusal(session_id, hosted, digest)
         if refusal is not None:
             yield ("reply", refusal, [])
             return
@@ -419,6 +465,9 @@ class SessionHost:
     async def watch(self, session_id, digest):
         """Every run's events, as they happen, until the watcher goes away."""
         hosted = self.sessions.get(session_id)
+        if hosted is None and self._missing(session_id, digest):
+            yield {"kind": "gone"}
+            return
         if hosted is None or not hosted.auth(digest):
             yield {"kind": "denied"}
             return

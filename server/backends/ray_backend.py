@@ -175,11 +175,12 @@ class RayBackend(WorkerBackend):
             return "shared", (1 if device == "cpu" else self.settings.ray_sessions_per_host)
         return "process", self.settings.ray_sessions_per_host
 
-    async def _place(self, device):
-        """The name of a host with room for one more session, started if none has room."""
+    async def _place(self, device, avoid=()):
+        """The name of a host with room for one more session (never one in ``avoid``), started if none has
+        room."""
         isolation, capacity = self._layout(device)
         candidates = [n for n, res in self._nodes if device == "cpu" or res.get("GPU", 0) > 0]
-        name = await self._ask("place", device, isolation, self.settings.max_sessions, candidates)
+        name = await self._ask("place", device, isolation, self.settings.max_sessions, candidates, list(avoid))
         if name is False:
             raise BackendUnavailable(f"the cluster holds its maximum of {self.settings.max_sessions} sessions")
         if name is not None:
@@ -204,7 +205,7 @@ class RayBackend(WorkerBackend):
             raise BackendUnavailable(f"the cluster could not start a session host: {type(e).__name__}") from None
         await self._ask("add_host", name, device, capacity, isolation, node)
         self._hosts[name] = host
-        again = await self._ask("place", device, isolation, self.settings.max_sessions, [node])
+        again = await self._ask("place", device, isolation, self.settings.max_sessions, [node], list(avoid))
         if not again:
             raise BackendUnavailable("the cluster has no room for a new session just now")
         return again
@@ -218,12 +219,16 @@ class RayBackend(WorkerBackend):
             raise BackendUnavailable("the cluster's session directory cannot be reached; retry shortly") from None
 
     def _host(self, name):
+        """The handle of host ``name``; None when Ray knows no live actor of that name (it died)."""
         host = self._hosts.get(name)
         if host is None:
             try:
                 host = self.ray.get_actor(name, namespace=self.actors.NAMESPACE)
             except ValueError:
                 return None
+            except Exception as e:  # the GCS cannot answer just now
+                raise BackendUnavailable(f"the cluster cannot be reached just now ({type(e).__name__}); "
+                                         "retry shortly") from None
             self._hosts[name] = host
         return host
 
@@ -274,13 +279,21 @@ class RayBackend(WorkerBackend):
         if session is None:
             raise BackendUnavailable("the Ray backend needs the session's record to open it")
         digest = session.token_digest.hex()
-        for attempt in range(3):
-            name = await self._place(device)
+        config = self._session_config() if self._layout(device)[0] == "process" else {}
+        tried = []
+        for attempt in range(5):
+            name = await self._place(device, avoid=tried)
+            tried.append(name)
             host = self._host(name)
+            if host is None:  # its actor is dead (its node lost, most likely): never a home for a session
+                await self._host_lost(name)
+                continue
             try:
-                problem = None if host is None else await host.open.remote(
-                    session_id, digest, session.created_at, session.ttl_expires_at, session.idle_timeout_s,
-                    self._session_config() if self._layout(device)[0] == "process" else {})
+                problem = await host.open.remote(session_id, digest, session.created_at, session.ttl_expires_at,
+                                                 session.idle_timeout_s, config)
+            except self.ray.exceptions.ActorUnavailableError:  # unreachable for now, maybe not dead: elsewhere
+                await self._ask("release", name)
+                continue
             except self.ray.exceptions.RayError:
                 await self._host_lost(name)
                 continue
@@ -293,17 +306,19 @@ class RayBackend(WorkerBackend):
         raise BackendUnavailable("the cluster could not start the session; retry shortly")
 
     async def close_session(self, placement, session_id):
-        try:
-            name, host = await self._host_of(placement)
-        except SessionGone:
-            name, host = None, None
-        await self._ask("remove", session_id)
+        """Ends the session on its host and forgets it; False (404) for an unknown id or a wrong token: over
+        HTTP nothing checked the token before this."""
+        name = await self._ask("remove", session_id, placement.digest)
         self._where.pop(session_id, None)
+        if name is None:
+            return False
+        host = self._host(name)  # None once its actor is dead: nothing is left to free
         if host is not None:
             try:
                 await host.close.remote(session_id)
             except self.ray.exceptions.RayError:
                 pass
+        return True
 
     def is_alive(self, placement):
         return placement.alive

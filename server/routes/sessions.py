@@ -2,7 +2,7 @@
 from fastapi import APIRouter, Body, Depends, Request, Response
 
 from .. import auth
-from ..errors import ApiError
+from ..errors import ApiError, session_not_found
 from ..models import CreateSession, SessionCreated, SessionInfo, errors
 from ..sessions import Session, iso
 
@@ -59,5 +59,6 @@ async def delete_session(request: Request, session=Depends(auth.any_session)):
     state.sessions.remove(session.id)
     if session.run_id is not None:
         await state.runs.cancel(session, session.run_id)
-    await state.backend.close_session(session.placement, session.id)
+    if await state.backend.close_session(session.placement, session.id) is False:
+        raise session_not_found()  # a backend that checks the token only now (Ray) found no such session
     return Response(status_code=204)

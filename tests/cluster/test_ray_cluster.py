@@ -181,12 +181,17 @@ def test_a_run_that_ignores_its_cancel_loses_its_process_on_every_replica_and_on
     from cluster_harness import Replica
     quick = Replica(cluster, limit_wall_time_s=0.5, cancel_grace_s=0.3, ray_sessions_per_host=3).start()
     try:
-        with _client(quick) as cq:
+        with _client(quick) as cq, _client(replicas[0]) as ca:
             victim = open_session(cq)
             neighbours = [open_session(cq) for _ in range(2)]  # three sessions per host: the same host
+            # the set-up goes through a replica with the usual deadline (filling 144 MB can take more than
+            # 0.5 s on a loaded machine); only the matmul meets the quick one's
+            victim.client = ca
             for i, s in enumerate(neighbours):
+                s.client = ca
                 s.ok(f"kept = torch.full((2,), {float(i)})")
             victim.ok("a = torch.ones(6000, 6000)", outputs=[])
+            victim.client = cq
             t0 = time.monotonic()
             r = victim.run("b = a @ a", outputs=[])
             assert r.status_code in (408, 410), r.text
@@ -213,6 +218,26 @@ def test_cancel_over_the_websocket_stops_a_run(nginx, http, session):
         events = _events_until_end(ws, "c")
     assert events[-1]["type"] in ("cancelled", "error")
     assert session.ok("k = torch.ones(1)", outputs=["k"])["values"]["k"]["data"] == [1.0]
+
+
+def test_delete_needs_the_sessions_own_token_on_every_replica(replicas):
+    """Over HTTP a Ray replica checks a token only where the session is: a DELETE too."""
+    a, b = replicas
+    with _client(a) as ca, _client(b) as cb:
+        s, other = open_session(ca), open_session(ca)
+        s.ok("x = torch.ones(1)")  # replica a now knows where s lives
+        for client in (ca, cb):
+            for token in (other.token, "not-a-token"):
+                r = client.delete(f"/v1/sessions/{s.id}", headers={"Authorization": f"Bearer {token}"})
+                assert r.status_code == 404, r.text
+        s.client = cb
+        assert s.ok("y = x + 1", outputs=["y"])["values"]["y"]["data"] == [2.0]
+        assert s.delete().status_code == 204
+        for client in (ca, cb):
+            s.client = client
+            assert s.delete().status_code == 404
+            assert s.run("y = 1").status_code == 404
+        assert other.delete().status_code == 204
 
 
 def test_sessions_expire_with_no_replica_in_charge(replicas):
@@ -293,9 +318,16 @@ def test_stopping_the_worker_node_ends_its_sessions_and_new_ones_go_to_the_head(
             for s in made:
                 if s.id in on_head:
                     assert s.ok("y = x + 1", outputs=["y"])["values"]["y"]["data"] == [2.0]
-            fresh = open_session(ca)
-            assert fresh.ok("z = torch.ones(1)", outputs=["z"])["values"]["z"]["data"] == [1.0]
-            fresh.delete()
+            # more new sessions than one host takes: hosts the lost node held (emptied ones included, which
+            # nobody calls and so nobody finds dead) are never chosen, and a new host starts on the head
+            fresh = [open_session(ca) for _ in range(4)]
+            for f in fresh:
+                assert f.ok("z = torch.ones(1)", outputs=["z"])["values"]["z"]["data"] == [1.0]
+                assert _record(cluster, f)["node"] == head_node
+            counts = ray.get(directory.counts.remote(), timeout=30)
+            assert counts["hosts_lost"] >= 1 and counts["gone"] >= len(gone)
+            for f in fresh:
+                assert f.delete().status_code == 204
         finally:
             cluster.start_worker()
         for s in made:
