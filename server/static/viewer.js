@@ -42,9 +42,10 @@ function startRun(id) {
   $("empty").hidden = true;
   hideBanner();
   $("detail").textContent = "click a node to see its value and gradient";
-  // a new graph: the view starts at its top again and follows it; a readable zoom the user chose is kept
+  // a new graph: the view starts at its top again and follows it; a zoom where a box's text is readable is
+  // kept, a smaller one (a fit of the last run's whole graph) goes back to 100% (a paused run is read closely)
   view.hover = null;
-  if (view.zoom < 0.3) { view.zoom = 1; $("zoom-level").textContent = "100%"; }
+  if (view.zoom < 0.6) { view.zoom = 1; $("zoom-level").textContent = "100%"; }
   view.x = -PAD; view.y = -PAD;
   setFollow(true);
   redraw();
@@ -383,7 +384,13 @@ function refreshSourceMarks(r) {
     row.classList.toggle("cond", !!breakpoints.get(line));
     row.classList.toggle("marked", !!r && r.markedLine === line);
     row.classList.toggle("paused", !!r && !!r.paused && r.paused.line === line);
-    row.title = breakpoints.get(line) ? `breakpoint if ${breakpoints.get(line)}` : "";
+    const cond = breakpoints.get(line);
+    row.title = cond ? `breakpoint if ${cond}` : "";
+    const g = row.firstChild, code = row.lastChild;
+    if (code) { if (cond) code.dataset.cond = cond; else delete code.dataset.cond; }   // shown after the line (CSS)
+    if (g) g.title = cond ? `breakpoint if ${cond} (click: clear; right-click: change the condition)`
+      : breakpoints.has(line) ? "breakpoint (click: clear; right-click: add a condition)"
+      : "set or clear a breakpoint (right-click: with a condition)";
   }
 }
 

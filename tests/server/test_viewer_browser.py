@@ -485,3 +485,121 @@ def test_viewer_outlines_the_op_that_made_nan_in_an_anomaly_pause(live_server, h
         assert page.problems == []
     finally:
         session.delete()
+
+
+ALTERED = """import torch
+import torch.nn as nn
+torch.manual_seed(0)
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc1 = nn.Linear(4, 8)
+        self.fc2 = nn.Linear(8, 2)
+    def forward(self, x):
+        h = torch.relu(self.fc1(x))
+        return self.fc2(h)
+model = Net()
+opt = torch.optim.SGD(model.parameters(), lr=0.1)
+x = torch.randn(16, 4)
+for step in range(3):
+    opt.zero_grad()
+    loss = model(x).pow(2).mean()
+    loss.backward()
+    opt.step()
+print("final", round(loss.item(), 4))
+"""
+
+
+def test_viewer_newcomer_alters_the_network_mid_run_and_sees_the_diff(live_server, http, page, shots):
+    """As a new user would, all from the page: run a program, right-click the gutter for a conditional
+    breakpoint, debug-run it, see it stop only when the condition holds, evaluate, replace model.fc2 with
+    a Sequential and lower the learning rate (exec), continue, see the result and the graph diff (the new
+    layers added), fold and unfold the new module box, and open a new weight's heatmap."""
+    session = open_session(http)
+    try:
+        _watch(page, live_server, session)
+        page.click("#edit")
+        page.fill("#program", ALTERED)
+        page.click("#edit")
+        page.click("#run")                                   # a plain run first: the graph to compare with
+        _finished(page)
+        assert "final" in page.locator("#stdout").text_content()
+        page.evaluate("fit()")
+        page.screenshot(path=shots / "20-newcomer-first-run.png")
+
+        # right-click the gutter of line 17: a condition, asked for in a dialog
+        page.once("dialog", lambda d: d.accept("step == 1"))
+        page.locator("#source .ln[data-line='17'] .gutter").click(button="right")
+        assert page.evaluate("[...breakpoints]") == [[17, "step == 1"]]
+        assert "step == 1" in page.locator("#source .ln[data-line='17'] .gutter").get_attribute("title")
+        page.screenshot(path=shots / "21-newcomer-conditional-breakpoint.png")
+
+        page.check("#debug")
+        page.click("#run")
+        _wait(page, "run && run.paused && !document.getElementById('debugger').hidden && !framePending")
+        seen = page.evaluate("({line: run.paused.line, step: run.paused.locals.step, reason: run.paused.reason})")
+        assert seen == {"line": 17, "step": "1", "reason": "breakpoint"}   # step 0 went by: the condition held only now
+        page.screenshot(path=shots / "22-newcomer-paused-at-step-1.png")
+
+        def ask(text):
+            n = page.locator("#eval-out > div:not(.meta)").count()
+            page.fill("#eval", text)
+            page.press("#eval", "Enter")
+            _wait(page, f"document.querySelectorAll('#eval-out > div:not(.meta)').length > {n}")
+            return page.locator("#eval-out > div:not(.meta)").last.text_content()
+
+        loss = float(ask("loss.item()"))
+        assert abs(loss - float(page.evaluate("run.paused.locals.loss.mean"))) < 1e-6
+        ask("!model.fc2 = nn.Sequential(nn.Linear(8, 8), nn.Tanh(), nn.Linear(8, 2)); opt.param_groups[0]['lr'] = 0.01")
+        assert "(1): Tanh()" in ask("model.fc2")
+        assert float(ask("opt.param_groups[0]['lr']")) == 0.01
+        assert page.evaluate("run.state") == "paused"
+        page.screenshot(path=shots / "23-newcomer-exec-altered.png")
+
+        page.locator("#source .ln[data-line='17'] .gutter").click()   # clear it, and go on to the end
+        page.click("#dbg-continue")
+        _finished(page)
+        assert page.locator("#debugger").is_hidden()
+        assert page.locator("#stdout").text_content().count("final") == 2
+        labels = page.evaluate("run.boxes.map(b => b.label)")
+        assert {"fc2 · Linear", "fc2 · Sequential", "fc2.1 · Tanh"} <= set(labels)   # before and after the exec
+        page.evaluate("fit()")
+        page.screenshot(path=shots / "24-newcomer-finished.png")
+
+        # the diff against the first run: the layers the exec put in are added (the old fc2 still ran at step 0)
+        page.wait_for_selector("#diff:not([hidden])")
+        page.click("#diff")
+        added = page.evaluate("[...run.diff.added].map(n => `${n.module}:${n.op || n.name}`)")
+        assert {"fc2.0:linear", "fc2.1:tanh", "fc2.2:linear", "fc2.0:fc2.0.weight"} <= set(added), added
+        assert page.evaluate("run.diff.removed") == []
+        rows = page.locator("#detail td.added").all_text_contents()
+        assert any("fc2.1: tanh (line 11)" in r for r in rows), rows
+        assert page.evaluate("""(() => { const t = document.getElementById('toolbar'), d = document.getElementById('diff'),
+            f = document.getElementById('zoom-fit'); return d.getBoundingClientRect().top === f.getBoundingClientRect().top
+            || Math.abs(d.getBoundingClientRect().top - f.getBoundingClientRect().top) < 8; })()"""), "the toolbar wrapped"
+        page.screenshot(path=shots / "25-newcomer-diff.png")
+        page.click("#diff")
+
+        # fold the new Sequential into one box, then unfold it
+        _click_box_header(page, "fc2 · Sequential")
+        folded = page.evaluate("run.shownBoxes.some(g => g.label === 'fc2 · Sequential')")
+        assert folded
+        page.screenshot(path=shots / "26-newcomer-sequential-folded.png")
+        b = _box(page, "fc2 · Sequential")
+        _click_world(page, {"ref": b["key"], "px": b["x"] + 40, "py": b["y"] + 30})
+        _wait(page, "run.boxes.some(g => g.label === 'fc2 · Sequential') && !framePending")
+        page.screenshot(path=shots / "27-newcomer-sequential-unfolded.png")
+
+        # the new layer's weight: first used at step 1, the iteration folded between the first and the last
+        gap = page.evaluate("""(() => { const g = run.shownBoxes.find(g => g.label.startsWith('⋯'));
+                                 return {key: g.key, x: g.x, y: g.y}; })()""")
+        _click_world(page, {"ref": gap["key"], "px": gap["x"] + 40, "py": gap["y"] + 15})
+        _wait(page, "!run.shownBoxes.some(g => g.label.startsWith('⋯')) && !framePending")
+        _click_node(page, "[...run.nodes.values()].find(n => n.name === 'fc2.0.weight' && run.shown.includes(n))")
+        page.wait_for_selector("#tensors canvas.heatmap[data-of=value]")
+        page.wait_for_selector("#tensors canvas.heatmap[data-of=gradient]")
+        assert page.locator("#tensors figcaption").first.text_content().startswith("value [8, 8]")
+        page.screenshot(path=shots / "28-newcomer-new-weight-heatmap.png")
+        assert page.problems == []
+    finally:
+        session.delete()
