@@ -497,7 +497,7 @@ def test_layer_on_cuda_matches_cpu(name):
     lengths = [5, 2, 4, 1]
     results = []
     for module, device in ((cpu, "cpu"), (gpu, "cuda")):
-        xt = gs.tensor(x, device=device, requires_grad=True)
+        xt = gs.tensor(x.swapaxes(0, 1) if module.batch_first else x, device=device, requires_grad=True)
         packed = pack_padded_sequence(xt, lengths, batch_first=module.batch_first, enforce_sorted=False)
         out, states = module(packed)
         padded, _ = pad_packed_sequence(out, batch_first=module.batch_first)
