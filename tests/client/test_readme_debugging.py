@@ -50,7 +50,7 @@ def test_the_readme_terminal_session_replays_as_written(tmp_path, server_url):
     (tmp_path / "train.py").write_text(program)            # "the program above, as a file"
     lines = _terminal_block().splitlines()
     command = lines[0].split("#", 1)[0].strip()
-    assert command.startswith("$ gradserve run --debug train.py")
+    assert command.startswith("$ .venv/bin/gradserve run --debug train.py")   # as typed in a fresh shell
     argv = shlex.split(command[2:])[2:] + ["--url", server_url]
     env = {**os.environ, "HOME": str(tmp_path), "TERM": "dumb", "PYTHONUNBUFFERED": "1"}
     child = pexpect.spawn(sys.executable, ["-m", "gradserve.client.cli_run", *argv], cwd=str(tmp_path),
