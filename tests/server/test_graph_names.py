@@ -129,3 +129,22 @@ def test_node_route_refuses_an_older_run_and_an_unknown_node(live_server, sessio
     assert old.status_code == 404 and "last traced run" in old.json()["error"]["message"]
     assert session.get("/nodes/999", params={"run": "second"}).status_code == 404
     assert session.get("/nodes/0", params={"run": "second"}).status_code == 200
+
+
+def test_node_route_keeps_tensors_within_its_size_cap(live_server, session):
+    """A traced run keeps each node's tensors up to KEEP_ELEMENTS elements (and TRACE_KEEP_BYTES in all): a
+    bigger one answers a 404 that says why, while the small nodes of the same run still answer."""
+    from gradserve.server import runtime
+    n = runtime.KEEP_ELEMENTS + 1
+    program = (f"big = torch.ones({n}, requires_grad=True)\n"
+               "small = torch.ones(3, requires_grad=True)\n"
+               "loss = (big * 2).sum() + (small * 3).sum()\n"
+               "loss.backward()\n")
+    events = _stream(live_server, session, program, "cap", outputs=["loss"])
+    names = {v: int(k) for e in events if e["type"] == "names" for k, v in e["names"].items()}  # (named as the run ends)
+    big, small = names["big"], names["small"]
+    assert _nodes(events)[big]["shape"] == [n]
+    r = session.get(f"/nodes/{big}", params={"run": "cap"})
+    assert r.status_code == 404 and f"{runtime.KEEP_ELEMENTS} elements each" in r.json()["error"]["message"]
+    body = session.get(f"/nodes/{small}", params={"run": "cap"}).json()
+    assert body["value"]["data"] == [1.0, 1.0, 1.0] and body["grad"]["data"] == [3.0, 3.0, 3.0]
