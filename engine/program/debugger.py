@@ -72,6 +72,7 @@ class Debugger:
         self.frames = []        # [depth, frame, function, line, col], outermost first
         self.mode = None
         self.mode_depth = 0
+        self.mode_frame = None
         self.paused = False
         self.last = None        # (frame, line) of the last line event, to fold a loop's head into its first run
         self.failing = None     # the frames where an exception passing through statements was raised
@@ -150,8 +151,9 @@ class Debugger:
         if last is not None and last[0] is fr and last[1] == line:
             return   # a loop's head right after the loop statement itself: one stop, not two
         mode = self.mode
-        if mode is not None and (mode is _STEP or mode is _NEXT and depth <= self.mode_depth
-                                 or mode is _OUT and depth < self.mode_depth):
+        if mode is not None and (mode is _STEP or mode is _OUT and depth < self.mode_depth
+                                 or mode is _NEXT and (depth < self.mode_depth
+                                                       or depth == self.mode_depth and fr is self.mode_frame)):
             return self.pause("step", line, col)
         conditions = self.breakpoints.get(line)
         if conditions is not None and self._hit(conditions, fr, fn):
@@ -273,6 +275,7 @@ class Debugger:
     def _resume(self, kind):
         self.mode = {"step": _STEP, "next": _NEXT, "out": _OUT}.get(kind)   # the constants: compared by identity
         self.mode_depth = self.frames[-1][0] if self.frames else 0
+        self.mode_frame = self.frames[-1][1] if self.frames else None   # next: this frame, or a caller (not a sibling call)
         self.emit({"type": "resumed", "command": kind})
 
     def stack(self):

@@ -83,6 +83,30 @@ def test_next_from_a_return_lands_in_the_caller():
     assert lines(s)[:3] == [(2, "f"), (3, "f"), (5, "<module>")]
 
 
+def test_next_from_a_return_in_a_comprehension_goes_to_the_callers_next_line():
+    """A comprehension calls f twice: `next` from the first call's return stops in the caller (as pdb does),
+    not in the second call, a sibling frame at the same depth."""
+    _, s = debug(STEPS, [{"command": "step"}, {"command": "next"}, {"command": "next"}], breakpoints=[{"line": 7}])
+    assert lines(s) == [(7, "<module>"), (2, "f"), (3, "f"), (8, "<module>")]
+
+
+def test_step_into_a_method_that_calls_another_then_out_twice():
+    src = ("class Net(nn.Module):\n"
+           "    def helper(self, h):\n"
+           "        g = h * 2\n"
+           "        return g\n"
+           "    def forward(self, x):\n"
+           "        h = x + 1\n"
+           "        h = self.helper(h)\n"
+           "        return h.sum()\n"
+           "model = Net()\n"
+           "b = model(torch.ones(2))\n"
+           "c = b + 1\n")
+    _, s = debug(src, [{"command": c} for c in ("step", "next", "step", "out", "out")], breakpoints=[{"line": 10}])
+    assert lines(s) == [(10, "<module>"), (6, "forward"), (7, "forward"), (3, "helper"), (8, "forward"), (11, "<module>")]
+    assert [f["function"] for f in s.pauses[3]["stack"]] == ["<module>", "forward", "helper"]
+
+
 def test_stack_lists_caller_lines_outermost_first():
     src = "def g(x):\n    return x + 1\ndef f(x):\n    return g(x) * 2\ny = f(3)\n"
     _, s = debug(src, breakpoints=[{"line": 2}])
