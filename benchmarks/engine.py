@@ -11,7 +11,8 @@
 (gru) GRUCell(16->32) over 32 sequences of lengths 5..40, a Python loop over the steps
     (the active sequences shrink), one backward.                 target <= 1.3x PyTorch
 (cnn) one SGD training step of conv16-pool-conv32-pool-linear on a batch of 32 x 1x28x28
-    (3x3 convolutions, padding 1, ReLU, 2x2 max pooling, cross-entropy).  target <= 1.5x PyTorch
+    (3x3 convolutions, padding 1, ReLU, 2x2 max pooling, cross-entropy); with peak RSS.
+                                                                  target <= 1.5x PyTorch
 
 Prints each framework's median time and the ratio. PyTorch is optional: without
 it only gradserve's times are printed. Both frameworks get the same number of
@@ -271,6 +272,7 @@ def report_recurrent(only, repeat, threads, rounds):
         ours, theirs = measure("cnn", repeat, threads, rounds)
         print(_line(f"(cnn) conv16-pool-conv32-pool-linear, batch {CNN_BATCH}, SGD", ours["time"],
                     theirs and theirs["time"], 1.5))
+        _rss_line(ours, theirs)
 
 
 def _rss_line(ours, theirs):

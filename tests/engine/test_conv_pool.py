@@ -8,7 +8,7 @@ import pytest
 
 import gradserve.engine as gs
 import gradserve.engine.nn.functional as F
-from op_check import torch
+from op_check import check_gradients, compare_with_torch, torch
 
 needs_torch = pytest.mark.skipif(torch is None, reason="PyTorch is the oracle")
 
@@ -163,3 +163,98 @@ def test_conv_weight_gradient_under_create_graph_depends_on_the_input():
         (gwt,) = torch.autograd.grad(torch.nn.functional.conv2d(xt, wt).pow(2).sum(), wt, create_graph=True)
         (gxt,) = torch.autograd.grad(gwt.sum(), xt)
         np.testing.assert_allclose(gx.numpy(), gxt.numpy(), rtol=1e-10)
+
+
+# ------------------------------------------------------------------ fast paths and padding modes
+def _pad_conv1d(mode):
+    # what nn.Conv1d(padding=(2,), padding_mode=mode) runs: F.pad, then an unpadded conv1d
+    return lambda T, x, w, b: T.nn.functional.conv1d(T.nn.functional.pad(x, (2, 2), mode=mode), w, b, dilation=2)
+
+
+def _pad_conv2d(mode):
+    return lambda T, x, w: T.nn.functional.conv2d(T.nn.functional.pad(x, (1, 2, 2, 1), mode=mode), w, groups=2)
+
+
+# stride 1 with output rows as wide as the input's: im2col and col2im run on the flattened plane
+# (engine/nn/functional.py _same_width_taps); the strided cases beside them take the general path
+FAST_PATH_CASES = {
+    "conv2d_same_width": (lambda T, x, w, b: T.nn.functional.conv2d(x, w, b, padding=1),
+                          [(2, 3, 4, 5), (4, 3, 3, 3), (4,)]),
+    "conv2d_same_width_taller_output": (lambda T, x, w: T.nn.functional.conv2d(x, w, padding=(2, 1)),
+                                        [(1, 2, 3, 4), (3, 2, 3, 3)]),
+    "conv2d_same_width_rect_groups": (lambda T, x, w: T.nn.functional.conv2d(x, w, padding=(0, 2), groups=2),
+                                      [(2, 4, 5, 6), (6, 2, 2, 5)]),
+    "conv2d_same_even_kernel": (lambda T, x, w: T.nn.functional.conv2d(x, w, padding="same"),
+                                [(2, 2, 5, 6), (3, 2, 2, 4)]),          # pads (1, 2) along the width
+    "conv2d_same_dilation": (lambda T, x, w: T.nn.functional.conv2d(x, w, padding="same", dilation=(2, 3)),
+                             [(1, 2, 6, 7), (2, 2, 3, 2)]),
+    "conv2d_taps_past_the_whole_width": (lambda T, x, w: T.nn.functional.conv2d(x, w, padding=2),
+                                         [(2, 2, 4, 2), (3, 2, 5, 5)]),
+    "conv1d_same_dilation": (lambda T, x, w, b: T.nn.functional.conv1d(x, w, b, padding="same", dilation=2),
+                             [(2, 3, 9), (4, 3, 4), (4,)]),
+    "conv1d_same_groups_depthwise": (lambda T, x, w: T.nn.functional.conv1d(x, w, padding=1, groups=4),
+                                     [(3, 4, 6), (8, 1, 3)]),
+    "conv2d_stride_2_general_path": (lambda T, x, w: T.nn.functional.conv2d(x, w, padding=1, stride=(1, 2)),
+                                     [(2, 2, 5, 6), (3, 2, 3, 3)]),
+    "unfold_same_width": (lambda T, x: T.nn.functional.unfold(x, (3, 2), padding=(1, 1), dilation=(1, 2)),
+                          [(2, 3, 4, 5)]),
+    "conv1d_reflect": (_pad_conv1d("reflect"), [(2, 3, 7), (4, 3, 3), (4,)]),
+    "conv1d_replicate": (_pad_conv1d("replicate"), [(2, 3, 7), (4, 3, 3), (4,)]),
+    "conv1d_circular": (_pad_conv1d("circular"), [(2, 3, 7), (4, 3, 3), (4,)]),
+    "conv2d_replicate_groups": (_pad_conv2d("replicate"), [(2, 4, 4, 5), (4, 2, 3, 3)]),
+    "conv2d_reflect_groups": (_pad_conv2d("reflect"), [(2, 4, 4, 5), (4, 2, 3, 3)]),
+    "max_pool1d_dilation_stride": (lambda T, x: T.nn.functional.max_pool1d(x, 3, stride=2, dilation=2),
+                                   [(2, 3, 11)]),
+    "avg_pool1d_ceil_stride": (lambda T, x: T.nn.functional.avg_pool1d(x, 3, stride=2, padding=1, ceil_mode=True,
+                                                                       count_include_pad=False), [(2, 3, 8)]),
+    "max_pool2d_stride_below_kernel": (lambda T, x: T.nn.functional.max_pool2d(x, (3, 2), stride=(2, 1)),
+                                       [(2, 2, 7, 5)]),
+    "avg_pool2d_stride_above_kernel": (lambda T, x: T.nn.functional.avg_pool2d(x, 2, stride=3, padding=1),
+                                       [(2, 2, 7, 8)]),
+}
+
+
+@pytest.mark.parametrize("name", list(FAST_PATH_CASES))
+def test_conv_and_pool_cases_pass_gradcheck_and_gradgradcheck(name):
+    fn, shapes = FAST_PATH_CASES[name]
+    check_gradients(fn, shapes)
+
+
+@needs_torch
+@pytest.mark.parametrize("name", list(FAST_PATH_CASES))
+def test_conv_and_pool_cases_match_torch(name):
+    fn, shapes = FAST_PATH_CASES[name]
+    compare_with_torch(fn, shapes)
+
+
+@needs_torch
+@pytest.mark.parametrize("mode", ["reflect", "replicate", "circular"])
+def test_conv1d_module_padding_modes_match_torch(mode):
+    torch.manual_seed(0)
+    theirs = torch.nn.Conv1d(3, 4, 3, padding=2, dilation=2, padding_mode=mode).double()
+    ours = gs.nn.Conv1d(3, 4, 3, padding=2, dilation=2, padding_mode=mode).double()
+    ours.load_state_dict({k: gs.tensor(v.detach().numpy()) for k, v in theirs.state_dict().items()})
+    x = np.random.default_rng(1).standard_normal((2, 3, 7))
+    xt, xg = torch.tensor(x, requires_grad=True), gs.tensor(x, requires_grad=True)
+    yt, yg = theirs(xt), ours(xg)
+    np.testing.assert_allclose(yg.detach().numpy(), yt.detach().numpy(), rtol=1e-10)
+    yt.pow(2).sum().backward()
+    yg.pow(2).sum().backward()
+    np.testing.assert_allclose(xg.grad.numpy(), xt.grad.numpy(), rtol=1e-10)
+    np.testing.assert_allclose(ours.weight.grad.numpy(), theirs.weight.grad.numpy(), rtol=1e-10)
+
+
+def test_same_width_im2col_equals_the_strided_gather():
+    """The flat-plane im2col against the padded strided gather it replaces, zeros at the borders
+    and the wrapped columns included."""
+    x = _r(2, 3, 5, 4)
+    for kernel, dilation, padding in [((3, 3), (1, 1), ((1, 1), (1, 1))), ((2, 4), (2, 1), ((0, 3), (1, 2))),
+                                      ((3, 5), (1, 1), ((2, 2), (2, 2))), ((1, 3), (1, 3), ((0, 0), (3, 3)))]:
+        fast = F.Im2Col.__new__(F.Im2Col).forward(x, kernel, dilation, padding, (1, 1))
+        padded = np.pad(x, ((0, 0), (0, 0)) + padding)
+        (kh, kw), (dh, dw) = kernel, dilation
+        oh, ow = padded.shape[2] - dh * (kh - 1), padded.shape[3] - dw * (kw - 1)
+        slow = np.stack([np.stack([padded[:, :, i * dh:i * dh + oh, j * dw:j * dw + ow] for j in range(kw)], 2)
+                         for i in range(kh)], 2)
+        assert ow == x.shape[3]
+        np.testing.assert_array_equal(fast, slow)
