@@ -8,7 +8,7 @@ import pytest
 
 import gradserve.engine as gs
 import gradserve.engine.nn.functional as F
-from op_check import check_gradients, compare_with_torch, torch
+from op_check import check_gradients, compare_devices, compare_with_torch, torch
 
 needs_torch = pytest.mark.skipif(torch is None, reason="PyTorch is the oracle")
 
@@ -225,6 +225,13 @@ def test_conv_and_pool_cases_pass_gradcheck_and_gradgradcheck(name):
 def test_conv_and_pool_cases_match_torch(name):
     fn, shapes = FAST_PATH_CASES[name]
     compare_with_torch(fn, shapes)
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("name", list(FAST_PATH_CASES))
+def test_conv_and_pool_cases_on_cuda_match_cpu(name):
+    fn, shapes = FAST_PATH_CASES[name]
+    compare_devices(fn, shapes)
 
 
 @needs_torch
