@@ -51,3 +51,23 @@ class Adagrad(Optimizer):
         std = get_array_module(param).sqrt(total)
         std += group["eps"]
         param += (-clr * grad) / std
+
+    _foreach_keys = ("sum",)
+
+    def _foreach_update(self, group, params, layout):
+        # _update over the whole group: the same operations, in the same order, on flat arrays
+        states = [self.state[p] for p in params]
+        for st in states:
+            st["step"]._data += 1
+        step = float(states[0]["step"]._data)
+        grad = self._flat(layout, [p.grad._data for p in params])
+        if group["maximize"]:
+            grad = -grad
+        if group["weight_decay"] != 0:
+            grad = grad + group["weight_decay"] * self._flat(layout, [p._data for p in params])
+        clr = group["lr"] / (1 + (step - 1) * group["lr_decay"])
+        total = layout.flat["sum"]
+        total += grad * grad
+        std = layout.xp.sqrt(total)
+        std += group["eps"]
+        self._apply_flat(layout, params, (-clr * grad) / std)

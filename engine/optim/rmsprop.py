@@ -60,3 +60,43 @@ class RMSprop(Optimizer):
             param += -lr * buf
         else:
             param += (-lr * grad) / avg
+
+    _foreach_keys = ("square_avg",)
+
+    def _foreach_state_keys(self, group):
+        keys = ("square_avg",)
+        if group["momentum"] > 0:
+            keys += ("momentum_buffer",)
+        if group["centered"]:
+            keys += ("grad_avg",)
+        return keys
+
+    def _foreach_update(self, group, params, layout):
+        # _update over the whole group: the same operations, in the same order, on flat arrays
+        lr, alpha, eps, momentum = group["lr"], group["alpha"], group["eps"], group["momentum"]
+        xp = layout.xp
+        grad = self._flat(layout, [p.grad._data for p in params])
+        if group["maximize"]:
+            grad = -grad
+        for p in params:
+            self.state[p]["step"]._data += 1
+        if group["weight_decay"] != 0:
+            grad = grad + group["weight_decay"] * self._flat(layout, [p._data for p in params])
+        flat = layout.flat
+        square_avg = flat["square_avg"]
+        square_avg *= alpha
+        square_avg += (1 - alpha) * grad * grad
+        if group["centered"]:
+            grad_avg = flat["grad_avg"]
+            _lerp_(grad_avg, grad, 1 - alpha)
+            avg = xp.sqrt(square_avg + (-1 * grad_avg) * grad_avg)
+        else:
+            avg = xp.sqrt(square_avg)
+        avg += eps
+        if momentum > 0:
+            buf = flat["momentum_buffer"]
+            buf *= momentum
+            buf += grad / avg
+            self._apply_flat(layout, params, -lr * buf)
+        else:
+            self._apply_flat(layout, params, (-lr * grad) / avg)

@@ -56,7 +56,9 @@ OPTIMIZERS = {
     "RMSprop_momentum_weight_decay": lambda o, p: o.RMSprop(p, lr=0.01, alpha=0.9, momentum=0.5,
                                                             weight_decay=0.1),
     "RMSprop_centered": lambda o, p: o.RMSprop(p, lr=0.01, centered=True, eps=1e-4),
+    "RMSprop_maximize": lambda o, p: o.RMSprop(p, lr=0.01, momentum=0.3, maximize=True),
     "Adagrad": lambda o, p: o.Adagrad(p, lr=0.1),
+    "Adagrad_maximize": lambda o, p: o.Adagrad(p, lr=0.1, eps=1e-3, maximize=True),
     "Adagrad_decay_accumulator": lambda o, p: o.Adagrad(p, lr=0.1, lr_decay=0.1, weight_decay=0.05,
                                                         initial_accumulator_value=0.5),
     "Adadelta": lambda o, p: o.Adadelta(p),
@@ -438,7 +440,9 @@ def test_lbfgs_refuses_parameter_groups():
 
 # ------------------------------------------------------------------ foreach: the whole group at once
 FOREACH = ["SGD", "SGD_momentum", "SGD_dampening_weight_decay", "SGD_nesterov", "SGD_maximize", "Adam",
-           "Adam_amsgrad_weight_decay", "Adam_small_betas_maximize", "AdamW", "AdamW_amsgrad"]
+           "Adam_amsgrad_weight_decay", "Adam_small_betas_maximize", "AdamW", "AdamW_amsgrad", "RMSprop",
+           "RMSprop_centered_momentum", "RMSprop_momentum_weight_decay", "RMSprop_centered", "RMSprop_maximize",
+           "Adagrad", "Adagrad_decay_accumulator", "Adagrad_maximize"]
 FOREACH_SHAPES = [(3, 4), (5,), (2, 3), (4,)]
 
 
