@@ -23,6 +23,7 @@ from ..ops import elementwise as _ew
 from ..ops.creation import tensor as _tensor
 from ..ops.reduction import norm as _norm
 from ..tensor import Tensor, _wrap_dim
+from .upsampling import interpolate, upsample, upsample_bilinear, upsample_nearest
 
 __all__ = [
     # activations
@@ -35,6 +36,7 @@ __all__ = [
     # convolution and pooling
     "conv1d", "conv2d", "unfold", "fold", "max_pool1d", "max_pool2d", "avg_pool1d", "avg_pool2d",
     "adaptive_avg_pool1d", "adaptive_avg_pool2d", "pad",
+    "interpolate", "upsample", "upsample_nearest", "upsample_bilinear",
     # normalisation and distances
     "batch_norm", "instance_norm", "layer_norm", "group_norm", "normalize", "cosine_similarity", "pairwise_distance",
     # losses

@@ -164,6 +164,8 @@ MODULES = {
             "CircularPad1d", "CircularPad2d", "ConstantPad1d", "ConstantPad2d", "ConstantPad3d", "LazyBatchNorm1d",
             "LazyBatchNorm2d", "LazyConv1d", "LazyConv2d", "ReflectionPad1d", "ReflectionPad2d", "ReplicationPad1d",
             "ReplicationPad2d", "ReplicationPad3d", "ZeroPad1d", "ZeroPad2d",
+            # resampling
+            "Upsample", "UpsamplingBilinear2d", "UpsamplingNearest2d",
         )),
     "torch.nn.functional": Module(
         host=_E + ".nn.functional",
@@ -177,6 +179,8 @@ MODULES = {
             "pairwise_distance", "pixel_shuffle", "pixel_unshuffle", "relu", "relu6", "relu_", "scaled_dot_product_attention", "selu", "sigmoid",
             "silu", "smooth_l1_loss", "softmax", "softmin", "softplus", "softsign", "tanh", "tanhshrink",
             "threshold", "unfold",
+            # resampling
+            "interpolate", "upsample", "upsample_bilinear", "upsample_nearest",
         )),
     "torch.nn.init": Module(
         host=_E + ".nn.init",

@@ -302,6 +302,8 @@ SAME_NAME = [
 #   F.linear                 one fused node (LinearBackward0); PyTorch's addmm / mm of the transposed weight
 #   adaptive_avg_pool1d/2d, pad (reflect, replicate, circular), unfold
 #                            matmuls, indexing and a view; AdaptiveAvgPool2DBackward0, ...
+#   F.interpolate            one matmul per resampled dimension with its (out x in) weight map;
+#                            PyTorch's UpsampleNearest2DBackward0, UpsampleBilinear2DBackward0, ...
 #   F.layer_norm, batch_norm, group_norm
 #                            one standardising node and the affine as mul and add; Native*NormBackward0
 #   F.cross_entropy          one fused node (CrossEntropyBackward0); PyTorch's NllLossBackward0 <- LogSoftmaxBackward0
