@@ -24,7 +24,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from .errors import GradserveError, ProgramError
+from .errors import GradserveError, LimitExceeded, ProgramError
 from .events import BreakpointsSet, CommandRefused, Evaluated, Event, Paused, Stdout
 
 _RESUME = ("continue", "step", "next", "out")
@@ -72,7 +72,8 @@ def decode_value(value: Any, full: bool) -> Any:
 
 
 def _raise_eval_error(error: dict) -> None:
-    raise ProgramError(str(error.get("message", "")), type=str(error.get("type", "Error")),
+    cls = LimitExceeded if error.get("type") == "LimitExceeded" else ProgramError   # (a ProgramError too)
+    raise cls(str(error.get("message", "")), type=str(error.get("type", "Error")),
                        line=error.get("line"), col=error.get("col"), limit=error.get("limit"))
 
 

@@ -21,6 +21,7 @@ import numpy as np
 
 from ..autograd.state import state
 from ..tensor import Tensor
+from .runtime import CHECK_EVERY
 from .errors import Abort, ProgramBaseException, exception_type_name, meta, to_program_exception
 from .scopes import CompileError, Scope, build_scopes, check_nesting
 from .values import Function
@@ -252,11 +253,7 @@ class Debugger:
                 if kind == "cancel":
                     raise Abort("Cancelled", "the run was cancelled")
                 if kind in ("eval", "exec"):
-                    rt.deadline = _monotonic() + remaining
-                    try:
-                        self.emit(self._evaluate_command(kind, command))
-                    finally:
-                        remaining = rt.deadline - _monotonic()
+                    self.emit(self._limited(kind, command))
                 elif kind == "breakpoints":
                     try:
                         self.breakpoints = self._check_breakpoints(command.get("breakpoints"))
@@ -271,6 +268,22 @@ class Debugger:
             self.stopped_at = (self.frames[-1][1], self.frames[-1][3]) if self.frames else None
             state.line = saved_line
             rt.deadline = _monotonic() + remaining
+
+    def _limited(self, kind, command):
+        """Runs one eval / exec under the run's limits, each command with budgets of its own: its steps
+        and wall time start from nothing and go back to the run's afterwards, so a command that hits a
+        limit answers LimitExceeded and leaves the run paused with what it had (a limit reached inside
+        the command never ends the run)."""
+        rt = self.rt
+        saved = (rt.steps, rt.check_at, rt.deadline, rt.abort)
+        rt.steps = 0
+        rt.check_at = min(CHECK_EVERY, rt.step_limit + 1)
+        rt.deadline = _monotonic() + rt.wall_time
+        rt.abort = None
+        try:
+            return self._evaluate_command(kind, command)
+        finally:
+            rt.steps, rt.check_at, rt.deadline, rt.abort = saved
 
     def _resume(self, kind):
         self.mode = {"step": _STEP, "next": _NEXT, "out": _OUT}.get(kind)   # the constants: compared by identity

@@ -225,11 +225,11 @@ class Connection:
         if not isinstance(run_id, str) or not isinstance(command, str):
             return self._notice("ValidationError", "a debug message needs \"id\" (the run) and \"command\" "
                                                    "(continue, step, next, out, eval, exec, breakpoints or cancel)",
-                                run=run_id if isinstance(run_id, str) else None)
+                                run=run_id if isinstance(run_id, str) else None, paused=None)
         body = {k: v for k, v in message.items() if k not in ("type", "id")}
         if not await self.state.runs.debug(self.session, run_id, body):
             self._notice("DebugError", f"run {run_id!r} is not in progress in this session", run=run_id,
-                         command=command)
+                         command=command, paused=False)
 
     async def _watch_cluster(self):
         """Relays every run of the session, started through any replica, from the session's actor.
@@ -264,11 +264,14 @@ class Connection:
             log.exception("watching session %s failed", self.session.id)
             self._notice("InternalError", "watching this session failed; it has been logged")
 
-    def _notice(self, type_, message, run=None, status=None, **fields):
-        """An error that belongs to no started run (bad message, busy session)."""
+    def _notice(self, type_, message, run=None, status=None, paused=..., **fields):
+        """An error that belongs to no started run (bad message, busy session). ``paused`` (a refused debug
+        command: whether the run is paused, None when unknown) marks it as leaving the run as it was."""
         event = {"type": "error", "run": run, "error": {"type": type_, "message": message, **fields}}
         if status is not None:
             event["status"] = status
+        if paused is not ...:
+            event["paused"] = paused
         self._notice_event(event)
 
     def _notice_event(self, event):

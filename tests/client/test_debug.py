@@ -67,6 +67,19 @@ def test_eval_full_gives_the_tensor_as_numpy_and_a_summary_otherwise(session):
         run.wait()
 
 
+def test_a_limit_inside_exec_raises_limit_exceeded_and_the_run_goes_on(session):
+    from gradserve.client import LimitExceeded
+    run = session.debug(PROGRAM, breakpoints=[17], outputs=["width"])
+    pause = next(iter(run))
+    with pytest.raises(LimitExceeded) as e:
+        pause.exec("while True:\n    pass")
+    assert e.value.limit == "steps"
+    assert pause.eval("x.shape[0]") == 5
+    pause.breakpoints([])
+    pause.continue_()
+    assert run.wait()["width"] == 2
+
+
 def test_exec_replaces_a_layer_and_the_run_uses_it(session):
     run = session.debug(PROGRAM, breakpoints=[17], outputs=["width"])
     for pause in run:

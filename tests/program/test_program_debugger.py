@@ -159,13 +159,28 @@ def test_eval_cannot_reach_host_internals():
     assert [a["error"]["type"] for a in s.answers] == ["AttributeError", "ImportError", "NameError"]
 
 
-def test_eval_counts_against_the_step_limit():
+def test_eval_is_held_to_the_step_limit_and_the_run_goes_on():
+    """An eval past the step limit answers LimitExceeded; the run stays paused with its own budget intact
+    (the next eval answers, and the run finishes once continued)."""
     from gradserve.engine.limits import Limits
-    script = Script([{"command": "eval", "expr": "sum(i for i in range(10**7))"}])
-    outcome = run("x = 1\ny = 2\n", Namespace(), Limits(steps=10_000),
+    script = Script([{"command": "eval", "expr": "sum(i for i in range(10**7))"},
+                     {"command": "exec", "code": "z = sum(i for i in range(100))"}])
+    ns = Namespace()
+    outcome = run("x = 1\ny = 2\nfor i in range(3000):\n    x = x + 1\n", ns, Limits(steps=10_000),
                   debugger=Debugger(script.wait, script.emit, breakpoints=[{"line": 2}]))
-    assert script.answers[0]["error"]["type"] == "LimitExceeded"
-    assert not outcome.ok and outcome.error.limit == "steps"
+    assert script.answers[0]["error"]["type"] == "LimitExceeded" and script.answers[0]["error"]["limit"] == "steps"
+    assert "error" not in script.answers[1]
+    assert outcome.ok and ns.get("x") == 3001 and ns.get("z") == 4950
+
+
+def test_exec_is_held_to_the_wall_time_limit_and_the_run_goes_on():
+    from gradserve.engine.limits import Limits
+    script = Script([{"command": "exec", "code": "while True:\n    pass"}, {"command": "eval", "expr": "x"}])
+    outcome = run("x = 1\ny = 2\n", Namespace(), Limits(wall_time_s=0.3),
+                  debugger=Debugger(script.wait, script.emit, breakpoints=[{"line": 2}]))
+    assert script.answers[0]["error"]["limit"] == "wall_time"
+    assert script.answers[1]["value"]["value"] == 1
+    assert outcome.ok
 
 
 def test_post_mortem_pauses_in_the_raising_frame_then_reports_the_error():

@@ -188,6 +188,30 @@ def test_bad_commands_answer_errors_and_leave_the_run_paused(live_server, sessio
         assert _next(ws, "x", ("error",))["error"]["type"] == "DebugError"
 
 
+def test_malformed_debug_messages_are_refusals_that_leave_the_run_paused(live_server, session):
+    """A debug message without a command, with a command that is not a string, or for a run that is not in
+    progress is an error event marked with "paused" (a refusal, which a client does not take for the run's
+    end); a limit reached inside an exec answers LimitExceeded and the run, still paused, finishes."""
+    with live_server.limits(steps=50_000):
+        with connect(_url(live_server, session)) as ws:
+            ws.send(json.dumps({"type": "debug", "id": "nosuch", "command": "continue"}))
+            e = json.loads(ws.recv(timeout=10))
+            assert e["type"] == "error" and e["paused"] is False and "not in progress" in e["error"]["message"]
+            _start(ws, "m", "a = 1\nbreakpoint()\nfor i in range(10000):\n    a = a + 1\n", outputs=["a"])
+            _paused(ws, "m")
+            for bad in ({"type": "debug", "id": "m"}, {"type": "debug", "id": "m", "command": 5}):
+                ws.send(json.dumps(bad))
+                e = _next(ws, "m", ("error",))
+                assert e["error"]["type"] == "ValidationError" and "paused" in e
+            _cmd(ws, "m", "exec", code="while True:\n    pass")
+            assert _next(ws, "m", ("evaluated",))["error"]["limit"] == "steps"
+            _cmd(ws, "m", "eval", expr="a")
+            assert _next(ws, "m", ("evaluated",))["value"]["value"] == 1
+            _cmd(ws, "m", "continue")
+            end = _end(ws, "m")
+    assert end["type"] == "result" and end["values"]["a"] == 10001
+
+
 def test_command_for_a_running_unpaused_run_is_an_error(live_server, session):
     program = "log(running=1)\ni = 0\nwhile i < 1000000:\n    i += 1\nbreakpoint()\ndone = i"
     with connect(_url(live_server, session)) as ws:
