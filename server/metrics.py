@@ -76,3 +76,37 @@ class _LiveCollector:
         yield alive
         yield hosted
         yield restarts
+        yield from self._cluster()
+
+    def _cluster(self):
+        """A cluster backend's view (Ray): the same cluster-wide numbers on every replica, as last read."""
+        cluster = self.backend.health().get("cluster")
+        if cluster is None:
+            return
+        yield GaugeMetricFamily("gradserve_cluster_reachable", "1 when this replica reaches the cluster's "
+                                "session directory", value=1.0 if cluster["reachable"] else 0.0)
+        sessions = GaugeMetricFamily("gradserve_cluster_sessions", "Sessions the cluster knows, by state "
+                                     "(gone: their host or process died; they answer 410 until they expire)",
+                                     labels=["state"])
+        sessions.add_metric(["live"], cluster["sessions"])
+        sessions.add_metric(["gone"], cluster["sessions_gone"])
+        yield sessions
+        hosts = GaugeMetricFamily("gradserve_cluster_hosts", "Session host actors, by state", labels=["state"])
+        hosts.add_metric(["alive"], cluster["hosts"])
+        hosts.add_metric(["lost"], cluster["hosts_lost"])
+        yield hosts
+        yield GaugeMetricFamily("gradserve_cluster_nodes", "Ray nodes alive", value=cluster["nodes"])
+        resources = GaugeMetricFamily("gradserve_cluster_resources", "The cluster's resources", labels=["resource"])
+        resources.add_metric(["CPU"], cluster["cpus"])
+        resources.add_metric(["GPU"], cluster["gpus"])
+        yield resources
+        up = GaugeMetricFamily("gradserve_host_up", "1 while a session host actor is alive, 0 once it (or its "
+                               "node) is lost", labels=["host", "node", "device"])
+        held = GaugeMetricFamily("gradserve_host_sessions", "Sessions on each session host actor",
+                                 labels=["host", "node", "device"])
+        for h in self.backend.cluster_hosts():
+            labels = [h["host"], h["node"], h["device"]]
+            up.add_metric(labels, 1.0 if h["alive"] else 0.0)
+            held.add_metric(labels, h["sessions"])
+        yield up
+        yield held

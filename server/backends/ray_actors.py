@@ -160,7 +160,10 @@ class Directory:
         states = [r["state"] for r in self.sessions.values()]
         return {"live": states.count("live"), "gone": states.count("gone"),
                 "hosts": sum(h["alive"] for h in self.hosts.values()),
-                "hosts_lost": sum(not h["alive"] for h in self.hosts.values())}
+                "hosts_lost": sum(not h["alive"] for h in self.hosts.values()),
+                "per_host": [{"host": name, "node": h["node"], "device": h["device"], "alive": h["alive"],
+                              "sessions": h["sessions"] if h["alive"] else 0, "capacity": h["capacity"]}
+                             for name, h in self.hosts.items()]}
 
     def _purge(self):
         now = time.time()

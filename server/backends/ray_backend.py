@@ -162,8 +162,13 @@ class RayBackend(WorkerBackend):
         return {"workers": [], "cluster": {"reachable": self._counts is not None,
                                            "sessions": counts.get("live", 0), "sessions_gone": counts.get("gone", 0),
                                            "hosts": counts.get("hosts", 0), "hosts_lost": counts.get("hosts_lost", 0),
+                                           "nodes": len(self._nodes),
                                            "cpus": self._resources.get("CPU", 0),
                                            "gpus": self._resources.get("GPU", 0)}}
+
+    def cluster_hosts(self):
+        """Every session host the directory knows (alive or lost), as last read: for /metrics."""
+        return (self._counts or {}).get("per_host", [])
 
     def session_count(self):
         return (self._counts or {}).get("live", 0)

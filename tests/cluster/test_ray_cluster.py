@@ -34,7 +34,7 @@ from test_sessions import (  # noqa: E402,F401
 
 pytestmark = pytest.mark.cluster
 
-SLOW_LOOP = "i = 0\nwhile i < 1000000:\n    i = i + 1\n"
+ENDLESS = "i = 0\nwhile True:\n    i = i + 1\n"
 
 
 @pytest.fixture
@@ -65,6 +65,17 @@ def _record(cluster, session):
     directory = ray.get_actor("gradserve-directory", namespace="gradserve")
     _, host = ray.get(directory.locate.remote(session.id, digest))
     return ray.get(ray.get_actor(host, namespace="gradserve").touch.remote(session.id, digest))
+
+
+def _record_host(cluster, session):
+    """The name of the session host holding ``session``, as the directory has it."""
+    import hashlib
+
+    import ray
+    _record(cluster, session)  # connects
+    digest = hashlib.sha256(session.token.encode()).hexdigest()
+    directory = ray.get_actor("gradserve-directory", namespace="gradserve")
+    return ray.get(directory.locate.remote(session.id, digest))[1]
 
 
 def _ws(replica, session):
@@ -121,14 +132,16 @@ def test_one_run_at_a_time_holds_across_replicas(cluster, replicas):
         other.id, other.token, other.headers, other.path = s.id, s.token, s.headers, s.path
         assert _record(cluster, s)["run_id"] is None
         results = {}
-        t = threading.Thread(target=lambda: results.setdefault("slow", s.run(SLOW_LOOP)))
+        # a run that only its deadline ends: still in progress when the second arrives, however loaded the
+        # machine (a counted loop took past the deadline at load 10)
+        t = threading.Thread(target=lambda: results.setdefault("slow", s.run(ENDLESS)))
         t.start()
         deadline = time.monotonic() + 10
         while _record(cluster, s)["run_id"] is None and time.monotonic() < deadline:
             time.sleep(0.01)
         second = other.run("a = 1")
         t.join()
-        assert results["slow"].status_code == 200
+        assert results["slow"].status_code == 408, results["slow"].text
         assert second.status_code == 409 and second.json()["error"]["type"] == "Conflict"
         s.delete()
 
@@ -170,7 +183,7 @@ def test_a_websocket_run_streams_through_nginx(nginx, http, session):
 def test_a_run_past_its_deadline_is_stopped_and_the_session_stays_usable(http, session):
     session.ok("before = torch.ones(1)")
     t0 = time.monotonic()
-    r = session.run("i = 0\nwhile True:\n    i = i + 1\n")
+    r = session.run(ENDLESS)
     assert r.status_code == 408, r.text
     assert time.monotonic() - t0 < 15
     assert session.ok("after = before + 1", outputs=["after"])["values"]["after"]["data"] == [2.0]
@@ -212,7 +225,7 @@ def test_a_run_that_ignores_its_cancel_loses_its_process_on_every_replica_and_on
 
 def test_cancel_over_the_websocket_stops_a_run(nginx, http, session):
     with connect(f"ws://127.0.0.1:{nginx.port}/v1/sessions/{session.id}/stream?token={session.token}") as ws:
-        ws.send(json.dumps({"type": "run", "id": "c", "program": "i = 0\nwhile True:\n    i = i + 1\n"}))
+        ws.send(json.dumps({"type": "run", "id": "c", "program": ENDLESS}))
         assert json.loads(ws.recv(timeout=30))["type"] == "started"
         ws.send(json.dumps({"type": "cancel", "id": "c"}))
         events = _events_until_end(ws, "c")
@@ -253,17 +266,44 @@ def test_sessions_expire_with_no_replica_in_charge(replicas):
         assert s.get().status_code == 404
 
 
-def test_metrics_on_each_replica_count_the_clusters_sessions(replicas):
+def _metrics(client):
+    """/metrics as {(name, ((label, value), ...)): value}."""
+    from prometheus_client.parser import text_string_to_metric_families
+    r = client.get("/metrics")
+    assert r.status_code == 200
+    return {(sample.name, tuple(sorted(sample.labels.items()))): sample.value
+            for family in text_string_to_metric_families(r.text) for sample in family.samples}
+
+
+def _metric(scraped, name, **labels):
+    return scraped[(name, tuple(sorted(labels.items())))]
+
+
+def _host_states(scraped):
+    """{host name: (node, up, sessions)} from gradserve_host_up / gradserve_host_sessions."""
+    return {dict(labels)["host"]: (dict(labels)["node"], value, _metric(scraped, "gradserve_host_sessions", **dict(labels)))
+            for (name, labels), value in scraped.items() if name == "gradserve_host_up"}
+
+
+def test_metrics_on_each_replica_count_the_clusters_sessions_and_hosts(cluster, replicas):
     a, b = replicas
     with _client(a) as ca, _client(b) as cb:
         made = [open_session(ca) for _ in range(3)]
-        time.sleep(1.5)  # replicas refresh the cluster's counts every second
-
-        def sessions(client):
-            line = next(l for l in client.get("/metrics").text.splitlines() if l.startswith("gradserve_sessions "))
-            return float(line.split()[1])
-
-        assert sessions(ca) == sessions(cb) >= 3
+        for s in made:
+            s.ok("x = torch.ones(1)")
+        hosts = {_record_host(cluster, s) for s in made}
+        time.sleep(2.5)  # replicas read the cluster's counts every second
+        seen = [_metrics(c) for c in (ca, cb)]
+        for m in seen:
+            assert _metric(m, "gradserve_cluster_reachable") == 1.0
+            assert _metric(m, "gradserve_cluster_nodes") == 2.0
+            assert _metric(m, "gradserve_cluster_resources", resource="CPU") == 2.0 * cluster.num_cpus
+            assert _metric(m, "gradserve_cluster_sessions", state="live") >= 3
+            assert _metric(m, "gradserve_cluster_hosts", state="alive") >= len(hosts)
+            states = _host_states(m)
+            for host in hosts:  # every host holding one of ours is up, holding it, on both replicas
+                assert states[host][1] == 1.0 and states[host][2] >= 1
+        assert _metric(seen[0], "gradserve_sessions") == _metric(seen[1], "gradserve_sessions") >= 3
         for s in made:
             s.delete()
 
@@ -326,6 +366,18 @@ def test_stopping_the_worker_node_ends_its_sessions_and_new_ones_go_to_the_head(
                 assert _record(cluster, f)["node"] == head_node
             counts = ray.get(directory.counts.remote(), timeout=30)
             assert counts["hosts_lost"] >= 1 and counts["gone"] >= len(gone)
+            # both replicas' /metrics say so (the other one never called a lost host itself)
+            time.sleep(2.5)
+            worker_node = next(n for n in set(nodes.values()) if n != head_node)
+            for replica in replicas:
+                with _client(replica) as c:
+                    m = _metrics(c)
+                assert _metric(m, "gradserve_cluster_nodes") == 1.0
+                assert _metric(m, "gradserve_cluster_hosts", state="lost") >= 1
+                assert _metric(m, "gradserve_cluster_sessions", state="gone") >= len(gone)
+                states = _host_states(m)
+                assert any(node == worker_node and up == 0.0 for node, up, _ in states.values())
+                assert all(up == 0.0 for node, up, _ in states.values() if node == worker_node)
             for f in fresh:
                 assert f.delete().status_code == 204
         finally:
