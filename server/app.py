@@ -8,11 +8,11 @@ import re
 
 from fastapi import FastAPI
 from fastapi.middleware.cors import CORSMiddleware
-from starlette.middleware.trustedhost import TrustedHostMiddleware
 
 from . import errors, openapi
 from .backends import make_backend
 from .body_limit import BodySizeLimit
+from .host_check import TrustedHosts
 from .metrics import Metrics
 from .routes import checkpoint, health, runs, sessions, stream, variables, viewer
 from .runs import RunService
@@ -82,5 +82,5 @@ def create_app(settings: Settings | None = None) -> FastAPI:
                            allow_headers=["Authorization", "Content-Type"])
     app.add_middleware(BodySizeLimit, max_bytes=settings.max_body_bytes)
     # Outermost: a request naming a host this server is not (DNS rebinding) is refused before anything runs.
-    app.add_middleware(TrustedHostMiddleware, allowed_hosts=settings.trusted_hosts(), www_redirect=False)
+    app.add_middleware(TrustedHosts, allowed_hosts=settings.trusted_hosts())
     return app

@@ -345,6 +345,10 @@ def test_requests_naming_a_foreign_host_are_refused(live_server, host):
         for path in ("/healthz", "/v1/sessions", "/metrics"):
             r = c.get(path, headers={"Host": host})
             assert r.status_code == 400, (host, path, r.status_code)
+            # the same JSON error body as every other refusal, not Starlette's plain text
+            assert r.headers["content-type"].startswith("application/json")
+            assert r.json()["error"]["type"] == "BadRequest"
+            assert "Host" in r.json()["error"]["message"]
         assert c.post("/v1/sessions", headers={"Host": host}).status_code == 400
 
 

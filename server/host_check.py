@@ -1,0 +1,34 @@
+"""DNS rebinding: a request whose Host names a server this is not is refused before anything runs.
+
+Starlette's TrustedHostMiddleware decides (its host parsing and wildcard rule); this wrapper only
+gives its refusal the JSON error body every other refusal of the API has, instead of plain text.
+"""
+from starlette.middleware.trustedhost import TrustedHostMiddleware
+
+from .json_bodies import JSONResponse
+
+
+async def _passed(scope, receive, send):
+    """What the check calls when the host is trusted: nothing is sent, so nothing is captured."""
+
+
+class TrustedHosts:
+    def __init__(self, app, allowed_hosts):
+        self.app = app
+        self.check = TrustedHostMiddleware(_passed, allowed_hosts=allowed_hosts, www_redirect=False)
+
+    async def __call__(self, scope, receive, send):
+        if scope["type"] not in ("http", "websocket"):
+            return await self.app(scope, receive, send)
+        refused = []
+
+        async def capture(message):
+            refused.append(message)
+
+        await self.check(scope, receive, capture)
+        if not refused:
+            return await self.app(scope, receive, send)
+        body = {"error": {"type": "BadRequest",
+                          "message": "invalid Host header: this server answers only to its configured host names "
+                                     "(GRADSERVE_ALLOWED_HOSTS)"}}
+        await JSONResponse(body, status_code=400)(scope, receive, send)
