@@ -6,6 +6,7 @@ CuPy does) stands in only when CuPy is not installed, and has a device only insi
 test sees a machine without CUDA, as before. ``GRADSERVE_FAKE_CUPY=0`` turns the fake off, and the
 gpu tests are skipped again without a real device.
 """
+import contextlib
 import importlib.util
 import os
 import sys
@@ -53,11 +54,8 @@ def _forget_cuda():
         device._cupy, device._cupy_checked = None, False
 
 
-@pytest.fixture(autouse=True)
-def _fake_cuda_device(request):
-    if not FAKE_CUPY or request.node.get_closest_marker("gpu") is None:
-        yield
-        return
+@contextlib.contextmanager
+def _fake_device_on():
     saved = {k: os.environ.get(k) for k in ("FAKECUPY_DEVICES", "PYTHONPATH")}
     os.environ["FAKECUPY_DEVICES"] = "1"
     os.environ["PYTHONPATH"] = os.pathsep.join(p for p in (FAKE_CUPY_DIR, saved["PYTHONPATH"]) if p)
@@ -71,3 +69,23 @@ def _fake_cuda_device(request):
             else:
                 os.environ[k] = v
         _forget_cuda()
+
+
+@pytest.fixture(autouse=True)
+def _fake_cuda_device(request):
+    if not FAKE_CUPY or request.node.get_closest_marker("gpu") is None:
+        yield
+        return
+    with _fake_device_on():
+        yield
+
+
+@pytest.fixture(scope="module")
+def cuda_device():
+    """The CUDA device for a module-scoped fixture of gpu tests (a server they share): the fake's
+    switch turned on for the module where the fake stands in, nothing to do on a real GPU."""
+    if not FAKE_CUPY:
+        yield
+        return
+    with _fake_device_on():
+        yield
