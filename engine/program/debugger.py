@@ -201,15 +201,17 @@ class Debugger:
         message = _message_of(error, self.namespace)
         self.pause("exception", line, col, exception={"type": exception_type_name(error), "message": message})
 
-    def anomaly_forward(self, node, out, inputs):
-        """An op made ``out``: pause the first time a value is NaN or Inf."""
+    def anomaly_forward(self, node, out, inputs, node_id=None):
+        """An op made ``out``: pause the first time a value is NaN or Inf (``node_id``: its id in the run's
+        graph events, when the run is traced)."""
         if self.paused or not self.anomaly or not _nonfinite(out):
             return
         self.anomaly = False
         state.value_check = None
-        self._anomaly_pause(node, "forward", [x for x in inputs if isinstance(x, Tensor)], {"output": _tensor_summary(out)})
+        self._anomaly_pause(node, "forward", [x for x in inputs if isinstance(x, Tensor)], {"output": _tensor_summary(out)},
+                            node_id)
 
-    def anomaly_backward(self, node, grad_in, grads):
+    def anomaly_backward(self, node, grad_in, grads, node_id=None):
         """A node's backward made ``grads`` from ``grad_in``: pause the first time one is NaN or Inf."""
         if self.paused or not self.anomaly:
             return
@@ -220,12 +222,14 @@ class Debugger:
         state.value_check = None
         self._anomaly_pause(node, "backward", [grad_in],
                             {"grads": [_tensor_summary(g) if g is not None else None for g in grads],
-                             "nonfinite": bad})
+                             "nonfinite": bad}, node_id)
 
-    def _anomaly_pause(self, node, phase, inputs, extra):
+    def _anomaly_pause(self, node, phase, inputs, extra, node_id=None):
         top = self.frames[-1] if self.frames else [0, None, "<module>", state.line, None]
         info = {"op": _node_name(node), "phase": phase, "line": getattr(node, "line", None),
                 "inputs": [_tensor_summary(x) for x in inputs], **extra}
+        if node_id is not None:
+            info["id"] = node_id   # the node's id in the run's node events: a viewer outlines that node
         self.pause("anomaly", top[3] if phase == "backward" else (state.line or top[3]), top[4], node=info)
 
     # ------------------------------------------------------------------ pausing
@@ -517,14 +521,17 @@ class _AnomalyObserver:
     def on_node(self, node, out, inputs):
         if self.inner is not None:
             self.inner.on_node(node, out, inputs)
-        self.debugger.anomaly_forward(node, out, inputs)
+        self.debugger.anomaly_forward(node, out, inputs, self._id(node))
 
     def on_backward(self, node, grad):
         if self.inner is not None:
             self.inner.on_backward(node, grad)
 
     def on_grads(self, node, grad, grads):
-        self.debugger.anomaly_backward(node, grad, grads)
+        self.debugger.anomaly_backward(node, grad, grads, self._id(node))
+
+    def _id(self, node):
+        return self.ids.get(node) if self.ids is not None else None
 
     def enter_module(self, module):
         if self.inner is not None and hasattr(self.inner, "enter_module"):

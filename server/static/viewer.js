@@ -559,6 +559,24 @@ function valueText(v) {
   return typeof v === "string" ? v : JSON.stringify(v);
 }
 
+function showPauseWhy(ev) {
+  // what stopped the run: a post-mortem's exception, an anomaly's op (forward, or the backward node and the
+  // line whose op made it) with the summaries of what went in and what came out
+  const box = $("pause-why");
+  const table = document.createElement("table");
+  const row = (k, v, cls) => { const tr = table.insertRow(); const th = document.createElement("th"); th.textContent = k; tr.appendChild(th); const td = tr.insertCell(); td.textContent = v; if (cls) td.className = cls; };
+  const e = ev.exception, n = ev.node && typeof ev.node === "object" ? ev.node : null;
+  if (ev.reason === "exception" && e) row("raised", `${e.type || "Error"}: ${e.message || ""}`, "err");
+  if (ev.reason === "anomaly" && n) {
+    row("NaN/Inf", `${n.op || "an op"} · ${n.phase || ""}${n.line ? ` · made at line ${n.line}` : ""}`, "err");
+    (n.inputs || []).forEach((s, i) => { if (s) row(n.phase === "backward" ? "gradient in" : `input ${i}`, valueText(s)); });
+    if (n.output) row("output", valueText(n.output), "err");
+    (n.grads || []).forEach((s, i) => { if (s) row(`gradient ${i}`, valueText(s), (n.nonfinite || []).includes(i) ? "err" : ""); });
+  }
+  box.hidden = !table.rows.length;
+  box.replaceChildren(table);
+}
+
 function onPaused(ev) {
   const r = runFor(ev);
   r.paused = ev; r.state = "paused";
@@ -572,6 +590,7 @@ function onPaused(ev) {
     const td = tr.insertCell(); td.textContent = `line ${f.line}${sourceLine(r, f.line) !== null ? `: ${sourceLine(r, f.line).trim()}` : ""}`;
   }
   $("stack").replaceChildren(stack);
+  showPauseWhy(ev);
   const locals = document.createElement("table");
   for (const [k, v] of Object.entries(ev.locals || {})) {
     const tr = locals.insertRow();

@@ -269,6 +269,27 @@ def test_anomaly_in_backward_shows_the_node_and_its_forward_line(live_server, se
         assert _end(ws, "ab")["type"] == "result"
 
 
+def test_anomaly_pause_of_a_traced_run_names_the_graph_node(live_server, session):
+    """In a traced run (a viewer watching) the anomaly's node carries its id in the run's node events, for
+    the forward op that made NaN and for the backward node whose gradient was NaN."""
+    forward = "x = torch.tensor([1.0, -1.0], requires_grad=True)\ny = x * 2\nz = torch.log(y)\n"
+    backward = ("x = torch.tensor([0.0, 4.0], requires_grad=True)\ny = torch.sqrt(x)\n"
+                "loss = (y * 3).sum()\nloss.backward()\n")
+    with connect(_url(live_server, session)) as ws:
+        for run_id, program, op in (("tf", forward, "log"), ("tb", backward, "sqrt")):
+            _start(ws, run_id, program, pause_on=["anomaly"], trace=True)
+            nodes = {}
+            while True:
+                event = _next(ws, run_id, ("node", "paused"))
+                if event["type"] == "paused":
+                    break
+                nodes[event["node"]["id"]] = event["node"]
+            assert event["reason"] == "anomaly"
+            assert nodes[event["node"]["id"]]["op"] == op, (event["node"], nodes)
+            _cmd(ws, run_id, "continue")
+            assert _end(ws, run_id)["type"] == "result"
+
+
 def test_breakpoint_call_is_ignored_without_debug(live_server, session):
     r = session.ok("a = 1\nbreakpoint()\nb = a + 1", outputs=["b"])
     assert r["values"]["b"] == 2

@@ -461,6 +461,14 @@ loss.backward()
 """
 
 
+NAN_BACKWARD = """import torch
+w = torch.tensor([0.0, 4.0], requires_grad=True)
+root = torch.sqrt(w)
+loss = (root * 3).sum()
+loss.backward()
+"""
+
+
 def test_viewer_outlines_the_op_that_made_nan_in_an_anomaly_pause(live_server, http, page, shots):
     session = open_session(http)
     try:
@@ -482,6 +490,21 @@ def test_viewer_outlines_the_op_that_made_nan_in_an_anomaly_pause(live_server, h
         # once it has ended, the selected node's tensors come: NaN counted beside the histogram
         page.wait_for_selector("#tensors canvas.histogram")
         assert "1 NaN/Inf" in page.locator("#tensors figcaption").first.text_content()
+
+        # NaN made by backward: the pause is at the backward() line, the outlined node the sqrt that line 3 made
+        page.fill("#program", NAN_BACKWARD)   # (the editor is still open)
+        page.click("#run")
+        _wait(page, "run && run.paused && run.paused.reason === 'anomaly' && !framePending")
+        seen = page.evaluate("({op: run.anomaly && run.anomaly.op, line: run.anomaly && run.anomaly.line,"
+                             " inputs: [...run.anomalyInputs].map(nodeTitle), paused: run.paused.line,"
+                             " phase: run.paused.node.phase})")
+        assert seen == {"op": "sqrt", "line": 3, "inputs": ["w"], "paused": 5, "phase": "backward"}, seen
+        why = page.locator("#pause-why").text_content()
+        assert "SqrtBackward0 · backward · made at line 3" in why and "gradient 0" in why and "inf" in why.lower(), why
+        page.evaluate("fit()")
+        page.screenshot(path=shots / "18-anomaly-backward.png")
+        page.click("#dbg-continue")
+        _wait(page, "run.state === 'done' || run.state === 'error'")
         assert page.problems == []
     finally:
         session.delete()
