@@ -626,3 +626,37 @@ def test_viewer_newcomer_alters_the_network_mid_run_and_sees_the_diff(live_serve
         assert page.problems == []
     finally:
         session.delete()
+
+
+def test_viewer_resumes_a_run_whose_client_went_away(live_server, http, page, shots):
+    """A client starts a debug run, it pauses, the client disconnects: the run waits, and the viewer, a
+    watcher of the session, shows the pause, steps, evaluates and continues it to its end."""
+    import json
+    from websockets.sync.client import connect
+    session = open_session(http)
+    try:
+        _watch(page, live_server, session)
+        with connect(f"{live_server.ws_url}/v1/sessions/{session.id}/stream?token={session.token}") as ws:
+            ws.send(json.dumps({"type": "run", "id": "from-a-script", "program": DEBUGGED, "debug": True,
+                                "breakpoints": [{"line": 7, "condition": "step == 2"}]}))
+            while json.loads(ws.recv(timeout=30))["type"] != "paused":
+                pass
+        # the client is gone; the page shows the pause it saw as a watcher
+        _wait(page, "run && run.id === 'from-a-script' && run.paused && !document.getElementById('debugger').hidden")
+        assert page.locator("#source .ln.paused").get_attribute("data-line") == "7"
+        assert page.evaluate("run.paused.locals.step") == "2"
+        page.screenshot(path=shots / "30-watcher-sees-orphaned-pause.png")
+        page.click("#dbg-next")
+        _wait(page, "run.paused && run.paused.line === 8")
+        page.fill("#eval", "loss.item() > 0")
+        page.press("#eval", "Enter")
+        _wait(page, "document.querySelectorAll('#eval-out > div:not(.meta)').length >= 1")
+        assert page.locator("#eval-out > div:not(.meta)").last.text_content() == "True"   # (as Python writes it)
+        page.screenshot(path=shots / "31-watcher-stepped-and-evaluated.png")
+        page.click("#dbg-continue")
+        _wait(page, "run.state === 'done' && !framePending")
+        assert "done" in page.locator("#stdout").text_content()
+        page.screenshot(path=shots / "32-watcher-finished-the-run.png")
+        assert page.problems == []
+    finally:
+        session.delete()
