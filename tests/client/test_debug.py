@@ -80,6 +80,19 @@ def test_a_limit_inside_exec_raises_limit_exceeded_and_the_run_goes_on(session):
     assert run.wait()["width"] == 2
 
 
+def test_debug_takes_numpy_inputs_and_answers_their_gradients(session):
+    """inputs= as in session.run: a NumPy array in the object form, with requires_grad, is bound before the
+    run; a pause sees it, and the result has its gradient (SPEC section 3)."""
+    program = "y = (x * x).sum()\ny.backward()\nz = 1\n"
+    run = session.debug(program, inputs={"x": {"data": np.array([1.0, 2.0, 3.0]), "requires_grad": True}},
+                        breakpoints=[3])
+    for pause in run:
+        assert pause.locals["x"]["shape"] == [3] and pause.locals["x"]["requires_grad"] is True
+        np.testing.assert_allclose(pause.eval("x.grad", full=True), [2.0, 4.0, 6.0])
+    np.testing.assert_allclose(run.result.grads["x"], [2.0, 4.0, 6.0])
+    assert run.result.values["y"] == 14.0
+
+
 def test_exec_replaces_a_layer_and_the_run_uses_it(session):
     run = session.debug(PROGRAM, breakpoints=[17], outputs=["width"])
     for pause in run:
