@@ -133,6 +133,9 @@ MEMORY_BOMBS = [
     ("matmul_outer", "t = torch.ones(2**12, 1) @ torch.ones(1, 2**12)", "LimitExceeded", "tensor_elements"),
     ("gather_index", "x = torch.ones(2**11, 2**11)\nt = x[torch.zeros(2**12, dtype=torch.long)]", "LimitExceeded",
      "tensor_elements"),
+    # basic items (x[t, :n]) skip the check; one tensor among them does not
+    ("gather_index_beside_basic_items", "x = torch.ones(1, 2**11, 2**11)\n"
+     "t = x[0, torch.zeros(2**12, dtype=torch.long), :, None]", "LimitExceeded", "tensor_elements"),
     ("nested_list_tensor", "t = torch.tensor([[0] * 10**4] * 10**4)", "LimitExceeded", "tensor_elements"),
     ("huge_linear", "m = nn.Linear(2**20, 2**20)", "LimitExceeded", "tensor_elements"),
     ("split_into_scalars", "p = torch.zeros(2**22).split(1)", "LimitExceeded", "sequence_length"),
