@@ -457,8 +457,9 @@ var GradGraph = (typeof window !== "undefined" && window.GradGraph) || (() => {
       if (b.kind === "iter") ctx.setLineDash([5, 4]);
       ctx.stroke(); ctx.setLineDash([]);
       if (!tiny && b.kind !== "iter") {
-        ctx.font = `600 11px ${FONT}`; ctx.fillStyle = PALETTE.title; ctx.textAlign = "left"; ctx.textBaseline = "alphabetic";
-        ctx.fillText(`▾ ${b.label}`, b.x + 8, b.y + 15);
+        const f = detail ? 11 : farFont(z, HEADER - 4);   // (zoomed out: as big as the header holds)
+        ctx.font = `600 ${f}px ${FONT}`; ctx.fillStyle = PALETTE.title; ctx.textAlign = "left"; ctx.textBaseline = "alphabetic";
+        ctx.fillText(clip(`▾ ${b.label}`, Math.max(4, Math.floor((b.w - 12) / (f * 0.62)))), b.x + 8, b.y + Math.max(15, f + 1));
       } else if (!tiny) {
         ctx.font = `11px ${FONT}`; ctx.fillStyle = PALETTE.faint; ctx.textAlign = "left";
         ctx.fillText(b.label, b.x + 8, b.y + 15);
@@ -493,6 +494,11 @@ var GradGraph = (typeof window !== "undefined" && window.GradGraph) || (() => {
     r.paintMs = performance.now() - t0;
   }
 
+  function farFont(z, most) {
+    // a font size in graph units that is about 10 screen pixels at zoom z, at most ``most``
+    return Math.min(most, Math.max(11, 10 / z));
+  }
+
   function roundRect(x, y, w, h, rad) {
     ctx.beginPath();
     if (ctx.roundRect) ctx.roundRect(x, y, w, h, rad); else ctx.rect(x, y, w, h);
@@ -507,6 +513,13 @@ var GradGraph = (typeof window !== "undefined" && window.GradGraph) || (() => {
     ctx.stroke();
     roundRect(b.x + 4, b.y + 4, W - 8, H - 8, 6); ctx.lineWidth = 1; ctx.stroke();
     if (tiny) return;
+    if (view.zoom < 0.45) {  // zoomed out: the label alone, readable
+      const f = farFont(view.zoom, 26);
+      ctx.font = `600 ${f}px ${FONT}`; ctx.fillStyle = PALETTE.title; ctx.textAlign = "left"; ctx.textBaseline = "middle";
+      ctx.fillText(clip(b.kind === "gap" ? b.label : `▸ ${b.label}`, Math.max(4, Math.floor((W - 16) / (f * 0.62)))), b.x + 11, b.y + H / 2);
+      ctx.textBaseline = "alphabetic";
+      return;
+    }
     ctx.font = `600 11px ${FONT}`; ctx.fillStyle = PALETTE.title; ctx.textAlign = "left"; ctx.textBaseline = "alphabetic";
     ctx.fillText(clip(b.kind === "gap" ? b.label : `▸ ${b.label}`), b.x + 11, b.y + 24);
     ctx.font = `11px ${FONT}`; ctx.fillStyle = PALETTE.text;
@@ -538,7 +551,13 @@ var GradGraph = (typeof window !== "undefined" && window.GradGraph) || (() => {
     ctx.setLineDash([]);
     if (bad && n === r.anomaly) { roundRect(n.x - 4, n.y - 4, W + 8, H + 8, 8); ctx.lineWidth = 2; ctx.stroke(); }
     if (n.grad) { ctx.fillStyle = PALETTE.grad; ctx.fillRect(n.x + 1, n.y + 1, 5, H - 2); }
-    if (!detail) return;
+    if (!detail) {  // zoomed out: the title alone, in letters big enough to read on screen
+      const f = farFont(z, 26);
+      ctx.font = `600 ${f}px ${FONT}`; ctx.fillStyle = PALETTE.title; ctx.textAlign = "left"; ctx.textBaseline = "middle";
+      ctx.fillText(clip(nodeTitle(n), Math.max(4, Math.floor((W - 16) / (f * 0.62)))), n.x + 11, n.y + H / 2);
+      ctx.textBaseline = "alphabetic";
+      return;
+    }
     const lineNo = n.line ? `L${n.line}` : "";
     ctx.textBaseline = "alphabetic";
     ctx.font = `600 11px ${FONT}`;
