@@ -40,7 +40,12 @@ _STEP, _NEXT, _OUT = "step", "next", "out"
 
 
 class DebugError(Exception):
-    """A debug setting or command the debugger refuses (a clear message, the run goes on)."""
+    """A debug setting or command the debugger refuses (a clear message, the run goes on); ``line``: the
+    breakpoint's line, when a breakpoint is what was refused."""
+
+    def __init__(self, message, line=None):
+        super().__init__(message)
+        self.line = line
 
 
 def _monotonic():
@@ -99,7 +104,7 @@ class Debugger:
             except DebugError as e:
                 if not lenient:
                     raise
-                self.emit(command_error(str(e), "breakpoints", paused=False))
+                self.emit(command_error(str(e), "breakpoints", paused=False, line=e.line))
                 continue
             table.setdefault(line, []).append(condition)
         return table
@@ -113,16 +118,16 @@ class Debugger:
         if not isinstance(line, int) or isinstance(line, bool):
             raise DebugError("a breakpoint needs a \"line\" (an integer)")
         if condition is not None and (not isinstance(condition, str) or len(condition) > MAX_CODE):
-            raise DebugError(f"the condition of the breakpoint at line {line} must be a string")
+            raise DebugError(f"the condition of the breakpoint at line {line} must be a string", line)
         if line not in self.lines:
             raise DebugError(f"line {line} has no code to stop at; breakpoints go on lines that begin "
-                             f"a statement")
+                             f"a statement", line)
         if condition is not None and condition.strip():
             try:
                 _parse(condition.strip(), "<condition>", "eval")
             except SyntaxError as e:
                 raise DebugError(f"the condition of the breakpoint at line {line} is not an expression: "
-                                 f"{e.msg}") from None
+                                 f"{e.msg}", line) from None
         else:
             condition = None
         return line, condition
@@ -263,7 +268,7 @@ class Debugger:
                         self.breakpoints = self._check_breakpoints(command.get("breakpoints"))
                         self.emit({"type": "breakpoints", "breakpoints": self.breakpoint_list()})
                     except DebugError as e:
-                        self.emit(command_error(str(e), kind))
+                        self.emit(command_error(str(e), kind, line=e.line))
                 else:
                     self.emit(command_error(f"unknown debug command {kind!r}; use continue, step, next, out, "
                                             f"eval, exec, breakpoints or cancel", kind))
@@ -432,10 +437,13 @@ def _parse(text, filename, mode):
     return parse_text(text, filename, mode)
 
 
-def command_error(message, command=None, paused=True):
-    """The event answering a command the debugger refuses; the run stays as it was (paused)."""
-    return {"type": "error", "paused": paused, "error": {"type": "DebugError", "message": message,
-                                                          "command": command}}
+def command_error(message, command=None, paused=True, line=None):
+    """The event answering a command the debugger refuses; the run stays as it was (paused). A refused
+    breakpoint names its ``line``."""
+    error = {"type": "DebugError", "message": message, "command": command}
+    if line is not None:
+        error["line"] = line
+    return {"type": "error", "paused": paused, "error": error}
 
 
 def _message_of(e, namespace):

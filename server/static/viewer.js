@@ -655,6 +655,11 @@ function onDebugError(ev) {
   line.textContent = `${e.type || "Error"}${e.command ? ` (${e.command})` : ""}: ${e.message || ""}`;
   $("eval-out").appendChild(line);
   printLine(`— ${line.textContent}`, "err");
+  // a breakpoint the run refused (a line with no code, a condition that is not an expression) leaves the gutter
+  if (e.command === "breakpoints" && Number.isInteger(e.line) && breakpoints.has(e.line)) {
+    breakpoints.delete(e.line);
+    refreshSourceMarks(run);
+  }
 }
 
 function installDebugger() {

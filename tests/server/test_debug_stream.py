@@ -164,6 +164,7 @@ def test_bad_commands_answer_errors_and_leave_the_run_paused(live_server, sessio
         _start(ws, "x", MODEL, breakpoints=[{"line": 9}, {"line": 17}])
         bad_line = _next(ws, "x", ("error",))
         assert bad_line["paused"] is False and "line 9 has no code" in bad_line["error"]["message"]
+        assert bad_line["error"]["line"] == 9
         assert _paused(ws, "x")["line"] == 17
         _cmd(ws, "x", "jump")
         e = _next(ws, "x", ("error",))
@@ -179,7 +180,7 @@ def test_bad_commands_answer_errors_and_leave_the_run_paused(live_server, sessio
         assert _next(ws, "x", ("evaluated",))["error"]["type"] == "NameError"
         _cmd(ws, "x", "breakpoints", breakpoints=[{"line": 2000}])
         e = _next(ws, "x", ("error",))
-        assert e["paused"] is True and "line 2000 has no code" in e["error"]["message"]
+        assert e["paused"] is True and "line 2000 has no code" in e["error"]["message"] and e["error"]["line"] == 2000
         _cmd(ws, "x", "eval", expr="model.fc1.out_features")   # still paused, still answering
         assert _next(ws, "x", ("evaluated",))["value"]["value"] == 4
         _cmd(ws, "x", "continue")

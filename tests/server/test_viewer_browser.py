@@ -439,6 +439,13 @@ def test_viewer_debugs_a_run_end_to_end(live_server, http, page, shots):
         assert abs(float(value.split()[-1] if " " in value else value) - 2 * loss) < 1e-4, value
         page.screenshot(path=shots / "15-debug-eval.png")
 
+        # a breakpoint clicked on a line with no code: the run refuses it, the page says so and drops the dot
+        page.locator("#source .ln[data-line='10'] .gutter").click()
+        _wait(page, "!breakpoints.has(10)")
+        assert "line 10 has no code" in page.locator("#eval-out .err").last.text_content()
+        assert page.locator("#source .ln[data-line='10']").get_attribute("class").split() == ["ln"]
+        assert page.evaluate("run.state") == "paused"
+
         page.locator("#source .ln[data-line='8'] .gutter").click()  # clear the breakpoint: continue runs to the end
         page.click("#dbg-continue")
         _wait(page, "run.state === 'done'")
