@@ -20,6 +20,16 @@ __all__ = ["Tensor"]
 _ndarray = np.ndarray
 
 
+OVERLAP_MESSAGE = ("unsupported operation: more than one element of the written-to tensor refers to a single "
+                   "memory location. Please clone() the tensor before performing the operation.")
+
+
+def overlaps_itself(array):
+    """Whether elements of ``array`` share memory (an expanded view), so that writing into it is refused
+    as PyTorch refuses it. The strides decide: NumPy marks such views read-only, CuPy's are writable."""
+    return any(s == 0 and n > 1 for s, n in zip(array.strides, array.shape))
+
+
 class Tensor:
     """A multi-dimensional matrix of elements of a single dtype (``torch.Tensor``)."""
     __slots__ = ("_data", "requires_grad", "grad", "grad_fn", "_version", "_base", "_view",
@@ -357,6 +367,8 @@ class Tensor:
         """Writes ``values`` into this tensor's memory and bumps its version."""
         data = self._data
         if values is not data:
+            if overlaps_itself(data):
+                raise RuntimeError(OVERLAP_MESSAGE)
             if values.dtype != data.dtype and not _can_cast(values.dtype, data.dtype):
                 raise RuntimeError(f"result type {_dt.from_numpy_dtype(values.dtype).name.capitalize()} "
                                    f"can't be cast to the desired output type "
@@ -382,6 +394,8 @@ class Tensor:
         values = src._data
         if device_of(values) != self.device:
             values = _host(values) if self.device.type == "cpu" else get_array_module(self._data).asarray(values)
+        if overlaps_itself(self._data):
+            raise RuntimeError(OVERLAP_MESSAGE)
         try:
             self._data[...] = values
         except ValueError:

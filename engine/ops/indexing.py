@@ -15,7 +15,7 @@ from ..autograd import array_ops as _arr
 from ..autograd.function import Op
 from ..autograd.state import state
 from ..limits import check_elements
-from ..tensor import Tensor, _host, _wrap_dim
+from ..tensor import OVERLAP_MESSAGE, Tensor, _host, _wrap_dim, overlaps_itself
 from .linalg import _C_TYPE
 from .shape import Slice, _xp, broadcast_shapes, expand, flatten, reshape
 
@@ -279,9 +279,8 @@ class SetItem(IndexPut):
 def _index_put_array(out, index, values, accumulate):
     if hasattr(values, "dtype") and values.dtype != out.dtype:
         values = values.astype(out.dtype)
-    if not getattr(out.flags, "writeable", True):  # NumPy's broadcast views are read-only; CuPy has none
-        raise RuntimeError("unsupported operation: more than one element of the written-to tensor refers to a "
-                           "single memory location. Please clone() the tensor before performing the operation.")
+    if overlaps_itself(out):
+        raise RuntimeError(OVERLAP_MESSAGE)
     if accumulate:
         _arr._add_at(out, index, values)  # repeated indices add up
     else:

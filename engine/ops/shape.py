@@ -14,7 +14,7 @@ from ..autograd import array_ops as _arr
 from ..autograd.function import Op
 from ..device import get_array_module
 from ..limits import check_elements
-from ..tensor import Size, Tensor, _host, _wrap_dim
+from ..tensor import OVERLAP_MESSAGE, Size, Tensor, _host, _wrap_dim, overlaps_itself
 
 __all__ = [
     "reshape", "view", "flatten", "unflatten", "ravel", "squeeze", "unsqueeze", "expand", "expand_as",
@@ -1088,10 +1088,8 @@ def _write_region(out, chain, src):
             break  # this layout cannot show the region as a view: go by element positions
         region = cls.__new__(cls).forward(region, **params)
     else:
-        if not getattr(region.flags, "writeable", True):
-            raise RuntimeError("unsupported operation: more than one element of the written-to tensor refers "
-                               "to a single memory location. Please clone() the tensor before performing the "
-                               "operation.")
+        if overlaps_itself(region):
+            raise RuntimeError(OVERLAP_MESSAGE)
         region[...] = src
         return out
     out = _xp(out).ascontiguousarray(out)

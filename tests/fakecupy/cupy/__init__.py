@@ -439,6 +439,28 @@ def repeat(a, repeats, axis=None):
     return _array_arg(a).repeat(repeats, axis)
 
 
+def _writable_view(r, a):
+    """r (a read-only NumPy view NumPy made of a's memory) as the writable view CuPy gives."""
+    return _numpy.lib.stride_tricks.as_strided(a, r.shape, r.strides) if not r.flags.writeable else r
+
+
+def broadcast_to(array, shape):
+    """A view of ``array`` with the given shape: writable, as CuPy's (NumPy's is read-only), so that
+    writing into it writes each shared element several times instead of raising."""
+    a = _array_arg(array, "array")._a
+    return _wrap(_writable_view(_numpy.broadcast_to(a, shape), a), (array,))
+
+
+def broadcast_arrays(*args):
+    arrays = [_array_arg(x) for x in args]
+    return [_wrap(_writable_view(r, x._a), (x,)) for r, x in zip(_numpy.broadcast_arrays(*[x._a for x in arrays]),
+                                                                  arrays)]
+
+
+def diagonal(a, offset=0, axis1=0, axis2=1):
+    return _array_arg(a).diagonal(offset, axis1, axis2)
+
+
 def _generic(name):
     npf = getattr(_numpy, name)
 
@@ -461,7 +483,7 @@ def _generic(name):
 # arrays in and out; those defined above keep CuPy's own signatures.
 _GENERIC = (
     "angle append apply_along_axis apply_over_axes argpartition argwhere array_equiv array_split "
-    "atleast_1d atleast_2d atleast_3d average bincount broadcast_arrays broadcast_to choose column_stack "
+    "atleast_1d atleast_2d atleast_3d average bincount choose column_stack "
     "compress concat convolve corrcoef correlate cov cross cumulative_prod cumulative_sum delete diag "
     "diag_indices diag_indices_from diagflat diagonal diff digitize dsplit dstack ediff1d einsum "
     "expand_dims extract fill_diagonal fix flatnonzero flip fliplr flipud gradient histogram histogram2d "

@@ -461,7 +461,10 @@ class ndarray:
         return self._view(self._a.squeeze(axis))
 
     def diagonal(self, offset=0, axis1=0, axis2=1):
-        return self._view(self._a.diagonal(offset, axis1, axis2))
+        r = self._a.diagonal(offset, axis1, axis2)       # read-only in NumPy, a writable view in CuPy
+        if self._a.flags.writeable:
+            r.flags.writeable = True
+        return self._view(r)
 
     def take(self, indices, axis=None, out=None):
         from . import take
