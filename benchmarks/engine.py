@@ -18,7 +18,14 @@ Prints each framework's median time and the ratio. PyTorch is optional: without
 it only gradserve's times are printed. Both frameworks get the same number of
 BLAS threads: PyTorch is set to the thread count NumPy's BLAS uses.
 
+On a shared machine under load, wall time measures the scheduler more than the code
+(PyTorch's OpenMP threads, which spin and wait for each other, suffer most). With
+``--threads 1 --clock cpu`` each figure is the CPU time of the measuring thread
+(time.thread_time), which a descheduled process does not accrue; all work runs on that
+thread when both frameworks have one thread (PyTorch runs CPU backward on the calling thread).
+
     python benchmarks/engine.py [--repeat N] [--rounds N] [--only a,b,c,lstm,gru,cnn] [--threads N]
+                                [--clock wall|cpu]
 """
 import argparse
 import json
@@ -62,14 +69,18 @@ def blas_threads():
 
 
 # ------------------------------------------------------------------ timing
+# wall time, or with --clock cpu (one thread only) the measuring thread's CPU time
+clock = time.thread_time if os.environ.get("GRADSERVE_BENCH_CLOCK") == "cpu" else time.perf_counter
+
+
 def median_time(fn, repeat, warmup=2):
     for _ in range(warmup):
         fn()
     times = []
     for _ in range(repeat):
-        start = time.perf_counter()
+        start = clock()
         fn()
-        times.append(time.perf_counter() - start)
+        times.append(clock() - start)
     return statistics.median(times)
 
 
@@ -162,15 +173,15 @@ def long_chain(lib):
     """Times a 100,000-op chain forward and backward; reports peak RSS above the start."""
     base = _memory_mb("VmRSS")
     x = lib.ones(16, requires_grad=True)
-    start = time.perf_counter()
+    start = clock()
     y = x
     for i in range(CHAIN_OPS):
         y = y * 1.0001 if i % 2 else y + 0.0001
     loss = y.sum()
-    forward = time.perf_counter() - start
-    start = time.perf_counter()
+    forward = clock() - start
+    start = clock()
     loss.backward()
-    backward = time.perf_counter() - start
+    backward = clock() - start
     del y, loss
     return {"forward": forward, "backward": backward, "time": forward + backward,
             "peak_rss_mb": _memory_mb("VmHWM"), "graph_mb": _memory_mb("VmHWM") - base,
@@ -309,12 +320,16 @@ def worker(task, name, repeat):
 
 def run_worker(task, name, repeat, threads):
     # NumPy's OpenBLAS reads its thread count from the environment when it loads
-    env = dict(os.environ, GRADSERVE_BENCH_THREADS=str(threads), OPENBLAS_NUM_THREADS=str(threads))
+    env = dict(os.environ, GRADSERVE_BENCH_THREADS=str(threads), OPENBLAS_NUM_THREADS=str(threads),
+               GRADSERVE_BENCH_CLOCK=CLOCK)
     done = subprocess.run([sys.executable, __file__, "--worker", f"{task}:{name}", "--repeat", str(repeat)],
                           capture_output=True, text=True, env=env, timeout=900)
     if done.returncode != 0:
         raise RuntimeError(f"benchmark ({task}) on {name} failed:\n{done.stderr[-3000:]}")
     return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+CLOCK = "wall"
 
 
 def measure(task, repeat, threads, rounds):
@@ -357,6 +372,8 @@ def main():
                         help="subprocess runs per framework and benchmark, alternating between frameworks")
     parser.add_argument("--only", default="a,b,c,lstm,gru,cnn", help="which of a, b, c, lstm, gru, cnn to run")
     parser.add_argument("--threads", type=int, help="BLAS threads for both frameworks (default: what NumPy uses)")
+    parser.add_argument("--clock", choices=("wall", "cpu"), default="wall",
+                        help="wall time, or the measuring thread's CPU time (needs --threads 1)")
     parser.add_argument("--worker", help=argparse.SUPPRESS)
     args = parser.parse_args()
 
@@ -366,6 +383,10 @@ def main():
         return
 
     threads, source = (args.threads, "--threads") if args.threads else blas_threads()
+    if args.clock == "cpu" and threads != 1:
+        parser.error("--clock cpu measures one thread: give --threads 1")
+    global CLOCK
+    CLOCK = args.clock
     only = set(args.only.split(","))
     if HAVE_TORCH:
         from importlib.metadata import version
@@ -374,7 +395,8 @@ def main():
         versions = f"NumPy {np.__version__}, PyTorch not installed"
     print(f"gradserve engine benchmark ({versions})")
     print(f"each figure: the median of {args.rounds} rounds x {args.repeat} runs, every round a fresh subprocess "
-          f"per framework, frameworks alternating")
+          f"per framework, frameworks alternating; {'CPU time of the measuring thread' if CLOCK == 'cpu' else 'wall time'}"
+          f", load average {os.getloadavg()[0]:.1f} at the start")
     print(f"threads: NumPy's BLAS uses {threads} ({source})"
           + (f"; PyTorch gets torch.set_num_threads({threads}) for a fair comparison" if HAVE_TORCH else ""))
 
