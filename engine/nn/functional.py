@@ -1836,3 +1836,7 @@ def _register():
 
 
 _register()
+
+# ====================================================================== layers written in their own modules
+from .convtranspose import conv_transpose1d, conv_transpose2d  # noqa: E402  (they build on the helpers above)
+__all__ += ["conv_transpose1d", "conv_transpose2d"]

@@ -151,6 +151,7 @@ MODULES = {
         names=(
             "AdaptiveAvgPool1d", "AdaptiveAvgPool2d", "AvgPool1d", "AvgPool2d", "BCELoss", "BCEWithLogitsLoss",
             "BatchNorm1d", "BatchNorm2d", "BatchNorm3d", "Bilinear", "CELU", "Conv1d", "Conv2d",
+            "ConvTranspose1d", "ConvTranspose2d",
             "CrossEntropyLoss", "Dropout", "Dropout1d", "Dropout2d", "Dropout3d", "ELU", "Embedding", "Flatten", "GELU", "GLU",
             "GRU", "GRUCell", "GroupNorm", "Hardsigmoid", "Hardswish", "Hardtanh", "HuberLoss", "Identity", "InstanceNorm1d", "InstanceNorm2d", "InstanceNorm3d",
             "KLDivLoss", "L1Loss", "LSTM", "LSTMCell", "LayerNorm", "LazyLinear", "LeakyReLU", "Linear",
@@ -172,6 +173,7 @@ MODULES = {
         names=(
             "adaptive_avg_pool1d", "adaptive_avg_pool2d", "avg_pool1d", "avg_pool2d", "batch_norm", "bilinear",
             "binary_cross_entropy", "binary_cross_entropy_with_logits", "celu", "conv1d", "conv2d",
+            "conv_transpose1d", "conv_transpose2d",
             "cosine_similarity", "cross_entropy", "dropout", "dropout1d", "dropout2d", "dropout3d", "elu", "embedding",
             "fold", "gelu", "glu", "group_norm", "hardsigmoid", "hardswish", "hardtanh", "huber_loss", "instance_norm", "kl_div",
             "l1_loss", "layer_norm", "leaky_relu", "leaky_relu_", "linear", "log_softmax", "logsigmoid",
