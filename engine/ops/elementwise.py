@@ -886,7 +886,7 @@ def _unary_fn(cls, doc):
 
     def fn(input, *, out=None):
         return apply(input)
-    fn.__name__ = cls.op
+    fn.__name__ = fn.__qualname__ = cls.op
     fn.__doc__ = doc
     return fn
 

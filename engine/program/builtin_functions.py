@@ -13,7 +13,7 @@ from collections import OrderedDict
 from ..autograd.state import state
 from ..tensor import Tensor
 from . import access, decorators, guards, operators
-from .errors import PROGRAM_EXCEPTIONS, ProgramBaseException, exception_args, limit_abort
+from .errors import PROGRAM_EXCEPTIONS, ProgramBaseException, exception_args, limit_abort, without_addresses
 from .values import BoundMethod, Function, ProgramIterator
 
 __all__ = ["Builtins", "make_builtins", "materialize", "repr_size_check", "text", "program_text", "SUPER",
@@ -135,7 +135,7 @@ def text(v, as_repr, limit):
             finally:
                 rt.text_budget = None
     guards.check_length(len(s), limit, "string")
-    return s
+    return without_addresses(s)
 
 
 def program_text(v, as_repr, limit):

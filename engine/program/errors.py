@@ -14,9 +14,11 @@ Limits and cancellation are ``Abort``, a ``BaseException``, so neither a
 program's ``except Exception:`` nor host code's catches them.
 """
 import builtins as _py
+import re as _re
 
 __all__ = ["ProgramError", "Abort", "PROGRAM_EXCEPTIONS", "ProgramBaseException", "to_program_exception",
-           "locate", "exception_type_name", "limit_abort", "meta", "exception_args"]
+           "locate", "exception_type_name", "limit_abort", "meta", "exception_args", "SERVICE_ERROR_TYPES",
+           "without_addresses"]
 
 
 class ProgramError(Exception):
@@ -230,7 +232,23 @@ def _clean_message(msg):
     cut = msg.find("\nTraceback of forward call that caused the error:")
     if cut >= 0:
         msg = msg[:cut]
-    return msg
+    return without_addresses(msg)
+
+
+# Python's default reprs name a host memory address (<function add at 0x7f...>, <X object at 0x...>):
+# the text a program gets from the host says what the object is, never where it lives.
+_ADDRESS = _re.compile(r"(<(?:function|built-in function|built-in method|bound method|method-wrapper|method|"
+                       r"[\w.]+ object)\b[^\n<>]*(?:<[\w]+>[^\n<>]*)*) at 0x[0-9a-fA-F]+>")
+
+
+def without_addresses(text):
+    """``text`` with the host addresses of Python's default reprs left out, and the engine's
+    classes under the names programs import them by (``<class 'torch.nn.linear.Linear'>``)."""
+    if " at 0x" in text:
+        text = _ADDRESS.sub(r"\1>", text)
+    if "gradserve.engine" in text:
+        text = text.replace("<class 'gradserve.engine.", "<class 'torch.")
+    return text
 
 
 def locate(e, line, col, function):
@@ -259,7 +277,25 @@ def locate(e, line, col, function):
     return a
 
 
+# The error types the service itself reports (limits, cancellation, the HTTP layer's refusals). A
+# class a program defines under one of these names would pass for the service's own verdict (a
+# client raising its LimitExceeded, a metric counting a dead worker), so it is reported qualified,
+# as Python names a class of the main script: ``__main__.LimitExceeded``.
+SERVICE_ERROR_TYPES = frozenset({
+    "LimitExceeded", "Cancelled", "Timeout", "SessionGone", "SessionNotFound", "Conflict", "TooManyRequests",
+    "ValidationError", "InternalError", "Unavailable", "TooLarge", "BadRequest", "BadCommand", "Unauthorized",
+    "Forbidden", "NotFound", "Gone", "MethodNotAllowed", "UnsupportedMediaType", "DebugError", "ProgramError",
+})
+
+
 def exception_type_name(e):
     """The class name a report gives for program exception ``e`` (the class's own name:
     nothing the program's class body defines is read)."""
-    return meta(e).type or type.__dict__["__name__"].__get__(type(e))
+    name = meta(e).type
+    if name:
+        return name
+    cls = type(e)
+    name = type.__dict__["__name__"].__get__(cls)
+    if name in SERVICE_ERROR_TYPES and PROGRAM_EXCEPTIONS.get(name) is not cls:
+        return "__main__." + name
+    return name

@@ -86,6 +86,19 @@ FORGED = [
      "s = 'x' * 900000\nclass A:\n    def __repr__(self):\n        return s\nraise ValueError([A() for _ in range(50)])",
      "LimitExceeded", 5, "string_length"),
     ("self_containing_argument", "l = []\nl.append(l)\nraise ValueError(l)", "ValueError", 3, "[[...]]"),
+    # a class named like the service's own verdicts is reported qualified, never as the verdict
+    ("class_named_limit_exceeded",
+     "class LimitExceeded(Exception):\n    pass\nraise LimitExceeded('wall_time')", "__main__.LimitExceeded", 3,
+     "wall_time"),
+    ("class_named_session_gone", "class SessionGone(Exception):\n    pass\nraise SessionGone('x')",
+     "__main__.SessionGone", 3, "x"),
+    ("subclass_named_cancelled", "class Cancelled(RuntimeError):\n    pass\nraise Cancelled('x')",
+     "__main__.Cancelled", 3, "x"),
+    ("class_named_internal_error_raised_in_a_function",
+     "class InternalError(Exception):\n    pass\ndef f():\n    raise InternalError('x')\nf()",
+     "__main__.InternalError", 4, "x"),
+    # Python's own names stay as they are, however the program reaches them
+    ("python_class_under_its_own_name", "E = RuntimeError\nraise E('x')", "RuntimeError", 2, "x"),
 ]
 
 LONG_TEXT = [
@@ -373,3 +386,37 @@ def test_a_failed_run_keeps_none_of_its_frames_alive():
     assert ns.runtime.abort is None
     if rss is not None:
         assert read_rss() - rss < 40 << 20   # the 64 MiB the failed frame held are gone
+
+
+# --------------------------------------------------------------------------- host addresses
+HOST_TEXT = [
+    ("print(type(torch.ones(1)).add)", "<function add>"),
+    ("print(torch.relu)", "<function relu>"),
+    ("print(F.relu)", "<function relu>"),
+    ("import numpy as np\nprint(np.sum)", "<function sum>"),
+    ("print(object())", "<object object>"),
+    ("class Dt:\n    pass\nprint(Dt())", "<__main__.Dt object>"),
+    ("class Dt:\n    pass\nprint(repr([Dt(), Dt()]))", "[<__main__.Dt object>, <__main__.Dt object>]"),
+    ("print(nn.Linear)", "<class 'torch.nn.linear.Linear'>"),
+    ("print(f'{torch.exp}')", "<function exp>"),
+]
+
+
+@pytest.mark.parametrize("source, expect", HOST_TEXT, ids=[s for s, _ in HOST_TEXT])
+def test_text_from_the_host_names_no_memory_address(neighbour, source, expect):
+    out = run(source, Namespace(), LIMITS)
+    assert out.ok, out.error
+    assert out.stdout.strip() == expect
+    assert " at 0x" not in out.stdout and "gradserve" not in out.stdout
+    neighbour()
+
+
+def test_error_messages_name_no_memory_address(neighbour):
+    e = attack("class Dt:\n    pass\ntorch.ones(2, dtype=Dt())", "TypeError", line=3)
+    assert " at 0x" not in e.message and "<__main__.Dt object>" in e.message
+    neighbour()
+
+
+def test_program_strings_are_left_as_written():
+    out = run("print('found at 0x10')\nprint('<thing at 0x7f>')", Namespace(), LIMITS)
+    assert out.ok and out.stdout == "found at 0x10\n<thing at 0x7f>\n"

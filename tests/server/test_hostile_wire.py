@@ -317,6 +317,24 @@ def test_program_chosen_error_types_never_become_metric_labels(http, session, ne
     neighbour.check()
 
 
+def test_a_program_class_named_like_a_service_verdict_is_not_counted_or_reported_as_one(http, session, neighbour):
+    def count(kind):
+        for line in http.get("/metrics").text.splitlines():
+            if line.startswith(f'gradserve_run_errors_total{{type="{kind}"}}'):
+                return float(line.split()[-1])
+        return 0.0
+    before = {k: count(k) for k in ("LimitExceeded", "SessionGone", "ProgramError")}
+    for kind in ("LimitExceeded", "SessionGone"):
+        r = session.run(f"class {kind}(Exception):\n    pass\nraise {kind}('wall_time')")
+        assert r.status_code == 422, r.text
+        error = r.json()["error"]
+        assert error["type"] == f"__main__.{kind}" and "limit" not in error
+    assert count("LimitExceeded") == before["LimitExceeded"]
+    assert count("SessionGone") == before["SessionGone"]
+    assert count("ProgramError") == before["ProgramError"] + 2
+    neighbour.check()
+
+
 def test_every_metric_label_value_comes_from_a_fixed_set(http, session):
     session.run("raise RuntimeError('x')")
     session.run("class Mine(Exception):\n    pass\nraise Mine()")
