@@ -111,7 +111,20 @@ def throughput(url, **kw):
     return asyncio.run(_throughput(url, **kw))
 
 
-async def _hundred(url, n=100):
+def sessions_per_node(cluster):
+    """{node: sessions} as the cluster's directory counts them (a Ray driver of this process)."""
+    import ray
+    if not ray.is_initialized():
+        ray.init(address=cluster.address, namespace="gradserve", logging_level="ERROR", log_to_driver=False)
+    directory = ray.get_actor("gradserve-directory", namespace="gradserve")
+    per_node = {}
+    for h in ray.get(directory.counts.remote())["per_host"]:
+        if h["alive"]:
+            per_node[h["node"][:8]] = per_node.get(h["node"][:8], 0) + h["sessions"]
+    return per_node
+
+
+async def _hundred(url, n=100, cluster=None):
     async with httpx.AsyncClient(base_url=url, timeout=300, limits=httpx.Limits(max_connections=16)) as c:
         gate = asyncio.Semaphore(16)
 
@@ -131,6 +144,8 @@ async def _hundred(url, n=100):
         failed = [m for m in made if isinstance(m, str)]
         if failed:
             print(f"    {len(failed)} of {n} failed, first: {failed[0]}", flush=True)
+        if cluster is not None:
+            print(f"    sessions per node: {await asyncio.to_thread(sessions_per_node, cluster)}", flush=True)
         for s in made:
             if isinstance(s, str):
                 continue
@@ -152,6 +167,7 @@ def main():
     signal.signal(signal.SIGTERM, lambda *_: sys.exit("stopped"))  # so every started process is stopped
     sessions = int(os.environ.get("BENCH_SESSIONS", "100"))
     rows = Rows()
+    print(f"load average at start: {os.getloadavg()}", flush=True)
     local = LocalServer().start()
     try:
         rows.append(("local", "session create p50 (ms)", create_p50(local.url)))
@@ -174,11 +190,15 @@ def main():
                 finally:
                     lb.stop()
             rows.append((layout, f"{sessions} sessions created and run once (s)",
-                         asyncio.run(_hundred(replicas[0].url, sessions))))
+                         asyncio.run(_hundred(replicas[0].url, sessions, cluster))))
         finally:
             for r in replicas:
                 r.stop()
+            import ray
+            if ray.is_initialized():
+                ray.shutdown()
             cluster.stop()
+    print(f"load average at end: {os.getloadavg()}", flush=True)
 
 
 if __name__ == "__main__":

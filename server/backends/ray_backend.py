@@ -223,6 +223,21 @@ class RayBackend(WorkerBackend):
             log.warning("the session directory did not answer %s: %s", method, type(e).__name__)
             raise BackendUnavailable("the cluster's session directory cannot be reached; retry shortly") from None
 
+    def _actor_gone(self, error):
+        """Whether a Ray error says the actor (or its node) is dead for good, not merely unreachable now or a
+        failure of one call: only then are its sessions lost (410)."""
+        ex = self.ray.exceptions
+        return (isinstance(error, (ex.RayActorError, ex.NodeDiedError, ex.WorkerCrashedError))
+                and not isinstance(error, ex.ActorUnavailableError))
+
+    def _unsure(self, session_id, name, error):
+        """Any other Ray error on a call to host ``name``: 503, and the next request asks the directory
+        afresh (which, once Ray declares the node dead, says the session is gone)."""
+        log.warning("a call to session host %s failed: %s", name, type(error).__name__)
+        self._where.pop(session_id, None)
+        self._hosts.pop(name, None)
+        return BackendUnavailable("the session's host cannot be reached just now; retry shortly")
+
     def _host(self, name):
         """The handle of host ``name``; None when Ray knows no live actor of that name (it died)."""
         host = self._hosts.get(name)
@@ -296,11 +311,11 @@ class RayBackend(WorkerBackend):
             try:
                 problem = await host.open.remote(session_id, digest, session.created_at, session.ttl_expires_at,
                                                  session.idle_timeout_s, config)
-            except self.ray.exceptions.ActorUnavailableError:  # unreachable for now, maybe not dead: elsewhere
-                await self._ask("release", name)
-                continue
-            except self.ray.exceptions.RayError:
-                await self._host_lost(name)
+            except self.ray.exceptions.RayError as e:
+                if self._actor_gone(e):
+                    await self._host_lost(name)
+                else:  # unreachable for now, maybe not dead: another host
+                    await self._ask("release", name)
                 continue
             if problem is None:
                 await self._ask("add", session_id, digest, name, session.ttl_expires_at)
@@ -331,15 +346,16 @@ class RayBackend(WorkerBackend):
     async def authenticate(self, session_id, token):
         """The session's record from its host; a session known gone comes back with alive=False (410)."""
         placement = RayPlacement(session_id, _hex_digest(token))
+        name = None
         try:
             name, host = await self._host_of(placement)
             record = None if host is None else await host.touch.remote(session_id, placement.digest)
         except SessionGone:
             record = "gone"
-        except self.ray.exceptions.ActorUnavailableError:
-            raise BackendUnavailable("the session's node cannot be reached just now; retry shortly") from None
-        except self.ray.exceptions.RayError:
-            await self._host_lost(self._where.get(session_id, ""))
+        except self.ray.exceptions.RayError as e:
+            if not self._actor_gone(e):
+                raise self._unsure(session_id, name, e) from None
+            await self._host_lost(name)
             record = "gone"
         if record is None:
             return None
@@ -368,9 +384,10 @@ class RayBackend(WorkerBackend):
                 reply_json, out = await host.call.remote(placement.session_id, placement.digest, dumps(header),
                                                           arrays)
                 reply = json.loads(reply_json)
-        except self.ray.exceptions.ActorUnavailableError:
-            raise BackendUnavailable("the session's node cannot be reached just now; retry shortly") from None
-        except self.ray.exceptions.RayError:  # the host died, or its node with what it held
+        except self.ray.exceptions.RayError as e:
+            if not self._actor_gone(e):
+                raise self._unsure(placement.session_id, name, e) from None
+            # the host died, or its node with what it held
             await self._host_lost(name)
             await self._session_lost(placement)
             raise SessionGone("the actor holding this session died") from None
@@ -425,7 +442,7 @@ class RayBackend(WorkerBackend):
 
     async def watch(self, placement):
         """Every run's events from the session's host: items {"kind": "begin"|"events"|"reply", "run", ...}."""
-        _, host = await self._host_of(placement)
+        name, host = await self._host_of(placement)
         if host is None:
             return
         stream = host.watch.options(num_returns="streaming").remote(placement.session_id, placement.digest)
@@ -433,7 +450,10 @@ class RayBackend(WorkerBackend):
             async for ref in stream:
                 try:
                     item = await ref
-                except self.ray.exceptions.RayError:
+                except self.ray.exceptions.RayError as e:
+                    if not self._actor_gone(e):
+                        raise self._unsure(placement.session_id, name, e) from None
+                    await self._host_lost(name)
                     await self._session_lost(placement)
                     raise SessionGone("the actor holding this session died") from None
                 if item["kind"] in ("watching", "denied"):

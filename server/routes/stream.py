@@ -18,7 +18,7 @@ from fastapi.responses import JSONResponse
 from ..errors import SESSION_NOT_FOUND, ApiError
 from ..events import EventQueue
 from ..json_bodies import dumps_off_loop
-from ..backends.base import SessionGone
+from ..backends.base import BackendUnavailable, SessionGone
 from ..runs import Cancelled, RunSpec, reply_event
 
 router = APIRouter(tags=["stream"])
@@ -160,7 +160,7 @@ class Connection:
                 await self.state.runs.cancel(self.session, run_id)
         elif kind == "watch":
             if hasattr(self.state.backend, "watch"):
-                if self.cluster_watch is None:
+                if self.cluster_watch is None or self.cluster_watch.done():  # again after a failed watch
                     self.cluster_watch = asyncio.create_task(self._watch_cluster())
             else:
                 self.session.watchers.add(self.queue)
@@ -258,6 +258,8 @@ class Connection:
                     seqs.pop(run, None)
         except SessionGone:
             self._notice("SessionGone", "the session's actor died", status=410)
+        except BackendUnavailable as e:  # the cluster cannot be reached just now: watch again later
+            self._notice("Unavailable", str(e), status=503)
         except asyncio.CancelledError:
             raise
         except Exception:
