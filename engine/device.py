@@ -86,6 +86,10 @@ def get_array_module(array):
 
 
 def device_of(array):
-    if type(array) is np.ndarray or _cupy is None or not isinstance(array, _cupy.ndarray):
+    if type(array) is np.ndarray:
+        return CPU
+    if not _cupy_checked and hasattr(array, "__cuda_array_interface__"):
+        _load_cupy()       # a CuPy array before the engine first looked for CuPy
+    if _cupy is None or not isinstance(array, _cupy.ndarray):
         return CPU
     return device("cuda", array.device.id)

@@ -5,7 +5,7 @@ import numpy as np
 
 from .. import dtypes as _dt
 from ..autograd.state import state
-from ..device import CPU, array_module_for, as_device
+from ..device import CPU, array_module_for, as_device, device_of
 from ..limits import check_elements
 from ..tensor import Tensor
 
@@ -132,12 +132,14 @@ def _items(data):
 def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=False):
     """Constructs a tensor with no autograd history by copying data."""
     dtype = _dt.as_dtype(dtype) if dtype is not None else None
-    dev = as_device(device) or (data.device if isinstance(data, Tensor) else CPU)
+    dev = as_device(device) or (data.device if isinstance(data, Tensor) else device_of(data))
     xp = array_module_for(dev)
     if isinstance(data, Tensor):
         arr = data._data.astype(dtype.np if dtype is not None else data._data.dtype, copy=True)
         arr = xp.asarray(arr) if xp is not np else _host(arr)
     elif isinstance(data, np.ndarray) or hasattr(data, "__cuda_array_interface__"):
+        if xp is np and not isinstance(data, np.ndarray):
+            data = _host(data)
         arr = xp.array(data, dtype=dtype.np if dtype is not None else None, copy=True)
         _dt.from_numpy_dtype(arr.dtype)  # unsupported dtypes (object, complex) raise here
     else:

@@ -22,3 +22,16 @@ def test_in_place_on_an_expanded_tensor_raises(device, write):
     w = gs.full((2, 4), 0.5, device=device)
     write(w[0], device)                                   # a plain view is fine to write
     assert w[1].tolist() == [0.5] * 4 and w[0].tolist() != [0.5] * 4
+
+
+@pytest.mark.gpu
+def test_tensor_of_a_device_array_stays_on_the_device():
+    # torch.tensor / torch.as_tensor of a CuPy array give a CUDA tensor; the cpu was assumed and
+    # the copy failed with CuPy's "Implicit conversion to a NumPy array is not allowed"
+    import cupy
+    a = cupy.arange(3.0)
+    for make in (gs.tensor, gs.as_tensor, lambda x: gs.tensor(x, dtype=gs.float32)):
+        t = make(a)
+        assert t.device.type == "cuda" and t.tolist() == [0.0, 1.0, 2.0]
+    assert gs.tensor(a, device="cpu").device.type == "cpu"
+    assert gs.tensor([1.0]).device.type == "cpu" and gs.tensor(np.ones(2)).device.type == "cpu"

@@ -92,3 +92,39 @@ CASES = (_table(test_elementwise, "OPS") + _table(test_reduction, "OPS") + _tabl
 @pytest.mark.parametrize("fn, shapes", [pytest.param(f, s, id=n) for n, f, s in CASES])
 def test_cuda_matches_cpu(fn, shapes):
     compare_devices(fn, shapes)
+
+
+# random ops draw on the host for every device: the same seed gives the same numbers on cuda
+RANDOM = {
+    "rand": lambda T, d: T.rand(3, 4, device=d),
+    "randn float64": lambda T, d: T.randn(5, dtype=T.float64, device=d),
+    "randint": lambda T, d: T.randint(0, 7, (6,), device=d),
+    "randperm": lambda T, d: T.randperm(9, device=d),
+    "normal": lambda T, d: T.normal(1.0, 2.0, size=(4,), device=d),
+    "rand_like": lambda T, d: T.rand_like(T.zeros(2, 3, device=d)),
+    "randn_like": lambda T, d: T.randn_like(T.zeros(2, 3, device=d)),
+    "randint_like": lambda T, d: T.randint_like(T.zeros(2, 3, device=d), 0, 5),
+    "bernoulli": lambda T, d: T.bernoulli(T.full((3, 3), 0.3, device=d)),
+    "multinomial": lambda T, d: T.multinomial(T.tensor([[0.1, 0.5, 0.4], [0.7, 0.2, 0.1]], device=d), 2),
+    "multinomial replacement": lambda T, d: T.multinomial(T.tensor([0.2, 0.8], device=d), 6, replacement=True),
+    "uniform_": lambda T, d: T.empty(4, device=d).uniform_(-1, 1),
+    "normal_": lambda T, d: T.empty(4, device=d).normal_(0.5, 3.0),
+    "exponential_": lambda T, d: T.empty(4, device=d).exponential_(2.0),
+    "bernoulli_": lambda T, d: T.empty(4, device=d).bernoulli_(0.5),
+    "random_": lambda T, d: T.empty(4, device=d).random_(0, 10),
+    "dropout": lambda T, d: T.nn.functional.dropout(T.ones(4, 5, device=d), 0.4),
+    "dropout2d": lambda T, d: T.nn.functional.dropout2d(T.ones(2, 3, 4, 4, device=d), 0.5),
+    "Dropout1d module": lambda T, d: T.nn.Dropout1d(0.5).to(d)(T.ones(2, 3, 4, device=d)),
+}
+
+
+@pytest.mark.parametrize("name", list(RANDOM))
+def test_random_ops_on_cuda_match_cpu(name):
+    draws = []
+    for device in ("cpu", "cuda"):
+        gs.manual_seed(7)
+        t = RANDOM[name](gs, device)
+        assert t.device.type == device
+        draws.append(t.cpu().numpy())
+    assert draws[0].dtype == draws[1].dtype
+    np.testing.assert_array_equal(draws[1], draws[0])

@@ -102,3 +102,28 @@ def test_a_failing_cuda_program_leaves_its_neighbour_alone(http):
     mixed = a.run("w = x + torch.ones(2)", inputs={"x": {"data": [1.0, 2.0]}})
     assert mixed.status_code in (400, 422), mixed.text          # x is on cuda, torch.ones on the cpu
     assert b.ok("z = kept", outputs=["z"])["values"]["z"]["data"] == [7.0, 7.0]
+
+
+def test_tensors_travel_in_and_out_of_a_cuda_session(http):
+    import base64
+    a, c = open_session(http, device="cuda"), open_session(http, device="cpu")
+    raw = np.arange(6, dtype=np.float32).reshape(2, 3)
+    assert a.put("/variables/w", json={"b64": base64.b64encode(raw.tobytes()).decode(), "shape": [2, 3],
+                                       "dtype": "float32", "requires_grad": True}).status_code in (200, 204)
+    assert a.put("/variables/k", json=[[1, 2, 3]]).status_code in (200, 204)
+    body = a.ok("print(w.device.type, k.device.type)\nloss = (w * k).sum()\nloss.backward()",
+                outputs=["loss"], encoding="base64")
+    assert body["stdout"] == "cuda cuda\n"
+    got = a.get("/variables/w", params={"encoding": "base64"}).json()
+    grad = np.frombuffer(base64.b64decode(got["grad"]["b64"]), dtype=np.float32).reshape(2, 3)
+    assert grad.tolist() == [[1.0, 2.0, 3.0]] * 2
+    graph = a.get("/graph", params={"of": "loss"})
+    assert graph.status_code == 200 and graph.json()["nodes"], graph.text
+    saved = a.get("/checkpoint")                       # a cuda session's checkpoint, restored on the cpu
+    assert saved.status_code == 200
+    assert c.put("/checkpoint", content=saved.content).status_code == 204
+    assert c.ok("print(w.device.type)\nz = w.sum()", outputs=["z"])["values"]["z"]["data"] == 15.0
+    c.ok("w = w * 2", outputs=[])                      # and back from the cpu onto the gpu
+    assert a.put("/checkpoint", content=c.get("/checkpoint").content).status_code == 204
+    body = a.ok("print(w.device.type)\nz = w.sum()", outputs=["z"])
+    assert body["stdout"] == "cuda\n" and body["values"]["z"]["data"] == 30.0

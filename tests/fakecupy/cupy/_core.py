@@ -288,6 +288,13 @@ class ndarray:
         return Device(0)
 
     @property
+    def __cuda_array_interface__(self):
+        a = self._a
+        return {"shape": a.shape, "typestr": a.dtype.str, "descr": a.dtype.descr,
+                "data": (a.ctypes.data if a.size else 0, False), "version": 3,
+                "strides": None if a.flags.c_contiguous else a.strides}
+
+    @property
     def data(self):
         from .cuda import MemoryPointer
         return MemoryPointer(self._a)
