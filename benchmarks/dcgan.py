@@ -6,11 +6,15 @@ gradserve against PyTorch in the same run, float32, both on the CPU with the sam
 (step) the whole GAN step as the example writes it: the discriminator on a real and a fake batch
       (BCELoss), its Adam step, then the generator's loss through the discriminator and its step.
 
-Prints each framework's median over rounds and the ratio.
+Prints each framework's median over rounds and the ratio. With ``--clock cpu`` everything runs
+on one thread (OpenBLAS and PyTorch) and each figure is that thread's CPU time, which a
+descheduled process does not accrue: on a loaded machine the wall clock measures the scheduler.
 
-    python benchmarks/dcgan.py [--batch N] [--repeat N] [--rounds N] [--threads N]
+    python benchmarks/dcgan.py [--batch N] [--repeat N] [--rounds N] [--threads N] [--clock wall|cpu]
 """
 import argparse
+import os
+import sys
 import statistics
 import time
 
@@ -85,13 +89,16 @@ def gan_step(T, batch):
     return step
 
 
+clock = time.perf_counter
+
+
 def median_time(step, repeat):
     step()   # warm up
     times = []
     for _ in range(repeat):
-        t0 = time.perf_counter()
+        t0 = clock()
         step()
-        times.append(time.perf_counter() - t0)
+        times.append(clock() - t0)
     return statistics.median(times)
 
 
@@ -101,7 +108,14 @@ def main():
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--threads", type=int, default=None)
+    parser.add_argument("--clock", choices=("wall", "cpu"), default="wall")
     args = parser.parse_args()
+    global clock
+    if args.clock == "cpu":
+        if os.environ.get("OPENBLAS_NUM_THREADS") != "1":   # read when NumPy loads: start again with it
+            os.execve(sys.executable, [sys.executable] + sys.argv, dict(os.environ, OPENBLAS_NUM_THREADS="1"))
+        clock, args.threads = time.thread_time, 1
+    print(f"load average {os.getloadavg()[0]:.1f}, clock {args.clock}", flush=True)
     if torch is not None and args.threads:
         torch.set_num_threads(args.threads)
     for label, make in (("(gen) generator step", generator_step), ("(step) DCGAN step", gan_step)):

@@ -15,6 +15,12 @@ from .pixelshuffle import PixelShuffle, PixelUnshuffle
 from .upsampling import Upsample, UpsamplingBilinear2d, UpsamplingNearest2d
 from .conv import Conv1d, Conv2d
 from .convtranspose import ConvTranspose1d, ConvTranspose2d
+from .activation_extra import PReLU, Hardshrink, Softshrink, RReLU, Softmax2d
+from .distance import CosineSimilarity, PairwiseDistance
+from .local_response_norm import LocalResponseNorm
+from .fold import Fold, Unfold
+from .channel_shuffle import ChannelShuffle
+from .alpha_dropout import AlphaDropout, FeatureAlphaDropout
 from .pooling import MaxPool1d, MaxPool2d, AvgPool1d, AvgPool2d, AdaptiveAvgPool1d, AdaptiveAvgPool2d
 from .loss import (L1Loss, MSELoss, CrossEntropyLoss, NLLLoss, BCELoss, BCEWithLogitsLoss, KLDivLoss, SmoothL1Loss,
                    HuberLoss)

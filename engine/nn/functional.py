@@ -1840,3 +1840,9 @@ _register()
 # ====================================================================== layers written in their own modules
 from .convtranspose import conv_transpose1d, conv_transpose2d  # noqa: E402  (they build on the helpers above)
 __all__ += ["conv_transpose1d", "conv_transpose2d"]
+from .activation_extra import prelu, hardshrink, softshrink, rrelu, rrelu_  # noqa: E402
+from .local_response_norm import local_response_norm  # noqa: E402
+from .channel_shuffle import channel_shuffle  # noqa: E402
+from .alpha_dropout import alpha_dropout, feature_alpha_dropout  # noqa: E402
+__all__ += ["prelu", "hardshrink", "softshrink", "rrelu", "rrelu_", "local_response_norm", "channel_shuffle",
+            "alpha_dropout", "feature_alpha_dropout"]
