@@ -1,0 +1,48 @@
+"""The real-code scripts that pick CUDA when it is there, run on CUDA (the real CuPy, or the fake in
+tests/fakecupy): in-process and through the interpreter they must still give PyTorch's recorded
+answers (recorded on the CPU; random draws are made on the host for every device)."""
+import json
+import re
+
+import pytest
+
+import gradserve.engine as gs
+import harness
+
+pytestmark = pytest.mark.gpu
+
+PICKS_CUDA = re.compile(r"^[^#\n]*(cuda\.is_available\(\)|accelerator\.is_available\(\))", re.M)
+STAYS_ON_CPU = {"examples/super_resolution"}     # its --accel flag defaults to off
+SCRIPTS = [s for s in harness.discover() if PICKS_CUDA.search(s.text) and s.id not in STAYS_ON_CPU]
+XFAIL = json.loads((harness.HERE / "xfail.json").read_text()) if (harness.HERE / "xfail.json").exists() else {}
+MODES = ("inprocess", "interp")
+INTERP_ONLY = {"examples/mnist"}                  # 25 s a run: the interpreter's run is the server's
+
+
+def _params():
+    for script in SCRIPTS:
+        for mode in MODES if script.id not in INTERP_ONLY else ("interp",):
+            cause = XFAIL.get(script.id, {}).get(mode)
+            marks = [pytest.mark.xfail(reason=cause, strict=False)] if cause else []
+            yield pytest.param(script, mode, id=f"{script.id}-{mode}", marks=marks)
+
+
+def test_some_scripts_pick_cuda():
+    assert len(SCRIPTS) >= 6, [s.id for s in SCRIPTS]
+
+
+@pytest.mark.parametrize(("script", "mode"), list(_params()))
+def test_script_on_cuda_gives_pytorchs_answers(script, mode, monkeypatch):
+    assert gs.cuda.is_available()
+    moved = []
+    to = gs.Tensor.to
+
+    def counting_to(self, *args, **kwargs):
+        out = to(self, *args, **kwargs)
+        moved.append(out.device.type)
+        return out
+    monkeypatch.setattr(gs.Tensor, "to", counting_to)
+    expected = harness.load_expected(script)
+    result = harness.run_mode(script, expected, mode)
+    assert harness.verdict(script, expected, result) == "pass"
+    assert "cuda" in moved, "the script never moved a tensor to cuda"
