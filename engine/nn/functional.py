@@ -856,7 +856,7 @@ class Conv(Function):
         o = w4.shape[0]
         cols = _run(Im2Col, x4, kernel=w4.shape[2:], dilation=dilation, padding=padding, stride=stride)
         oh, ow = cols.shape[4], cols.shape[5]
-        cols = cols.reshape(n, groups, -1, oh * ow)
+        cols = cols.reshape(n, groups, w4.shape[1] * w4.shape[2] * w4.shape[3], oh * ow)   # N may be 0
         if cols.nbytes <= KEEP_COLUMNS_BYTES:
             self.keep(cols)
         out = _group_weight(w4, groups) @ cols          # (N, G, O/G, L)
@@ -887,7 +887,7 @@ class Conv(Function):
                 # under create_graph the columns must be a function of x, so they are gathered again
                 cols = _run(Im2Col, F.reshape(x, x_shape4), kernel=kernel, dilation=dilation,
                             padding=padding, stride=stride)
-                cols = F.reshape(cols, (n, groups, -1, oh * ow))    # (N, G, C/G*k, L)
+                cols = F.reshape(cols, (n, groups, x_shape4[1] * kernel[0] * kernel[1] // groups, oh * ow))
             if isinstance(g, Tensor):
                 gw = F.reshape(F.sum(F.matmul(gmat, F.transpose(cols, -1, -2)), 0), self.w_shape)
             else:

@@ -265,3 +265,18 @@ def test_same_width_im2col_equals_the_strided_gather():
                          for i in range(kh)], 2)
         assert ow == x.shape[3]
         np.testing.assert_array_equal(fast, slow)
+
+
+@pytest.mark.parametrize("groups", [1, 2])
+def test_empty_batch_convolves_to_an_empty_batch(groups):
+    """N = 0 (a filtered-out batch): PyTorch gives an empty output and zero weight gradients."""
+    for nd, shape in ((2, (0, 4, 5, 5)), (1, (0, 4, 7))):
+        x = gs.zeros(*shape, requires_grad=True)
+        w = gs.ones(*((6, 4 // groups) + (3,) * nd), requires_grad=True)
+        b = gs.ones(6, requires_grad=True)
+        conv = F.conv2d if nd == 2 else F.conv1d
+        y = conv(x, w, b, padding=1, groups=groups)
+        assert tuple(y.shape) == (0, 6) + tuple(shape[2:])
+        y.sum().backward()
+        assert tuple(x.grad.shape) == shape
+        assert not w.grad.numpy().any() and not b.grad.numpy().any()
