@@ -1,11 +1,13 @@
 """The image and the compose topology, built and run for real (``-m docker``; CI runs them).
 
-The image is built by a Docker engine of the test's own (Debian's docker.io, ``dockerd
---storage-driver=vfs``) on a Debian bookworm base made with debootstrap, since no image registry
-can be reached. It is then handed with ``docker save`` / ``docker load`` to a second engine started
-inside a network namespace that has only loopback, where the containers run with the host's
-network (that namespace): every address they use is 127.0.0.1, and the checks run in the same
-namespace (``nsenter``). Everything started is stopped, by process id, and removed.
+The image is built by a Docker engine of the test's own (Debian's docker.io; storage driver
+overlay2, or vfs where overlay2 cannot run) on a Debian bookworm base made with debootstrap,
+since no image registry can be reached. It is then handed with ``docker save`` / ``docker load``
+to a second engine started inside a network namespace that has only loopback, where the
+containers run with the host's network (that namespace): every address they use is 127.0.0.1,
+and the checks run in the same namespace (``nsenter``). Everything started is stopped, by
+process id, and removed, but for the builder's data root and the debootstrapped base under
+``GRADSERVE_DOCKER_WORK``, kept as a cache for the next run.
 """
 import json
 import os
@@ -28,6 +30,8 @@ BASE_IMAGE = "gradserve-base:bookworm"
 IMAGE = "gradserve:latest"
 WORK = Path(os.environ.get("GRADSERVE_DOCKER_WORK", "/var/tmp/gradserve-docker"))
 RAY_TOKEN = secrets.token_hex(32)
+# overlay2 first, vfs where overlay2 cannot run (a data root on overlayfs, an old kernel)
+STORAGE_DRIVERS = os.environ.get("GRADSERVE_DOCKER_STORAGE", "overlay2,vfs").split(",")
 
 
 def _need(*tools):
@@ -42,6 +46,13 @@ def _run(cmd, timeout=1800, **kw):
     result = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, **kw)
     assert result.returncode == 0, f"{cmd[:4]} failed:\n{result.stdout[-3000:]}\n{result.stderr[-3000:]}"
     return result.stdout
+
+
+def _mounts_under(path):
+    prefix = str(path).rstrip("/") + "/"
+    with open("/proc/self/mountinfo") as f:
+        points = [line.split()[4] for line in f]
+    return [p for p in points if p.startswith(prefix)]
 
 
 def _children(pid):
@@ -61,10 +72,24 @@ class Engine:
         self.isolated = isolated
         self.proc = None
         self.pid = None  # dockerd's own pid (inside unshare when isolated)
+        self.driver = None
 
     def start(self):
+        """Starts dockerd with the first storage driver of ``STORAGE_DRIVERS`` that works here: overlay2 where
+        the kernel and the file system allow it, else vfs (which copies the whole image for every container:
+        minutes per container for this image on a loaded 2-core machine)."""
         self.dir.mkdir(parents=True, exist_ok=True)
-        dockerd = ["dockerd", "--storage-driver=vfs", f"--data-root={self.dir}/data",
+        problems = []
+        for driver in STORAGE_DRIVERS:
+            if self._start(driver):
+                self.driver = driver
+                return self
+            problems.append(f"{driver}: " + (self.dir / "dockerd.log").read_text()[-1500:])
+        raise RuntimeError("dockerd did not start:\n" + "\n".join(problems))
+
+    def _start(self, driver):
+        data = self.dir / f"data-{driver}"  # one data root per driver: a driver refuses another's leftovers
+        dockerd = ["dockerd", f"--storage-driver={driver}", f"--data-root={data}",
                    f"--exec-root={self.dir}/exec", f"--host={self.sock}", f"--pidfile={self.dir}/dockerd.pid"]
         log = open(self.dir / "dockerd.log", "wb")
         if self.isolated:
@@ -74,12 +99,13 @@ class Engine:
             cmd = dockerd
         self.proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
         deadline = time.monotonic() + 60
-        while time.monotonic() < deadline:
+        while time.monotonic() < deadline and self.proc.poll() is None:
             if subprocess.run(self.docker("version"), capture_output=True).returncode == 0:
                 self.pid = (_children(self.proc.pid) or [self.proc.pid])[0] if self.isolated else self.proc.pid
-                return self
+                return True
             time.sleep(0.5)
-        raise RuntimeError("dockerd did not start: " + (self.dir / "dockerd.log").read_text()[-2000:])
+        self.stop()
+        return False
 
     def docker(self, *args):
         return ["docker", "-H", self.sock, *args]
@@ -108,18 +134,41 @@ class Engine:
         except subprocess.TimeoutExpired:
             os.kill(self.proc.pid, signal.SIGKILL)
             self.proc.wait(10)
+        self.proc = None
+        # dockerd leaves mounts behind (its network namespace under exec/netns, overlay2 layers): unmount
+        # them, deepest first, so the directory can be removed
+        for mount in sorted(_mounts_under(self.dir), key=len, reverse=True):
+            subprocess.run(["umount", "-l", mount], capture_output=True)
 
     def containers(self):
         out = subprocess.run(self.docker("ps", "-aq"), capture_output=True, text=True).stdout
         return out.split()
 
 
+def _clear(path):
+    """Removes ``path``, unmounting first whatever is mounted below it (a debootstrap that fails midway
+    leaves the target's /proc mounted)."""
+    for mount in sorted(_mounts_under(path), key=len, reverse=True):
+        subprocess.run(["umount", "-l", mount], capture_output=True)
+    shutil.rmtree(path, ignore_errors=True)
+
+
 def _base_rootfs():
-    rootfs = WORK / "rootfs"
-    if not (rootfs / "usr/bin/python3").exists():
-        shutil.rmtree(rootfs, ignore_errors=True)
-        _run(["debootstrap", "--variant=minbase", "--include=python3,python3-venv,ca-certificates",
-              "bookworm", str(rootfs), "http://deb.debian.org/debian"], timeout=1800)
+    rootfs, done = WORK / "rootfs", WORK / "rootfs.done"
+    for attempt in range(3):  # a mirror that drops one download (seen: "Couldn't download ... Packages")
+        if done.exists():
+            return rootfs
+        _clear(rootfs)
+        result = subprocess.run(["debootstrap", "--variant=minbase", "--include=python3,python3-venv,ca-certificates",
+                                 "bookworm", str(rootfs), "http://deb.debian.org/debian"],
+                                capture_output=True, text=True, timeout=1800)
+        if result.returncode == 0:
+            done.touch()
+        else:
+            print(f"debootstrap failed (attempt {attempt + 1}): {result.stdout[-1500:]}{result.stderr[-1500:]}")
+            _clear(rootfs)
+            time.sleep(5)
+    assert done.exists(), "debootstrap failed three times (output above)"
     return rootfs
 
 
@@ -149,6 +198,8 @@ def image_tar():
             tar.wait()
         ctx = _build_context()
         try:
+            # the classic builder (Debian's docker.io has no buildx for BuildKit): a container per instruction,
+            # cheap under overlay2, a copy of the whole image each under vfs
             _run(builder.docker("build", "-q", "--build-arg", f"BASE={BASE_IMAGE}", "-t", IMAGE, str(ctx)))
         finally:
             shutil.rmtree(ctx, ignore_errors=True)
@@ -156,7 +207,8 @@ def image_tar():
         _run(builder.docker("save", "-o", str(path), IMAGE))
         yield path
     finally:
-        builder.stop()
+        builder.stop()  # its data root stays, as a cache of the base image and the build's layers
+        (WORK / "gradserve-image.tar").unlink(missing_ok=True)
 
 
 @pytest.fixture(scope="module")
