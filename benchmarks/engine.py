@@ -13,6 +13,10 @@
 (cnn) one SGD training step of conv16-pool-conv32-pool-linear on a batch of 32 x 1x28x28
     (3x3 convolutions, padding 1, ReLU, 2x2 max pooling, cross-entropy); with peak RSS.
                                                                   target <= 1.5x PyTorch
+(transformer) one AdamW training step of a pre-norm transformer block on 8 x 64 tokens: token and
+    position Embedding(128, 64), LayerNorm, causal nn.MultiheadAttention(64, 4 heads), LayerNorm,
+    GELU MLP 64-256-64, final LayerNorm, Linear to the vocabulary, next-token cross-entropy; with
+    peak RSS.                                                     target <= 1.5x PyTorch
 
 Prints each framework's median time and the ratio. PyTorch is optional: without
 it only gradserve's times are printed. Both frameworks get the same number of
@@ -24,8 +28,8 @@ On a shared machine under load, wall time measures the scheduler more than the c
 (time.thread_time), which a descheduled process does not accrue; all work runs on that
 thread when both frameworks have one thread (PyTorch runs CPU backward on the calling thread).
 
-    python benchmarks/engine.py [--repeat N] [--rounds N] [--only a,b,c,lstm,gru,cnn] [--threads N]
-                                [--clock wall|cpu]
+    python benchmarks/engine.py [--repeat N] [--rounds N] [--only a,b,c,lstm,gru,cnn,transformer]
+                                [--threads N] [--clock wall|cpu]
 """
 import argparse
 import json
@@ -258,6 +262,49 @@ def cnn_step(lib):
     return step
 
 
+TF_BATCH, TF_TOKENS, TF_DIM, TF_HEADS, TF_VOCAB = 8, 64, 64, 4, 128
+
+
+def transformer_step(lib):
+    """A closure running one AdamW step of a pre-norm transformer block on next-token prediction."""
+    nn = lib.nn
+
+    class Block(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.tok = nn.Embedding(TF_VOCAB, TF_DIM)
+            self.pos = nn.Embedding(TF_TOKENS, TF_DIM)
+            self.ln1 = nn.LayerNorm(TF_DIM)
+            self.attn = nn.MultiheadAttention(TF_DIM, TF_HEADS, batch_first=True)
+            self.ln2 = nn.LayerNorm(TF_DIM)
+            self.mlp = nn.Sequential(nn.Linear(TF_DIM, 4 * TF_DIM), nn.GELU(), nn.Linear(4 * TF_DIM, TF_DIM))
+            self.ln_f = nn.LayerNorm(TF_DIM)
+            self.head = nn.Linear(TF_DIM, TF_VOCAB)
+
+        def forward(self, tokens, mask):
+            x = self.tok(tokens) + self.pos(lib.arange(tokens.shape[1]))
+            h = self.ln1(x)
+            x = x + self.attn(h, h, h, attn_mask=mask, need_weights=False, is_causal=True)[0]
+            x = x + self.mlp(self.ln2(x))
+            return self.head(self.ln_f(x))
+
+    lib.manual_seed(0)
+    model = Block()
+    opt = lib.optim.AdamW(model.parameters(), lr=1e-3)
+    data = lib.randint(0, TF_VOCAB, (TF_BATCH, TF_TOKENS + 1))
+    tokens, target = data[:, :-1], data[:, 1:]
+    mask = nn.Transformer.generate_square_subsequent_mask(TF_TOKENS)
+
+    def step():
+        opt.zero_grad()
+        logits = model(tokens, mask)
+        loss = nn.functional.cross_entropy(logits.reshape(-1, TF_VOCAB), target.reshape(-1))
+        loss.backward()
+        opt.step()
+        return loss
+    return step
+
+
 def peak_step(step, repeat):
     """Median time of ``step`` and the process's peak RSS (it runs in a fresh subprocess)."""
     return {"time": median_time(step, repeat), "peak_rss_mb": _memory_mb("VmHWM")}
@@ -265,7 +312,8 @@ def peak_step(step, repeat):
 
 RECURRENT = {"lstm": lambda lib, repeat: peak_step(lstm_step(lib), repeat),
              "gru": lambda lib, repeat: peak_step(gru_loop(lib), repeat),
-             "cnn": lambda lib, repeat: peak_step(cnn_step(lib), repeat)}
+             "cnn": lambda lib, repeat: peak_step(cnn_step(lib), repeat),
+             "transformer": lambda lib, repeat: peak_step(transformer_step(lib), repeat)}
 
 
 def report_recurrent(only, repeat, threads, rounds):
@@ -282,6 +330,11 @@ def report_recurrent(only, repeat, threads, rounds):
     if "cnn" in only:
         ours, theirs = measure("cnn", repeat, threads, rounds)
         print(_line(f"(cnn) conv16-pool-conv32-pool-linear, batch {CNN_BATCH}, SGD", ours["time"],
+                    theirs and theirs["time"], 1.5))
+        _rss_line(ours, theirs)
+    if "transformer" in only:
+        ours, theirs = measure("transformer", repeat, threads, rounds)
+        print(_line(f"(transformer) pre-norm block, {TF_BATCH}x{TF_TOKENS} tokens, AdamW", ours["time"],
                     theirs and theirs["time"], 1.5))
         _rss_line(ours, theirs)
 
@@ -370,7 +423,8 @@ def main():
     parser.add_argument("--repeat", type=int, default=7, help="timed repetitions of (a) and (b) per round")
     parser.add_argument("--rounds", type=int, default=5,
                         help="subprocess runs per framework and benchmark, alternating between frameworks")
-    parser.add_argument("--only", default="a,b,c,lstm,gru,cnn", help="which of a, b, c, lstm, gru, cnn to run")
+    parser.add_argument("--only", default="a,b,c,lstm,gru,cnn,transformer",
+                        help="which of a, b, c, lstm, gru, cnn, transformer to run")
     parser.add_argument("--threads", type=int, help="BLAS threads for both frameworks (default: what NumPy uses)")
     parser.add_argument("--clock", choices=("wall", "cpu"), default="wall",
                         help="wall time, or the measuring thread's CPU time (needs --threads 1)")

@@ -307,6 +307,26 @@ class Op(Node):
                 f"torch.autograd.set_detect_anomaly(True).")
 
 
+def composite_grads(node, composite, inputs, grad):
+    """A fused op's gradients under create_graph: ``composite(*inputs)``, the op written with the
+    engine's differentiable ops, re-run from the saved inputs and differentiated with a graph, so
+    higher orders come from rules already tested. One gradient per input, None where the node
+    has no edge or the input is not a tensor that requires grad."""
+    from . import grad as _grad
+    from .grad_mode import enable_grad
+    wanted = [i for i, x in enumerate(inputs) if isinstance(x, Tensor) and x.requires_grad
+              and node.next_functions[i][0] is not None]
+    grads = [None] * len(inputs)
+    if not wanted:
+        return tuple(grads)
+    with enable_grad():
+        out = composite(*inputs)
+    got = _grad([out], [inputs[i] for i in wanted], [grad], create_graph=True, allow_unused=True)
+    for i, gi in zip(wanted, got):
+        grads[i] = gi
+    return tuple(grads)
+
+
 # the name the op modules of nn/ import the base by; engine.autograd.Function is the public class
 Function = Op
 

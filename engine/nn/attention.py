@@ -102,6 +102,8 @@ class MultiheadAttention(Module):
                 average_attn_weights=True, is_causal=False):
         """Returns (attn_output, attn_weights), the weights averaged over heads unless asked otherwise."""
         batched = query.ndim == 3
+        if not need_weights:
+            return self._fused_forward(query, key, value, key_padding_mask, attn_mask, is_causal, batched), None
         if batched and self.batch_first:
             query, key, value = (t.transpose(0, 1) for t in (query, key, value))
         if not batched:
@@ -173,11 +175,98 @@ class MultiheadAttention(Module):
             out = out.squeeze(1)
         elif self.batch_first:
             out = out.transpose(0, 1)
-        if not need_weights:
-            return out, None
         weights = weights.reshape(bsz, heads, tgt_len, src_len)
         if average_attn_weights:
             weights = weights.mean(1)
         if not batched:
             weights = weights.squeeze(0)
         return out, weights
+
+    def _fused_forward(self, query, key, value, key_padding_mask, attn_mask, is_causal, batched):
+        """need_weights=False: the heads through F.scaled_dot_product_attention (one node), as PyTorch.
+
+        Works batch-major, (N, L, E), whatever batch_first says (the other layout is a transposed
+        view), so the heads are views of the projections and the output needs no transpose back;
+        self-attention with the packed in_proj_weight is one matrix product for q, k and v."""
+        if not batched:
+            query, key, value = (t.unsqueeze(0) for t in (query, key, value))
+            if key_padding_mask is not None:
+                key_padding_mask = key_padding_mask.unsqueeze(0)
+        elif not self.batch_first:
+            same_kv, same_qk = key is value, query is key
+            query = query.transpose(0, 1)
+            key = query if same_qk else key.transpose(0, 1)
+            value = key if same_kv else value.transpose(0, 1)
+        bsz, tgt_len, embed_dim = query.shape
+        if embed_dim != self.embed_dim:
+            raise AssertionError(f"was expecting embedding dimension of {self.embed_dim}, but got {embed_dim}")
+        heads, head_dim = self.num_heads, self.head_dim
+        if is_causal and attn_mask is None:
+            raise RuntimeError("Need attn_mask if specifying the is_causal hint. You may use the Transformer module "
+                               "method `generate_square_subsequent_mask` to create this mask.")
+        if is_causal and key_padding_mask is None:
+            attn_mask = None        # PyTorch trusts the hint: the causal mask replaces attn_mask
+        else:
+            is_causal = False
+
+        if (query is key and key is value and self._qkv_same_embed_dim and self.bias_k is None
+                and not self.add_zero_attn):
+            qkv = F.linear(query, self.in_proj_weight, self.in_proj_bias)
+            qkv = qkv.reshape(bsz, tgt_len, 3, heads, head_dim).permute(2, 0, 3, 1, 4)
+            q, k, v = qkv.unbind(0)
+            src_len = tgt_len
+        else:
+            (w_q, w_k, w_v), (b_q, b_k, b_v) = self._projections()
+            q, k, v = F.linear(query, w_q, b_q), F.linear(key, w_k, b_k), F.linear(value, w_v, b_v)
+            if self.bias_k is not None:
+                k = cat([k, self.bias_k.expand(bsz, 1, embed_dim)], 1)
+                v = cat([v, self.bias_v.expand(bsz, 1, embed_dim)], 1)
+            q = q.reshape(bsz, tgt_len, heads, head_dim).transpose(1, 2)
+            k = k.reshape(bsz, k.shape[1], heads, head_dim).transpose(1, 2)
+            v = v.reshape(bsz, v.shape[1], heads, head_dim).transpose(1, 2)
+            if self.add_zero_attn:
+                zero = zeros((bsz, heads, 1, head_dim), dtype=k.dtype, device=k.device)
+                k = cat([k, zero], 2)
+                v = cat([v, zero], 2)
+            src_len = k.shape[2]
+        mask = self._sdpa_mask(attn_mask, key_padding_mask, query.dtype, bsz, tgt_len, src_len)
+        dropout_p = self.dropout if self.training else 0.0
+        out = F.scaled_dot_product_attention(q, k, v, mask, dropout_p, is_causal)
+        out = F.linear(out.transpose(1, 2).reshape(bsz, tgt_len, embed_dim), self.out_proj.weight,
+                       self.out_proj.bias)
+        if not batched:
+            return out.squeeze(0)
+        return out if self.batch_first else out.transpose(0, 1)
+
+    def _sdpa_mask(self, attn_mask, key_padding_mask, dtype, bsz, tgt_len, src_len):
+        """attn_mask and key_padding_mask (True or -inf: not allowed) as one mask for SDPA, broadcasting
+        to (N, heads, L, S): a boolean one (True: allowed) when only a boolean attn_mask is given."""
+        extra = int(self.bias_k is not None) + int(self.add_zero_attn)
+        if attn_mask is not None:
+            if attn_mask._data.dtype.kind not in "bf":
+                raise AssertionError("only bool and floating types of attn_mask are supported")
+            if attn_mask.ndim == 2:
+                if tuple(attn_mask.shape) != (tgt_len, src_len - extra):
+                    raise RuntimeError(f"The shape of the 2D attn_mask is {attn_mask.shape}, but should be "
+                                       f"{(tgt_len, src_len - extra)}.")
+            elif attn_mask.ndim == 3:
+                if tuple(attn_mask.shape) != (bsz * self.num_heads, tgt_len, src_len - extra):
+                    raise RuntimeError(f"The shape of the 3D attn_mask is {attn_mask.shape}, but should be "
+                                       f"{(bsz * self.num_heads, tgt_len, src_len - extra)}.")
+                attn_mask = attn_mask.reshape(bsz, self.num_heads, tgt_len, src_len - extra)
+            else:
+                raise RuntimeError(f"attn_mask's dimension {attn_mask.ndim} is not supported")
+            if extra:
+                attn_mask = F.pad(attn_mask, (0, extra))
+        if key_padding_mask is None:
+            if attn_mask is not None and attn_mask._data.dtype.kind == "b":
+                return attn_mask.logical_not()
+            return attn_mask
+        if extra:
+            key_padding_mask = F.pad(key_padding_mask, (0, extra))
+        if tuple(key_padding_mask.shape) != (bsz, src_len):
+            raise AssertionError(f"expecting key_padding_mask shape of {(bsz, src_len)}, but got "
+                                 f"{tuple(key_padding_mask.shape)}")
+        kpm = _canonical_mask(key_padding_mask, dtype, "key_padding_mask").reshape(bsz, 1, 1, src_len)
+        attn_mask = _canonical_mask(attn_mask, dtype, "attn_mask")
+        return kpm if attn_mask is None else attn_mask + kpm

@@ -16,10 +16,11 @@ import warnings
 import numpy as np
 
 from .. import dtypes as _dt
-from ..autograd.function import Function
+from ..autograd.function import Function, composite_grads
 from ..autograd.state import state
 from ..device import get_array_module
 from ..ops import elementwise as _ew
+from ..ops.attention import scaled_dot_product_attention  # one fused node, with its backward, in ops/attention.py
 from ..ops.creation import tensor as _tensor
 from ..ops.reduction import norm as _norm
 from ..tensor import Tensor, _wrap_dim
@@ -159,14 +160,110 @@ _SQRT_1_2 = 1.0 / math.sqrt(2.0)
 _SQRT_2_PI = math.sqrt(2.0 / math.pi)
 
 
+# 0.5 erfc(z) = 1 - Phi(z sqrt 2) to a relative 1.2e-7 (Numerical Recipes' erfcc, a Chebyshev fit
+# of t exp(-z^2 + P(t)), t = 1 / (1 + z / 2)): GELU's float32 path, branch-free, in the input's dtype
+_ERFCC = (-1.26551223, 1.00002368, 0.37409196, 0.09678418, -0.18628806, 0.27886807, -1.13520398, 1.48851587,
+          -0.82215223, 0.17087277)
+
+
+def _normal_cdf(x):
+    """Phi(x), the standard normal CDF, in x's dtype (float64: through Cody's erf, to a few ulps)."""
+    xp = _xp(x)
+    if x.dtype == np.float64 or xp is not np:
+        return (_ew._erf(xp, x * -_SQRT_1_2, complement=True) * 0.5).astype(x.dtype, copy=False)
+    f = x.dtype.type
+    z = xp.abs(x) * f(_SQRT_1_2)
+    t = z * f(0.5)
+    t += f(1.0)
+    xp.reciprocal(t, out=t)
+    p = t * f(_ERFCC[9])
+    for c in _ERFCC[8:0:-1]:
+        p += f(c)
+        p *= t
+    p += f(_ERFCC[0])
+    z *= z
+    p -= z
+    xp.exp(p, out=p)
+    p *= t
+    p *= f(0.5)                      # Phi(-|x|)
+    # Phi(x) = p + (x > 0)(1 - 2p): exact p on the negative side; np.where on a random sign is
+    # ~7x slower than this arithmetic (it branches per element)
+    d = p * f(-2.0)
+    d += f(1.0)
+    d *= x > 0
+    d += p
+    return d
+
+
+def _gelu_composite(x, approximate):
+    if approximate == "tanh":
+        inner = (x + x * x * x * 0.044715) * _SQRT_2_PI
+        return x * 0.5 * (_ew.tanh(inner) + 1.0)
+    return x * 0.5 * (_ew.erf(x * _SQRT_1_2) + 1.0)
+
+
+class Gelu(Function):
+    """x Phi(x), or its tanh approximation, as one node; keeps Phi(x) (or the tanh) for backward."""
+    __slots__ = ("approximate",)
+    op = "gelu"
+    saves = (0,)
+
+    def forward(self, x, approximate):
+        self.approximate = approximate
+        if x.dtype.itemsize < 4:     # half: computed in float32, as PyTorch's CPU kernel
+            return self.forward(x.astype(np.float32), approximate).astype(x.dtype)
+        xp = _xp(x)
+        if approximate == "tanh":
+            f = x.dtype.type
+            t = x * x
+            t *= f(0.044715)
+            t += f(1.0)
+            t *= x
+            t *= f(_SQRT_2_PI)
+            xp.tanh(t, out=t)
+            out = t + f(1.0)
+            out *= x
+            out *= f(0.5)
+        else:
+            t = _normal_cdf(x)
+            out = x * t
+        self.keep(t)
+        return out
+
+    def backward(self, F, g, x, t):
+        if isinstance(g, Tensor):
+            return composite_grads(self, lambda x: _gelu_composite(x, self.approximate), (x,), g)
+        xp = _xp(x)
+        x = x.astype(t.dtype, copy=False)
+        f = x.dtype.type
+        if self.approximate == "tanh":
+            # d/dx 0.5 x (1 + t) = 0.5 (1 + t) + 0.5 x (1 - t^2) sqrt(2/pi) (1 + 3 * 0.044715 x^2)
+            d = x * x
+            d *= f(3 * 0.044715 * _SQRT_2_PI)
+            d += f(_SQRT_2_PI)
+            d *= x
+            d *= f(1.0) - t * t
+            d += f(1.0) + t
+            d *= f(0.5)
+        else:
+            # Phi(x) + x phi(x)
+            d = x * x
+            d *= f(-0.5)
+            xp.exp(d, out=d)
+            d *= x
+            d *= f(1.0 / math.sqrt(2.0 * math.pi))
+            d += t
+        d *= g
+        return (d.astype(g.dtype, copy=False),)
+
+
 def gelu(input, approximate="none"):
     """Applies the Gaussian Error Linear Unit: x * Phi(x), or its tanh approximation."""
-    if approximate == "tanh":
-        inner = (input + input * input * input * 0.044715) * _SQRT_2_PI
-        return input * 0.5 * (_ew.tanh(inner) + 1.0)
-    if approximate != "none":
+    if approximate not in ("none", "tanh"):
         raise RuntimeError("approximate argument must be either none or tanh.")
-    return input * 0.5 * (_ew.erf(input * _SQRT_1_2) + 1.0)
+    if input._data.dtype.kind != "f":
+        raise NotImplementedError(f'"GeluKernelImpl" not implemented for \'{input.dtype.name.capitalize()}\'')
+    return Gelu.apply(input, approximate=approximate)
 
 
 def silu(input, inplace=False):
@@ -360,6 +457,14 @@ def softmin(input, dim=None, _stacklevel=3, dtype=None):
 
 
 # ====================================================================== linear maps
+def _rows_matmul(x, m):
+    """x @ m for a stack of rows x (..., K): one GEMM over all rows when x is contiguous (NumPy's
+    matmul of a 3-D by a 2-D array runs one GEMM per leading index, ~1.3x slower for 8 x 64 rows)."""
+    if x.ndim > 2 and x.flags.c_contiguous:
+        return (x.reshape(-1, x.shape[-1]) @ m).reshape(x.shape[:-1] + (m.shape[-1],))
+    return x @ m
+
+
 class Linear(Function):
     """y = x W^T + b as one matrix product and an in-place bias add."""
     __slots__ = ()
@@ -377,14 +482,19 @@ class Linear(Function):
             rows = int(np.prod(x.shape[:-1])) if x.ndim > 1 else 1
             raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({rows}x{x.shape[-1] if x.ndim else 1} "
                                f"and {w.shape[-1]}x{w.shape[0]})")
-        out = x @ w.T
+        out = _rows_matmul(x, w.T)
         if b is not None:
             out += b
         return out
 
     def backward(self, F, g, x, w):
         # an input that needs no gradient (a network's data) costs no matrix product
-        gx = F.matmul(g, w) if self.next_functions[0][0] is not None else None
+        if self.next_functions[0][0] is None:
+            gx = None
+        elif isinstance(g, Tensor):
+            gx = F.matmul(g, w)
+        else:
+            gx = _rows_matmul(g, w)
         if self.next_functions[1][0] is None:
             gw = None
         elif x.ndim == 1:
@@ -591,26 +701,48 @@ def pixel_unshuffle(input, downscale_factor):
 
 # ====================================================================== embeddings
 class Embedding(Function):
-    """weight[indices]; the rows of padding_idx get no gradient."""
-    __slots__ = ("num_weights", "padding_idx")
+    """weight[indices]; backward is a scatter-add of the rows of the gradient (no one-hot), the rows
+    of padding_idx getting none; with scale_grad_by_freq each row's gradient is divided by how
+    often its index occurs in the batch."""
+    __slots__ = ("num_weights", "padding_idx", "scale_grad_by_freq")
     op = "embedding"
     saves = (0,)
 
-    def forward(self, indices, weight, padding_idx):
+    def forward(self, indices, weight, padding_idx, scale_grad_by_freq=False):
         self.num_weights = weight.shape[0]
         self.padding_idx = padding_idx
-        return weight[indices]
+        self.scale_grad_by_freq = scale_grad_by_freq
+        return _xp(weight).take(weight, indices, axis=0)
 
     def backward(self, F, g, indices):
-        idx = _data(indices)
+        idx = _data(indices).reshape(-1)
         width = g.shape[-1]
-        flat_g = F.reshape(g, (-1, width))
-        gw = F.index_put(F.new_zeros(flat_g, (self.num_weights, width)), (_const(g, idx.reshape(-1)),), flat_g,
-                         accumulate=True)
+        if isinstance(g, Tensor):
+            flat_g = F.reshape(g, (-1, width))
+            if self.scale_grad_by_freq:
+                counts = _xp(idx).bincount(idx, minlength=self.num_weights)[idx]
+                flat_g = flat_g / _const(g, counts[:, None].astype(_data(g).dtype))
+            gw = F.index_put(F.new_zeros(flat_g, (self.num_weights, width)), (_const(g, idx),), flat_g,
+                             accumulate=True)
+            if self.padding_idx is not None:
+                keep = _xp(idx).ones((self.num_weights, 1), dtype=_data(g).dtype)
+                keep[self.padding_idx] = 0
+                gw = gw * _const(g, keep)
+            return None, gw
+        xp = _xp(g)
+        rows = g.reshape(-1, width)
+        gw = xp.zeros((self.num_weights, width), dtype=g.dtype)
+        if idx.size:
+            # sorted, each run of equal indices summed by one reduceat: ~2x np.add.at
+            order = xp.argsort(idx, kind="stable")
+            sidx = idx[order]
+            starts = xp.flatnonzero(xp.concatenate([xp.ones(1, dtype=bool), sidx[1:] != sidx[:-1]]))
+            sums = xp.add.reduceat(rows[order], starts, axis=0)
+            if self.scale_grad_by_freq:
+                sums /= xp.diff(xp.concatenate([starts, xp.asarray([idx.size])]))[:, None].astype(g.dtype)
+            gw[sidx[starts]] = sums
         if self.padding_idx is not None:
-            keep = _xp(idx).ones((self.num_weights, 1), dtype=_data(g).dtype)
-            keep[self.padding_idx] = 0
-            gw = gw * _const(g, keep)
+            gw[self.padding_idx] = 0
         return None, gw
 
 
@@ -630,7 +762,7 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, sca
         raise IndexError("index out of range in self")
     if max_norm is not None:
         _embedding_renorm(weight, idx, max_norm, norm_type)
-    return Embedding.apply(input, weight, padding_idx=padding_idx)
+    return Embedding.apply(input, weight, padding_idx=padding_idx, scale_grad_by_freq=bool(scale_grad_by_freq))
 
 
 def _embedding_renorm(weight, idx, max_norm, norm_type):
@@ -1448,18 +1580,103 @@ def _update_running(buffer, stat, momentum):
     buffer._version[0] += 1
 
 
+class NativeLayerNorm(Function):
+    """(x - mean) / sqrt(var + eps) * weight + bias over the trailing ``dims`` dims, as one node.
+
+    Keeps the standardised input and 1 / std per row; the backward is PyTorch's
+    dx = rstd (gw - mean(gw) - xhat mean(gw xhat)) with gw = g * weight. Under create_graph the
+    rule differentiates the composite form (mean, var, rsqrt of engine ops) with a graph."""
+    __slots__ = ("dims", "eps")
+    op = "layer_norm"
+    backward_name = "NativeLayerNormBackward0"
+    saves = (0, 1, 2)
+
+    def forward(self, x, w, b, dims, eps):
+        self.dims, self.eps = dims, eps
+        if x.dtype.itemsize < 4:     # half: computed in float32, as PyTorch's CPU kernel
+            out = self.forward(x.astype(np.float32), None if w is None else w.astype(np.float32),
+                               None if b is None else b.astype(np.float32), dims, eps)
+            return out.astype(x.dtype)
+        xp = _xp(x)
+        if x.size == 0:
+            self.keep(x, x)
+            return x.copy()
+        rows = x.reshape(-1, int(np.prod(x.shape[x.ndim - dims:])))
+        mean = rows.mean(axis=1, keepdims=True)
+        xhat = rows - mean
+        var = xp.square(xhat).mean(axis=1, keepdims=True)
+        var += x.dtype.type(eps)
+        rstd = xp.sqrt(var, out=var)
+        xp.reciprocal(rstd, out=rstd)
+        xhat *= rstd
+        self.keep(xhat, rstd)
+        if w is None and b is None:
+            return xhat.reshape(x.shape)
+        out = xhat * w.reshape(-1) if w is not None else xhat.copy()
+        if b is not None:
+            out += b.reshape(-1)
+        return out.reshape(x.shape)
+
+    def backward(self, F, g, x, w, b, xhat, rstd):
+        axes = tuple(range(x.ndim - self.dims, x.ndim))
+        if isinstance(g, Tensor):
+            return composite_grads(self, lambda x, w, b: _affine(_layer_norm_composite(x, axes, self.eps), w, b, None),
+                                   (x, w, b), g)
+        nf = self.next_functions
+        if x.size == 0:
+            xp = _xp(g)
+            return (xp.zeros_like(x) if nf[0][0] is not None else None,
+                    xp.zeros_like(w) if nf[1][0] is not None else None,
+                    xp.zeros_like(b) if nf[2][0] is not None else None)
+        g2 = g.reshape(xhat.shape).astype(xhat.dtype, copy=False)
+        dw = (g2 * xhat).sum(axis=0).reshape(w.shape).astype(w.dtype, copy=False) if nf[1][0] is not None else None
+        db = g2.sum(axis=0).reshape(b.shape).astype(b.dtype, copy=False) if nf[2][0] is not None else None
+        dx = None
+        if nf[0][0] is not None:
+            gw = g2 * w.reshape(-1).astype(xhat.dtype, copy=False) if w is not None else g2
+            c1 = gw.mean(axis=1, keepdims=True)
+            dx = gw * xhat
+            c2 = dx.mean(axis=1, keepdims=True)
+            _xp(g).multiply(xhat, c2, out=dx)
+            _xp(g).subtract(gw, dx, out=dx)
+            dx -= c1
+            dx *= rstd
+            dx = dx.reshape(x.shape).astype(x.dtype, copy=False)
+        return dx, dw, db
+
+
+def _layer_norm_composite(x, axes, eps):
+    mu = x.mean(axes, keepdim=True)
+    xc = x - mu
+    return xc * _ew.rsqrt((xc * xc).mean(axes, keepdim=True) + eps)
+
+
+def _check_norm_parameter(name, t, normalized_shape, input):
+    if t is None:
+        return
+    if tuple(t.shape) != normalized_shape:
+        raise RuntimeError(f"Expected {name} to be of same shape as normalized_shape, but got {name} of shape "
+                           f"{list(t.shape)} and normalized_shape = {list(normalized_shape)}")
+    if t._data.dtype != input._data.dtype:
+        if input._data.dtype == np.float32:
+            raise RuntimeError("mixed dtype (CPU): expect parameter to have scalar type of Float")
+        raise RuntimeError("mixed dtype (CPU): all inputs must share same datatype.")
+
+
 def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05):
     """Normalises over the trailing normalized_shape dims, then applies the elementwise affine."""
     if isinstance(normalized_shape, numbers.Integral):
         normalized_shape = (int(normalized_shape),)
-    normalized_shape = tuple(normalized_shape)
+    normalized_shape = tuple(int(n) for n in normalized_shape)
     k = len(normalized_shape)
     if tuple(input.shape[input.ndim - k:]) != normalized_shape or k > input.ndim:
         raise RuntimeError(f"Given normalized_shape={list(normalized_shape)}, expected input with shape "
                            f"[*, {', '.join(map(str, normalized_shape))}], but got input of size{list(input.shape)}")
-    axes = tuple(range(input.ndim - k, input.ndim))
-    y, _, _ = _standardize(input, axes, eps)
-    return _affine(y, weight, bias, None)
+    _check_norm_parameter("weight", weight, normalized_shape, input)
+    _check_norm_parameter("bias", bias, normalized_shape, input)
+    if input._data.dtype.kind != "f":
+        raise RuntimeError(f'"LayerNormKernelImpl" not implemented for \'{input.dtype.name.capitalize()}\'')
+    return NativeLayerNorm.apply(input, weight, bias, dims=k, eps=eps)
 
 
 def group_norm(input, num_groups, weight=None, bias=None, eps=1e-05):
@@ -1599,29 +1816,119 @@ class NLLLoss(Function):
 
 
 class CrossEntropy(Function):
-    """log_softmax over dim 1 and nll_loss in one pass; the gradient is (softmax - onehot) scaled."""
-    __slots__ = ("reduction", "classes")
+    """log_softmax over dim 1 and the loss against class indices or class probabilities, label
+    smoothing and class weights included, in one pass, with no one-hot: the gradient is the
+    softmax times a per-element factor, less the (smoothed, weighted) target.
+
+    PyTorch records NllLossBackward0 <- LogSoftmaxBackward0 (more nodes with label smoothing or
+    probabilities); here it is one node. Under create_graph the rule differentiates that
+    composite form with a graph."""
+    __slots__ = ("reduction", "smoothing", "ignore_index", "weight")
     op = "cross_entropy"
-    saves = (0,)
+    saves = (0, 1)
 
-    def forward(self, x, target, weight, ignore_index, reduction):
+    def forward(self, x, target, weight, ignore_index, reduction, smoothing):
         xp = _xp(x)
-        self.reduction, self.classes = reduction, x.shape[1]
-        safe, w = _class_targets(x, target, weight, ignore_index)
-        m = x.max(axis=1, keepdims=True)
-        e = xp.exp(x - m)
-        s = e.sum(axis=1, keepdims=True)
-        picked = xp.take_along_axis(x, safe[:, None], axis=1)
-        out, coef = _reduce_weighted(((xp.log(s) + m - picked) * w[:, None])[:, 0], w, reduction)
-        e /= s
-        self.keep(safe, coef, e)
-        return out
+        self.reduction, self.smoothing, self.ignore_index, self.weight = reduction, smoothing, ignore_index, weight
+        c = x.shape[1]
+        m = x.max(axis=1, keepdims=True) if x.size else xp.zeros_like(x[:, :1])
+        p = x - m
+        xp.exp(p, out=p)
+        total = p.sum(axis=1, keepdims=True)
+        lse = xp.log(total)
+        lse += m
+        p /= total                                       # the softmax, kept for backward
+        with np.errstate(invalid="ignore", divide="ignore"):   # nothing to average: NaN, as PyTorch
+            if target.dtype.kind == "f":                 # class probabilities
+                wt = target * (1 - smoothing) + smoothing / c if smoothing else target
+                if weight is not None:
+                    wt = wt * weight.reshape((1, c) + (1,) * (x.ndim - 2))
+                losses = (lse * wt).sum(axis=1) - (wt * x).sum(axis=1)
+                scale = 1.0
+                if reduction == "mean":
+                    scale = 1.0 / (x.size // c) if x.size else np.nan
+                self.keep(p, lse, wt, scale)
+                if reduction == "none":
+                    return losses
+                return xp.asarray(losses.sum() * scale)
+            safe, w = _class_targets(x, target, weight, ignore_index)
+            picked = xp.take_along_axis(x, safe[:, None], axis=1)[:, 0]
+            losses = lse[:, 0] - picked
+            losses *= w
+            if smoothing:
+                valid = (target != ignore_index).astype(x.dtype)
+                if weight is None:
+                    smooth = lse[:, 0] * c - x.sum(axis=1)
+                else:
+                    smooth = lse[:, 0] * weight.sum() - (x * weight.reshape((1, c) + (1,) * (x.ndim - 2))).sum(axis=1)
+                losses *= 1 - smoothing
+                losses += smooth * valid * (smoothing / c)
+            scale = 1.0 / w.sum() if reduction == "mean" else 1.0
+            self.keep(p, safe, w, scale)
+            if reduction == "none":
+                return losses
+            return xp.asarray(losses.sum() * scale)
 
-    def backward(self, F, g, x, safe, coef, probs):
+    def backward(self, F, g, x, target, p, *kept):
         if isinstance(g, Tensor):
-            probs = softmax(x, 1)
-        onehot = _onehot_dim1(_data(safe), self.classes, _data(g).dtype)
-        return ((probs - _const(g, onehot)) * F.unsqueeze(coef * g, 1),)
+            return composite_grads(self, lambda x, t: _cross_entropy_composite(
+                x, t, self.weight, self.ignore_index, self.reduction, self.smoothing), (x, target), g) + (None,)
+        xp = _xp(x)
+        c = x.shape[1]
+        eps = self.smoothing
+        weight = None if self.weight is None else self.weight.reshape((1, c) + (1,) * (x.ndim - 2))
+        if target.dtype.kind == "f":
+            lse, wt, scale = kept
+            r = xp.expand_dims(g, 1) if self.reduction == "none" else g * scale
+            dx = dt = None
+            if self.next_functions[0][0] is not None:
+                dx = p * wt.sum(axis=1, keepdims=True)
+                dx -= wt
+                dx *= r
+            if self.next_functions[1][0] is not None:
+                dt = lse - x                              # -log softmax
+                if weight is not None:
+                    dt *= weight
+                dt *= r * (1 - eps)
+            return dx, dt, None
+        safe, w, scale = kept
+        if not np.isfinite(scale):
+            scale = 0.0            # every target ignored: a NaN loss, and zero gradients (as PyTorch)
+        with np.errstate(invalid="ignore"):
+            r = g * scale                                 # d out / d per-element loss, times g
+            rw = r * w                                    # ... of the (weighted) nll term
+            a = rw * (1 - eps)
+            if eps:
+                rv = r * (target != self.ignore_index) * (eps / c)
+                a = a + rv * (c if weight is None else self.weight.sum())
+            dx = p * xp.expand_dims(a, 1)
+            at = xp.expand_dims(safe, 1)
+            xp.put_along_axis(dx, at, xp.take_along_axis(dx, at, axis=1) - xp.expand_dims(rw * (1 - eps), 1), axis=1)
+            if eps:
+                rv = xp.expand_dims(rv, 1)
+                dx -= rv * weight if weight is not None else rv
+        return dx, None, None
+
+
+def _cross_entropy_composite(x, target, weight, ignore_index, reduction, smoothing):
+    """cross_entropy as log_softmax and nll_loss (PyTorch's own decomposition), differentiable to any order."""
+    c = x.shape[1]
+    weight_t = None if weight is None else Tensor._make(weight, False, None)
+    if not isinstance(target, Tensor):
+        target = Tensor._make(target, False, None)
+    if target._data.dtype.kind == "f":
+        t = target * (1 - smoothing) + smoothing / c if smoothing else target
+        terms = log_softmax(x, 1) * t
+        if weight_t is not None:
+            terms = terms * weight_t.reshape((1, c) + (1,) * (x.ndim - 2))
+        losses = -terms.sum(1)
+        if reduction == "mean":
+            return losses.sum() / (x.numel() // c)
+        return _reduce(losses, reduction)
+    out = NLLLoss.apply(log_softmax(x, 1), target._data, weight, ignore_index=ignore_index, reduction=reduction)
+    if smoothing:
+        out = out * (1 - smoothing) + _smoothing_term(x, target, weight_t, ignore_index, reduction) * (smoothing / c)
+    return out
 
 
 def _class_dim_first(input, target):
@@ -1654,32 +1961,20 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
 
 def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None,
                   reduction="mean", label_smoothing=0.0):
-    """Cross entropy between logits (class dim 1) and class indices or class probabilities."""
+    """Cross entropy between logits (class dim 1) and class indices or class probabilities (one node)."""
     reduction = _reduction(size_average, reduce, reduction)
     if not 0.0 <= label_smoothing <= 1.0:
         raise ValueError(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing}")
     x, t, unbatched = _class_dim_first(input, target)
-    c = x.shape[1]
     if t._data.dtype.kind == "f":  # class probabilities
         if tuple(t.shape) != tuple(x.shape):
             raise RuntimeError(f"Expected target size {list(input.shape)}, got {list(target.shape)}")
-        if label_smoothing > 0:
-            t = t * (1 - label_smoothing) + label_smoothing / c
-        terms = log_softmax(x, 1) * t
-        if weight is not None:
-            terms = terms * weight.reshape((1, c) + (1,) * (x.ndim - 2))
-        losses = -terms.sum(1)
-        if reduction == "mean":
-            out = losses.sum() / (x.numel() // c)
-        else:
-            out = _reduce(losses, reduction)
-        return out.reshape(()) if unbatched and reduction == "none" else out
-    _check_class_target(x, t)
+    else:
+        _check_class_target(x, t)
+        t = t._data
     w = None if weight is None else weight._data
-    out = CrossEntropy.apply(x, t._data, w, ignore_index=ignore_index, reduction=reduction)
-    if label_smoothing > 0:
-        out = out * (1 - label_smoothing) + _smoothing_term(x, t, weight, ignore_index, reduction) * (
-            label_smoothing / c)
+    out = CrossEntropy.apply(x, t, w, ignore_index=ignore_index, reduction=reduction,
+                             smoothing=float(label_smoothing))
     return out.reshape(()) if unbatched and reduction == "none" else out
 
 
@@ -1801,32 +2096,6 @@ def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_
     if reduction == "batchmean":
         return loss.sum() / input.shape[0] if input.ndim else loss.sum()
     return _reduce(loss, reduction)
-
-
-# ====================================================================== attention
-def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False, scale=None,
-                                 enable_gqa=False):
-    """softmax(Q K^T * scale + mask) V over the last two dims."""
-    l, s = query.shape[-2], key.shape[-2]
-    scale = 1.0 / math.sqrt(query.shape[-1]) if scale is None else scale
-    scores = (query @ key.transpose(-2, -1)) * scale
-    if is_causal:
-        causal = np.tril(np.ones((l, s), dtype=bool))
-        scores = _ew.where(Tensor._make(_on_device(causal, query), False, None), scores, float("-inf"))
-    if attn_mask is not None:
-        if attn_mask._data.dtype == np.bool_:
-            scores = _ew.where(attn_mask, scores, float("-inf"))
-        else:
-            scores = scores + attn_mask
-    weights = softmax(scores, -1)
-    if dropout_p > 0.0:
-        weights = dropout(weights, dropout_p)
-    return weights @ value
-
-
-def _on_device(array, like):
-    xp = _xp(like._data)
-    return array if xp is np else xp.asarray(array)
 
 
 # ====================================================================== Tensor methods

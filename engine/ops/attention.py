@@ -1,0 +1,218 @@
+"""Scaled dot-product attention as one op: softmax(Q K^T * scale + mask) V, with the
+causal mask, a boolean or additive attn_mask, dropout on the weights and grouped-query
+heads, forward and backward written on arrays (NumPy or CuPy alike).
+
+Forward: one batched product for the scores, the masks applied in place, an in-place
+softmax (a row every key of which is masked gets zero weights, as PyTorch's CPU kernels
+give), the dropout mask drawn from the run's generator, one product with V. Saved: the
+inputs and the attention weights P (before dropout) with the dropout mask.
+
+Backward: dV = Pd^T dO, dPd = dO V^T, dS = P (dP - rowsum(P dP)) with dP = dPd * keep,
+dQ = scale dS K, dK = scale dS^T Q; an additive mask that requires grad gets dS summed
+to its shape; grouped-query heads sum their group's gradients.
+
+Node name: PyTorch 2.13 runs this on CPU as ``_scaled_dot_product_flash_attention_for_cpu``
+(``ScaledDotProductFlashAttentionForCpuBackward0``, next functions query, key, value)
+except with dropout or an additive mask that requires grad, where it composes bmm and
+softmax; here every call is the one node, under that name, with the mask as a fourth
+input (no edge unless it requires grad).
+
+Higher-order gradients: under create_graph the rule re-runs the composite form (matmul,
+softmax, the same dropout mask) from the saved inputs and differentiates it with a graph.
+"""
+import math
+
+import numpy as np
+
+from ..autograd import array_ops as _array_ops
+from ..autograd.function import Op, composite_grads
+from ..autograd.state import state as _state
+from ..device import get_array_module
+from ..tensor import Tensor
+from .linalg import _C_TYPE
+from .shape import broadcast_shapes
+
+__all__ = ["scaled_dot_product_attention", "composite_attention"]
+
+_CAUSAL = {}
+
+
+def _future(l, s, xp):
+    """(L, S) bool, True above the diagonal: the keys a causal query may not see (cached)."""
+    key = (l, s, xp)
+    got = _CAUSAL.get(key)
+    if got is None:
+        got = np.triu(np.ones((l, s), dtype=bool), 1)
+        got = got if xp is np else xp.asarray(got)
+        if len(_CAUSAL) > 32:
+            _CAUSAL.clear()
+        _CAUSAL[key] = got
+    return got
+
+
+def _repeat_heads(a, groups, xp):
+    return a if groups == 1 else xp.repeat(a, groups, axis=-3)
+
+
+def _sum_groups(a, groups):
+    if groups == 1:
+        return a
+    shape = a.shape
+    return a.reshape(shape[:-3] + (shape[-3] // groups, groups) + shape[-2:]).sum(axis=-3)
+
+
+class ScaledDotProductAttention(Op):
+    __slots__ = ("scale", "causal", "groups")
+    op = "scaled_dot_product_attention"
+    backward_name = "ScaledDotProductFlashAttentionForCpuBackward0"
+    saves = (0, 1, 2, 3)
+
+    def forward(self, q, k, v, mask, scale, causal, dropout_p, groups):
+        self.scale, self.causal, self.groups = scale, causal, groups
+        xp = get_array_module(q)
+        k = _repeat_heads(k, groups, xp)
+        v = _repeat_heads(v, groups, xp)
+        s = xp.matmul(q, k.swapaxes(-1, -2))
+        s *= s.dtype.type(scale)
+        masked = causal or mask is not None
+        if mask is not None:
+            full = tuple(broadcast_shapes(s.shape, mask.shape))
+            if mask.dtype == np.bool_:
+                if s.shape != full:
+                    s = xp.array(xp.broadcast_to(s, full))
+                xp.copyto(s, s.dtype.type(-np.inf), where=~mask)
+            elif s.shape == full:
+                s += mask
+            else:
+                s = s + mask
+        if causal:
+            xp.copyto(s, s.dtype.type(-np.inf), where=_future(s.shape[-2], s.shape[-1], xp))
+        m = s.max(axis=-1, keepdims=True)
+        if masked:
+            m[m == -np.inf] = 0      # a fully masked row: exp(-inf) = 0 everywhere, not NaN
+        s -= m
+        xp.exp(s, out=s)
+        total = s.sum(axis=-1, keepdims=True)
+        if masked:
+            total[total == 0] = 1
+        s /= total
+        keep = None
+        if dropout_p > 0.0:
+            drop = _state.generator.rng.random(s.shape) >= dropout_p
+            keep = drop.astype(s.dtype) * s.dtype.type(1.0 / (1.0 - dropout_p)) if dropout_p < 1 else \
+                np.zeros(s.shape, s.dtype)
+            keep = keep if xp is np else xp.asarray(keep)
+            out = xp.matmul(s * keep, v)
+        else:
+            out = xp.matmul(s, v)
+        self.keep(s, keep)
+        return out
+
+    def backward(self, F, g, q, k, v, mask, p, keep):
+        nf = self.next_functions
+        if F is not _array_ops:
+            return composite_grads(self, lambda q, k, v, mask: composite_attention(
+                q, k, v, mask, self.scale, self.causal, keep, self.groups), (q, k, v, mask), g)
+        xp = get_array_module(g)
+        groups, scale = self.groups, self.scale
+        kr = _repeat_heads(k, groups, xp)
+        vr = _repeat_heads(v, groups, xp)
+        pd = p if keep is None else p * keep
+        dv = None
+        if nf[2][0] is not None:
+            dv = _array_ops.sum_to(_sum_groups(xp.matmul(pd.swapaxes(-1, -2), g), groups), v.shape)
+        dq = dk = dmask = None
+        if nf[0][0] is not None or nf[1][0] is not None or nf[3][0] is not None:
+            ds = xp.matmul(g, vr.swapaxes(-1, -2))
+            if keep is not None:
+                ds *= keep
+            rows = (ds * p).sum(axis=-1, keepdims=True)
+            ds -= rows
+            ds *= p
+            if nf[3][0] is not None:
+                dmask = _array_ops.sum_to(ds, mask.shape)
+            ds *= ds.dtype.type(scale)
+            if nf[0][0] is not None:
+                dq = _array_ops.sum_to(xp.matmul(ds, kr), q.shape)
+            if nf[1][0] is not None:
+                dk = _array_ops.sum_to(_sum_groups(xp.matmul(ds.swapaxes(-1, -2), q), groups), k.shape)
+        return dq, dk, dv, dmask
+
+
+def composite_attention(q, k, v, mask, scale, causal, keep=None, groups=1):
+    """The attention as engine ops (differentiable to any order): softmax(Q K^T scale + mask) V."""
+    from ..nn import functional as F
+    from . import elementwise as _ew
+    if groups > 1:
+        k = k.repeat_interleave(groups, -3)
+        v = v.repeat_interleave(groups, -3)
+    scores = (q @ k.transpose(-2, -1)) * scale
+    l, s = scores.shape[-2], scores.shape[-1]
+    allowed = None
+    if causal:
+        allowed = Tensor._make(~_future(l, s, get_array_module(q._data)), False, None)
+    if mask is not None:
+        if mask._data.dtype == np.bool_:
+            allowed = mask if allowed is None else allowed & mask
+        else:
+            scores = scores + mask
+    if allowed is not None:
+        scores = _ew.where(allowed, scores, float("-inf"))
+    if allowed is not None or mask is not None:
+        # rows with every key masked get zero weights, as the fused op (and PyTorch's CPU kernels)
+        dead = Tensor._make((scores._data == -np.inf).all(axis=-1, keepdims=True), False, None)
+        scores = _ew.where(dead, 0.0, scores)
+        weights = _ew.where(dead, 0.0, F.softmax(scores, -1))
+    else:
+        weights = F.softmax(scores, -1)
+    if keep is not None:
+        weights = weights * keep
+    return weights @ v
+
+
+def _dtype_name(dtype):
+    return _C_TYPE.get(np.dtype(dtype).name, np.dtype(dtype).name)
+
+
+def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False, scale=None,
+                                 enable_gqa=False):
+    """softmax(Q K^T * scale + mask) V over the last two dims, as one node."""
+    if query.ndim < 2 or key.ndim < 2 or value.ndim < 2:
+        raise RuntimeError(f"Expected query, key, and value to all be  at least 2 dimensional, but got query.dim: "
+                           f"{query.ndim} key.dim: {key.ndim} and value.dim: {value.ndim} instead.")
+    qd, kd, vd = query._data.dtype, key._data.dtype, value._data.dtype
+    if not (qd == kd == vd):
+        raise RuntimeError(f"Expected query, key, and value to have the same dtype, but got query.dtype: "
+                           f"{_dtype_name(qd)} key.dtype: {_dtype_name(kd)} and value.dtype: {_dtype_name(vd)} "
+                           f"instead.")
+    if qd.kind != "f":
+        raise RuntimeError(f"\"baddbmm_with_gemm\" not implemented for '{query.dtype.name.capitalize()}'")
+    if attn_mask is not None:
+        md = attn_mask._data.dtype
+        if md != np.bool_ and md != qd:
+            raise RuntimeError(f"Expected attn_mask dtype to be bool or float or to match query dtype, but got "
+                               f"attn_mask.dtype: {_dtype_name(md)} and  query.dtype: {_dtype_name(qd)} instead.")
+    if not 0.0 <= dropout_p <= 1.0:
+        raise ValueError(f"dropout probability has to be between 0 and 1, but got {dropout_p}")
+    groups = 1
+    if enable_gqa and query.ndim >= 3 and key.shape[-3] != query.shape[-3]:
+        hq, hk, hv = query.shape[-3], key.shape[-3], value.shape[-3]
+        if hk != hv or hk == 0 or hq % hk:
+            raise RuntimeError("Number of heads in key and value must divide the number of heads in query")
+        groups = hq // hk
+    e, l, s = query.shape[-1], query.shape[-2], key.shape[-2]
+    batch = int(np.prod(query.shape[:-2]))
+    if key.shape[-1] != e:
+        raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: [{batch}, {e}] but got: "
+                           f"[{batch}, {key.shape[-1]}].")
+    if value.shape[-2] != s:
+        raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: [{batch}, {s}] but got: "
+                           f"[{batch}, {value.shape[-2]}].")
+    heads_k = tuple(key.shape[:-3]) + ((key.shape[-3] * groups,) if key.ndim >= 3 else ())
+    heads_v = tuple(value.shape[:-3]) + ((value.shape[-3] * groups,) if value.ndim >= 3 else ())
+    lead = broadcast_shapes(tuple(query.shape[:-2]), heads_k, heads_v)
+    if attn_mask is not None:
+        broadcast_shapes(tuple(lead) + (l, s), tuple(attn_mask.shape))
+    scale = 1.0 / math.sqrt(e) if scale is None else float(scale)
+    return ScaledDotProductAttention.apply(query, key, value, attn_mask, scale=scale, causal=bool(is_causal),
+                                           dropout_p=float(dropout_p), groups=groups)
