@@ -29,6 +29,37 @@ def _canonical_mask(mask, dtype, name):
     return mask
 
 
+def _mha_shape_check(query, key, value, key_padding_mask, attn_mask, num_heads):
+    """PyTorch's checks of the ranks of query, key, value and the masks; whether the input is batched."""
+    if query.ndim == 3:
+        if key.ndim != 3 or value.ndim != 3:
+            raise AssertionError("For batched (3-D) `query`, expected `key` and `value` to be 3-D but found "
+                                 f"{key.ndim}-D and {value.ndim}-D tensors respectively")
+        if key_padding_mask is not None and key_padding_mask.ndim != 2:
+            raise AssertionError("For batched (3-D) `query`, expected `key_padding_mask` to be `None` or 2-D but "
+                                 f"found {key_padding_mask.ndim}-D tensor instead")
+        if attn_mask is not None and attn_mask.ndim not in (2, 3):
+            raise AssertionError("For batched (3-D) `query`, expected `attn_mask` to be `None`, 2-D or 3-D but "
+                                 f"found {attn_mask.ndim}-D tensor instead")
+        return True
+    if query.ndim == 2:
+        if key.ndim != 2 or value.ndim != 2:
+            raise AssertionError("For unbatched (2-D) `query`, expected `key` and `value` to be 2-D but found "
+                                 f"{key.ndim}-D and {value.ndim}-D tensors respectively")
+        if key_padding_mask is not None and key_padding_mask.ndim != 1:
+            raise AssertionError("For unbatched (2-D) `query`, expected `key_padding_mask` to be `None` or 1-D but "
+                                 f"found {key_padding_mask.ndim}-D tensor instead")
+        if attn_mask is not None:
+            if attn_mask.ndim not in (2, 3):
+                raise AssertionError("For unbatched (2-D) `query`, expected `attn_mask` to be `None`, 2-D or 3-D "
+                                     f"but found {attn_mask.ndim}-D tensor instead")
+            expected = (num_heads, query.shape[0], key.shape[0])
+            if attn_mask.ndim == 3 and tuple(attn_mask.shape) != expected:
+                raise AssertionError(f"Expected `attn_mask` shape to be {expected} but got {attn_mask.shape}")
+        return False
+    raise AssertionError(f"query should be unbatched 2D or batched 3D tensor but received {query.ndim}-D query tensor")
+
+
 class MultiheadAttention(Module):
     """Attention over num_heads subspaces: softmax(Q K^T / sqrt(d) + mask) V, projected in and out."""
 
@@ -101,7 +132,7 @@ class MultiheadAttention(Module):
     def forward(self, query, key, value, key_padding_mask=None, need_weights=True, attn_mask=None,
                 average_attn_weights=True, is_causal=False):
         """Returns (attn_output, attn_weights), the weights averaged over heads unless asked otherwise."""
-        batched = query.ndim == 3
+        batched = _mha_shape_check(query, key, value, key_padding_mask, attn_mask, self.num_heads)
         if not need_weights:
             return self._fused_forward(query, key, value, key_padding_mask, attn_mask, is_causal, batched), None
         if batched and self.batch_first:

@@ -21,6 +21,7 @@ from ..autograd.state import state
 from ..device import get_array_module
 from ..ops import elementwise as _ew
 from ..ops.attention import scaled_dot_product_attention  # one fused node, with its backward, in ops/attention.py
+from ..ops.linalg import _SCALAR_TYPE
 from ..ops.creation import tensor as _tensor
 from ..ops.reduction import norm as _norm
 from ..tensor import Tensor, _wrap_dim
@@ -262,7 +263,7 @@ def gelu(input, approximate="none"):
     if approximate not in ("none", "tanh"):
         raise RuntimeError("approximate argument must be either none or tanh.")
     if input._data.dtype.kind != "f":
-        raise NotImplementedError(f'"GeluKernelImpl" not implemented for \'{input.dtype.name.capitalize()}\'')
+        raise NotImplementedError(f'"GeluKernelImpl" not implemented for \'{_scalar_type_name(input)}\'')
     return Gelu.apply(input, approximate=approximate)
 
 
@@ -1675,7 +1676,7 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05):
     _check_norm_parameter("weight", weight, normalized_shape, input)
     _check_norm_parameter("bias", bias, normalized_shape, input)
     if input._data.dtype.kind != "f":
-        raise RuntimeError(f'"LayerNormKernelImpl" not implemented for \'{input.dtype.name.capitalize()}\'')
+        raise RuntimeError(f'"LayerNormKernelImpl" not implemented for \'{_scalar_type_name(input)}\'')
     return NativeLayerNorm.apply(input, weight, bias, dims=k, eps=eps)
 
 
@@ -1939,14 +1940,27 @@ def _class_dim_first(input, target):
 
 
 def _check_class_target(input, target):
-    if target._data.dtype.kind not in "iu":
-        raise RuntimeError(f"expected scalar type Long but found {target.dtype.name.capitalize()}")
-    if target.ndim == 0 or target.shape[0] != input.shape[0]:
-        raise ValueError(f"Expected input batch_size ({input.shape[0]}) to match target batch_size "
-                         f"({target.shape[0] if target.ndim else 0}).")
-    if tuple(target.shape[1:]) != tuple(input.shape[2:]):
-        raise RuntimeError(f"Expected target size {[input.shape[0]] + list(input.shape[2:])}, got "
-                           f"{list(target.shape)}")
+    """PyTorch's checks of class-index targets, in its order (input has its batch dim)."""
+    if input.ndim == 2:
+        if target.ndim > 1:
+            raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
+        if target.shape[0] != input.shape[0]:
+            raise ValueError(f"Expected input batch_size ({input.shape[0]}) to match target batch_size "
+                             f"({target.shape[0]}).")
+    else:
+        if target.ndim == 0 or target.shape[0] != input.shape[0]:
+            raise ValueError(f"Expected input batch_size ({input.shape[0]}) to match target batch_size "
+                             f"({target.shape[0] if target.ndim else 0}).")
+        if tuple(target.shape[1:]) != tuple(input.shape[2:]):
+            raise RuntimeError(f"Expected target size {[input.shape[0]] + list(input.shape[2:])}, got "
+                               f"{list(target.shape)}")
+    if target._data.dtype not in (np.int64, np.uint8):
+        raise RuntimeError(f"expected target dtype to be Long or Byte, but got {_scalar_type_name(target)}")
+
+
+def _scalar_type_name(t):
+    """PyTorch's name of a tensor's scalar type: Float, Long, ..."""
+    return _SCALAR_TYPE.get(t._data.dtype.name, t.dtype.name.capitalize())
 
 
 def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None, reduction="mean"):
@@ -1966,9 +1980,8 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
     if not 0.0 <= label_smoothing <= 1.0:
         raise ValueError(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing}")
     x, t, unbatched = _class_dim_first(input, target)
-    if t._data.dtype.kind == "f":  # class probabilities
-        if tuple(t.shape) != tuple(x.shape):
-            raise RuntimeError(f"Expected target size {list(input.shape)}, got {list(target.shape)}")
+    if t._data.dtype.kind == "f" and tuple(t.shape) == tuple(x.shape):  # class probabilities
+        pass
     else:
         _check_class_target(x, t)
         t = t._data

@@ -11,11 +11,11 @@ Backward: dV = Pd^T dO, dPd = dO V^T, dS = P (dP - rowsum(P dP)) with dP = dPd *
 dQ = scale dS K, dK = scale dS^T Q; an additive mask that requires grad gets dS summed
 to its shape; grouped-query heads sum their group's gradients.
 
-Node name: PyTorch 2.13 runs this on CPU as ``_scaled_dot_product_flash_attention_for_cpu``
-(``ScaledDotProductFlashAttentionForCpuBackward0``, next functions query, key, value)
-except with dropout or an additive mask that requires grad, where it composes bmm and
-softmax; here every call is the one node, under that name, with the mask as a fourth
-input (no edge unless it requires grad).
+Node name: PyTorch 2.13 runs 4-D inputs with equal head dims on CPU as
+``_scaled_dot_product_flash_attention_for_cpu`` (``ScaledDotProductFlashAttentionForCpuBackward0``,
+next functions query, key, value); with dropout, an additive mask that requires grad, other
+ranks or a value head dim of its own it composes bmm and softmax. Here every call is the one
+node, under that name, with the mask as a fourth input (no edge unless it requires grad).
 
 Higher-order gradients: under create_graph the rule re-runs the composite form (matmul,
 softmax, the same dropout mask) from the saved inputs and differentiates it with a graph.
@@ -192,13 +192,17 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
         if md != np.bool_ and md != qd:
             raise RuntimeError(f"Expected attn_mask dtype to be bool or float or to match query dtype, but got "
                                f"attn_mask.dtype: {_dtype_name(md)} and  query.dtype: {_dtype_name(qd)} instead.")
+    if is_causal and attn_mask is not None:
+        # as documented; PyTorch 2.13's CPU flash kernel (4-D inputs only) applies both instead
+        raise RuntimeError("_scaled_dot_product_attention: Explicit attn_mask should not be set when is_causal=True")
     if not 0.0 <= dropout_p <= 1.0:
         raise ValueError(f"dropout probability has to be between 0 and 1, but got {dropout_p}")
     groups = 1
     if enable_gqa and query.ndim >= 3 and key.shape[-3] != query.shape[-3]:
         hq, hk, hv = query.shape[-3], key.shape[-3], value.shape[-3]
         if hk != hv or hk == 0 or hq % hk:
-            raise RuntimeError("Number of heads in key and value must divide the number of heads in query")
+            # PyTorch's message, cut short as PyTorch 2.13 prints it
+            raise RuntimeError("Number of heads in key and value must divide the number of heads in ")
         groups = hq // hk
     e, l, s = query.shape[-1], query.shape[-2], key.shape[-2]
     batch = int(np.prod(query.shape[:-2]))

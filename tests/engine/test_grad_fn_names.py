@@ -34,6 +34,8 @@ def _inputs(T):
         bil_w=leaf(2, 4, 4), half=T.tensor(0.5, requires_grad=True),
         idx=T.tensor([2, 0, 1]), idx2=T.tensor([[0, 1, 2, 0], [1, 2, 0, 1], [2, 0, 1, 2]]),
         tgt=T.tensor([1, 0, 3]), mask=T.tensor(rng.random((3, 4)) > 0.5),
+        q=leaf(2, 2, 3, 4), k=leaf(2, 2, 5, 4), val=leaf(2, 2, 5, 4), keys_mask=T.tensor(rng.random((3, 5)) > 0.3),
+        add_mask=T.tensor(rng.standard_normal((3, 5)).astype(np.float32)),
     )
 
 
@@ -247,6 +249,19 @@ SAME_GRAPH = [
     ("F.softmin", lambda T, t: _F(T).softmin(t.x, 1), "SoftmaxBackward0"),
     ("F.dropout", lambda T, t: _F(T).dropout(t.x, 0.5), "MulBackward0"),
     ("F.embedding", lambda T, t: _F(T).embedding(t.idx, t.emb), "EmbeddingBackward0"),
+    ("F.embedding padding_idx", lambda T, t: _F(T).embedding(t.idx, t.emb, padding_idx=0), "EmbeddingBackward0"),
+    ("F.gelu", lambda T, t: _F(T).gelu(t.x), "GeluBackward0"),
+    ("F.gelu tanh", lambda T, t: _F(T).gelu(t.x, approximate="tanh"), "GeluBackward0"),
+    ("F.layer_norm", lambda T, t: _F(T).layer_norm(t.x, (4,), t.v, t.w), "NativeLayerNormBackward0"),
+    ("F.layer_norm without affine", lambda T, t: _F(T).layer_norm(t.b1, (3, 4)), "NativeLayerNormBackward0"),
+    ("F.scaled_dot_product_attention", lambda T, t: _F(T).scaled_dot_product_attention(t.q, t.k, t.val),
+     "ScaledDotProductFlashAttentionForCpuBackward0"),
+    ("F.scaled_dot_product_attention causal", lambda T, t: _F(T).scaled_dot_product_attention(
+        t.q, t.k, t.val, is_causal=True), "ScaledDotProductFlashAttentionForCpuBackward0"),
+    ("F.scaled_dot_product_attention bool mask", lambda T, t: _F(T).scaled_dot_product_attention(
+        t.q, t.k, t.val, attn_mask=t.keys_mask), "ScaledDotProductFlashAttentionForCpuBackward0"),
+    ("F.scaled_dot_product_attention additive mask", lambda T, t: _F(T).scaled_dot_product_attention(
+        t.q, t.k, t.val, attn_mask=t.add_mask, scale=0.3), "ScaledDotProductFlashAttentionForCpuBackward0"),
     ("F.conv2d", lambda T, t: _F(T).conv2d(t.img, t.ker, t.bias), "ConvolutionBackward0"),
     ("F.conv2d padded, no bias", lambda T, t: _F(T).conv2d(t.img, t.ker, padding=1), "ConvolutionBackward0"),
     ("F.conv1d", lambda T, t: _F(T).conv1d(t.seq, t.ker1, t.bias), "ConvolutionBackward0"),
@@ -290,25 +305,26 @@ SAME_NAME = [
 #   xlogy, hypot, logaddexp  where / sqrt / log of primitives; XlogyBackward0, HypotBackward0, LogaddexpBackward0
 #   nan_to_num               three wheres; NanToNumBackward0
 #   matmul of other ranks    one matmul node; PyTorch reshapes to mm / bmm and views back (UnsafeViewBackward0,
-#                            SqueezeBackward4), also inside scaled_dot_product_attention
+#                            SqueezeBackward4)
+#   scaled_dot_product_attention with dropout, or with an additive mask that requires grad
+#                            one fused node as in every other case; PyTorch composes bmm and softmax there
 #   einsum                   one einsum node; PyTorch permutes, reshapes and bmm's
 #   trace, addmm, baddbmm    sum of a diagonal, add of a product; TraceBackward0, AddmmBackward0, BaddbmmBackward0
 #   repeat_interleave, roll without dims, rot90, diag, diag_embed
 #                            expand / view / flip / transpose / diagonal_scatter; their own nodes in PyTorch
 #   masked_select, take      advanced indexing; MaskedSelectBackward0, TakeBackward0
 #   x[:]                     a full slice is no view step here (AliasBackward0); PyTorch slices a lone slice index
-#   F.relu6, hardtanh, leaky_relu, elu, selu, celu, gelu, silu, mish, hardsigmoid, logsigmoid, threshold, glu
+#   F.relu6, hardtanh, leaky_relu, elu, selu, celu, silu, mish, hardsigmoid, logsigmoid, threshold, glu
 #                            where / mul / erf / tanh / softplus of primitives; PyTorch's fused <Name>Backward0
 #   F.linear                 one fused node (LinearBackward0); PyTorch's addmm / mm of the transposed weight
 #   adaptive_avg_pool1d/2d, pad (reflect, replicate, circular), unfold
 #                            matmuls, indexing and a view; AdaptiveAvgPool2DBackward0, ...
 #   F.interpolate            one matmul per resampled dimension with its (out x in) weight map;
 #                            PyTorch's UpsampleNearest2DBackward0, UpsampleBilinear2DBackward0, ...
-#   F.layer_norm, batch_norm, group_norm
-#                            one standardising node and the affine as mul and add; Native*NormBackward0
-#   F.cross_entropy          one fused node (CrossEntropyBackward0); PyTorch's NllLossBackward0 <- LogSoftmaxBackward0
-#   F.mse_loss, smooth_l1_loss, huber_loss, binary_cross_entropy(_with_logits), pairwise_distance,
-#   cross_entropy with probabilities
+#   F.batch_norm, group_norm one standardising node and the affine as mul and add; Native*NormBackward0
+#   F.cross_entropy          one fused node (CrossEntropyBackward0) for class indices or probabilities, label
+#                            smoothing included; PyTorch's NllLossBackward0 <- LogSoftmaxBackward0 (and more nodes)
+#   F.mse_loss, smooth_l1_loss, huber_loss, binary_cross_entropy(_with_logits), pairwise_distance
 #                            elementwise primitives and a reduction; PyTorch's fused loss nodes
 
 
