@@ -21,6 +21,9 @@ from .local_response_norm import LocalResponseNorm
 from .fold import Fold, Unfold
 from .channel_shuffle import ChannelShuffle
 from .alpha_dropout import AlphaDropout, FeatureAlphaDropout
+from .extra_losses import (MarginRankingLoss, HingeEmbeddingLoss, SoftMarginLoss, MultiLabelSoftMarginLoss,
+                           CosineEmbeddingLoss, MultiMarginLoss, TripletMarginLoss, TripletMarginWithDistanceLoss,
+                           PoissonNLLLoss, GaussianNLLLoss)
 from .pooling import MaxPool1d, MaxPool2d, AvgPool1d, AvgPool2d, AdaptiveAvgPool1d, AdaptiveAvgPool2d
 from .loss import (L1Loss, MSELoss, CrossEntropyLoss, NLLLoss, BCELoss, BCEWithLogitsLoss, KLDivLoss, SmoothL1Loss,
                    HuberLoss)

@@ -2128,3 +2128,9 @@ from .channel_shuffle import channel_shuffle  # noqa: E402
 from .alpha_dropout import alpha_dropout, feature_alpha_dropout  # noqa: E402
 __all__ += ["prelu", "hardshrink", "softshrink", "rrelu", "rrelu_", "local_response_norm", "channel_shuffle",
             "alpha_dropout", "feature_alpha_dropout"]
+from .extra_losses import (margin_ranking_loss, hinge_embedding_loss, soft_margin_loss,  # noqa: E402
+                           multilabel_soft_margin_loss, cosine_embedding_loss, multi_margin_loss, triplet_margin_loss,
+                           triplet_margin_with_distance_loss, poisson_nll_loss, gaussian_nll_loss)
+__all__ += ["margin_ranking_loss", "hinge_embedding_loss", "soft_margin_loss", "multilabel_soft_margin_loss",
+            "cosine_embedding_loss", "multi_margin_loss", "triplet_margin_loss", "triplet_margin_with_distance_loss",
+            "poisson_nll_loss", "gaussian_nll_loss"]
