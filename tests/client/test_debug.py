@@ -163,3 +163,24 @@ def test_pause_renders_in_a_notebook_with_its_source_line(session):
     assert "paused (breakpoint)" in html and "loss = out.pow(2).mean()" in html
     pause.cancel()
     run.close()
+
+
+def test_gradserve_pause_timeout_s_cancels_a_forgotten_pause():
+    """GRADSERVE_PAUSE_TIMEOUT_S, as the README names it: a pause nobody answers ends the run, and the
+    session takes the next run."""
+    import time
+
+    from gradserve.client import Client, RunCancelled
+    from gradserve.client.cli_run import embedded_server
+    with embedded_server(env={"GRADSERVE_PAUSE_TIMEOUT_S": "1"}) as url, Client(url) as client, \
+            client.session() as s:
+        run = s.debug("a = 1\nbreakpoint()\nb = 2\n")
+        pause = next(iter(run))
+        assert pause.line == 2
+        t0 = time.monotonic()
+        with pytest.raises((RunCancelled, ProgramError)) as e:
+            run._stream.wait()                       # nobody answers the pause
+        assert time.monotonic() - t0 < 30
+        if isinstance(e.value, ProgramError):
+            assert "pause_timeout_s" in str(e.value)
+        assert s.run("c = 3", outputs=["c"]).values["c"] == 3
