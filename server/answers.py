@@ -9,8 +9,11 @@ extension: a JSON header whose length is in ``Inference-Header-Content-Length``,
 naming its byte count as ``"binary_data_size"``, then the raw little-endian bytes of each tensor in
 the order the header lists them, sent straight from the reply's buffers.
 """
+import asyncio
 import base64
-from fastapi.responses import Response, StreamingResponse
+
+from fastapi.responses import Response
+from starlette.concurrency import run_in_threadpool
 
 from .json_bodies import OFFLOAD_BYTES, BigPayload
 from .json_codec import dumps
@@ -82,18 +85,14 @@ def _contiguous(array):
 
 def materialize(tree, encoding):
     """``tree`` as plain JSON values (tensors as {"shape", "dtype", "data"|"b64"})."""
-    def convert(node):
-        t = type(node)
-        if t is _Tensor:
-            return encode_tensor(node.array, encoding)
-        if t is dict:
-            return {k: convert(v) for k, v in node.items()}
-        if t is list:
-            return [convert(v) for v in node]
-        return node
-    return convert(tree)
-
-
+    t = type(tree)
+    if t is _Tensor:
+        return encode_tensor(tree.array, encoding)
+    if t is dict:
+        return {k: materialize(v, encoding) for k, v in tree.items()}
+    if t is list:
+        return [materialize(v, encoding) for v in tree]
+    return tree
 
 
 def payload(tree, encoding):
@@ -178,20 +177,23 @@ def _coalesced(pieces, size=1 << 16):
 def binary_parts(tree):
     """(header dict, raw buffers in header order): each tensor object carries "binary_data_size"."""
     buffers = []
+    return _binary_header(tree, buffers), buffers
 
-    def convert(node):
-        t = type(node)
-        if t is _Tensor:
-            array = _contiguous(node.array)
-            raw = memoryview(array.reshape(-1)).cast("B") if array.size else b""
-            buffers.append(raw)
-            return {**_header(array), "binary_data_size": len(raw)}
-        if t is dict:
-            return {k: convert(v) for k, v in node.items()}
-        if t is list:
-            return [convert(v) for v in node]
-        return node
-    return convert(tree), buffers
+
+def _binary_header(node, buffers):
+    # (A module function, not a closure calling itself: that closure is a reference cycle, and one that
+    # held ``buffers`` kept a whole answer alive until the cyclic collector ran.)
+    t = type(node)
+    if t is _Tensor:
+        array = _contiguous(node.array)
+        raw = memoryview(array.reshape(-1)).cast("B") if array.size else b""
+        buffers.append(raw)
+        return {**_header(array), "binary_data_size": len(raw)}
+    if t is dict:
+        return {k: _binary_header(v, buffers) for k, v in node.items()}
+    if t is list:
+        return [_binary_header(v, buffers) for v in node]
+    return node
 
 
 def binary_response(tree, status_code=200):
@@ -200,13 +202,65 @@ def binary_response(tree, status_code=200):
     total = len(head) + sum(len(b) for b in buffers)
 
     def pieces():
-        yield head
-        for raw in buffers:
-            for i in range(0, len(raw), 1 << 20):
-                yield bytes(raw[i:i + (1 << 20)])
+        try:
+            yield head
+            while buffers:  # each tensor's bytes are let go as soon as they are written
+                raw = buffers.pop(0)
+                for i in range(0, len(raw), 1 << 20):
+                    yield bytes(raw[i:i + (1 << 20)])
+                del raw
+        finally:  # a client gone, or the task cancelled: nothing of the answer outlives it
+            buffers.clear()
 
-    return StreamingResponse(pieces(), status_code=status_code, media_type=BINARY_MEDIA_TYPE,
-                             headers={BINARY_HEADER: str(len(head)), "Content-Length": str(total)})
+    return AnswerStream(pieces(), in_thread=False, status_code=status_code, media_type=BINARY_MEDIA_TYPE,
+                        headers={BINARY_HEADER: str(len(head)), "Content-Length": str(total)})
+
+
+class AnswerStream(Response):
+    """An answer written a piece at a time, that lets go of everything it holds the moment it is done.
+
+    Starlette's StreamingResponse pulls a plain iterator through ``iterate_in_threadpool``, whose
+    StopIteration (re-raised as another exception) leaves tracebacks whose frames refer to the
+    generator: a reference cycle that keeps the reply's buffers (the whole answer) alive until the
+    cyclic garbage collector happens to run, which large byte buffers do not make it do. Each 64 MiB
+    binary answer stayed in the API process that way. Here the iterator is advanced with ``next(it,
+    None)`` (no exception), closed in a ``finally`` whatever happens (a client that goes away, a
+    cancelled task), and dropped, so no cycle can keep an answer's bytes. ``in_thread``: each piece is
+    made in a thread (JSON text, base64); binary pieces are copies of 1 MiB, made on the loop.
+    """
+
+    def __init__(self, pieces, *, in_thread, status_code=200, media_type=None, headers=None):
+        self._pieces = pieces
+        self._in_thread = in_thread
+        self.status_code = status_code
+        self.media_type = media_type
+        self.background = None
+        self.init_headers(headers)
+
+    async def __call__(self, scope, receive, send):
+        pieces, self._pieces = self._pieces, None
+        gone = asyncio.Event()
+
+        async def watch():  # the body was read before the answer started: the next message is the disconnect
+            while (await receive())["type"] != "http.disconnect":
+                pass
+            gone.set()
+
+        watcher = asyncio.ensure_future(watch())
+        try:
+            await send({"type": "http.response.start", "status": self.status_code, "headers": self.raw_headers})
+            while not gone.is_set():
+                piece = await run_in_threadpool(next, pieces, None) if self._in_thread else next(pieces, None)
+                if piece is None:
+                    break
+                await send({"type": "http.response.body", "body": piece, "more_body": True})
+                del piece
+            if not gone.is_set():
+                await send({"type": "http.response.body", "body": b"", "more_body": False})
+        finally:
+            watcher.cancel()
+            pieces.close()
+            del pieces
 
 
 def response(tree, encoding, status_code=200):
@@ -215,5 +269,5 @@ def response(tree, encoding, status_code=200):
         return binary_response(tree, status_code)
     if tensor_bytes(tree) <= OFFLOAD_BYTES:
         return Response(dumps(materialize(tree, encoding)), status_code=status_code, media_type="application/json")
-    return StreamingResponse(_coalesced(stream_json(tree, encoding)), status_code=status_code,
-                             media_type="application/json")
+    return AnswerStream(_coalesced(stream_json(tree, encoding)), in_thread=True, status_code=status_code,
+                        media_type="application/json")
