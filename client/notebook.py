@@ -165,12 +165,19 @@ if (canvas && graph) {
 """
 
 
+def _num(x) -> str:
+    """A summary's number as the viewer writes it (4 significant digits; "NaN", "Infinity" as they came)."""
+    return f"{x:.4g}" if isinstance(x, float) else str(x)
+
+
 def _summary_text(v) -> str:
     if isinstance(v, dict) and ("min" in v or "shape" in v):
         shape = f"tensor {list(v['shape'])} {v.get('dtype', '')} " if v.get("shape") is not None else ""
         head = v.get("head")
-        head = f" [{', '.join(str(x) for x in head)}{', …' if len(head) else ''}]" if isinstance(head, list) else ""
-        return f"{shape}min {v.get('min')} max {v.get('max')} mean {v.get('mean')}{head}"
+        numel = int(np.prod(v["shape"])) if isinstance(v.get("shape"), list) else None
+        more = ", …" if isinstance(head, list) and (numel is None or numel > len(head)) else ""
+        head = f" [{', '.join(_num(x) for x in head)}{more}]" if isinstance(head, list) else ""
+        return f"{shape}min {_num(v.get('min'))} max {_num(v.get('max'))} mean {_num(v.get('mean'))}{head}"
     if isinstance(v, np.ndarray):
         s = _stats(v) if v.dtype.kind in "biuf" and v.size else {}
         return f"array {list(v.shape)} {v.dtype} " + " ".join(f"{k} {_fmt(s.get(k))}" for k in ("min", "max", "mean"))

@@ -200,9 +200,12 @@ def to_json(*tensors, names=None, ids=None):
     by_tensor = {}
     named_nodes = {}
     params = {}
+    constant_names = {}   # id of a constant the observer saw -> the variable that holds it
     for name, t in (names or {}).items():
         if isinstance(t, Tensor):
             by_tensor.setdefault(id(t), name)
+            if t.grad_fn is None and not t.requires_grad and ids.get(t) is not None:
+                constant_names.setdefault(ids.get(t), name)
             if t.grad_fn is not None:
                 named_nodes.setdefault(t.grad_fn, (name, t))
         elif not isinstance(t, (int, float, str)):   # a module: its parameters by their path in it ("fc1.weight")
@@ -254,7 +257,9 @@ def to_json(*tensors, names=None, ids=None):
                     inputs[i] = cid
                     if cid not in emitted:
                         emitted.add(cid)
-                        nodes.append(ids.constants[cid])
+                        constant = ids.constants[cid]
+                        name = constant.get("name") or ids.leaf_names.get(cid) or constant_names.get(cid)
+                        nodes.append(dict(constant, name=name) if name != constant.get("name") else constant)
         name, named = named_nodes.get(node, (None, None))
         value = summary(named) if named is not None else ids.values.get(nid)
         grad = summary(named.grad) if named is not None and named.grad is not None else ids.grads.get(nid)

@@ -104,7 +104,7 @@ def test_pause_html_shows_the_line_the_stack_and_the_locals():
     assert "box-shadow:inset 3px 0 #188038'><span" in page and "c = a + b</div>" in page  # the paused line marked
     assert "<th>&lt;module&gt;</th><td>line 3</td>" in page
     assert "array [2, 3] float64 min 0 max 5 mean 2.5" in page and "class='gs-draw' data-i='0'" in page
-    assert "tensor [8] float32 min 0.0 max 1.0 mean 0.5 [0.0, 1.0, …]" in page
+    assert "tensor [8] float32 min 0 max 1 mean 0.5 [0, 1, …]" in page   # (4 significant digits, as the viewer)
     assert "&lt;x&gt;" in page and page[page.index("<script>"):].count("</script>") == 1
 
 
@@ -118,6 +118,6 @@ def test_a_debug_pause_renders_in_a_notebook(session):
     assert len(pages) == 1
     page = pages[0]
     assert "paused (breakpoint) at line 4" in page
-    assert "<th>w</th><td>tensor [2, 3] float32 min 1.0 max 1.0 mean 1.0" in page
-    assert "<th>loss</th><td>tensor [] float32 min 12.0" in page
+    assert "<th>w</th><td>tensor [2, 3] float32 min 1 max 1 mean 1 [1, 1, 1, 1, 1, 1]</td>" in page   # all six: no "…"
+    assert "<th>loss</th><td>tensor [] float32 min 12 max 12 mean 12 [12]</td>" in page
     assert "<th>&lt;module&gt;</th><td>line 4</td>" in page

@@ -96,6 +96,19 @@ def test_graph_export_names_inputs_not_listed_in_outputs_and_carries_modules(liv
     assert named_ops.get("pred") == "linear"
 
 
+def test_graph_export_names_top_level_constants(live_server, session):
+    """A tensor the program made without grad (x = torch.randn(...)) is a constant leaf of the graph; the
+    export names it by its variable, in a streamed run and in an HTTP run with "graph": true."""
+    program = ("import torch.nn as nn\nmodel = nn.Linear(4, 2)\nx = torch.randn(3, 4)\n"
+               "loss = model(x).sum()\nloss.backward()\n")
+    events = _stream(live_server, session, program, "k", outputs=["loss"], graph=True)
+    http = session.ok(program, outputs=["loss"], graph=True)
+    for graph in (events[-1]["graph"], http["graph"]):
+        leaves = {n["name"]: n for n in graph["nodes"] if n["kind"] == "leaf"}
+        assert {"x", "weight", "bias"} <= set(leaves), leaves
+        assert leaves["x"]["requires_grad"] is False and leaves["x"]["shape"] == [3, 4]
+
+
 def test_graph_route_names_parameters_by_module_path(session):
     session.ok("import torch.nn as nn\nm = nn.Linear(3, 2)\ny = m(torch.ones(1, 3)).sum()")
     graph = session.get("/graph", params={"of": "y"}).json()
