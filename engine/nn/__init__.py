@@ -21,6 +21,9 @@ from .local_response_norm import LocalResponseNorm
 from .fold import Fold, Unfold
 from .channel_shuffle import ChannelShuffle
 from .alpha_dropout import AlphaDropout, FeatureAlphaDropout
+from .adaptive_max_pool import AdaptiveMaxPool1d, AdaptiveMaxPool2d
+from .unpooling import MaxUnpool1d, MaxUnpool2d
+from .embedding_bag import EmbeddingBag
 from .extra_losses import (MarginRankingLoss, HingeEmbeddingLoss, SoftMarginLoss, MultiLabelSoftMarginLoss,
                            CosineEmbeddingLoss, MultiMarginLoss, TripletMarginLoss, TripletMarginWithDistanceLoss,
                            PoissonNLLLoss, GaussianNLLLoss)

@@ -2134,3 +2134,7 @@ from .extra_losses import (margin_ranking_loss, hinge_embedding_loss, soft_margi
 __all__ += ["margin_ranking_loss", "hinge_embedding_loss", "soft_margin_loss", "multilabel_soft_margin_loss",
             "cosine_embedding_loss", "multi_margin_loss", "triplet_margin_loss", "triplet_margin_with_distance_loss",
             "poisson_nll_loss", "gaussian_nll_loss"]
+from .adaptive_max_pool import adaptive_max_pool1d, adaptive_max_pool2d  # noqa: E402
+from .unpooling import max_unpool1d, max_unpool2d  # noqa: E402
+from .embedding_bag import embedding_bag  # noqa: E402
+__all__ += ["adaptive_max_pool1d", "adaptive_max_pool2d", "max_unpool1d", "max_unpool2d", "embedding_bag"]
