@@ -183,6 +183,9 @@ def run_command(args: argparse.Namespace) -> int:
     except (GradserveError, RuntimeError, OSError) as exc:
         print(f"gradserve run: {exc}", file=sys.stderr)
         return 2
+    except KeyboardInterrupt:   # Ctrl-C while the run goes on: leaving the client's blocks cancelled it
+        print("\ngradserve run: interrupted; the run was cancelled", file=sys.stderr)
+        return 130
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -132,3 +132,19 @@ def test_break_option_stops_there(tmp_path, server_url):
     finally:
         child.close()
     assert child.exitstatus == 0
+
+
+def test_ctrl_c_while_the_run_goes_on_cancels_it_and_exits_130(tmp_path, server_url):
+    program = "a = torch.ones(800, 800)\nprint('started')\nfor k in range(1000):\n    b = a @ a\n"
+    child = _spawn(tmp_path, server_url, program=program)
+    try:
+        _prompt(child)
+        child.sendline("c")
+        child.expect_exact("started")
+        child.sendintr()
+        child.expect_exact("interrupted; the run was cancelled")
+        child.expect(pexpect.EOF)
+    finally:
+        child.close()
+    assert child.exitstatus == 130
+    assert "Traceback" not in child.before
