@@ -1,7 +1,8 @@
 """The layers and losses of engine/nn's breadth modules reached from a program: a siamese /
 triplet-embedding training loop in the style of the tutorials (PReLU, LocalResponseNorm,
-ChannelShuffle, AlphaDropout in eval, the margin and embedding losses) runs through the
-interpreter and gives PyTorch's numbers."""
+ChannelShuffle, AlphaDropout in eval, the margin and embedding losses) and the PyTorch text
+classification tutorial's EmbeddingBag model run through the interpreter and give PyTorch's
+numbers."""
 import contextlib
 import io
 
@@ -81,4 +82,83 @@ def test_siamese_training_gives_pytorchs_numbers(run_ok):
         exec(compile(SIAMESE, "<pytorch>", "exec"), theirs)  # noqa: S102  (the test's own source, real torch)
     np.testing.assert_allclose(ns.get("losses"), theirs["losses"], rtol=1e-4)
     assert ns.get("slope") == pytest.approx(theirs["slope"], rel=1e-4)
+    assert out.stdout == printed.getvalue()
+
+
+# pytorch/tutorials beginner_source/text_sentiment_ngrams_tutorial.py: the model, collate_batch's
+# offsets and the training step as written (a synthetic batch instead of AG_NEWS and its vocab)
+TEXT_CLASSIFICATION = """
+import torch
+from torch import nn
+
+
+class TextClassificationModel(nn.Module):
+
+    def __init__(self, vocab_size, embed_dim, num_class):
+        super(TextClassificationModel, self).__init__()
+        self.embedding = nn.EmbeddingBag(vocab_size, embed_dim, sparse=False)
+        self.fc = nn.Linear(embed_dim, num_class)
+        self.init_weights()
+
+    def init_weights(self):
+        initrange = 0.5
+        self.embedding.weight.data.uniform_(-initrange, initrange)
+        self.fc.weight.data.uniform_(-initrange, initrange)
+        self.fc.bias.data.zero_()
+
+    def forward(self, text, offsets):
+        embedded = self.embedding(text, offsets)
+        return self.fc(embedded)
+
+
+def collate_batch(batch):
+    label_list, text_list, offsets = [], [], [0]
+    for (_label, _text) in batch:
+        label_list.append(_label)
+        processed_text = torch.tensor(_text, dtype=torch.int64)
+        text_list.append(processed_text)
+        offsets.append(processed_text.size(0))
+    label_list = torch.tensor(label_list, dtype=torch.int64)
+    offsets = torch.tensor(offsets[:-1]).cumsum(dim=0)
+    text_list = torch.cat(text_list)
+    return label_list, text_list, offsets
+
+
+model = TextClassificationModel(20, 8, 4)
+with torch.no_grad():
+    for k, p in enumerate(model.parameters()):
+        p.copy_(torch.sin(torch.arange(p.numel(), dtype=torch.float32) * 1.3 + k).reshape(p.shape) * 0.5)
+
+batch = [(0, [1, 4, 5, 9]), (3, [2, 2, 17]), (1, [8]), (2, [3, 11, 12, 13, 19]), (0, [1, 5])]
+label, text, offsets = collate_batch(batch)
+criterion = torch.nn.CrossEntropyLoss()
+optimizer = torch.optim.SGD(model.parameters(), lr=5)
+scheduler = torch.optim.lr_scheduler.StepLR(optimizer, 1.0, gamma=0.1)
+losses, accs = [], []
+for epoch in range(3):
+    model.train()
+    optimizer.zero_grad()
+    predicted_label = model(text, offsets)
+    loss = criterion(predicted_label, label)
+    loss.backward()
+    torch.nn.utils.clip_grad_norm_(model.parameters(), 0.1)
+    optimizer.step()
+    scheduler.step()
+    losses.append(loss.item())
+    accs.append((predicted_label.argmax(1) == label).sum().item())
+print(model)
+"""
+
+
+def test_text_classification_tutorial_gives_pytorchs_numbers(run_ok):
+    out, ns = run_ok(TEXT_CLASSIFICATION)
+    assert "EmbeddingBag(20, 8, mode='mean')" in out.stdout
+    assert len(ns.get("losses")) == 3
+    if real_torch is None:
+        return
+    theirs = {"__name__": "__main__"}
+    with contextlib.redirect_stdout(io.StringIO()) as printed:
+        exec(compile(TEXT_CLASSIFICATION, "<pytorch>", "exec"), theirs)  # noqa: S102  (the test's own source)
+    np.testing.assert_allclose(ns.get("losses"), theirs["losses"], rtol=1e-5)
+    assert ns.get("accs") == theirs["accs"]
     assert out.stdout == printed.getvalue()
