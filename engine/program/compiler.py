@@ -957,6 +957,8 @@ class Compiler:
         outer_is_function = self.scope.is_function()
         call = self.bt.call
 
+        rt = self.rt
+
         def define(fr):
             decs = [d(fr) for d in decorators]
             base_values = tuple(b(fr) for b in bases)
@@ -965,8 +967,12 @@ class Compiler:
             cell = [None]
             ns = {"__module__": "__main__", "__qualname__": name}
             cfr = Frame(ns, fr.cells + (fr.vars,) if outer_is_function else fr.cells, None, cell)
-            for s in body:
-                s(cfr)
+            rt.depth += 1   # the body is a frame inside the defining one, as in Python (a debugger's stack shows both)
+            try:
+                for s in body:
+                    s(cfr)
+            finally:
+                rt.depth -= 1
             for key, value in ns.items():
                 if key.startswith("__") and key.endswith("__") and key not in _CLASS_BODY_NAMES:
                     if key not in CLASS_DUNDERS:

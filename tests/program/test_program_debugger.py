@@ -107,6 +107,14 @@ def test_step_into_a_method_that_calls_another_then_out_twice():
     assert [f["function"] for f in s.pauses[3]["stack"]] == ["<module>", "forward", "helper"]
 
 
+def test_stepping_into_a_class_body_keeps_the_module_frame_under_it():
+    src = "class Net(nn.Module):\n    scale = 2\n    def forward(self, x):\n        return x\nnet = Net()\n"
+    _, s = debug(src, [{"command": "step"}] * 4, breakpoints=[{"line": 1}])
+    assert lines(s) == [(1, "<module>"), (2, "Net"), (3, "Net"), (5, "<module>")]
+    assert s.pauses[1]["stack"] == [{"function": "<module>", "line": 1, "col": 1},
+                                    {"function": "Net", "line": 2, "col": 5}]
+
+
 def test_stack_lists_caller_lines_outermost_first():
     src = "def g(x):\n    return x + 1\ndef f(x):\n    return g(x) * 2\ny = f(3)\n"
     _, s = debug(src, breakpoints=[{"line": 2}])
