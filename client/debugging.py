@@ -61,6 +61,11 @@ def decode_value(value: Any, full: bool) -> Any:
     if not isinstance(value, dict):
         return value
     tensor = value.get("tensor")
+    if full and value.get("full_error"):   # past the size a paused run sends whole: say so, not a summary in its place
+        error = LimitExceeded(str(value["full_error"]) + " (the exception's .summary has its summary)",
+                              type="LimitExceeded", limit="eval_full_elements")
+        error.summary = {k: v for k, v in value.items() if k != "full_error"}
+        raise error
     if full and isinstance(tensor, dict):
         array = np.frombuffer(base64.b64decode(tensor["b64"]), dtype=np.dtype(tensor["dtype"]))
         return array.reshape(tensor["shape"]).copy()

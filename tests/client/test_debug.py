@@ -93,6 +93,20 @@ def test_debug_takes_numpy_inputs_and_answers_their_gradients(session):
     assert run.result.values["y"] == 14.0
 
 
+def test_eval_full_past_the_cap_raises_and_keeps_the_summary(session):
+    from gradserve.client import LimitExceeded
+    from gradserve.engine.program.debugger import MAX_FULL_ELEMENTS
+    run = session.debug(f"t = torch.ones({MAX_FULL_ELEMENTS + 1})\nb = 1\n", breakpoints=[2])
+    pause = next(iter(run))
+    with pytest.raises(LimitExceeded) as e:
+        pause.eval("t", full=True)
+    assert f"at most {MAX_FULL_ELEMENTS}" in str(e.value) and e.value.limit == "eval_full_elements"
+    assert e.value.summary["shape"] == [MAX_FULL_ELEMENTS + 1] and e.value.summary["mean"] == 1.0
+    assert pause.eval("t[:3].sum()", full=True) == 3.0   # a 0-d tensor, whole
+    pause.continue_()
+    run.wait()
+
+
 def test_exec_replaces_a_layer_and_the_run_uses_it(session):
     run = session.debug(PROGRAM, breakpoints=[17], outputs=["width"])
     for pause in run:
