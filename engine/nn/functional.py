@@ -88,6 +88,49 @@ def _pair(v, n=2):
     return (int(v),) * n
 
 
+_ONES = {}
+
+
+def _ones(n, dtype, xp, value=1.0):
+    """A cached vector of n ``value``s: the right operand of the row sums below."""
+    key = (n, dtype, xp, value)
+    got = _ONES.get(key)
+    if got is None:
+        got = xp.full(n, value, dtype=dtype)
+        if len(_ONES) > 64:
+            _ONES.clear()
+        _ONES[key] = got
+    return got
+
+
+def _row_sums(a, value=1.0):
+    """sum(a, -1, keepdims=True) * value for a floating array, as one matrix-vector product: BLAS
+    sums 512 rows of 64 float32 ~4x faster than NumPy's add.reduce along the last axis (which
+    reduces each short row on its own). Long rows keep NumPy's pairwise summation."""
+    n = a.shape[-1] if a.ndim else 0
+    if a.dtype.kind != "f" or n == 0 or n > 4096 or a.size == 0:
+        out = a.sum(axis=-1, keepdims=True)
+        return out * value if value != 1.0 else out
+    xp = _xp(a)
+    ones = _ones(n, a.dtype, xp, value)
+    if a.ndim > 2 and a.flags.c_contiguous:
+        return (a.reshape(-1, n) @ ones).reshape(a.shape[:-1] + (1,))
+    return (a @ ones)[..., None]
+
+
+def _column_sums(a):
+    """a (M, N) summed over its rows, as a vector-matrix product (the same BLAS reason)."""
+    if a.dtype.kind != "f" or a.shape[0] == 0 or a.shape[0] > 1 << 20:
+        return a.sum(axis=0)
+    return _ones(a.shape[0], a.dtype, _xp(a)) @ a
+
+
+def _row_max(a):
+    """max(a, -1, keepdims=True); NaN-ignoring fmax reduces ~1.6x faster than max, and a NaN in a
+    row still makes that row's softmax NaN (through exp and the sum)."""
+    return _xp(a).fmax.reduce(a, axis=-1, keepdims=True)
+
+
 # ====================================================================== activations
 def relu(input, inplace=False):
     """Applies the rectified linear unit function element-wise."""
@@ -394,6 +437,11 @@ class Softmax(Function):
             return xp.ones_like(x)
         if x.size == 0:
             return x.copy()   # no max along dim (an empty input may have a 2**30 dim)
+        if dim == x.ndim - 1 and x.dtype.kind == "f":
+            e = x - _row_max(x)
+            xp.exp(e, out=e)
+            e /= _row_sums(e)
+            return e
         e = xp.exp(x - x.max(axis=dim, keepdims=True))
         e /= e.sum(axis=dim, keepdims=True)
         return e
@@ -402,6 +450,9 @@ class Softmax(Function):
         if y.ndim == 0:
             return (g * 0,)
         gy = g * y
+        if self.dim == y.ndim - 1 and not isinstance(g, Tensor):
+            gy -= y * _row_sums(gy)
+            return (gy,)
         return (gy - y * F.sum(gy, self.dim, True),)
 
 
@@ -417,6 +468,10 @@ class LogSoftmax(Function):
             return xp.zeros_like(x)
         if x.size == 0:
             return x.copy()
+        if dim == x.ndim - 1 and x.dtype.kind == "f":
+            z = x - _row_max(x)
+            z -= xp.log(_row_sums(xp.exp(z)))
+            return z
         z = x - x.max(axis=dim, keepdims=True)
         z -= xp.log(xp.exp(z).sum(axis=dim, keepdims=True))
         return z
@@ -424,6 +479,8 @@ class LogSoftmax(Function):
     def backward(self, F, g, y):
         if y.ndim == 0:
             return (g * 0,)
+        if self.dim == y.ndim - 1 and not isinstance(g, Tensor):
+            return (g - _xp(y).exp(y) * _row_sums(g),)
         return (g - F.exp(y) * F.sum(g, self.dim, True),)
 
 
@@ -1602,10 +1659,10 @@ class NativeLayerNorm(Function):
         if x.size == 0:
             self.keep(x, x)
             return x.copy()
-        rows = x.reshape(-1, int(np.prod(x.shape[x.ndim - dims:])))
-        mean = rows.mean(axis=1, keepdims=True)
-        xhat = rows - mean
-        var = xp.square(xhat).mean(axis=1, keepdims=True)
+        n = int(np.prod(x.shape[x.ndim - dims:]))
+        rows = x.reshape(-1, n)
+        xhat = rows - _row_sums(rows, 1.0 / n)
+        var = _row_sums(xp.square(xhat), 1.0 / n)
         var += x.dtype.type(eps)
         rstd = xp.sqrt(var, out=var)
         xp.reciprocal(rstd, out=rstd)
@@ -1630,14 +1687,15 @@ class NativeLayerNorm(Function):
                     xp.zeros_like(w) if nf[1][0] is not None else None,
                     xp.zeros_like(b) if nf[2][0] is not None else None)
         g2 = g.reshape(xhat.shape).astype(xhat.dtype, copy=False)
-        dw = (g2 * xhat).sum(axis=0).reshape(w.shape).astype(w.dtype, copy=False) if nf[1][0] is not None else None
-        db = g2.sum(axis=0).reshape(b.shape).astype(b.dtype, copy=False) if nf[2][0] is not None else None
+        dw = _column_sums(g2 * xhat).reshape(w.shape).astype(w.dtype, copy=False) if nf[1][0] is not None else None
+        db = _column_sums(g2).reshape(b.shape).astype(b.dtype, copy=False) if nf[2][0] is not None else None
         dx = None
         if nf[0][0] is not None:
+            n = xhat.shape[1]
             gw = g2 * w.reshape(-1).astype(xhat.dtype, copy=False) if w is not None else g2
-            c1 = gw.mean(axis=1, keepdims=True)
+            c1 = _row_sums(gw, 1.0 / n)
             dx = gw * xhat
-            c2 = dx.mean(axis=1, keepdims=True)
+            c2 = _row_sums(dx, 1.0 / n)
             _xp(g).multiply(xhat, c2, out=dx)
             _xp(g).subtract(gw, dx, out=dx)
             dx -= c1
@@ -1832,10 +1890,13 @@ class CrossEntropy(Function):
         xp = _xp(x)
         self.reduction, self.smoothing, self.ignore_index, self.weight = reduction, smoothing, ignore_index, weight
         c = x.shape[1]
-        m = x.max(axis=1, keepdims=True) if x.size else xp.zeros_like(x[:, :1])
+        if x.size == 0:
+            m = xp.zeros_like(x[:, :1])
+        else:
+            m = _row_max(x) if x.ndim == 2 else x.max(axis=1, keepdims=True)
         p = x - m
         xp.exp(p, out=p)
-        total = p.sum(axis=1, keepdims=True)
+        total = _row_sums(p) if x.ndim == 2 else p.sum(axis=1, keepdims=True)
         lse = xp.log(total)
         lse += m
         p /= total                                       # the softmax, kept for backward

@@ -61,7 +61,16 @@ def _sum_groups(a, groups):
     return a.reshape(shape[:-3] + (shape[-3] // groups, groups) + shape[-2:]).sum(axis=-3)
 
 
+def _transposed(mask):
+    """A mask for (L, S) scores, laid out for the (S, L) scores the kernels work on."""
+    return mask[:, None] if mask.ndim == 1 else mask.swapaxes(-1, -2)
+
+
 class ScaledDotProductAttention(Op):
+    """The kernels work on the scores transposed, (..., S, L): the softmax then reduces over
+    axis -2, which NumPy does with vectorised elementwise max / add across rows (a max along
+    the last axis of 64 float32 is ~3x slower); products with a transposed operand cost BLAS
+    nothing. Kept for backward: P^T and the dropout mask (in the (L, S) layout it was drawn in)."""
     __slots__ = ("scale", "causal", "groups")
     op = "scaled_dot_product_attention"
     backward_name = "ScaledDotProductFlashAttentionForCpuBackward0"
@@ -72,70 +81,78 @@ class ScaledDotProductAttention(Op):
         xp = get_array_module(q)
         k = _repeat_heads(k, groups, xp)
         v = _repeat_heads(v, groups, xp)
-        s = xp.matmul(q, k.swapaxes(-1, -2))
-        s *= s.dtype.type(scale)
+        f = q.dtype.type
+        # S^T = K (Q scale)^T, the scale on the smaller operand
+        if q.shape[-2] * q.shape[-1] <= k.shape[-2] * q.shape[-2]:
+            st = xp.matmul(k, (q * f(scale)).swapaxes(-1, -2))
+        else:
+            st = xp.matmul(k, q.swapaxes(-1, -2))
+            st *= f(scale)
         masked = causal or mask is not None
         if mask is not None:
-            full = tuple(broadcast_shapes(s.shape, mask.shape))
+            mt = _transposed(mask)
+            full = tuple(broadcast_shapes(st.shape, mt.shape))
+            if st.shape != full:
+                st = xp.array(xp.broadcast_to(st, full))
             if mask.dtype == np.bool_:
-                if s.shape != full:
-                    s = xp.array(xp.broadcast_to(s, full))
-                xp.copyto(s, s.dtype.type(-np.inf), where=~mask)
-            elif s.shape == full:
-                s += mask
+                xp.copyto(st, f(-np.inf), where=~mt)
             else:
-                s = s + mask
+                st += mt
         if causal:
-            xp.copyto(s, s.dtype.type(-np.inf), where=_future(s.shape[-2], s.shape[-1], xp))
-        m = s.max(axis=-1, keepdims=True)
+            xp.copyto(st, f(-np.inf), where=_future(st.shape[-1], st.shape[-2], xp).T)
+        m = st.max(axis=-2, keepdims=True)
         if masked:
             m[m == -np.inf] = 0      # a fully masked row: exp(-inf) = 0 everywhere, not NaN
-        s -= m
-        xp.exp(s, out=s)
-        total = s.sum(axis=-1, keepdims=True)
+        st -= m
+        xp.exp(st, out=st)
+        total = st.sum(axis=-2, keepdims=True)
         if masked:
             total[total == 0] = 1
-        s /= total
+        st /= total
         keep = None
         if dropout_p > 0.0:
-            drop = _state.generator.rng.random(s.shape) >= dropout_p
-            keep = drop.astype(s.dtype) * s.dtype.type(1.0 / (1.0 - dropout_p)) if dropout_p < 1 else \
-                np.zeros(s.shape, s.dtype)
+            shape = st.shape[:-2] + (st.shape[-1], st.shape[-2])
+            drop = _state.generator.rng.random(shape) >= dropout_p
+            keep = drop.astype(st.dtype) * f(1.0 / (1.0 - dropout_p)) if dropout_p < 1 else np.zeros(shape, st.dtype)
             keep = keep if xp is np else xp.asarray(keep)
-            out = xp.matmul(s * keep, v)
+            out = xp.matmul((st * keep.swapaxes(-1, -2)).swapaxes(-1, -2), v)
         else:
-            out = xp.matmul(s, v)
-        self.keep(s, keep)
+            out = xp.matmul(st.swapaxes(-1, -2), v)
+        self.keep(st, keep)
         return out
 
-    def backward(self, F, g, q, k, v, mask, p, keep):
+    def backward(self, F, g, q, k, v, mask, pt, keep):
         nf = self.next_functions
         if F is not _array_ops:
             return composite_grads(self, lambda q, k, v, mask: composite_attention(
                 q, k, v, mask, self.scale, self.causal, keep, self.groups), (q, k, v, mask), g)
         xp = get_array_module(g)
-        groups, scale = self.groups, self.scale
+        groups, f = self.groups, g.dtype.type
         kr = _repeat_heads(k, groups, xp)
         vr = _repeat_heads(v, groups, xp)
-        pd = p if keep is None else p * keep
+        keep_t = None if keep is None else keep.swapaxes(-1, -2)
         dv = None
         if nf[2][0] is not None:
-            dv = _array_ops.sum_to(_sum_groups(xp.matmul(pd.swapaxes(-1, -2), g), groups), v.shape)
+            pdt = pt if keep is None else pt * keep_t
+            dv = _array_ops.sum_to(_sum_groups(xp.matmul(pdt, g), groups), v.shape)
         dq = dk = dmask = None
         if nf[0][0] is not None or nf[1][0] is not None or nf[3][0] is not None:
-            ds = xp.matmul(g, vr.swapaxes(-1, -2))
+            dst = xp.matmul(vr, g.swapaxes(-1, -2))          # (dO V^T)^T
             if keep is not None:
-                ds *= keep
-            rows = (ds * p).sum(axis=-1, keepdims=True)
-            ds -= rows
-            ds *= p
+                dst *= keep_t
+            # dS = P (dP - rowsum(P dP)), the row sums over the keys (axis -2 here)
+            dst -= xp.einsum("...ji,...ji->...i", dst, pt)[..., None, :]
+            dst *= pt
             if nf[3][0] is not None:
-                dmask = _array_ops.sum_to(ds, mask.shape)
-            ds *= ds.dtype.type(scale)
+                dmask = _array_ops.sum_to(dst.swapaxes(-1, -2), mask.shape)
             if nf[0][0] is not None:
-                dq = _array_ops.sum_to(xp.matmul(ds, kr), q.shape)
+                dq = xp.matmul(dst.swapaxes(-1, -2), kr)
+                dq *= f(self.scale)
+                dq = _array_ops.sum_to(dq, q.shape)
             if nf[1][0] is not None:
-                dk = _array_ops.sum_to(_sum_groups(xp.matmul(ds.swapaxes(-1, -2), q), groups), k.shape)
+                dk = xp.matmul(dst, q)
+                dk *= f(self.scale)
+                dk = _array_ops.sum_to(_sum_groups(dk, groups), k.shape)
         return dq, dk, dv, dmask
 
 
