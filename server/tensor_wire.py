@@ -81,14 +81,26 @@ def attach_binary(inputs, data, where="inputs"):
     return out
 
 
+def _kserve_dtype(datatype, where):
+    """The dtype a KServe ``datatype`` names (checked as a string first: a list or object is no name, and
+    looking it up would fail on hashing it)."""
+    if not isinstance(datatype, str) or datatype not in KSERVE_DATATYPES:
+        shown = repr(datatype[:40]) if isinstance(datatype, str) else f"a {_json_kind(datatype)}"
+        raise TensorFormatError(f"{where}.datatype", f"unknown KServe datatype {shown}; use one of "
+                                                     f"{', '.join(KSERVE_DATATYPES)}")
+    return KSERVE_DATATYPES[datatype]
+
+
+def _json_kind(value):
+    """What a JSON value is, in JSON's words (for messages about a field of the wrong type)."""
+    return {dict: "object", list: "list", str: "string", bool: "boolean", int: "number", float: "number",
+            type(None): "null"}.get(type(value), type(value).__name__)
+
+
 def _from_binary(tensor, where, max_elements):
     obj = tensor.obj
     if "datatype" in obj:
-        datatype = obj.get("datatype")
-        if datatype not in KSERVE_DATATYPES:
-            raise TensorFormatError(where, f"unknown KServe datatype {datatype!r}; use one of "
-                                           f"{', '.join(KSERVE_DATATYPES)}")
-        dtype = KSERVE_DATATYPES[datatype]
+        dtype = _kserve_dtype(obj.get("datatype"), where)
     else:
         dtype = _dtype(obj.get("dtype"), where, required=True)
     shape, count = _shape(obj.get("shape"), where, max_elements)
@@ -142,7 +154,8 @@ def _dtype(name, where, required=False):
     if name is None and not required:
         return None
     if not isinstance(name, str):
-        raise TensorFormatError(where, "'dtype' must be a string such as \"float32\"")
+        raise TensorFormatError(f"{where}.dtype", f"'dtype' must be a string such as \"float32\", not a "
+                                                  f"{_json_kind(name)}")
     key = _ALIASES.get(name.removeprefix("torch."), name.removeprefix("torch."))
     if key not in DTYPES:
         raise TensorFormatError(where, f"unknown dtype {name!r}; use one of {', '.join(DTYPES)}")
@@ -196,12 +209,11 @@ def _checked_raw(raw, dtype, shape, where):
 
 
 def _from_kserve(obj, where, max_elements):
-    datatype = obj.get("datatype")
-    if datatype not in KSERVE_DATATYPES:
-        raise TensorFormatError(where, f"unknown KServe datatype {datatype!r}; use one of "
-                                       f"{', '.join(KSERVE_DATATYPES)}")
+    dtype = _kserve_dtype(obj.get("datatype"), where)
     shape, count = _shape(obj.get("shape"), where, max_elements)
-    array = _from_nested(obj.get("data"), where, KSERVE_DATATYPES[datatype], max_elements)
+    if "name" in obj and not isinstance(obj["name"], str):
+        raise TensorFormatError(f"{where}.name", f"'name' must be a string, not a {_json_kind(obj['name'])}")
+    array = _from_nested(obj.get("data"), where, dtype, max_elements)
     if array.size != count:
         raise TensorFormatError(f"{where}.data", f"'data' has {array.size} values but shape {list(shape)} needs {count}")
     return array.reshape(shape)

@@ -80,9 +80,10 @@ def read_safetensors(data, max_elements):
         if not isinstance(entry, dict):
             raise _bad("each tensor's entry must be an object with dtype, shape and data_offsets", field)
         dtype = entry.get("dtype")
-        if dtype not in _DTYPES:
-            shown = dtype[:20] if isinstance(dtype, str) else dtype
-            raise _bad(f"dtype {shown!r} is not supported (the engine holds {', '.join(_DTYPES)})", field + ".dtype")
+        if not isinstance(dtype, str) or dtype not in _DTYPES:  # (a list or object is no name: unhashable)
+            shown = repr(dtype[:20]) if isinstance(dtype, str) else f"of type {type(dtype).__name__}"
+            raise _bad(f"dtype {shown} is not supported (a string: the engine holds {', '.join(_DTYPES)})",
+                       field + ".dtype")
         shape = entry.get("shape")
         if not isinstance(shape, list) or len(shape) > 32 or not all(type(s) is int and s >= 0 for s in shape):
             raise _bad("'shape' must be a list of at most 32 non-negative integers", field + ".shape")

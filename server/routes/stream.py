@@ -102,6 +102,9 @@ async def _refuse(websocket, code, type_, message):
         pass
 
 
+_ENCODINGS = ("json", "base64", "binary")
+
+
 class Connection:
     def __init__(self, websocket, state, session):
         self.ws = websocket
@@ -156,6 +159,8 @@ class Connection:
             self.runs[run_id] = asyncio.create_task(self._run(run_id, message, size))
         elif kind == "cancel":
             run_id = message.get("id")
+            if not isinstance(run_id, str):  # (a list or object would not even hash)
+                return self._notice("ValidationError", "a cancel needs \"id\": the run's id, a string", field="id")
             if run_id in self.runs and not self.runs[run_id].done():
                 await self.state.runs.cancel(self.session, run_id)
         elif kind == "watch":
@@ -179,7 +184,13 @@ class Connection:
                 outputs is None or isinstance(outputs, list) and all(isinstance(o, str) for o in outputs)):
             return self._notice("ValidationError", "a run needs \"program\" (a string), \"inputs\" (an object) and "
                                                    "\"outputs\" (a list of names, or omitted)", run=run_id)
-        encoding = message.get("encoding", "json")
+        encoding = message.get("encoding") or "json"
+        for key, ok, what in (("encoding", encoding in _ENCODINGS, "\"json\", \"base64\" or \"binary\""),
+                              ("graph", type(message.get("graph", False)) is bool, "true or false"),
+                              ("trace", type(message.get("trace", True)) is bool, "true or false"),
+                              ("debug", type(message.get("debug", False)) is bool, "true or false")):
+            if not ok:
+                return self._notice("ValidationError", f"\"{key}\" must be {what}", run=run_id, field=key)
         debug = None
         if message.get("debug"):
             debug = self._debug_options(run_id, message)
@@ -187,8 +198,7 @@ class Connection:
                 return
             self.debug_runs.add(run_id)
         spec = RunSpec(program=program, inputs=inputs, outputs=outputs, graph=bool(message.get("graph", False)),
-                       encoding=encoding if encoding in ("json", "base64", "binary") else "json",
-                       trace=bool(message.get("trace", True)), size_hint=size, debug=debug)
+                       encoding=encoding, trace=message.get("trace", True), size_hint=size, debug=debug)
         try:
             await self.state.runs.execute(self.session, spec, run_id=run_id, transport="ws", own_queue=self.queue)
         except Cancelled:

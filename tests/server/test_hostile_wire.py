@@ -144,7 +144,7 @@ def test_put_variable_with_enormous_dimensions_is_refused(session, neighbour, te
     ({"b64": "AAAAAA==", "shape": [-1], "dtype": "int32"}, "inputs.x.shape", "non-negative"),
     ({"b64": "AAAAAA==", "shape": [1] * 33, "dtype": "int32"}, "inputs.x.shape", "32 dimensions"),
     ({"name": "x", "shape": [3], "datatype": "FP32", "data": [1.0, 2.0]}, "inputs.x.data", "needs 3"),
-    ({"name": "x", "shape": [2], "datatype": "BYTES", "data": ["a", "b"]}, "inputs.x", "datatype"),
+    ({"name": "x", "shape": [2], "datatype": "BYTES", "data": ["a", "b"]}, "inputs.x.datatype", "datatype"),
     ({"name": "x", "shape": [2], "datatype": "FP32", "data": "ab"}, "inputs.x", "nested list"),
     ({"data": [1, 2], "shape": [3]}, "inputs.x.shape", "needs 3"),
     ({"data": [[1, 2], [3]]}, "inputs.x", "ragged"),
