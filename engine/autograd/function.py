@@ -43,6 +43,21 @@ FREED_MESSAGE = (
     "tensors after calling backward.")
 
 
+def _on_one_device(inputs):
+    """PyTorch's rule for an op given tensors on two devices: a CPU tensor of no dimensions is a
+    scalar and goes where the others are (differentiably); any other CPU tensor is an error."""
+    target = next(x.device for x in inputs if isinstance(x, Tensor) and type(x._data) is not _ndarray)
+    moved = []
+    for x in inputs:
+        if isinstance(x, Tensor) and type(x._data) is _ndarray:
+            if x._data.ndim:
+                raise RuntimeError(f"Expected all tensors to be on the same device, but found at least two "
+                                   f"devices, {target} and cpu!")
+            x = x.to(target)
+        moved.append(x)
+    return tuple(moved)
+
+
 class SavedOutput:
     """An op's own output kept for backward: its array and version counter, not
     the tensor itself, so the output does not keep its grad_fn alive in a cycle."""
@@ -197,14 +212,23 @@ class Op(Node):
         node = _new(cls)
         node.extra = ()
         tracked = False
+        host = elsewhere = False
         arrays = []
         for x in inputs:
             if isinstance(x, Tensor):
-                arrays.append(x._data)
+                a = x._data
+                arrays.append(a)
+                if type(a) is _ndarray:
+                    host = True
+                else:
+                    elsewhere = True
                 if x.requires_grad:
                     tracked = True
             else:
                 arrays.append(x)
+        if host and elsewhere:
+            inputs = _on_one_device(inputs)
+            arrays = [x._data if isinstance(x, Tensor) else x for x in inputs]
         data = node.forward(*arrays, **params)
         if type(data) is not _ndarray and isinstance(data, _np_generic):
             data = np.asarray(data)

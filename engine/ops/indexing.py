@@ -311,6 +311,8 @@ def _value(value, like):
     if isinstance(value, (list, tuple)) or (hasattr(value, "dtype") and not isinstance(value, Tensor)):
         from .creation import tensor
         return tensor(value, dtype=like.dtype, device=like.device)
+    if isinstance(value, Tensor) and value.device != like.device:
+        return value.to(like.device)          # x[i] = a tensor of another device copies it over, as torch
     return value
 
 
