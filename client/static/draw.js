@@ -459,7 +459,8 @@ var GradGraph = (typeof window !== "undefined" && window.GradGraph) || (() => {
       if (!tiny && b.kind !== "iter") {
         const f = detail ? 11 : farFont(z, HEADER - 4);   // (zoomed out: as big as the header holds)
         ctx.font = `600 ${f}px ${FONT}`; ctx.fillStyle = PALETTE.title; ctx.textAlign = "left"; ctx.textBaseline = "alphabetic";
-        ctx.fillText(clip(`▾ ${b.label}`, Math.max(4, Math.floor((b.w - 12) / (f * 0.62)))), b.x + 8, b.y + Math.max(15, f + 1));
+        const n = Math.max(4, Math.floor((b.w - 12) / (f * 0.62)));
+        ctx.fillText(clip(`▾ ${detail ? b.label : shortLabel(b, n - 2)}`, n), b.x + 8, b.y + Math.max(15, f + 1));
       } else if (!tiny) {
         ctx.font = `11px ${FONT}`; ctx.fillStyle = PALETTE.faint; ctx.textAlign = "left";
         ctx.fillText(b.label, b.x + 8, b.y + 15);
@@ -494,6 +495,19 @@ var GradGraph = (typeof window !== "undefined" && window.GradGraph) || (() => {
     r.paintMs = performance.now() - t0;
   }
 
+  function shortLabel(b, room) {
+    // a module box's label with the enclosing module's path left out ("self_attn · MultiheadAttention" inside
+    // layers.0), and its class too when ``room`` characters cannot hold it: for zoomed-out views
+    const info = b.info;
+    if (!info || !info.path) return b.label;
+    let p = b.parent;
+    while (p && p.kind !== "module") p = p.parent;
+    const base = p && p.info && p.info.path ? `${p.info.path}.` : "";
+    const path = base && info.path.startsWith(base) ? info.path.slice(base.length) : info.path;
+    const full = `${path} · ${info.class}`;
+    return full.length <= room ? full : path;
+  }
+
   function farFont(z, most) {
     // a font size in graph units that is about 10 screen pixels at zoom z, at most ``most``
     return Math.min(most, Math.max(11, 10 / z));
@@ -516,7 +530,8 @@ var GradGraph = (typeof window !== "undefined" && window.GradGraph) || (() => {
     if (view.zoom < 0.45) {  // zoomed out: the label alone, readable
       const f = farFont(view.zoom, 26);
       ctx.font = `600 ${f}px ${FONT}`; ctx.fillStyle = PALETTE.title; ctx.textAlign = "left"; ctx.textBaseline = "middle";
-      ctx.fillText(clip(b.kind === "gap" ? b.label : `▸ ${b.label}`, Math.max(4, Math.floor((W - 16) / (f * 0.62)))), b.x + 11, b.y + H / 2);
+      const n = Math.max(4, Math.floor((W - 16) / (f * 0.62)));
+      ctx.fillText(clip(b.kind === "gap" ? b.label : `▸ ${shortLabel(b, n - 2)}`, n), b.x + 11, b.y + H / 2);
       ctx.textBaseline = "alphabetic";
       return;
     }

@@ -354,7 +354,7 @@ TRANSFORMER = """import torch
 import torch.nn as nn
 torch.manual_seed(0)
 layer = nn.TransformerEncoderLayer(d_model=16, nhead=2, dim_feedforward=32)
-encoder = nn.TransformerEncoder(layer, num_layers=6)
+encoder = nn.TransformerEncoder(layer, num_layers=8)
 src = torch.randn(7, 3, 16)
 for step in range(3):
     out = encoder(src)
