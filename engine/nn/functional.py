@@ -16,6 +16,7 @@ import warnings
 import numpy as np
 
 from .. import dtypes as _dt
+from ..autograd import array_ops as _array_ops
 from ..autograd.function import Function, composite_grads
 from ..autograd.state import state
 from ..device import get_array_module
@@ -128,7 +129,10 @@ def _column_sums(a):
 def _row_max(a):
     """max(a, -1, keepdims=True); NaN-ignoring fmax reduces ~1.6x faster than max, and a NaN in a
     row still makes that row's softmax NaN (through exp and the sum)."""
-    return _xp(a).fmax.reduce(a, axis=-1, keepdims=True)
+    xp = _xp(a)
+    if xp is not np:   # CuPy's fmax has no reduce
+        return a.max(axis=-1, keepdims=True)
+    return np.fmax.reduce(a, axis=-1, keepdims=True)
 
 
 # ====================================================================== activations
@@ -790,7 +794,11 @@ class Embedding(Function):
         xp = _xp(g)
         rows = g.reshape(-1, width)
         gw = xp.zeros((self.num_weights, width), dtype=g.dtype)
-        if idx.size:
+        if xp is not np:   # CuPy: its scatter-add (no reduceat there)
+            if self.scale_grad_by_freq:
+                rows = rows / xp.bincount(idx, minlength=self.num_weights)[idx][:, None].astype(g.dtype)
+            _array_ops._add_at(gw, idx, rows)
+        elif idx.size:
             # sorted, each run of equal indices summed by one reduceat: ~2x np.add.at
             order = xp.argsort(idx, kind="stable")
             sidx = idx[order]
@@ -1965,7 +1973,10 @@ class CrossEntropy(Function):
                 a = a + rv * (c if weight is None else self.weight.sum())
             dx = p * xp.expand_dims(a, 1)
             at = xp.expand_dims(safe, 1)
-            xp.put_along_axis(dx, at, xp.take_along_axis(dx, at, axis=1) - xp.expand_dims(rw * (1 - eps), 1), axis=1)
+            if xp is np:
+                np.put_along_axis(dx, at, np.take_along_axis(dx, at, axis=1) - np.expand_dims(rw * (1 - eps), 1), axis=1)
+            else:   # no put_along_axis in every CuPy: the one-hot of the targets
+                dx -= _onehot_dim1(safe, c, dx.dtype) * xp.expand_dims(rw * (1 - eps), 1)
             if eps:
                 rv = xp.expand_dims(rv, 1)
                 dx -= rv * weight if weight is not None else rv
