@@ -53,6 +53,13 @@ class _SessionBase:
     def __repr__(self) -> str:
         return f"<{type(self).__name__} {self.id} on {self.device}>"
 
+    @property
+    def viewer_url(self) -> str:
+        """The address that opens this session in the server's graph viewer (its runs drawn as they go,
+        pauses shown with their controls). It holds the session's token: share it as you would the token."""
+        from urllib.parse import quote
+        return f"{self._client.base_url}/viewer#session={quote(self.id)}&token={quote(self.token)}"
+
     def _run_call(self, program: str, inputs, outputs, graph: bool, encoding: str) -> protocol.Call:
         self._lazy.invalidate()  # the program may change any variable a remote tensor caches
         raws = [] if _binary_inputs(inputs, encoding) else None

@@ -636,20 +636,17 @@ def test_viewer_newcomer_alters_the_network_mid_run_and_sees_the_diff(live_serve
 
 
 def test_viewer_resumes_a_run_whose_client_went_away(live_server, http, page, shots):
-    """A client starts a debug run, it pauses, the client disconnects: the run waits, and the viewer, a
-    watcher of the session, shows the pause, steps, evaluates and continues it to its end."""
-    import json
-    from websockets.sync.client import connect
-    session = open_session(http)
-    try:
-        _watch(page, live_server, session)
-        with connect(f"{live_server.ws_url}/v1/sessions/{session.id}/stream?token={session.token}") as ws:
-            ws.send(json.dumps({"type": "run", "id": "from-a-script", "program": DEBUGGED, "debug": True,
-                                "breakpoints": [{"line": 7, "condition": "step == 2"}]}))
-            while json.loads(ws.recv(timeout=30))["type"] != "paused":
-                pass
-        # the client is gone; the page shows the pause it saw as a watcher
-        _wait(page, "run && run.id === 'from-a-script' && run.paused && !document.getElementById('debugger').hidden")
+    """A Python client starts a debug run, it pauses, the client goes away without a word: the run waits,
+    and the viewer, opened at the session's viewer_url, shows the pause, steps, evaluates and continues it
+    to its end."""
+    from gradserve.client import Client
+    with Client(live_server.url) as client, client.session() as session:
+        page.goto(session.viewer_url)
+        _wait(page, "document.getElementById('conn').classList.contains('live')")
+        run = session.debug(DEBUGGED, breakpoints=[(7, "step == 2")])
+        assert next(iter(run)).line == 7
+        run._stream._ws.close()   # the client's connection drops (a crash, a lost network): no cancel sent
+        _wait(page, "run && run.paused && run.paused.line === 7 && !document.getElementById('debugger').hidden")
         assert page.locator("#source .ln.paused").get_attribute("data-line") == "7"
         assert page.evaluate("run.paused.locals.step") == "2"
         page.screenshot(path=shots / "30-watcher-sees-orphaned-pause.png")
@@ -665,5 +662,3 @@ def test_viewer_resumes_a_run_whose_client_went_away(live_server, http, page, sh
         assert "done" in page.locator("#stdout").text_content()
         page.screenshot(path=shots / "32-watcher-finished-the-run.png")
         assert page.problems == []
-    finally:
-        session.delete()
