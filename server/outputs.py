@@ -19,6 +19,7 @@ import numpy as np
 from gradserve.engine.program.stdlib import numpy as program_numpy
 
 from . import runtime
+from .wire_frames import DTYPES as WIRE_DTYPES
 from .wire_frames import pack_array
 
 # Defaults when a caller sends no caps (they come from the server's settings).
@@ -33,6 +34,9 @@ _NUMPY_SCALARS = frozenset({np.bool_, np.int8, np.int16, np.int32, np.int64, np.
                             np.uint64, np.float16, np.float32, np.float64,
                             *program_numpy._SCALAR_CLASSES.values()})   # a program's np.float64(...) values
 _CONTAINERS = (list, tuple)
+# The dtypes the wire has names for (the engine's); a program's NumPy array may hold others
+# (uint16-64, complex64/128), which no encoding can spell.
+_WIRE_DTYPES = frozenset(np.dtype(name) for name in WIRE_DTYPES)
 
 
 class OutputRefused(Exception):
@@ -120,6 +124,11 @@ class Answer:
             t = type(value)
             if t in tensor_types:
                 array = runtime.array_of(value)
+                if array.dtype not in _WIRE_DTYPES:
+                    raise OutputRefused(422, "TypeError", f"output {name!r} is or holds a NumPy array of "
+                                        f"{array.dtype.name}, a dtype the wire has no name for (it carries "
+                                        f"{', '.join(sorted(WIRE_DTYPES))}); convert it first, for example with "
+                                        ".astype(np.int64) or .astype(np.float64)", name=name)
                 self._count_tensor(name, array)
                 arrays.append(array)
             elif t in _NUMBERS or t in _NUMPY_SCALARS:

@@ -2,6 +2,7 @@
 per session, a global cap on runs in flight), the deadline, and turning the
 worker's reply into the wire payload."""
 import itertools
+import logging
 import secrets
 import time
 from dataclasses import dataclass
@@ -15,6 +16,8 @@ from .metrics import error_label
 from .names import check_name
 from .tensor_wire import TensorFormatError, decode_tensor
 from .wire_frames import pack_array
+
+log = logging.getLogger("gradserve.runs")
 
 
 @dataclass
@@ -88,6 +91,13 @@ class RunService:
             if events.active:
                 events.publish({"type": "error", "status": e.status, "error": e.error, **e.extra})
             raise
+        except Exception:  # a bug of ours: the run's own error event (its next seq), then a plain 500
+            log.exception("run %s failed unexpectedly", run_id)
+            error = ApiError(500, "InternalError", "the server failed on this run; it has been logged")
+            self.metrics.errors.labels(error_label("InternalError")).inc()
+            if events.active:
+                events.publish({"type": "error", "status": 500, "error": error.error})
+            raise error from None
         finally:
             session.run_id = None
             self.in_flight -= 1
