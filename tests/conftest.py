@@ -89,3 +89,15 @@ def cuda_device():
         return
     with _fake_device_on():
         yield
+
+
+def pytest_configure(config):
+    # Under xdist each worker is a process of its own: one BLAS thread each, so `-n 2` runs two
+    # threads on the two cores instead of four contending for them (the session processes that test
+    # servers start already run one BLAS thread each: worker_threads).
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        try:
+            from threadpoolctl import threadpool_limits
+        except ImportError:
+            return
+        threadpool_limits(1)

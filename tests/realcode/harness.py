@@ -48,6 +48,10 @@ HERE = pathlib.Path(__file__).resolve().parent
 SCRIPTS = HERE / "scripts"
 MODES = ("inprocess", "interp", "http")
 
+# Wall time per cell in the interpreter and HTTP modes: the corpus checks answers, not speed, and a
+# training script (time_sequence_prediction's LBFGS over an LSTM) takes 10-30 s on a busy 2-core machine.
+CORPUS_WALL_TIME_S = 180.0
+
 DEFAULT_RTOL = {"float32": 2e-4, "float64": 1e-7, "float16": 2e-3}   # of the largest magnitude
 _MARKER = re.compile(r"^# %%(?: realcode-load:(.*))?")   # every '# %%' line starts a cell, as in a notebook
 _HEADER = re.compile(r"^# realcode-(input|output|shape-only|rtol|atol|seed):\s*(.*)$")
@@ -483,9 +487,10 @@ def _short(msg, limit=300):
 # --------------------------------------------------------------------------- the interpreter
 def run_interp(script, expected):
     from gradserve.engine import tensor as etensor
-    from gradserve.engine.program import Namespace, run
+    from gradserve.engine.program import Limits, Namespace, run
 
     ns = Namespace()
+    limits = Limits(wall_time_s=CORPUS_WALL_TIME_S)
     for name, arr in expected.inputs.items():
         t = etensor(np.array(arr))
         if name in expected.grad_inputs:
@@ -500,7 +505,7 @@ def run_interp(script, expected):
             except Exception as e:  # noqa: BLE001
                 return Result(False, error_type="LoadError", message=f"loading {name}: {type(e).__name__}: {e}",
                               stdout="".join(stdout))
-        outcome = run(cell.source, ns)
+        outcome = run(cell.source, ns, limits)
         stdout.append(outcome.stdout)
         if not outcome.ok:
             err = outcome.error.to_dict()
