@@ -32,7 +32,9 @@ class Settings:
     # Host header values the server answers to (DNS rebinding): loopback names by default, plus the address
     # it binds when that is a specific one; "*" turns the check off (behind a proxy that checks Host itself).
     allowed_hosts: tuple = ("localhost", "127.0.0.1", "[::1]")
-    max_sessions: int = 1000
+    # None: derived from this machine's memory (default_max_sessions): each session may hold
+    # limits.session_bytes, so a fixed 1000 let anonymous callers open far more than the host can back.
+    max_sessions: int | None = None
     session_ttl_s: float = 3600.0         # default lifetime of a session
     max_session_ttl_s: float = 7 * 24 * 3600.0
     idle_timeout_s: float = 1800.0        # a session unused this long expires
@@ -91,6 +93,10 @@ class Settings:
         return hosts
 
     def validate(self):
+        if self.max_sessions is None:
+            self.max_sessions = default_max_sessions(self.limits.session_bytes)
+        if self.max_sessions < 1:
+            raise ValueError("GRADSERVE_MAX_SESSIONS must be at least 1")
         if "*" in self.cors_origins:
             raise ValueError("GRADSERVE_CORS_ORIGINS cannot be '*': list the origins (credentials are allowed)")
         for host in self.allowed_hosts:
@@ -100,6 +106,36 @@ class Settings:
             raise ValueError(f"GRADSERVE_ISOLATION: {self.isolation!r}: 'process' or 'shared'")
         if self.workers < 1:
             raise ValueError("at least one worker is needed")
+
+
+# Sessions planned per machine: each counted at a quarter of its byte limit (most sessions hold far less
+# than their limit; a machine full of sessions at their limit would need four times the memory), at
+# least MIN_SESSIONS (a small machine still serves a class) and at most MAX_SESSIONS_CAP.
+SESSION_SHARE = 4
+MIN_SESSIONS = 64
+MAX_SESSIONS_CAP = 1000
+
+
+def machine_memory_bytes():
+    """Physical memory, or the cgroup's limit when that is lower (a container)."""
+    total = os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    for path in ("/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory/memory.limit_in_bytes"):
+        try:
+            with open(path) as f:
+                text = f.read().strip()
+        except OSError:
+            continue
+        if text.isdigit():
+            total = min(total, int(text))
+    return total
+
+
+def default_max_sessions(session_bytes, memory_bytes=None):
+    """How many sessions this machine can back: its memory over a quarter of each session's byte limit
+    (24 GB and 1 GiB sessions: 94), within MIN_SESSIONS..MAX_SESSIONS_CAP."""
+    memory = machine_memory_bytes() if memory_bytes is None else memory_bytes
+    per_session = max(1, session_bytes // SESSION_SHARE)
+    return max(MIN_SESSIONS, min(MAX_SESSIONS_CAP, memory // per_session))
 
 
 def _parse(name, raw, type_):

@@ -25,8 +25,10 @@ async def create_session(request: Request, body: CreateSession = Body(default_fa
     state = request.app.state
     settings = state.settings
     if len(state.sessions) + state.creating >= settings.max_sessions:
-        raise ApiError(429, "TooManyRequests", f"the server holds its maximum of {settings.max_sessions} sessions",
-                       headers={"Retry-After": "5"})
+        raise ApiError(429, "TooManyRequests", f"the server holds its maximum of {settings.max_sessions} sessions "
+                                               "(GRADSERVE_MAX_SESSIONS; by default derived from the machine's "
+                                               "memory); delete one or retry later",
+                       headers={"Retry-After": "5"}, limit="max_sessions")
     if body.device not in state.backend.devices():
         raise ApiError(422, "ValidationError", f"no {body.device} workers on this server "
                                                f"(devices: {', '.join(state.backend.devices())})", field="device")

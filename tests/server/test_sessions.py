@@ -4,6 +4,7 @@ import time
 from datetime import datetime
 
 import psutil
+import pytest
 
 from server_harness import open_session
 
@@ -147,3 +148,49 @@ def test_cuda_session_without_gpu_workers_answers_422(http):
     r = http.post("/v1/sessions", json={"device": "cuda"})
     assert r.status_code == 422
     assert "cuda" in r.json()["error"]["message"]
+
+
+def test_max_sessions_defaults_to_what_the_machine_can_back():
+    """Attack report: 155 sessions opened with no refusal (the default was a fixed 1000, and each may hold
+    session_bytes). The default now comes from the machine's memory: a quarter of each session's limit."""
+    from gradserve.server.settings import MAX_SESSIONS_CAP, MIN_SESSIONS, Settings, default_max_sessions
+    GiB = 1 << 30
+    assert default_max_sessions(GiB, memory_bytes=24 * GiB) == 96
+    assert default_max_sessions(GiB, memory_bytes=2 * GiB) == MIN_SESSIONS
+    assert default_max_sessions(GiB, memory_bytes=4096 * GiB) == MAX_SESSIONS_CAP
+    assert default_max_sessions(256 << 20, memory_bytes=24 * GiB) == 384
+    derived = Settings.from_env(env={}).max_sessions
+    assert MIN_SESSIONS <= derived <= MAX_SESSIONS_CAP
+    assert Settings.from_env(env={"GRADSERVE_MAX_SESSIONS": "7"}).max_sessions == 7
+    assert Settings.from_env(env={"GRADSERVE_MAX_SESSIONS": "auto"}).max_sessions == derived
+    with pytest.raises(ValueError):
+        Settings.from_env(env={"GRADSERVE_MAX_SESSIONS": "0"})
+
+
+@pytest.mark.slow
+def test_past_the_derived_default_creating_a_session_is_a_clear_429(monkeypatch):
+    """A server on its default max_sessions (derived, here from a small machine: MIN_SESSIONS) refuses the
+    next session with a 429 naming the limit, and the sessions it holds keep their variables."""
+    import httpx
+    from gradserve.server import settings as settings_module
+    from server_harness import LiveServer
+    monkeypatch.setattr(settings_module, "machine_memory_bytes", lambda: 1 << 30)
+    server = LiveServer().start()
+    try:
+        assert server.settings.max_sessions == settings_module.MIN_SESSIONS
+        with httpx.Client(base_url=server.url, timeout=60) as client:
+            first = open_session(client)
+            first.ok("keep = torch.arange(3.0)")
+            held = [first] + [open_session(client) for _ in range(server.settings.max_sessions - 1)]
+            r = client.post("/v1/sessions")
+            assert r.status_code == 429, r.text
+            error = r.json()["error"]
+            assert error["type"] == "TooManyRequests" and error["limit"] == "max_sessions"
+            assert str(server.settings.max_sessions) in error["message"] and "retry-after" in r.headers
+            assert first.ok("twice = keep * 2", outputs=["twice"])["values"]["twice"]["data"] == [0.0, 2.0, 4.0]
+            held.pop().delete()
+            held.append(open_session(client))  # room again once one is deleted
+            for s in held:
+                s.delete()
+    finally:
+        server.stop()
