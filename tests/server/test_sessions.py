@@ -107,15 +107,20 @@ def test_session_expires_at_its_ttl_and_the_sweeper_frees_it(http, live_server):
 
 
 def test_idle_session_expires_and_its_process_is_culled(http, live_server):
-    with live_server.setting(idle_timeout_s=0.4):
+    # an idle time with seconds of margin over the requests' own latency on a loaded machine
+    with live_server.setting(idle_timeout_s=2.0):
         s = open_session(http)
     pid = live_server.backend.worker_pid(live_server.app.state.sessions.sessions[s.id].placement)
-    time.sleep(0.25)
-    assert s.get().status_code == 200  # a request keeps it alive
-    time.sleep(0.25)
-    assert s.get().status_code == 200
+    idle_since = time.monotonic()
+    for _ in range(3):
+        time.sleep(0.8)
+        assert s.get().status_code == 200  # each request keeps it alive past its 2 s idle time
+    assert time.monotonic() - idle_since > 2.0
     assert psutil.pid_exists(pid)
-    time.sleep(0.6)
+    registry = live_server.app.state.sessions.sessions
+    deadline = time.monotonic() + 10
+    while s.id in registry and time.monotonic() < deadline:   # watched without a request, which would keep it
+        time.sleep(0.2)
     assert s.get().status_code == 404
     assert _gone(pid)
 
