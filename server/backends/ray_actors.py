@@ -77,8 +77,9 @@ class Directory:
                 self.host_gone(name)
 
     # hosts
-    def add_host(self, name, device, capacity, isolation, node):
-        self.hosts[name] = {"device": device, "capacity": capacity, "sessions": 0, "alive": True,
+    def add_host(self, name, device, capacity, isolation, node, taken=0):
+        """A new host; ``taken`` places counted as taken already (its creator's session)."""
+        self.hosts[name] = {"device": device, "capacity": capacity, "sessions": taken, "alive": True,
                             "isolation": isolation, "node": node}
 
     def node_loads(self, device, isolation):

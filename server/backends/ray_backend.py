@@ -208,12 +208,11 @@ class RayBackend(WorkerBackend):
             node = await host.ready.remote()
         except self.ray.exceptions.RayError as e:
             raise BackendUnavailable(f"the cluster could not start a session host: {type(e).__name__}") from None
-        await self._ask("add_host", name, device, capacity, isolation, node)
+        # the first place on a new host is its creator's: placed afresh, a concurrent request could take it
+        # first (one session per host: 2 of 100 concurrent creations answered 503 that way)
+        await self._ask("add_host", name, device, capacity, isolation, node, 1)
         self._hosts[name] = host
-        again = await self._ask("place", device, isolation, self.settings.max_sessions, [node], list(avoid))
-        if not again:
-            raise BackendUnavailable("the cluster has no room for a new session just now")
-        return again
+        return name
 
     async def _ask(self, method, *args):
         """A call to the directory; a directory that cannot answer is the cluster unavailable (503)."""
