@@ -140,3 +140,8 @@ class Softmax2d(Module):
         if input.ndim not in (3, 4):
             raise ValueError(f"Softmax2d: expected input to be 3D or 4D, got {input.ndim}D instead")
         return softmax(input, -3)
+
+
+# Tensor methods, as PyTorch's x.hardshrink(lambd) and x.prelu(weight)
+Tensor.hardshrink = lambda self, lambd=0.5: hardshrink(self, lambd)
+Tensor.prelu = lambda self, weight: prelu(self, weight)

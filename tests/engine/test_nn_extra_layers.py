@@ -198,3 +198,10 @@ def test_bad_arguments_raise_pytorchs_errors(k):
     call, error, message = ERRORS[k]
     with pytest.raises(error, match=message):
         call()
+
+
+def test_tensor_methods_hardshrink_and_prelu():
+    x = gs.tensor([[-1.0, 0.25, 0.75]])
+    assert x.hardshrink().tolist() == [[-1.0, 0.0, 0.75]]
+    assert x.hardshrink(0.1).tolist() == [[-1.0, 0.25, 0.75]]
+    assert x.prelu(gs.tensor([0.5])).tolist() == [[-0.5, 0.25, 0.75]]
