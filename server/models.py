@@ -74,6 +74,7 @@ class SessionInfo(BaseModel):
     expires_at: datetime
     variables: dict[str, VariableInfo]
     bytes: int
+    omitted: int | None = Field(None, description="variables past the server's max_tensors, not listed")
 
 
 class RunRequest(_Body):

@@ -51,6 +51,9 @@ class Settings:
     answer_max_bytes: int = 1 << 30       # tensor bytes one answer may carry
     output_max_depth: int = 32            # list nesting in a run output
     output_max_items: int = 1 << 20       # list entries in one run's outputs
+    # tensors in one checkpoint (PUT and GET) and in a session's variable listing: 600,000 empty tensors
+    # took 70-80 s to restore and stalled every other client (a large model's state_dict has a few thousand)
+    max_tensors: int = 1 << 14
     # --backend ray: sessions per host actor (a process each, forked from the host's template), the
     # layout ("process", or "shared": sessions in the host's own process; with one per host that is an
     # actor per session), and the GPUs a GPU host asks Ray for (fractions allowed)

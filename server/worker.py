@@ -11,6 +11,7 @@ so a run can be stopped while the main thread is busy in it.
 socket pair, and a Ray actor can host the same class.
 """
 import json
+import itertools
 import math
 import os
 import signal
@@ -166,8 +167,13 @@ class Worker:
 
     def op_describe(self, header, buffers):
         ns = self._namespace(header)
-        variables = {name: runtime.tensor_info(t) for name, t in ns.tensors().items()}
-        return {"variables": variables, "bytes": int(ns.nbytes())}, []
+        tensors = ns.tensors()
+        cap = header.get("max_tensors") or len(tensors)
+        variables = {name: runtime.tensor_info(t) for name, t in itertools.islice(tensors.items(), cap)}
+        reply = {"variables": variables, "bytes": int(ns.nbytes())}
+        if len(tensors) > cap:
+            reply["omitted"] = len(tensors) - cap
+        return reply, []
 
     # ------------------------------------------------------------ runs
     def op_run(self, header, buffers):
@@ -296,8 +302,12 @@ class Worker:
     # ------------------------------------------------------------ checkpoints
     def op_save(self, header, buffers):
         out = []
-        tensors = {name: pack_array(runtime.array_of(t), out)
-                   for name, t in self._namespace(header).tensors().items()}
+        held = self._namespace(header).tensors()
+        cap = header.get("max_tensors")
+        if cap is not None and len(held) > cap:
+            raise WorkerError(413, "LimitExceeded", f"limit exceeded: max_tensors: the session holds {len(held)} "
+                              f"tensors and parameters; a checkpoint holds at most {cap}", limit="max_tensors")
+        tensors = {name: pack_array(runtime.array_of(t), out) for name, t in held.items()}
         return {"tensors": tensors}, out
 
     def op_load(self, header, buffers):

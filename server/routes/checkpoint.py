@@ -22,14 +22,19 @@ _SAFETENSORS = {"application/octet-stream": {"schema": {"type": "string", "forma
 _DTYPES = {"F16": "<f2", "F32": "<f4", "F64": "<f8", "U8": "u1", "I8": "i1", "I16": "<i2", "I32": "<i4",
            "I64": "<i8", "BOOL": "?"}
 _MAX_HEADER_BYTES = 100 << 20
+_HEADER_BYTES_PER_TENSOR = 1024  # a name of at most 256 characters, dtype, shape and offsets, generously
 
 
-@router.get("/checkpoint", response_class=Response, responses={200: {"content": _SAFETENSORS}, **errors(401, 404, 410, 422)})
+def _too_many(why, max_tensors):
+    return ApiError(413, "LimitExceeded", f"checkpoint: limit exceeded: max_tensors: a checkpoint holds at most "
+                                          f"{max_tensors} tensors; {why}", limit="max_tensors", field="checkpoint")
+
+
+@router.get("/checkpoint", response_class=Response, responses={200: {"content": _SAFETENSORS}, **errors(401, 404, 410, 413, 422)})
 async def save_checkpoint(request: Request, session=Depends(auth.session)):
     """Every tensor and module parameter of the session, in safetensors format."""
-    reply, out = await call(request, session, {"op": "save"})
-    arrays = {name: unpack_array(entry, out) for name, entry in reply["tensors"].items()}
-    data = await run_in_threadpool(save_safetensors, arrays, {"format": "gradserve"})
+    reply, out = await call(request, session, {"op": "save", "max_tensors": request.app.state.settings.max_tensors})
+    data = await run_in_threadpool(_save, reply["tensors"], out)
     return Response(data, media_type="application/octet-stream",
                     headers={"Content-Disposition": f'attachment; filename="{session.id}.safetensors"'})
 
@@ -40,34 +45,51 @@ async def save_checkpoint(request: Request, session=Depends(auth.session)):
 async def restore_checkpoint(request: Request, session=Depends(auth.session)):
     """Restores tensors and parameters from safetensors bytes (into existing modules where names match)."""
     data = await request.body()
-    limits = request.app.state.settings.limits
-    arrays = await run_in_threadpool(read_safetensors, data, limits.tensor_elements)
-    buffers, entries = [], {}
-    for name, array in arrays.items():
-        entries[name] = pack_array(array, buffers)
+    settings = request.app.state.settings
+    limits = settings.limits
+    entries, buffers = await run_in_threadpool(_read, data, limits.tensor_elements, settings.max_tensors)
     await call(request, session, {"op": "load", "tensors": entries, "session_bytes": limits.session_bytes}, buffers)
     return Response(status_code=204)
+
+
+def _save(tensors, out):
+    return save_safetensors({name: unpack_array(entry, out) for name, entry in tensors.items()}, {"format": "gradserve"})
+
+
+def _read(data, max_elements, max_tensors):
+    """(frame entries, buffers) of a checkpoint's tensors: all of it in a thread, none on the event loop."""
+    buffers, entries = [], {}
+    for name, array in read_safetensors(data, max_elements, max_tensors).items():
+        entries[name] = pack_array(array, buffers)
+    return entries, buffers
 
 
 def _bad(message, field="checkpoint"):
     return ApiError(422, "ValidationError", f"{field}: {message}", field=field)
 
 
-def read_safetensors(data, max_elements):
+def read_safetensors(data, max_elements, max_tensors=1 << 14):
     """{name: array} from safetensors bytes, every part checked before any array is made: the header's
     size and JSON, each name (as a program could bind it), dtype, shape (no dimension past the element
     limit) and byte range (inside the file, matching the shape, not overlapping another tensor's)."""
     if len(data) < 8:
         raise _bad("not a safetensors file: shorter than its 8-byte header length")
     (head_len,) = struct.unpack_from("<Q", data)
-    if head_len > min(len(data) - 8, _MAX_HEADER_BYTES):
+    if head_len > len(data) - 8:
         raise _bad(f"not a safetensors file: its header length ({head_len} bytes) runs past the file")
+    header_cap = min(_MAX_HEADER_BYTES, max_tensors * _HEADER_BYTES_PER_TENSOR)
+    if head_len > header_cap:  # (checked before parsing: JSON parsing holds the GIL, and so every other client)
+        raise _too_many(f"its header is {head_len} bytes; {max_tensors} tensors take at most {header_cap}",
+                        max_tensors)
     try:
         header = json.loads(bytes(data[8:8 + head_len]))
     except (ValueError, UnicodeDecodeError, RecursionError):
         raise _bad("not a safetensors file: its header is not JSON") from None
     if not isinstance(header, dict):
         raise _bad("not a safetensors file: its header is not a JSON object")
+    count = len(header) - ("__metadata__" in header)
+    if count > max_tensors:
+        raise _too_many(f"it holds {count} tensors", max_tensors)
     body = memoryview(data)[8 + head_len:]
     ranges, arrays = [], {}
     for name, entry in header.items():

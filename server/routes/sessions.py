@@ -46,12 +46,13 @@ async def create_session(request: Request, body: CreateSession = Body(default_fa
 @router.get("/{session_id}", response_model=SessionInfo, responses=errors(401, 404, 410, 422))
 async def get_session(request: Request, session=Depends(auth.session)):
     """The session's variables (tensors and module parameters) and the bytes they hold."""
-    reply, _ = await call(request, session, {"op": "describe"})
+    reply, _ = await call(request, session, {"op": "describe", "max_tensors": request.app.state.settings.max_tensors})
     record = reply.get("record")  # a backend that keeps records in its cluster sends the session's own
     if record is not None:
         session = sessions_record(record)
     return {"id": session.id, "device": session.device, "created_at": iso(session.created_at),
-            "expires_at": iso(session.expires_at), "variables": reply["variables"], "bytes": reply["bytes"]}
+            "expires_at": iso(session.expires_at), "variables": reply["variables"], "bytes": reply["bytes"],
+            **({"omitted": reply["omitted"]} if reply.get("omitted") else {})}
 
 
 @router.delete("/{session_id}", status_code=204, response_class=Response, responses=errors(401, 404, 422))
