@@ -120,6 +120,10 @@ def _conv_transpose(input, weight, bias, stride, padding, output_padding, groups
                            f"{list(input.shape)} instead")
     if groups <= 0:
         raise RuntimeError("non-positive groups is not supported")
+    if input._data.dtype != weight._data.dtype:
+        names = {"float32": "Float", "float64": "Double", "float16": "Half"}
+        a, b = (str(t.dtype).replace("torch.", "") for t in (input, weight))
+        raise RuntimeError(f"expected scalar type {names.get(a, a)} but found {names.get(b, b)}")
     c_in = input.shape[1]
     if c_in != weight.shape[0]:
         raise RuntimeError(f"Given transposed=1, weight of size {list(weight.shape)}, expected input"

@@ -187,6 +187,8 @@ ERRORS = [
      r"\(for an input of \[5, 5\]\)"),
     (lambda F: gs.nn.ConvTranspose2d(4, 2, 3)(gs.zeros(1, 4, 5, 5), output_size=[12]), ValueError,
      "ConvTranspose2D: for 4D input, output_size must have 2 or 4 elements \\(got 1\\)"),
+    (lambda F: F.conv_transpose2d(gs.zeros(1, 2, 3, 3), gs.zeros(2, 2, 2, 2, dtype=gs.float64)), RuntimeError,
+     "expected scalar type Float but found Double"),
     (lambda F: gs.nn.ConvTranspose2d(4, 2, 3, padding_mode="reflect"), ValueError,
      'Only "zeros" padding mode is supported for ConvTranspose2d'),
     (lambda F: gs.nn.ConvTranspose2d(3, 4, 3, groups=2), ValueError, "in_channels must be divisible by groups"),
