@@ -12,6 +12,7 @@ from fastapi.middleware.cors import CORSMiddleware
 from . import errors, openapi
 from .backends import make_backend
 from .body_limit import BodySizeLimit
+from .body_parser import BodyParser
 from .host_check import TrustedHosts
 from .metrics import Metrics
 from .routes import checkpoint, health, runs, sessions, stream, variables, viewer
@@ -60,6 +61,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             yield
         finally:
             sweeper.cancel()
+            app.state.body_parser.stop()
             await backend.stop()
 
     app = FastAPI(title="gradserve", version="0.1.0", lifespan=lifespan,
@@ -71,6 +73,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.metrics = metrics
     app.state.runs = RunService(settings, backend, metrics)
     app.state.creating = 0
+    app.state.body_parser = BodyParser()
     # Routes are matched in order, router by router: the run route, the hot path, comes first.
     for module in (runs, sessions, variables, checkpoint, stream, health, viewer):
         app.include_router(module.router)

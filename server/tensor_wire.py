@@ -44,6 +44,21 @@ class BinaryTensor:
         self.raw = raw
 
 
+class Decoded:
+    """An input tensor the body parser process has already read and validated (``body_parser``): its raw
+    little-endian bytes, NumPy dtype string, shape and requires_grad. JSON cannot make one."""
+    __slots__ = ("raw", "dtype", "shape", "requires_grad")
+
+    def __init__(self, raw, dtype, shape, requires_grad):
+        self.raw = raw
+        self.dtype = dtype
+        self.shape = shape
+        self.requires_grad = requires_grad
+
+    def __reduce__(self):
+        return Decoded, (self.raw, self.dtype, self.shape, self.requires_grad)
+
+
 def binary_size(obj):
     """The ``binary_data_size`` of a tensor object (top level, or in Triton's ``parameters``), or None."""
     if not isinstance(obj, dict):
@@ -116,6 +131,8 @@ def decode_tensor(obj, where, max_elements):
     """Reads one input tensor: returns (array, requires_grad)."""
     if type(obj) is BinaryTensor:
         return _from_binary(obj, where, max_elements)
+    if type(obj) is Decoded:
+        return np.frombuffer(obj.raw, dtype=np.dtype(obj.dtype)).reshape(obj.shape), obj.requires_grad
     if isinstance(obj, dict):
         if binary_size(obj) is not None:
             raise TensorFormatError(where, "'binary_data_size' needs a binary request (Content-Type "

@@ -10,6 +10,7 @@ from starlette.exceptions import HTTPException
 from .. import auth
 from .. import answers
 from ..errors import ApiError, tensor_error
+from ..body_parser import PROCESS_BYTES
 from ..json_bodies import call_off_loop
 from ..models import RunRequest, RunResult, errors
 from ..runs import RunSpec
@@ -49,7 +50,15 @@ class RunRoute(APIRoute):
                 raise
             except Exception:
                 raise HTTPException(status_code=400, detail="There was an error parsing the body") from None
-            try:  # (a big body is parsed in a thread: 64 MB of JSON would stall every other client)
+            if len(raw) > PROCESS_BYTES:  # (in a thread it would still hold the GIL, and so every other client)
+                parsed = await request.app.state.body_parser.parse(
+                    raw, request.app.state.settings.limits.tensor_elements, "inputs")
+                try:
+                    body = RunRequest.model_validate(parsed)
+                except ValidationError as e:
+                    raise RequestValidationError(e.errors(include_url=False, include_context=False)) from None
+                return await endpoint(request, body, await auth.session(request, session_id))
+            try:  # (a mid-sized body is parsed in a thread)
                 body = RunRequest.model_validate(await call_off_loop(len(raw), json.loads, raw))
             except Exception:  # bad JSON (or nested past the recursion limit), a failed validation
                 return await generic(request)  # the body is cached on the request: FastAPI reads it again

@@ -17,6 +17,7 @@ from fastapi.responses import JSONResponse
 
 from ..errors import SESSION_NOT_FOUND, ApiError
 from ..events import EventQueue
+from ..body_parser import PROCESS_BYTES
 from ..json_bodies import dumps_off_loop
 from ..backends.base import BackendUnavailable, SessionGone
 from ..runs import Cancelled, RunSpec, reply_event
@@ -128,6 +129,17 @@ class Connection:
                     self._notice("TooLarge", f"messages are capped at {max_bytes} bytes")
                     await self.ws.close(code=1009)
                     return
+                if len(text) > PROCESS_BYTES:  # a large run: parsed (inputs decoded) in the parser process
+                    try:
+                        message = await self.state.body_parser.parse(
+                            text.encode("utf-8", "surrogatepass"), self.state.settings.limits.tensor_elements,
+                            "inputs")
+                    except ApiError as e:
+                        self._notice(e.error["type"], e.error["message"],
+                                     **{k: v for k, v in e.error.items() if k not in ("type", "message")})
+                        continue
+                    await self._handle(message, len(text))
+                    continue
                 try:
                     message = json.loads(text)
                 except ValueError:

@@ -10,7 +10,8 @@ from ..json_bodies import BigPayload, call_off_loop, json_response
 from ..names import MAX_NAME_LENGTH, PATH_PATTERN, check_name
 from ..models import Graph, NodeTensors, TensorIn, VariableValue, errors
 from ..tensor_wire import BinaryTensor, TensorFormatError, binary_size, decode_tensor
-from .runs import read_binary_request
+from ..body_parser import PROCESS_BYTES
+from .runs import _is_json, read_binary_request
 from ..runs import _worker_run_id
 from ..wire_frames import pack_array
 from ..worker_calls import call
@@ -54,6 +55,13 @@ class BinaryTensorRoute(APIRoute):
         async def handler(request: Request):
             header_length = request.headers.get(answers.BINARY_HEADER)
             session_id = request.path_params.get("session_id", "")
+            if header_length is None and len(session_id) <= 64 and _is_json(request.headers.get("content-type") or "") \
+                    and int(request.headers.get("content-length") or 0) > PROCESS_BYTES:
+                # a large JSON tensor: parsed in the parser process (a thread would hold the GIL throughout)
+                session = await auth.session(request, session_id)
+                tensor = await request.app.state.body_parser.parse(
+                    await request.body(), request.app.state.settings.limits.tensor_elements, "tensor")
+                return await endpoint(request, request.path_params.get("name", ""), tensor, session)
             if header_length is None or len(session_id) > 64:
                 return await generic(request)
             session = await auth.session(request, session_id)
