@@ -175,7 +175,10 @@ def main():
         rows.append(("local", "req/s, 32 clients", throughput(local.url)))
     finally:
         local.stop()
-    layouts = {"pooled": {}, "per-actor": {"ray_isolation": "shared", "ray_sessions_per_host": 1}}
+    # max_sessions: the default is derived from this machine's memory (94 here) and the throughput runs'
+    # sessions count until the replicas next read the cluster's counts
+    layouts = {"pooled": {"max_sessions": 160},
+               "per-actor": {"ray_isolation": "shared", "ray_sessions_per_host": 1, "max_sessions": 160}}
     for layout in os.environ.get("BENCH_LAYOUTS", "pooled,per-actor").split(","):
         cluster = RayCluster(num_cpus=os.cpu_count() or 2).start()
         replicas = []
