@@ -14,6 +14,28 @@ from collections import deque
 DROPPABLE = frozenset({"node", "backward", "log", "module"})
 
 
+class SharedEvent(dict):
+    """An event several connections send: the first to send it encodes it, the others reuse that text
+    (40 watchers once meant 40 encodings of every event, on the event loop)."""
+    __slots__ = ("wire",)
+
+
+class _StdoutRun:
+    """Consecutive stdout of one run merged while a reader lags: its pieces, joined once when sent
+    (joining them one at a time copied the whole text for every line: quadratic, per watcher)."""
+    __slots__ = ("event", "texts")
+
+    def __init__(self, event):
+        self.event = event
+        self.texts = [event["text"]]
+
+    def __getitem__(self, key):
+        return self.event[key]
+
+    def joined(self):
+        return {**self.event, "text": "".join(self.texts)}
+
+
 class EventQueue:
     """One connection's outgoing events."""
 
@@ -42,7 +64,9 @@ class EventQueue:
         if full and kind == "stdout" and self.items:
             tail = self.items[-1]
             if tail["type"] == "stdout" and tail["run"] == event["run"]:
-                self.items[-1] = {**tail, "text": tail["text"] + event["text"]}  # shared dicts stay intact
+                if type(tail) is not _StdoutRun:
+                    tail = self.items[-1] = _StdoutRun(tail)  # (shared event dicts stay intact)
+                tail.texts.append(event["text"])
                 return
         counts = self.dropped.pop(event["run"], None)
         if counts is not None:
@@ -54,7 +78,8 @@ class EventQueue:
         while not self.items:
             self._ready.clear()
             await self._ready.wait()
-        return self.items.popleft()
+        item = self.items.popleft()
+        return item.joined() if type(item) is _StdoutRun else item
 
 
 class RunEvents:
@@ -75,9 +100,12 @@ class RunEvents:
         event["run"] = self.run_id
         event["seq"] = self.seq
         self.seq += 1
+        watchers = self.session.watchers
+        if watchers and type(event) is dict and (len(watchers) > 1 or self.own is not None):
+            event = SharedEvent(event)  # several connections send it: encoded once
         if self.own is not None:
             self.own.put(event)
-        for queue in self.session.watchers:
+        for queue in watchers:
             if queue is not self.own:
                 queue.put(event)
 

@@ -11,7 +11,9 @@ OFFLOAD_BYTES = 256 * 1024
 
 
 class BigPayload(dict):
-    """A payload big enough that serializing it belongs off the event loop."""
+    """A payload big enough that serializing it belongs off the event loop (and, sent to several
+    connections, serialized once: ``wire`` keeps the text)."""
+    __slots__ = ("wire",)
 
 
 def _dumps_text(obj):

@@ -45,6 +45,7 @@ class Settings:
     pause_timeout_s: float = 600.0        # a paused debug run without a command this long is cancelled
     ws_max_message_bytes: int = 64 * MiB
     ws_queue_events: int = 1024           # events buffered per WebSocket before coalescing
+    max_watchers: int = 16                # WebSocket connections watching one session (each gets every event)
     ws_ping_interval_s: float = 20.0
     ws_auth_timeout_s: float = 10.0
     json_max_elements: int = 1 << 22      # numbers a JSON answer may hold; past it 413 (ask for base64/binary)

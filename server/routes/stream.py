@@ -16,9 +16,9 @@ from fastapi import APIRouter, WebSocket, WebSocketDisconnect
 from fastapi.responses import JSONResponse
 
 from ..errors import SESSION_NOT_FOUND, ApiError
-from ..events import EventQueue
+from ..events import EventQueue, SharedEvent
 from ..body_parser import PROCESS_BYTES
-from ..json_bodies import dumps_off_loop
+from ..json_bodies import BigPayload, dumps_off_loop
 from ..backends.base import BackendUnavailable, SessionGone
 from ..runs import Cancelled, RunSpec, reply_event
 
@@ -106,6 +106,20 @@ async def _refuse(websocket, code, type_, message):
 _ENCODINGS = ("json", "base64", "binary")
 
 
+async def _wire_text(event):
+    """An event's JSON text; an event shared by several connections is encoded by the first that sends it."""
+    shared = type(event) in (SharedEvent, BigPayload)
+    if shared:
+        try:
+            return event.wire
+        except AttributeError:
+            pass
+    text = await dumps_off_loop(event, text=True)
+    if shared:
+        event.wire = text
+    return text
+
+
 class Connection:
     def __init__(self, websocket, state, session):
         self.ws = websocket
@@ -179,7 +193,11 @@ class Connection:
             if hasattr(self.state.backend, "watch"):
                 if self.cluster_watch is None or self.cluster_watch.done():  # again after a failed watch
                     self.cluster_watch = asyncio.create_task(self._watch_cluster())
-            else:
+            elif self.queue not in self.session.watchers:
+                cap = self.state.settings.max_watchers
+                if len(self.session.watchers) >= cap:
+                    return self._notice("LimitExceeded", f"limit exceeded: max_watchers: this session has {cap} "
+                                                         "watchers already; close one first", limit="max_watchers")
                 self.session.watchers.add(self.queue)
         elif kind == "debug":
             await self._debug(message)
@@ -311,6 +329,6 @@ class Connection:
                 if self.queue.overflowing:
                     await self.ws.close(code=1013)
                     return
-                await self.ws.send_text(await dumps_off_loop(event, text=True))
+                await self.ws.send_text(await _wire_text(event))
         except (WebSocketDisconnect, RuntimeError, ConnectionError):
             pass

@@ -1,0 +1,135 @@
+"""Many watchers that never read cost the engine and other sessions nothing much (attack report S6).
+
+40 WebSocket watchers on the attacker's own session that never read, plus a run printing 3000 lines,
+took another user's /run from ~5 ms to ~1 s median. Each lagging queue merged stdout by copying the
+whole merged text for every line (quadratic, once per watcher), and every event was encoded once per
+connection, all on the event loop. Now merged stdout is kept in pieces and joined once when sent, an
+event several connections send is encoded once, and a session takes at most ``max_watchers``.
+"""
+import contextlib
+import json
+import statistics
+import threading
+import time
+
+import pytest
+from websockets.sync.client import connect
+
+from gradserve.server.events import EventQueue, RunEvents, SharedEvent
+from server_harness import StalledWebSocket
+
+from test_hostile_wire import neighbour  # noqa: F401  (the fixture)
+
+
+def test_stdout_merged_for_a_lagging_reader_keeps_every_line_in_order():
+    queue = EventQueue(4)
+    for i in range(4):
+        queue.put({"type": "node", "run": "r", "seq": i})
+    lines = [f"line {i}\n" for i in range(5000)]
+    for i, line in enumerate(lines):
+        queue.put({"type": "stdout", "run": "r", "seq": 4 + i, "text": line})
+    queue.put({"type": "result", "run": "r", "seq": 9999})
+    import asyncio
+
+    async def drain():
+        return [await queue.get() for _ in range(len(queue))]
+
+    events = asyncio.run(drain())
+    texts = "".join(e["text"] for e in events if e["type"] == "stdout")
+    assert texts == "".join(lines)
+    assert [e["type"] for e in events][-1] == "result"
+    assert len(events) <= 7, [e["type"] for e in events]   # 4 nodes, the first line, the merged rest, result
+
+
+def test_an_event_for_several_connections_is_shared_and_encoded_once(monkeypatch):
+    from gradserve.server.routes import stream
+
+    class Session:
+        watchers = set()
+
+    session = Session()
+    queues = [EventQueue(8) for _ in range(5)]
+    session.watchers.update(queues)
+    RunEvents("r", session).publish({"type": "stdout", "text": "hi"})
+    events = [q.items[0] for q in queues]
+    assert all(e is events[0] for e in events) and type(events[0]) is SharedEvent
+    calls = []
+    real = stream.dumps_off_loop
+
+    async def counting(event, text=False):
+        calls.append(event)
+        return await real(event, text=text)
+
+    monkeypatch.setattr(stream, "dumps_off_loop", counting)
+    import asyncio
+
+    async def send_all():
+        return [await stream._wire_text(e) for e in events]
+
+    texts = asyncio.run(send_all())
+    assert len(set(texts)) == 1 and json.loads(texts[0])["text"] == "hi"
+    assert len(calls) == 1
+
+
+def test_watchers_past_max_watchers_are_refused_with_the_limit(live_server, session, neighbour):
+    url = f"{live_server.ws_url}{session.path}/stream?token={session.token}"
+    with live_server.setting(max_watchers=3), contextlib.ExitStack() as stack:
+        sockets = [stack.enter_context(connect(url)) for _ in range(4)]
+        if True:
+            for ws in sockets:
+                ws.send(json.dumps({"type": "watch"}))
+                ws.send(json.dumps({"type": "ping"}))
+            for ws in sockets[:3]:
+                assert json.loads(ws.recv(timeout=30))["type"] == "pong"
+            refused = json.loads(sockets[3].recv(timeout=30))
+            assert refused["type"] == "error" and refused["error"]["limit"] == "max_watchers", refused
+            sockets[0].close()
+            time.sleep(0.3)
+            sockets[3].send(json.dumps({"type": "watch"}))
+            sockets[3].send(json.dumps({"type": "ping"}))
+            events = [json.loads(sockets[3].recv(timeout=30)) for _ in range(2)]
+            assert events[0]["type"] == "pong", events   # the pong of the first ping
+            assert events[1]["type"] == "pong", events   # watching now: no refusal before this pong
+    neighbour.check()
+
+
+PRINTER = ("x = torch.ones(100, 100, requires_grad=True)\ny = x\nfor i in range(3000):\n    y = y * 1.0001\n"
+           "    print('p' * 300)\ny.sum().backward()")
+
+
+@pytest.mark.slow
+def test_a_neighbours_runs_stay_fast_while_many_watchers_never_read(live_server, http, session, neighbour):
+    """The attack at the cap (max_watchers stalled watchers, a run printing 3000 lines, twice): the
+    neighbour's runs keep being answered, with a median far below the ~1 s the attack caused (loose bound)."""
+    stalled = [StalledWebSocket("127.0.0.1", live_server.settings.port,
+                                f"{session.path}/stream?token={session.token}")
+               for _ in range(live_server.settings.max_watchers)]
+    try:
+        for ws in stalled:
+            ws.send_text('{"type": "watch"}')
+        time.sleep(0.3)
+        latencies, done = [], threading.Event()
+
+        def neighbour_runs():
+            while not done.is_set():
+                started = time.monotonic()
+                neighbour.check()
+                latencies.append(time.monotonic() - started)
+
+        runner = threading.Thread(target=neighbour_runs)
+        runner.start()
+        try:
+            for _ in range(2):
+                r = session.run(PRINTER, outputs=[])
+                assert r.status_code == 200, r.text
+        finally:
+            done.set()
+            runner.join()
+    finally:
+        for ws in stalled:
+            ws.close()
+    print(f"neighbour: {len(latencies)} checks, median {statistics.median(latencies) * 1000:.0f} ms, "
+          f"max {max(latencies) * 1000:.0f} ms")
+    assert len(latencies) >= 5
+    assert statistics.median(latencies) < 0.5, latencies
+    neighbour.check()
