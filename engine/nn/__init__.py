@@ -1,5 +1,5 @@
 """torch.nn: Module and the layers, torch.nn.functional, torch.nn.init and torch.nn.utils."""
-from . import functional, init, utils
+from . import functional, init, parallel, utils
 from .parameter import Parameter, UninitializedParameter
 from .module import Module
 from .container import Sequential, ModuleList, ModuleDict, ParameterList, ParameterDict
@@ -12,6 +12,7 @@ from .sparse import Embedding
 from .normalization import BatchNorm1d, BatchNorm2d, BatchNorm3d, LayerNorm, GroupNorm
 from .instancenorm import InstanceNorm1d, InstanceNorm2d, InstanceNorm3d
 from .pixelshuffle import PixelShuffle, PixelUnshuffle
+from .parallel import DataParallel
 from .upsampling import Upsample, UpsamplingBilinear2d, UpsamplingNearest2d
 from .conv import Conv1d, Conv2d
 from .convtranspose import ConvTranspose1d, ConvTranspose2d

@@ -979,6 +979,11 @@ def set_attr(obj, name, value):
             obj.requires_grad_(bool(value))
         return
     if t is ModuleView:
+        if name in obj._source.settable:
+            if type(value) is not bool:
+                raise PROGRAM_EXCEPTIONS["TypeError"](f"{obj.name}.{name} must be set to True or False")
+            obj._cache[name] = value    # the session's own view: no other session sees it
+            return
         raise _attr_error(obj, name, f"cannot set attribute '{name}' of module '{obj.name}': the engine's "
                                      f"modules are read-only in programs")
     if is_program_class(t) or (isinstance(obj, type) and is_program_class(obj)) or _engine_settable(obj, name):
@@ -1039,12 +1044,13 @@ class ViewSource:
     """How names of one view resolve: the allowlist's names for it, read from its host
     module, child views, and replacements (guarded ops, program-side functions)."""
 
-    def __init__(self, name, module=None, children=None, extra=None, allow=()):
+    def __init__(self, name, module=None, children=None, extra=None, allow=(), settable=()):
         self.name = name
         self.module = module
         self.children = children or {}
         self.extra = extra or {}
         self.allow = frozenset(allow)
+        self.settable = frozenset(settable)   # flags a session sets in its own view (cudnn.benchmark)
 
     def _host_module(self):
         if self.module is None:
@@ -1150,7 +1156,8 @@ def _sources():
                         _TRUSTED_BUILTINS.add(v)
         for name, target in row.replaced.items():
             extra[name] = _Lazy(lambda target=target: _resolve_target(target))
-        sources[key] = ViewSource(key, row.host, children=dict(row.children), extra=extra, allow=row.names)
+        sources[key] = ViewSource(key, row.host, children=dict(row.children), extra=extra, allow=row.names,
+                                  settable=row.settable)
     return sources
 
 

@@ -48,6 +48,7 @@ class Module(NamedTuple):
     names: tuple = ()           # public names programs may read
     children: dict = {}         # attribute -> child module (its key in MODULES)
     replaced: dict = {}         # name -> "module:function" the program gets instead of the host's
+    settable: tuple = ()        # of ``names``, the flags a program may set: in its own session's view only
 
 
 class Type(NamedTuple):
@@ -103,7 +104,7 @@ MODULES = {
     "torch": Module(
         host=_E,
         children={"nn": "torch.nn", "optim": "torch.optim", "autograd": "torch.autograd",
-                  "linalg": "torch.linalg", "utils": "torch.utils"},
+                  "linalg": "torch.linalg", "utils": "torch.utils", "backends": "torch.backends"},
         # NumPy arrays in, as PyTorch takes them (engine/program/stdlib/numpy.py)
         replaced={"from_numpy": _S + ".numpy:torch_from_numpy", "tensor": _S + ".numpy:torch_tensor",
                   "as_tensor": _S + ".numpy:torch_as_tensor"},
@@ -147,7 +148,8 @@ MODULES = {
         )),
     "torch.nn": Module(
         host=_E + ".nn",
-        children={"functional": "torch.nn.functional", "init": "torch.nn.init", "utils": "torch.nn.utils"},
+        children={"functional": "torch.nn.functional", "init": "torch.nn.init", "utils": "torch.nn.utils",
+                  "parallel": "torch.nn.parallel"},
         names=(
             "AdaptiveAvgPool1d", "AdaptiveAvgPool2d", "AvgPool1d", "AvgPool2d", "BCELoss", "BCEWithLogitsLoss",
             "BatchNorm1d", "BatchNorm2d", "BatchNorm3d", "Bilinear", "CELU", "Conv1d", "Conv2d",
@@ -173,6 +175,8 @@ MODULES = {
             "ReplicationPad2d", "ReplicationPad3d", "ZeroPad1d", "ZeroPad2d",
             # resampling
             "Upsample", "UpsamplingBilinear2d", "UpsamplingNearest2d",
+            # one device: the module as it is
+            "DataParallel",
         )),
     "torch.nn.functional": Module(
         host=_E + ".nn.functional",
@@ -196,6 +200,15 @@ MODULES = {
             # resampling
             "interpolate", "upsample", "upsample_bilinear", "upsample_nearest",
         )),
+    "torch.nn.parallel": Module(host=_E + ".nn.parallel", names=("DataParallel", "data_parallel")),
+    # the switches scripts flip: the flags are the session's own, the probes answer "not here"
+    "torch.backends": Module(host=_E + ".backends", children={"cudnn": "torch.backends.cudnn",
+                                                               "mps": "torch.backends.mps"}),
+    "torch.backends.cudnn": Module(
+        host=_E + ".backends.cudnn",
+        names=("allow_tf32", "benchmark", "deterministic", "enabled", "is_available", "version"),
+        settable=("allow_tf32", "benchmark", "deterministic", "enabled")),
+    "torch.backends.mps": Module(host=_E + ".backends.mps", names=("is_available", "is_built")),
     "torch.nn.init": Module(
         host=_E + ".nn.init",
         names=(
@@ -588,6 +601,8 @@ def render():
             out.append(f"  {name}")
         for name in sorted(m.replaced):
             out.append(f"  {name} = {m.replaced[name]}")
+        for name in sorted(m.settable):
+            out.append(f"  {name}: settable in the session")
     out.append("")
     out.append("## types")
     for key in sorted(TYPES):
