@@ -400,7 +400,7 @@ def _stored_init(a):
 
 
 def _capture(glob, name):
-    return _capture_obj(glob[name], name)
+    return _capture_obj(resolve_global(glob, name), name)   # a name or a dotted path (net.layers)
 
 
 def _widen(dtype):
