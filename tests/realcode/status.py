@@ -19,6 +19,19 @@ import harness
 # What a failure message means, whose area fixes it, and a one-line reproducer:
 # (pattern, cause, area, reproducer). The first pattern that matches the verdict wins.
 CAUSES = [
+    (r"no attribute 'backends'", "torch.backends (cudnn.benchmark / cudnn.deterministic, mps.is_available) is missing", "engineapi",
+     "torch.backends.cudnn.deterministic = True; torch.backends.mps.is_available()"),
+    (r"cannot import 'os'|No module named 'os'", "`import os` refused in programs (scripts use it for os.path.join / os.makedirs, or import it unused)",
+     "lead (SPEC decision), then programs", "import os"),
+    (r"to_sparse|sparse_coo_tensor|spmm", "sparse tensors (Tensor.to_sparse, torch.sparse_coo_tensor, torch.spmm, sparse @ dense)", "engineapi",
+     "torch.diag(torch.ones(3)).to_sparse() @ torch.ones(3, 2)"),
+    (r"nn\.parallel", "torch.nn.parallel (imported by DCGAN; data_parallel only taken with several GPUs)", "engineapi (module) + programs (import)",
+     "import torch.nn.parallel"),
+    (r"np\.\w+\(out=", "NumPy ufuncs with out= refused in programs", "programs", "import numpy as np; n = np.ones(5); np.add(n, 1, out=n)"),
+    (r"wall_time", "the interpreter's 30 s wall-time limit stops a run that finishes in-process and over HTTP", "programs (limits)",
+     "(yunjey/deep_residual_network: a ResNet-20-ish CIFAR model, 2 Adam steps on a batch of 100 32x32 images)"),
+    (r"y3: max error .* z3: max error", "torch.matmul(a, b, out=y) / torch.mul(a, b, out=z) ignore out= (the result is returned, y and z are left as they were)",
+     "engineapi", "y = torch.zeros(2, 2); torch.matmul(torch.ones(2, 2), torch.ones(2, 2), out=y); y   # PyTorch: all 2"),
     (r"InternalError", "the server answers 500 (InternalError) for a program-side NumPy array among the outputs", "wire (output walking)",
      "POST /run {\"program\": \"import torch\\na = torch.ones(2).numpy()\", \"outputs\": [\"a\"]}"),
     (r"Expected target size \[64, 10\]", "nn.Dropout2d on a 2-D input returns (N, N, C)", "engineapi/fused (dropout)",
