@@ -27,6 +27,8 @@ CAUSES = [
      "torch.diag(torch.ones(3)).to_sparse() @ torch.ones(3, 2)"),
     (r"nn\.parallel", "torch.nn.parallel (imported by DCGAN; data_parallel only taken with several GPUs)", "engineapi (module) + programs (import)",
      "import torch.nn.parallel"),
+    (r"is_xpu", "Tensor.is_xpu is missing (DCGAN's forward: `if (input.is_cuda or input.is_xpu) and self.ngpu > 1`)", "engineapi",
+     "torch.ones(1).is_xpu   # PyTorch: False"),
     (r"np\.\w+\(out=", "NumPy ufuncs with out= refused in programs", "programs", "import numpy as np; n = np.ones(5); np.add(n, 1, out=n)"),
     (r"wall_time", "the interpreter's 30 s wall-time limit stops a run that finishes in-process and over HTTP", "programs (limits)",
      "(yunjey/deep_residual_network: a ResNet-20-ish CIFAR model, 2 Adam steps on a batch of 100 32x32 images)"),
