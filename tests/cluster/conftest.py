@@ -5,6 +5,7 @@ the cluster uses is 127.0.0.1: ``make test`` runs them under ``unshare --net`` (
 Started anywhere else they are skipped with that reason.
 """
 import importlib.util
+import sys
 
 import pytest
 
@@ -28,6 +29,12 @@ def pytest_collection_modifyitems(config, items):
 def cluster():
     c = RayCluster().start()
     yield c
+    # A test that asked the cluster directly made this process a Ray driver: disconnect it first. Left
+    # connected, it loses the GCS with the cluster and Ray ends this whole process 60 s later, in the
+    # middle of the next module's tests.
+    ray = sys.modules.get("ray")
+    if ray is not None and ray.is_initialized():
+        ray.shutdown()
     c.stop()
 
 
