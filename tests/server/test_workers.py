@@ -98,7 +98,8 @@ def test_run_that_ignores_its_cancel_has_its_process_killed_and_no_other(http, l
     """A C-level loop (one huge matmul, seconds long) cannot see the cancel flag: its process is killed."""
     neighbours = _neighbours(http, 2)
     s = open_session(http)
-    s.ok("a = torch.ones(6000, 6000)", outputs=[])
+    # float64: about 5 s of CPU on one AVX-512 core, far past the 0.5 s the server waits before killing
+    s.ok("a = torch.ones(6000, 6000, dtype=torch.float64)", outputs=[])
     with live_server.limits(wall_time_s=0.2), live_server.setting(cancel_grace_s=0.3):
         t0 = time.monotonic()
         r = s.run("b = a @ a", outputs=[])
@@ -139,7 +140,9 @@ def test_cpu_time_backstop_kills_a_run_the_server_did_not_stop(http, live_server
     monkeypatch.setattr(live_server.backend, "session_config", lambda: {**config(), "cpu_slack_s": 1})
     s = open_session(http)
     pid = _pid(live_server, s)
-    s.ok("a = torch.ones(6000, 6000)", outputs=[])
+    # float64: about 5 s of CPU on one AVX-512 core, well past the 2-3 s backstop (a float32 product of this
+    # size took 2.6 s on a fast core and finished inside the backstop's rounding)
+    s.ok("a = torch.ones(6000, 6000, dtype=torch.float64)", outputs=[])
     with live_server.limits(wall_time_s=0.5), live_server.setting(cancel_grace_s=600):
         r = s.run("b = a @ a", outputs=[])  # one C call: the interpreter's own clock cannot stop it
     assert r.status_code == 410, r.text
