@@ -13,7 +13,7 @@ from ..tensor import Tensor
 from ..ops.creation import empty
 from . import init
 from .conv import _ConvNd
-from .functional import Im2Col, _as_2d, _col2im, _pair, _run, _shape_2d, _xp
+from .functional import Im2Col, _as_2d, _batched_conv_input, _col2im, _pair, _run, _shape_2d, _xp
 from .parameter import Parameter
 
 __all__ = ["ConvTranspose1d", "ConvTranspose2d", "conv_transpose1d", "conv_transpose2d"]
@@ -105,19 +105,9 @@ def _output_padding(input_shape, output_size, stride, padding, kernel, dilation,
 
 
 def _conv_transpose(input, weight, bias, stride, padding, output_padding, groups, dilation, nd, name):
-    expected = nd + 2
     if not isinstance(input, Tensor) or not isinstance(weight, Tensor):
         raise TypeError(f"{name}(): argument 'input' and 'weight' must be Tensor")
-    if input.ndim not in (expected - 1, expected):
-        raise RuntimeError(f"Expected {expected - 1}D (unbatched) or {expected}D (batched) input to {name}, but "
-                           f"got input of size: {list(input.shape)}")
-    unbatched = input.ndim == expected - 1
-    if unbatched:
-        input = input.unsqueeze(0)
-    if weight.ndim != expected:
-        raise RuntimeError(f"Expected {weight.ndim}-dimensional input for {weight.ndim}-dimensional weight "
-                           f"{list(weight.shape)}, but got {input.ndim}-dimensional input of size "
-                           f"{list(input.shape)} instead")
+    input, unbatched = _batched_conv_input(input, weight, nd, name)
     if groups <= 0:
         raise RuntimeError("non-positive groups is not supported")
     if input._data.dtype != weight._data.dtype:

@@ -1119,7 +1119,9 @@ def _group_weight(w4, groups):
     return w4.reshape(groups, w4.shape[0] // groups, -1)
 
 
-def _conv(input, weight, bias, stride, padding, dilation, groups, nd, name):
+def _batched_conv_input(input, weight, nd, name):
+    """A convolution's (or transposed convolution's) input with its batch dim, whether it had one, and
+    PyTorch's errors for an input or weight of the wrong rank."""
     expected = nd + 2
     if input.ndim not in (expected - 1, expected):
         raise RuntimeError(f"Expected {expected - 1}D (unbatched) or {expected}D (batched) input to {name}, but "
@@ -1131,6 +1133,11 @@ def _conv(input, weight, bias, stride, padding, dilation, groups, nd, name):
         raise RuntimeError(f"Expected {weight.ndim}-dimensional input for {weight.ndim}-dimensional weight "
                            f"{list(weight.shape)}, but got {input.ndim}-dimensional input of size "
                            f"{list(input.shape)} instead")
+    return input, unbatched
+
+
+def _conv(input, weight, bias, stride, padding, dilation, groups, nd, name):
+    input, unbatched = _batched_conv_input(input, weight, nd, name)
     c_in = input.shape[1]
     if c_in != weight.shape[1] * groups:
         raise RuntimeError(f"Given groups={groups}, weight of size {list(weight.shape)}, expected input"
