@@ -46,12 +46,13 @@ def _write_out(name, out, result):
     warning when it had elements), takes the result's values, and keeps its own dtype when the
     result casts to it safely."""
     from . import can_cast, no_grad
+    from .nn.functional import _scalar_type_name
     from .tensor import Tensor
     if not isinstance(out, Tensor):
         raise TypeError(f"{name}(): argument 'out' must be Tensor, not {type(out).__name__}")
     if out.dtype != result.dtype and not can_cast(result.dtype, out.dtype):
-        raise RuntimeError(f"result type {_type_name(result.dtype)} can't be cast to the desired output type "
-                           f"{_type_name(out.dtype)}")
+        raise RuntimeError(f"result type {_scalar_type_name(result)} can't be cast to the desired output type "
+                           f"{_scalar_type_name(out)}")
     if out.device != result.device:
         raise RuntimeError(f"Expected out tensor to have device {result.device}, but got {out.device} instead")
     with no_grad():
@@ -66,12 +67,6 @@ def _write_out(name, out, result):
             out.data = result.detach().to(out.dtype)
         else:
             out.copy_(result)
-
-
-def _type_name(dtype):
-    return {"float32": "Float", "float64": "Double", "float16": "Half", "int64": "Long", "int32": "Int",
-            "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool"}.get(str(dtype).split(".")[-1],
-                                                                                 str(dtype))
 
 
 def _with_out(fn):

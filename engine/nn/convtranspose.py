@@ -13,7 +13,8 @@ from ..tensor import Tensor
 from ..ops.creation import empty
 from . import init
 from .conv import _ConvNd
-from .functional import Im2Col, _as_2d, _batched_conv_input, _col2im, _pair, _run, _shape_2d, _xp
+from .functional import (Im2Col, _as_2d, _batched_conv_input, _col2im, _pair, _run, _scalar_type_name, _shape_2d,
+                         _xp)
 from .parameter import Parameter
 
 __all__ = ["ConvTranspose1d", "ConvTranspose2d", "conv_transpose1d", "conv_transpose2d"]
@@ -111,9 +112,8 @@ def _conv_transpose(input, weight, bias, stride, padding, output_padding, groups
     if groups <= 0:
         raise RuntimeError("non-positive groups is not supported")
     if input._data.dtype != weight._data.dtype:
-        names = {"float32": "Float", "float64": "Double", "float16": "Half"}
-        a, b = (str(t.dtype).replace("torch.", "") for t in (input, weight))
-        raise RuntimeError(f"expected scalar type {names.get(a, a)} but found {names.get(b, b)}")
+        raise RuntimeError(f"expected scalar type {_scalar_type_name(input)} but found "
+                           f"{_scalar_type_name(weight)}")
     c_in = input.shape[1]
     if c_in != weight.shape[0]:
         raise RuntimeError(f"Given transposed=1, weight of size {list(weight.shape)}, expected input"
