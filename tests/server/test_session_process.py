@@ -7,7 +7,7 @@ import time
 import psutil
 import pytest
 
-from gradserve.server.session_process import SessionClient, Template, TemplateGone, confine
+from gradserve.server.session_process import GC_THRESHOLD, SessionClient, Template, TemplateGone, confine
 
 pytestmark = pytest.mark.slow
 
@@ -143,3 +143,30 @@ def test_limits_observed_from_inside_a_confined_process():
     assert seen["applied"]["nproc"] == 0 and seen["applied"]["fsize"] == 0
     if os.geteuid() != 0:  # the kernel does not apply RLIMIT_NPROC to root
         assert seen["thread"] == "refused" and seen["fork"] == "refused"
+
+
+def _collector_after_tune():
+    """In a fresh process: the thresholds tune_gc leaves, and whether a reference cycle is still freed
+    by the collector on its own (the allocations past the threshold, no gc.collect call)."""
+    import gc
+    import weakref
+
+    from gradserve.server.session_process import tune_gc
+    tune_gc()
+
+    class Node:
+        pass
+    a, b = Node(), Node()
+    a.other, b.other = b, a
+    alive = weakref.ref(a)
+    del a, b
+    junk = [[] for _ in range(GC_THRESHOLD[0] * 3)]   # enough allocations for a young collection
+    del junk
+    return {"threshold": gc.get_threshold(), "enabled": gc.isenabled(), "cycle_freed": alive() is None}
+
+
+def test_a_session_process_collects_cycles_less_often_but_still_collects_them():
+    with multiprocessing.get_context("spawn").Pool(1) as pool:
+        seen = pool.apply(_collector_after_tune)
+    assert seen["threshold"] == GC_THRESHOLD and GC_THRESHOLD[0] > 700
+    assert seen["enabled"] and seen["cycle_freed"]
