@@ -43,16 +43,53 @@ def _array_bytes(a, seen_arrays):
     return int(a.nbytes)
 
 
+_DICT, _TENSOR, _SEQUENCE, _NODE, _FUNCTION, _BOUND, _DICT_LIKE, _CLASS, _EXCEPTION, _OBJECT = range(10)
+_WALK_KINDS = {}   # type -> how the walk reads its objects (host types only: program classes come and go)
+
+
+def _walk_kind(t):
+    if t is dict:
+        kind = _DICT
+    elif issubclass(t, Tensor):
+        kind = _TENSOR
+    elif t in _SEQUENCES:
+        kind = _SEQUENCE
+    elif issubclass(t, Node):
+        kind = _NODE
+    elif t is Function:
+        kind = _FUNCTION
+    elif t is BoundMethod:
+        kind = _BOUND
+    elif issubclass(t, dict):
+        kind = _DICT_LIKE
+    elif issubclass(t, type):
+        kind = _CLASS
+    elif issubclass(t, BaseException):
+        kind = _EXCEPTION
+    else:
+        kind = _OBJECT
+    if len(_WALK_KINDS) < 4096 and "__gs_program__" not in t.__dict__ and not _has_program_base(t):
+        _WALK_KINDS[t] = kind
+    return kind
+
+
+def _has_program_base(t):
+    return any("__gs_program__" in k.__dict__ for k in t.__mro__)
+
+
 def tensor_bytes(roots):
     """Bytes of the distinct arrays behind every tensor reachable from ``roots``
     (including gradients and the saved tensors of graphs they keep alive)."""
     seen_objs = set()
     seen_arrays = set()
+    see, see_array = seen_objs.add, seen_arrays.add
+    kinds = _WALK_KINDS
     total = 0
     stack = [v for v in roots if type(v) not in _LEAVES]
+    pop, push, extend = stack.pop, stack.append, stack.extend
     budget = _WALK_BUDGET
     while stack and budget > 0:
-        v = stack.pop()
+        v = pop()
         budget -= 1
         t = type(v)
         if t in _LEAVES:
@@ -60,24 +97,43 @@ def tensor_bytes(roots):
         i = id(v)
         if i in seen_objs:
             continue
-        seen_objs.add(i)
-        if t in _SEQUENCES:
-            stack.extend(v)
-        elif t is dict:
+        see(i)
+        kind = kinds.get(t)
+        if kind is None:
+            kind = _walk_kind(t)
+        if kind == _TENSOR:
+            a = v._data
+            if type(a) is _ndarray:
+                b = a.base
+                if b is not None:   # a view: its base array's bytes, counted once
+                    a = b if type(b) is _ndarray and b.base is None else _base(a)
+                ai = id(a)
+                if ai not in seen_arrays:
+                    see_array(ai)
+                    total += a.nbytes
+            else:
+                total += _array_bytes(a, seen_arrays)
+            g = v.grad
+            if g is not None:
+                push(g)
+            g = v.grad_fn
+            if g is not None:
+                push(g)   # a graph kept alive keeps its saved tensors
+        elif kind == _DICT:
             if v:
-                stack.extend(v.values())
+                extend(v.values())
                 if isinstance(next(iter(v)), Tensor):   # optimizer state: keyed by parameter
-                    stack.extend(v)
-        elif isinstance(v, Tensor):
-            total += _array_bytes(v._data, seen_arrays)
-            if v.grad is not None:
-                stack.append(v.grad)
-            if v.grad_fn is not None:
-                stack.append(v.grad_fn)   # a graph kept alive keeps its saved tensors
-        elif isinstance(v, Node):
+                    extend(v)
+        elif kind == _OBJECT:
+            d = getattr(v, "__dict__", None)
+            if type(d) is dict:
+                extend(d.values())
+        elif kind == _SEQUENCE:
+            extend(v)
+        elif kind == _NODE:
             for item in (v.saved or ()):
                 if isinstance(item, Tensor):
-                    stack.append(item)
+                    push(item)
                 elif isinstance(item, SavedOutput):
                     total += _array_bytes(item.data, seen_arrays)
             for item in (getattr(v, "extra", None) or ()):
@@ -85,26 +141,22 @@ def tensor_bytes(roots):
                     total += _array_bytes(item, seen_arrays)
             for n, _ in v.next_functions:
                 if n is not None:
-                    stack.append(n)
-        elif t is Function:
-            stack.extend(v.defaults)
-            stack.extend(v.kwdefaults.values())
-            stack.extend(v.cells)
-        elif t is BoundMethod:
-            stack.append(v.obj)
-        elif isinstance(v, dict):
-            stack.extend(v.values())
-            stack.extend(k for k in v if isinstance(k, Tensor))
-        elif isinstance(v, type):
+                    push(n)
+        elif kind == _FUNCTION:
+            extend(v.defaults)
+            extend(v.kwdefaults.values())
+            extend(v.cells)
+        elif kind == _BOUND:
+            push(v.obj)
+        elif kind == _DICT_LIKE:
+            extend(v.values())
+            extend(k for k in v if isinstance(k, Tensor))
+        elif kind == _CLASS:
             d = v.__dict__
             if "__gs_program__" in d:
-                stack.extend(d.values())
-        elif isinstance(v, BaseException):
-            stack.extend(exception_args(v))
+                extend(d.values())
         else:
-            d = getattr(v, "__dict__", None)
-            if type(d) is dict:
-                stack.extend(d.values())
+            extend(exception_args(v))
     return total
 
 

@@ -163,3 +163,28 @@ def test_nbytes_counts_graphs_kept_alive_by_variables(run_ok):
     assert held >= 4000 + 10 * 4000   # exp keeps its output for backward
     run_ok("del total", ns)
     assert ns.nbytes() == 4000
+
+
+def test_nbytes_walks_program_objects_and_keeps_no_program_class_alive(run_ok):
+    """The walk remembers how to read host types, never program classes (they come and go: a class
+    redefined by a later run is read afresh, and the walk's memory holds none alive)."""
+    from gradserve.engine.program import memory
+    _, ns = run_ok("""
+    class Holder(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.kept = torch.zeros(250)
+            self.fc = nn.Linear(10, 10)
+
+    class Plain:
+        def __init__(self):
+            self.items = {"a": torch.zeros(50, dtype=torch.float64)}
+
+    h = Holder()
+    p = Plain()
+    """)
+    assert ns.nbytes() == 1000 + (100 + 10) * 4 + 400
+    assert type(ns.get("h")) not in memory._WALK_KINDS and type(ns.get("p")) not in memory._WALK_KINDS
+    run_ok("class Plain:\n    def __init__(self):\n        self.t = torch.zeros(10)\np = Plain()", ns)
+    assert ns.nbytes() == 1000 + (100 + 10) * 4 + 40
+    assert type(ns.get("p")) not in memory._WALK_KINDS
