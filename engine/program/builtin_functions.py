@@ -286,6 +286,11 @@ class Builtins:
         r = f(*args, **kwargs) if kwargs else f(*args)
         if _monotonic() - started > SLOW_CALL_S:
             self.rt.check_at = 0   # a long host call: check limits and memory at the next step
+        return self.result(r)
+
+    def result(self, r):
+        """What a host call returned, as the program gets it: a tensor within the element limit,
+        a string within the string limit, anything else through the gate (``access.wrap``)."""
         tr = type(r)
         if tr is Tensor:
             limit = self.rt.elem_limit

@@ -17,7 +17,7 @@ from ..autograd.state import state
 from ..tensor import Tensor
 from . import access, guards, imports, operators
 from .access import CLASS_DUNDERS, get_attr, set_attr, del_attr
-from .builtin_functions import SUPER, UNAVAILABLE, repr_size_check, text
+from .builtin_functions import _GRAD_MODES, SLOW_CALL_S, SUPER, UNAVAILABLE, _monotonic, repr_size_check, text
 from .errors import Abort, PROGRAM_EXCEPTIONS, ProgramBaseException, locate, meta
 from .scopes import CompileError
 from .values import BREAK, CONTINUE, RETURN, BoundMethod, Frame, Function, ProgramIterator
@@ -1190,6 +1190,12 @@ class Compiler:
         fn = self.fname
         if not any(star for _, star in parts):
             closures = [c for c, _ in parts]
+            if len(closures) == 1:
+                a = closures[0]
+                return lambda fr: [a(fr)]
+            if len(closures) == 2:
+                a, b = closures
+                return lambda fr: [a(fr), b(fr)]
             return lambda fr: [c(fr) for c in closures]
 
         def build(fr):
@@ -1268,9 +1274,15 @@ class Compiler:
         fn = self.fname
         st = state
         host = self.bt.call
+        result = self.bt.result
+        rt = self.rt
         if not starred and not kws:
             closures = [c for c, _ in args]
             n = len(closures)
+            # The host branch below is Builtins.call made in place (one Python frame less per call of
+            # an engine module or function): what call intercepts (classes, grad modes) goes to it;
+            # the rest is timed as call times it, and its result goes through result() unless it is
+            # a tensor within the element limit.
             if n == 1:
                 a0 = closures[0]
 
@@ -1284,8 +1296,16 @@ class Compiler:
                             r = f.invoke([x], None)
                         elif tf is BoundMethod:
                             r = f.fn.invoke([f.obj, x], None)
-                        else:
+                        elif tf is type or tf in _GRAD_MODES:
                             r = host(f, [x], None)
+                        else:
+                            started = _monotonic()
+                            r = f(x)
+                            if _monotonic() - started > SLOW_CALL_S:
+                                rt.check_at = 0
+                            if type(r) is not Tensor or (rt.elem_limit is not None
+                                                         and r._data.size > rt.elem_limit):
+                                r = result(r)
                         st.line = line
                         return r
                     except Exception as e:
@@ -1293,6 +1313,37 @@ class Compiler:
                     except Abort as e:
                         raise locate(e, line, col, fn)
                 return call1
+            if n == 2:
+                a0, a1 = closures
+
+                def call2(fr):
+                    f = fc(fr)
+                    try:
+                        x = a0(fr)
+                        y = a1(fr)
+                        st.line = line
+                        tf = type(f)
+                        if tf is Function:
+                            r = f.invoke([x, y], None)
+                        elif tf is BoundMethod:
+                            r = f.fn.invoke([f.obj, x, y], None)
+                        elif tf is type or tf in _GRAD_MODES:
+                            r = host(f, [x, y], None)
+                        else:
+                            started = _monotonic()
+                            r = f(x, y)
+                            if _monotonic() - started > SLOW_CALL_S:
+                                rt.check_at = 0
+                            if type(r) is not Tensor or (rt.elem_limit is not None
+                                                         and r._data.size > rt.elem_limit):
+                                r = result(r)
+                        st.line = line
+                        return r
+                    except Exception as e:
+                        raise locate(e, line, col, fn) from None
+                    except Abort as e:
+                        raise locate(e, line, col, fn)
+                return call2
 
             def calln(fr):
                 f = fc(fr)
@@ -1364,13 +1415,15 @@ class Compiler:
         st = state
         rt = self.rt
         host = self.bt.call
+        result = self.bt.result
         policies = access._POLICIES
         policy_for = access._policy_for
         wrap = rt.wrap
         kw_names = [k for k, _ in kws]
         kw_closures = [c for _, c in kws]
         n = len(closures)
-        a0 = closures[0] if n == 1 else None
+        a0 = closures[0] if n in (1, 2) else None
+        a1 = closures[1] if n == 2 else None
         plain = access.tensor_method_is_plain(attr)   # the allowlist grants it with no guard
 
         def method_call(fr):
@@ -1380,6 +1433,8 @@ class Compiler:
                     a = []
                 elif n == 1:
                     a = [a0(fr)]
+                elif n == 2:
+                    a = [a0(fr), a1(fr)]
                 else:
                     a = [c(fr) for c in closures]
                 kw = {k: c(fr) for k, c in zip(kw_names, kw_closures)} if kw_names else None
@@ -1405,8 +1460,15 @@ class Compiler:
                     r = f.fn.invoke(a, kw)
                 elif tf is Function:
                     r = f.invoke(a, kw)
-                else:
+                elif tf is type or tf in _GRAD_MODES:
                     r = host(f, a, kw)
+                else:   # Builtins.call in place, as in e_Call's call1
+                    started = _monotonic()
+                    r = f(*a, **kw) if kw else f(*a)
+                    if _monotonic() - started > SLOW_CALL_S:
+                        rt.check_at = 0
+                    if type(r) is not Tensor or (rt.elem_limit is not None and r._data.size > rt.elem_limit):
+                        r = result(r)
                 st.line = line
                 return r
             except Exception as e:
