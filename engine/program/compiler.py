@@ -12,11 +12,12 @@ its position; expressions that can fail locate errors at their own position
 RETURN (the value in ``frame.ret``).
 """
 import ast
+import operator
 
 from ..autograd.state import state
 from ..tensor import Tensor
 from . import access, guards, imports, operators
-from .access import CLASS_DUNDERS, get_attr, set_attr, del_attr
+from .access import CLASS_DUNDERS, ModuleView, get_attr, set_attr, del_attr
 from .builtin_functions import _GRAD_MODES, SLOW_CALL_S, SUPER, UNAVAILABLE, _monotonic, repr_size_check, text
 from .errors import Abort, PROGRAM_EXCEPTIONS, ProgramBaseException, locate, meta
 from .scopes import CompileError
@@ -37,6 +38,11 @@ if hasattr(ast, "TryStar"):
     _UNSUPPORTED[ast.TryStar] = "except*"
 
 _CLASS_BODY_NAMES = frozenset(("__module__", "__qualname__", "__doc__", "__annotations__"))
+
+# comparisons two plain numbers make directly (operators.COMPARE adds only tensor checks to these)
+_NUMBERS = frozenset((int, float, bool))
+_NUMERIC_COMPARE = {"Eq": operator.eq, "NotEq": operator.ne, "Lt": operator.lt, "LtE": operator.le,
+                    "Gt": operator.gt, "GtE": operator.ge}
 
 
 def _pos(node):
@@ -631,9 +637,34 @@ class Compiler:
 
     # ------------------------------------------------------------------ control flow
     def _truth(self, node):
-        test = self.expr(node)
         line, col = _pos(node)
         fn = self.fname
+        if type(node) is ast.Compare and len(node.ops) == 1 and type(node.ops[0]).__name__ in _NUMERIC_COMPARE:
+            # a condition that is one comparison: compared and tested in one closure
+            left = self.expr(node.left)
+            right = self.expr(node.comparators[0])
+            name = type(node.ops[0]).__name__
+            op, raw = operators.COMPARE[name], _NUMERIC_COMPARE[name]
+            numbers = _NUMBERS
+
+            def compare_truth(fr):
+                a = left(fr)
+                b = right(fr)
+                try:
+                    if type(a) in numbers and type(b) in numbers:
+                        return raw(a, b)
+                    v = op(a, b)
+                    if v is True:
+                        return True
+                    if v is False:
+                        return False
+                    return bool(v)
+                except Exception as e:
+                    raise locate(e, line, col, fn) from None
+                except Abort as e:
+                    raise locate(e, line, col, fn)
+            return compare_truth
+        test = self.expr(node)
 
         def truth(fr):
             v = test(fr)
@@ -1032,12 +1063,36 @@ class Compiler:
 
     def e_Subscript(self, node):
         obj = self.expr(node.value)
-        index = self.expr(node.slice)
         line, col = _pos(node)
         fn = self.fname
         check = guards.check_getitem
         wrap = self.rt.wrap
         plain = (list, tuple, dict, str, range)
+        if type(node.slice) is ast.Slice:
+            # x[a:b]: the slice is built here (no closure of its own); a slice needs no index
+            # check on a tensor (a view, never more elements)
+            sl = node.slice
+            lo = self.expr(sl.lower) if sl.lower is not None else None
+            hi = self.expr(sl.upper) if sl.upper is not None else None
+            st = self.expr(sl.step) if sl.step is not None else None
+
+            def load_slice(fr):
+                o = obj(fr)
+                i = slice(lo(fr) if lo is not None else None, hi(fr) if hi is not None else None,
+                          st(fr) if st is not None else None)
+                try:
+                    to = type(o)
+                    if to is Tensor or to in plain:
+                        return o[i]
+                    if isinstance(o, Tensor):
+                        check(o, i)
+                    return wrap(o[i])
+                except Exception as e:
+                    raise locate(e, line, col, fn) from None
+                except Abort as e:
+                    raise locate(e, line, col, fn)
+            return load_slice
+        index = self.expr(node.slice)
 
         def load(fr):
             o = obj(fr)
@@ -1135,11 +1190,15 @@ class Compiler:
         fn = self.fname
         if len(ops) == 1:
             op, right = ops[0], rights[0]
+            raw = _NUMERIC_COMPARE.get(type(node.ops[0]).__name__, op)
+            numbers = _NUMBERS
 
             def compare(fr):
                 a = left(fr)
                 b = right(fr)
                 try:
+                    if type(a) in numbers and type(b) in numbers:
+                        return raw(a, b)
                     return op(a, b)
                 except Exception as e:
                     raise locate(e, line, col, fn) from None
@@ -1450,10 +1509,15 @@ class Compiler:
                         return r
                     return wrap(r)
                 t = type(o)
-                policy = policies.get(t)
-                if policy is None:
-                    policy = policy_for(t)
-                f = policy(o, attr)
+                if t is ModuleView:   # torch.cat(...): the view's own cache of what its policy granted
+                    f = o._cache.get(attr, o)
+                    if f is o:
+                        f = o.get(attr)
+                else:
+                    policy = policies.get(t)
+                    if policy is None:
+                        policy = policy_for(t)
+                    f = policy(o, attr)
                 tf = type(f)
                 if tf is BoundMethod:
                     a.insert(0, f.obj)

@@ -1,0 +1,100 @@
+"""The compiler's fast paths give what the general paths give: a condition that is one comparison
+(compared and tested in one closure; plain numbers compared directly), slice subscripts built in
+place, and calls of a module view's functions (torch.cat) read from the view's cache."""
+import operator
+
+import pytest
+
+from gradserve.engine.program import Limits, Namespace, run
+
+
+def _values(source, names, limits=None):
+    ns = Namespace()
+    out = run(source, ns, limits)
+    assert out.ok, out.error.to_dict()
+    return [ns.get(n) for n in names]
+
+
+NUMBERS = [0, 1, -2, 2.5, float("nan"), float("inf"), True, False, 10**30]
+
+
+@pytest.mark.parametrize("op", ["==", "!=", "<", "<=", ">", ">="])
+def test_comparisons_of_plain_numbers_as_python_makes_them(op):
+    pairs = [(a, b) for a in NUMBERS for b in NUMBERS]
+    source = f"pairs = {pairs!r}".replace("nan", "float('nan')").replace("inf", "float('inf')")
+    source += f"""
+value = [a {op} b for a, b in pairs]
+branch = [1 if a {op} b else 0 for a, b in pairs]
+taken = []
+for a, b in pairs:
+    if a {op} b:
+        taken.append(1)
+    else:
+        taken.append(0)
+looped = []
+for a, b in pairs:
+    n = 0
+    while a {op} b and n < 1:
+        n += 1
+    looped.append(n)
+"""
+    value, branch, taken, looped = _values(source, ["value", "branch", "taken", "looped"])
+    host = {"==": operator.eq, "!=": operator.ne, "<": operator.lt, "<=": operator.le, ">": operator.gt,
+            ">=": operator.ge}[op]
+    expect = [int(host(a, b)) for a, b in pairs]
+    assert [int(v) for v in value] == expect
+    assert branch == expect and taken == expect and looped == expect
+
+
+def test_a_condition_on_a_tensor_comparison_tests_it_as_python_would():
+    y, z = _values("x = torch.tensor([3.0])\ny = 1 if x > 2 else 0\nz = 1 if x.sum() < 2 else 0\n", ["y", "z"])
+    assert (y, z) == (1, 0)
+    for source, col in (("x = torch.ones(3)\nif x > 0:\n    y = 1\n", 4),
+                        ("x = torch.ones(3)\ny = 1 if x > 0 else 2\n", 10),
+                        ("x = torch.ones(3)\nwhile x == 1:\n    break\n", 7)):
+        out = run(source, Namespace())
+        assert not out.ok and out.error.type == "RuntimeError" and "ambiguous" in out.error.message
+        assert (out.error.line, out.error.col) == (2, col)
+
+
+def test_a_comparison_in_a_condition_keeps_the_broadcast_guard():
+    out = run("a = torch.ones(4096, 1)\nb = torch.ones(1, 4096)\nif a < b:\n    pass\n", Namespace(),
+              Limits(tensor_elements=1 << 20))
+    assert not out.ok and out.error.limit == "tensor_elements" and out.error.line == 3
+
+
+def test_slice_subscripts_on_every_kind_of_sequence():
+    source = """
+seq = [0, 1, 2, 3, 4, 5]
+t = torch.arange(6)
+p = nn.Parameter(torch.arange(6.0))
+class Box:
+    def __getitem__(self, i):
+        return [i.start, i.stop, i.step]
+n = 2
+a = seq[1:n]
+b = seq[::2]
+c = seq[n:]
+d = "abcdef"[:n]
+e = t[1:5:2].tolist()
+f = p[:n].tolist()
+g = Box()[1:n:3]
+h = (1, 2, 3)[-2:]
+r = range(10)[n:4]
+"""
+    got = _values(source, ["a", "b", "c", "d", "e", "f", "g", "h", "r"])
+    assert got == [[1], [0, 2, 4], [2, 3, 4, 5], "ab", [1, 3], [0.0, 1.0], [1, 2, 3], (2, 3), range(2, 4)]
+
+
+def test_a_slice_subscript_error_is_located_at_the_subscript():
+    out = run("x = 5\ny = 1\nz = y + x[1:2]\n", Namespace())
+    assert not out.ok and out.error.type == "TypeError" and (out.error.line, out.error.col) == (3, 9)
+
+
+def test_module_view_functions_called_as_methods():
+    c, s, m = _values("c = torch.cat([torch.ones(2), torch.zeros(1)], 0).tolist()\n"
+                      "s = torch.stack([torch.ones(2), torch.ones(2)]).shape[0]\n"
+                      "m = math.floor(2.5)\n", ["c", "s", "m"])
+    assert (c, s, m) == ([1.0, 1.0, 0.0], 2, 2)
+    out = run("torch.no_such_function(1)\n", Namespace())
+    assert not out.ok and out.error.type == "AttributeError" and "no_such_function" in out.error.message
