@@ -43,6 +43,15 @@ FREED_MESSAGE = (
     "tensors after calling backward.")
 
 
+def _edge(x):
+    """The edge an op's input gives its node: to its grad_fn, to its leaf's accumulator, or none."""
+    if not isinstance(x, Tensor):
+        return _ARGUMENT_EDGE
+    if not x.requires_grad:
+        return _NO_EDGE
+    return (x.grad_fn if x.grad_fn is not None else x._grad_accumulator(), 0)
+
+
 def _on_one_device(inputs):
     """PyTorch's rule for an op given tensors on two devices: a CPU tensor of no dimensions is a
     scalar and goes where the others are (differentiably); any other CPU tensor is an error."""
@@ -209,11 +218,14 @@ class Op(Node):
     def apply(cls, *inputs, **params):
         """Runs ``forward`` on the inputs' arrays and, when any input requires grad under
         grad mode, records the node: its edges, what it saves, and their versions."""
+        st = state
+        record = st.grad_enabled and cls.differentiable
         node = _new(cls)
         node.extra = ()
-        tracked = False
+        tracked = partial = False   # some input requires grad / some input gets no gradient
         host = elsewhere = False
         arrays = []
+        edges = []       # built in the same scan, used when the node is recorded
         for x in inputs:
             if isinstance(x, Tensor):
                 a = x._data
@@ -224,33 +236,28 @@ class Op(Node):
                     elsewhere = True
                 if x.requires_grad:
                     tracked = True
+                    if record:
+                        fn = x.grad_fn
+                        edges.append((fn if fn is not None else x._grad_accumulator(), 0))
+                    continue
+                edges.append(_NO_EDGE)
             else:
                 arrays.append(x)
+                edges.append(_ARGUMENT_EDGE)
+            partial = True
         if host and elsewhere:
             inputs = _on_one_device(inputs)
             arrays = [x._data if isinstance(x, Tensor) else x for x in inputs]
+            edges = [_edge(x) for x in inputs]
         data = node.forward(*arrays, **params)
         if type(data) is not _ndarray and isinstance(data, _np_generic):
             data = np.asarray(data)
-        st = state
-        if not (tracked and st.grad_enabled and cls.differentiable):
+        if not (tracked and record):
             if st.value_check is None:
                 return _make(data, False, None)
             out = _make(data, False, None)
             st.value_check(node, out, inputs)
             return out
-        edges = []
-        partial = False     # some input gets no gradient
-        for x in inputs:
-            if isinstance(x, Tensor):
-                if x.requires_grad:
-                    fn = x.grad_fn
-                    edges.append((fn, 0) if fn is not None else (x._grad_accumulator(), 0))
-                    continue
-                edges.append(_NO_EDGE)
-            else:
-                edges.append(_ARGUMENT_EDGE)
-            partial = True
         node.next_functions = tuple(edges)
         node.seq = next(_sequence)
         node.shape = data.shape

@@ -127,6 +127,8 @@ class Add(Op):
     op = "add"
 
     def forward(self, a, b):
+        if type(a) is type(b) is _ndarray and a.dtype is b.dtype:
+            return a + b
         a, b = _coerce(a, b)
         return a + b
 
@@ -139,7 +141,8 @@ class Sub(Op):
     op = "sub"
 
     def forward(self, a, b):
-        if type(a) is type(b) is _ndarray and a.dtype is b.dtype and a.dtype.kind != "b":
+        if type(a) is _ndarray and (type(b) is _ndarray and a.dtype is b.dtype and a.dtype.kind != "b"
+                                    or type(b) is _float and a.dtype.kind == "f"):
             return a - b
         if _is_bool(a) and _is_bool(b):
             raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not supported. "
@@ -167,6 +170,8 @@ class Mul(Op):
     grad_needs = ((1,), (0,))
 
     def forward(self, a, b):
+        if type(a) is type(b) is _ndarray and a.dtype is b.dtype:
+            return a * b
         a, b = _coerce(a, b)
         return a * b
 
