@@ -1,0 +1,134 @@
+"""Intra-op parallelism: the engine's share of ``torch.set_num_threads``.
+
+NumPy runs every array operation on the calling thread, and BLAS threads a matrix
+product only when it is large. PyTorch splits a convolution's batch (and any big
+elementwise op) over its intra-op threads. ``split`` does the same for the array
+kernels that are worth it: the work over ``range(n)`` is cut into one contiguous
+part per thread, the parts run at once (NumPy releases the GIL inside its loops and
+BLAS calls), and the caller's thread runs the last part itself.
+
+The thread count follows the BLAS's own (threadpoolctl) unless ``set_num_threads``
+says otherwise; one thread means no pool at all. A process that cannot start
+threads (a session process confined with ``RLIMIT_NPROC``) runs every part on the
+caller's thread.
+"""
+import os
+import threading
+from concurrent.futures import ThreadPoolExecutor
+
+__all__ = ["get_num_threads", "set_num_threads", "use_threads", "bounds", "batch_cuts", "run", "split"]
+
+_lock = threading.Lock()
+_threads = None      # None: not decided yet (the BLAS's count, on first use)
+_pool = None         # ThreadPoolExecutor of _threads - 1 workers, started on first use
+_pool_failed = False
+
+
+def _blas_threads():
+    try:
+        from threadpoolctl import threadpool_info
+        counts = [p["num_threads"] for p in threadpool_info() if p.get("user_api") == "blas"]
+        if counts:
+            return max(1, counts[0])
+    except Exception:  # threadpoolctl missing, or a BLAS it cannot read
+        pass
+    return 1
+
+
+def get_num_threads():
+    """The threads one op may use (PyTorch's intra-op thread count)."""
+    global _threads
+    if _threads is None:
+        with _lock:
+            if _threads is None:
+                _threads = _blas_threads()
+    return _threads
+
+
+def set_num_threads(n):
+    """Sets the engine's intra-op threads, and the BLAS's where threadpoolctl can."""
+    use_threads(n)
+    try:
+        from threadpoolctl import threadpool_limits
+        threadpool_limits(int(n), user_api="blas")
+    except Exception:  # threadpoolctl missing: BLAS keeps its own count
+        pass
+
+
+def use_threads(n):
+    """Sets the engine's intra-op threads (not the BLAS's) and starts their pool now, while the
+    process may still start threads."""
+    global _threads, _pool
+    n = int(n)
+    if n < 1:
+        raise RuntimeError("set_num_threads expects a positive integer")
+    with _lock:
+        if n != _threads and _pool is not None:
+            _pool.shutdown(wait=False)
+            _pool = None
+        _threads = n
+    if n > 1:
+        _get_pool(n - 1)
+
+
+def _get_pool(workers):
+    global _pool, _pool_failed
+    with _lock:
+        if _pool is None and not _pool_failed:
+            try:
+                pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="gradserve-intraop")
+                pool.submit(int).result()   # starts a thread now, so a confined process fails here
+                _pool = pool
+            except RuntimeError:     # "can't start new thread"
+                _pool_failed = True
+        return _pool
+
+
+def bounds(n, most=None):
+    """Where ``run`` cuts ``range(n)``: one contiguous part per thread, fewer when n (or ``most``)
+    is smaller."""
+    k = max(1, min(n, get_num_threads(), n if most is None else most))
+    return tuple(n * i // k for i in range(k + 1))
+
+
+# the least work (array elements) worth a part of its own: below it a thread's hand-off
+# (tens of microseconds) costs more than it saves
+MIN_PART_ELEMENTS = 1 << 15
+
+
+def batch_cuts(n, per_item):
+    """``bounds`` for n items of ``per_item`` elements of work each: one part per thread, fewer
+    when a part would have less than MIN_PART_ELEMENTS."""
+    return bounds(n, most=n * per_item // MIN_PART_ELEMENTS)
+
+
+def run(cuts, fn):
+    """Runs ``fn(start, stop)`` for each part between consecutive ``cuts``, at once; returns their
+    results in order. The caller's thread runs the last part; one part runs inline."""
+    k = len(cuts) - 1
+    pool = _get_pool(k - 1) if k > 1 else None
+    if pool is None:
+        return [fn(cuts[i], cuts[i + 1]) for i in range(k)]
+    futures = [pool.submit(fn, cuts[i], cuts[i + 1]) for i in range(k - 1)]
+    try:
+        last = fn(cuts[k - 1], cuts[k])
+    finally:
+        for f in futures:    # every part has finished before anything returns or raises
+            f.exception()
+    return [f.result() for f in futures] + [last]
+
+
+def split(n, fn):
+    """``run`` over ``bounds(n)``."""
+    return run(bounds(n), fn)
+
+
+def _after_fork():
+    """A forked child has none of its parent's pool threads."""
+    global _pool, _lock
+    _pool = None
+    _lock = threading.Lock()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_after_fork)
