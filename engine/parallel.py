@@ -14,14 +14,14 @@ caller's thread.
 """
 import os
 import threading
-from concurrent.futures import ThreadPoolExecutor
 
 __all__ = ["get_num_threads", "set_num_threads", "use_threads", "bounds", "batch_cuts", "run", "split"]
 
 _lock = threading.Lock()
 _threads = None      # None: not decided yet (the BLAS's count, on first use)
-_pool = None         # ThreadPoolExecutor of _threads - 1 workers, started on first use
+_pool = None         # _threads - 1 _Worker threads, started on first use
 _pool_failed = False
+_run_lock = threading.Lock()   # one run at a time uses the workers
 
 
 def _blas_threads():
@@ -64,22 +64,72 @@ def use_threads(n):
         raise RuntimeError("set_num_threads expects a positive integer")
     with _lock:
         if n != _threads and _pool is not None:
-            _pool.shutdown(wait=False)
+            _shutdown(_pool)
             _pool = None
         _threads = n
     if n > 1:
         _get_pool(n - 1)
 
 
+class _Worker:
+    """A thread that runs one part at a time, handed over through two locks (a futex wake each
+    way: a fraction of what a future and its condition variable cost)."""
+
+    def __init__(self):
+        self._go = threading.Lock()
+        self._done = threading.Lock()
+        self._go.acquire()
+        self._done.acquire()
+        self._job = self._result = self._error = None
+        self._stop = False
+        self.thread = threading.Thread(target=self._serve, name="gradserve-intraop", daemon=True)
+        self.thread.start()
+
+    def _serve(self):
+        while True:
+            self._go.acquire()
+            if self._stop:
+                return
+            fn, lo, hi = self._job
+            try:
+                self._result = fn(lo, hi)
+            except BaseException as e:  # handed to the caller, raised there
+                self._error = e
+            self._job = None
+            self._done.release()
+
+    def start(self, fn, lo, hi):
+        self._job = (fn, lo, hi)
+        self._go.release()
+
+    def wait(self):
+        """(result, exception) of the part, after it has finished."""
+        self._done.acquire()
+        result, error = self._result, self._error
+        self._result = self._error = None
+        return result, error
+
+    def stop(self):
+        self._stop = True
+        self._go.release()
+
+
+def _shutdown(pool):
+    for worker in pool:
+        worker.stop()
+
+
 def _get_pool(workers):
     global _pool, _pool_failed
     with _lock:
         if _pool is None and not _pool_failed:
+            pool = []
             try:
-                pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="gradserve-intraop")
-                pool.submit(int).result()   # starts a thread now, so a confined process fails here
+                for _ in range(workers):
+                    pool.append(_Worker())
                 _pool = pool
-            except RuntimeError:     # "can't start new thread"
+            except RuntimeError:     # "can't start new thread": a confined process
+                _shutdown(pool)
                 _pool_failed = True
         return _pool
 
@@ -107,15 +157,23 @@ def run(cuts, fn):
     results in order. The caller's thread runs the last part; one part runs inline."""
     k = len(cuts) - 1
     pool = _get_pool(k - 1) if k > 1 else None
-    if pool is None:
+    if pool is None or len(pool) < k - 1 or not _run_lock.acquire(blocking=False):
+        # one part, no threads, or the workers busy (a part that itself splits): inline
         return [fn(cuts[i], cuts[i + 1]) for i in range(k)]
-    futures = [pool.submit(fn, cuts[i], cuts[i + 1]) for i in range(k - 1)]
     try:
-        last = fn(cuts[k - 1], cuts[k])
+        workers = pool[:k - 1]
+        for i, worker in enumerate(workers):
+            worker.start(fn, cuts[i], cuts[i + 1])
+        try:
+            last = fn(cuts[k - 1], cuts[k])
+        finally:
+            results = [worker.wait() for worker in workers]   # every part has finished
     finally:
-        for f in futures:    # every part has finished before anything returns or raises
-            f.exception()
-    return [f.result() for f in futures] + [last]
+        _run_lock.release()
+    for _, error in results:
+        if error is not None:
+            raise error
+    return [result for result, _ in results] + [last]
 
 
 def split(n, fn):
@@ -125,9 +183,10 @@ def split(n, fn):
 
 def _after_fork():
     """A forked child has none of its parent's pool threads."""
-    global _pool, _lock
+    global _pool, _lock, _run_lock
     _pool = None
     _lock = threading.Lock()
+    _run_lock = threading.Lock()
 
 
 if hasattr(os, "register_at_fork"):

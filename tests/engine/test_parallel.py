@@ -68,7 +68,7 @@ def test_a_process_that_cannot_start_threads_runs_the_parts_inline(threads, monk
         raise RuntimeError("can't start new thread")
 
     parallel.use_threads(1)                       # drops any running pool
-    monkeypatch.setattr(parallel, "ThreadPoolExecutor", refuse)
+    monkeypatch.setattr(parallel, "_Worker", refuse)
     monkeypatch.setattr(parallel, "_pool_failed", False)
     threads(2)
     callers = set()
