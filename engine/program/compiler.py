@@ -41,6 +41,9 @@ _CLASS_BODY_NAMES = frozenset(("__module__", "__qualname__", "__doc__", "__annot
 
 # comparisons two plain numbers make directly (operators.COMPARE adds only tensor checks to these)
 _NUMBERS = frozenset((int, float, bool))
+# operators whose tensor branch (in operators.py) is _check_operands and then the operator itself
+_TENSOR_BINARY = {"Add": operator.add, "Sub": operator.sub, "Mult": operator.mul, "Div": operator.truediv,
+                  "FloorDiv": operator.floordiv, "Mod": operator.mod, "Pow": operator.pow}
 _NUMERIC_COMPARE = {"Eq": operator.eq, "NotEq": operator.ne, "Lt": operator.lt, "LtE": operator.le,
                     "Gt": operator.gt, "GtE": operator.ge}
 
@@ -755,13 +758,19 @@ class Compiler:
         rt = self.rt
         iterate = self.bt.iterate
         single = body[0] if len(body) == 1 else None
+        local = (node.target.id if type(node.target) is ast.Name and self.scope.resolve(node.target.id)[0] == "local"
+                 else None)   # for i in ...: the loop variable stored here, not through a closure
 
         def for_(fr):
+            names = fr.vars
             for item in iterate(seq(fr)):
                 rt.steps += 1
                 if rt.steps >= rt.check_at:
                     rt.check()
-                store(fr, item)
+                if local is not None:
+                    names[local] = item
+                else:
+                    store(fr, item)
                 if single is not None:
                     r = single(fr)
                     if r is None:
@@ -1132,6 +1141,30 @@ class Compiler:
         line, col = _pos(node)
         fn = self.fname
         rt = self.rt
+        raw = _TENSOR_BINARY.get(type(node.op).__name__)
+        if raw is not None:
+            # a tensor with a tensor of its own shape, or with a number: operators' checks have nothing
+            # to check (no broadcast, no nesting), so the operator is applied here
+            def tensor_binop(fr):
+                a = left(fr)
+                b = right(fr)
+                try:
+                    if type(a) is Tensor:
+                        tb = type(b)
+                        if (tb is Tensor and a._data.shape == b._data.shape) or tb is float or tb is int:
+                            r = raw(a, b)
+                        else:
+                            r = op(a, b)
+                    else:
+                        r = op(a, b)
+                    if type(r) is Tensor and r._data.size > _LARGE:
+                        rt.check_at = 0   # a large result: check memory at the next step
+                    return r
+                except Exception as e:
+                    raise locate(e, line, col, fn) from None
+                except Abort as e:
+                    raise locate(e, line, col, fn)
+            return tensor_binop
 
         def binop(fr):
             a = left(fr)

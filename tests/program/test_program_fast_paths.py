@@ -3,6 +3,7 @@
 place, and calls of a module view's functions (torch.cat) read from the view's cache."""
 import operator
 
+import numpy as np
 import pytest
 
 from gradserve.engine.program import Limits, Namespace, run
@@ -98,3 +99,56 @@ def test_module_view_functions_called_as_methods():
     assert (c, s, m) == ([1.0, 1.0, 0.0], 2, 2)
     out = run("torch.no_such_function(1)\n", Namespace())
     assert not out.ok and out.error.type == "AttributeError" and "no_such_function" in out.error.message
+
+
+@pytest.mark.parametrize("op", ["+", "-", "*", "/", "//", "%", "**"])
+def test_tensor_operators_with_tensors_of_their_shape_and_with_numbers(op):
+    source = f"""
+a = torch.tensor([[1.5, -2.0, 3.0], [4.0, 5.5, -6.0]])
+b = torch.tensor([[2.0, 3.0, -1.5], [1.0, -2.0, 4.0]])
+same = (a {op} b).tolist()
+number = (a {op} 2).tolist()
+fraction = (a {op} 0.5).tolist()
+row = (a {op} b[0]).tolist()
+"""
+    same, number, fraction, row = _values(source, ["same", "number", "fraction", "row"])
+    host = {"+": np.add, "-": np.subtract, "*": np.multiply, "/": np.true_divide, "//": np.floor_divide,
+            "%": np.mod, "**": np.power}[op]
+    a = np.array([[1.5, -2.0, 3.0], [4.0, 5.5, -6.0]], dtype=np.float32)
+    b = np.array([[2.0, 3.0, -1.5], [1.0, -2.0, 4.0]], dtype=np.float32)
+    with np.errstate(all="ignore"):   # negative ** 0.5 is nan, as in the program
+        expect = [host(a, b), host(a, np.float32(2)), host(a, np.float32(0.5)), host(a, b[0])]
+    for got, want in zip((same, number, fraction, row), expect):
+        np.testing.assert_allclose(got, want, rtol=1e-6)
+
+
+def test_tensor_operators_keep_the_broadcast_guard_and_locate_errors():
+    out = run("a = torch.ones(4096, 1)\nb = torch.ones(1, 4096)\nc = a * b\n", Namespace(),
+              Limits(tensor_elements=1 << 20))
+    assert not out.ok and out.error.limit == "tensor_elements" and out.error.line == 3
+    out = run("a = torch.ones(3)\nb = torch.ones(4)\nc = 1 + (a + b)\n", Namespace())
+    assert not out.ok and out.error.type == "RuntimeError" and (out.error.line, out.error.col) == (3, 10)
+
+
+def test_loop_variables_in_functions_at_top_level_and_in_targets():
+    source = """
+def f(n):
+    total = 0
+    for i in range(n):
+        total = total + i
+    seen = []
+    for i, (j, k) in enumerate([(1, 2), (3, 4)]):
+        seen.append(i + j + k)
+    return total, i, seen
+
+class Box:
+    pass
+box = Box()
+got = f(5)
+for top in range(3):
+    pass
+for box.last in range(4):
+    pass
+"""
+    got, top, box = _values(source, ["got", "top", "box"])
+    assert got == (10, 1, [3, 8]) and top == 2 and box.last == 3
