@@ -15,7 +15,9 @@ caller's thread.
 import os
 import threading
 
-__all__ = ["get_num_threads", "set_num_threads", "use_threads", "bounds", "batch_cuts", "run", "split"]
+import numpy as np
+
+__all__ = ["get_num_threads", "set_num_threads", "use_threads", "bounds", "batch_cuts", "run", "split", "elementwise"]
 
 _lock = threading.Lock()
 _threads = None      # None: not decided yet (the BLAS's count, on first use)
@@ -179,6 +181,24 @@ def run(cuts, fn):
 def split(n, fn):
     """``run`` over ``bounds(n)``."""
     return run(bounds(n), fn)
+
+
+def elementwise(fn, out, *arrays):
+    """``fn(out, *arrays)`` for an elementwise kernel writing into ``out``: over parts of the
+    flattened arrays, one per thread, when they are NumPy arrays of out's shape, C-contiguous and
+    big enough; else in one call. (The kernel must be elementwise: each part sees only its own
+    slice.)"""
+    n = out.size
+    if n >= 2 * MIN_PART_ELEMENTS and get_num_threads() > 1 and type(out) is np.ndarray \
+            and out.flags.c_contiguous and all(type(a) is np.ndarray and a.shape == out.shape
+                                               and a.flags.c_contiguous for a in arrays):
+        flat_out = out.reshape(-1)
+        flat = [a.reshape(-1) for a in arrays]
+        run(bounds(n, most=n // MIN_PART_ELEMENTS),
+            lambda lo, hi: fn(flat_out[lo:hi], *[a[lo:hi] for a in flat]))
+    else:
+        fn(out, *arrays)
+    return out
 
 
 def _after_fork():

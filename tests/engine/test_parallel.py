@@ -177,3 +177,52 @@ def test_max_pool_cut_over_threads_gradcheck(threads, name, kw):
 def test_max_pool_cut_over_threads_against_torch(threads, name, kw):
     threads(2)
     compare_with_torch(lambda T, x: T.nn.functional.max_pool2d(x, **kw), [(4, 3, 7, 7)])
+
+
+# ------------------------------------------------------------------ elementwise kernels
+def test_elementwise_cuts_contiguous_arrays_and_leaves_others_whole(threads):
+    threads(2)
+    calls = []
+
+    def kernel(out, a):
+        calls.append(out.size)
+        np.negative(a, out=out)
+
+    a = np.arange(12.0).reshape(3, 4)
+    np.testing.assert_array_equal(parallel.elementwise(kernel, np.empty_like(a), a), -a)
+    assert sorted(calls) == [6, 6]
+    calls.clear()
+    b = a.T                                       # not C-contiguous: one call over the whole
+    np.testing.assert_array_equal(parallel.elementwise(kernel, np.empty_like(b), b), -b)
+    assert calls == [12]
+
+
+def test_relu_cut_over_threads_equals_one_part_and_gradchecks(threads):
+    a = np.random.default_rng(11).standard_normal((6, 7)).astype(np.float32)
+    a[0, :3] = 0.0                                 # relu'(0) = 0 in every part
+    results = []
+    for n in (1, 2):
+        threads(n)
+        x = gs.tensor(a, requires_grad=True)
+        y = gs.relu(x)
+        y.backward(gs.tensor(np.linspace(-1, 1, 42, dtype=np.float32).reshape(6, 7)))
+        results.append((y.detach().numpy(), x.grad.numpy()))
+    for one, cut in zip(*results):
+        np.testing.assert_array_equal(one, cut)
+    check_gradients(lambda T, x: T.relu(x) * 2, [(5, 4)])
+
+
+def test_sgd_step_cut_over_threads_equals_one_part(threads):
+    rng = np.random.default_rng(12)
+    w0, g0 = rng.standard_normal((9, 5)).astype(np.float32), rng.standard_normal((9, 5)).astype(np.float32)
+    results = []
+    for n in (1, 2):
+        threads(n)
+        w = gs.nn.Parameter(gs.tensor(w0.copy()))
+        opt = gs.optim.SGD([w], lr=0.1, foreach=False)
+        for _ in range(3):
+            w.grad = gs.tensor(g0)
+            opt.step()
+        results.append(w.detach().numpy())
+    np.testing.assert_array_equal(results[0], results[1])
+    np.testing.assert_array_equal(results[0], w0 - np.float32(0.1) * g0 - np.float32(0.1) * g0 - np.float32(0.1) * g0)
