@@ -1217,10 +1217,27 @@ def _conv(input, weight, bias, stride, padding, dilation, groups, nd, name):
         raise RuntimeError(f"Calculated padded input size per channel: ({' x '.join(map(str, padded))}). Kernel size: "
                            f"({' x '.join(str(d * (k - 1) + 1) for k, d in zip(kernel, dilation))}). "
                            "Kernel size can't be greater than actual input size")
+    _same_conv_dtypes(input, weight, bias)
     if nd == 1:
         stride, dilation, pads = (1,) + stride, (1,) + dilation, ((0, 0),) + pads
     out = Conv.apply(input, weight, bias, stride=stride, padding=pads, dilation=dilation, groups=groups)
     return out.squeeze(0) if unbatched else out
+
+
+_C_TYPE = {"float32": "float", "float64": "double", "float16": "c10::Half", "bfloat16": "c10::BFloat16"}
+
+
+def _same_conv_dtypes(input, weight, bias):
+    """PyTorch's errors for a convolution whose input, weight and bias differ in dtype (it casts none)."""
+    x = input._data.dtype
+    if bias is not None and bias._data.dtype != x:
+        raise RuntimeError(f"Input type ({_C_TYPE.get(x.name, x.name)}) and bias type "
+                           f"({_C_TYPE.get(bias._data.dtype.name, bias._data.dtype.name)}) should be the same")
+    if weight._data.dtype != x:
+        if x.name in ("float16", "bfloat16"):
+            raise RuntimeError(f"Input type ({input.type()}) and weight type ({weight.type()}) should be the same or "
+                               "input should be a MKLDNN tensor and weight is a dense tensor")
+        raise RuntimeError(f"expected scalar type {_scalar_type_name(input)} but found {_scalar_type_name(weight)}")
 
 
 def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
