@@ -34,7 +34,11 @@ from . import backends, nn, optim, utils
 from .parallel import get_num_threads, set_num_threads  # intra-op threads, with the BLAS's
 from .nn.functional import (softmax, log_softmax, dropout, conv1d, conv2d, cosine_similarity,  # noqa: F401
                             pairwise_distance, max_pool1d, max_pool2d, avg_pool1d, adaptive_avg_pool1d, selu, celu,
-                            threshold, layer_norm, group_norm)
+                            threshold, layer_norm, group_norm,
+                            # torch.X where PyTorch's signature is F.X's
+                            conv_transpose1d, conv_transpose2d, prelu, pixel_shuffle, pixel_unshuffle,
+                            channel_shuffle, hardshrink, bilinear, relu_, alpha_dropout, feature_alpha_dropout,
+                            rrelu, rrelu_)
 
 _autograd_engine.graph_ops = _tensor_ops
 _keyword_aliases.install(globals(), Tensor)

@@ -145,6 +145,10 @@ MODULES = {
             "tile", "topk", "trace", "transpose", "tril", "triu", "true_divide", "trunc", "uint8", "unbind",
             "unflatten", "unsqueeze", "var", "var_mean", "vdot", "view", "vstack", "where", "xlogy", "zeros",
             "zeros_like",
+            # PyTorch's torch.X aliases of F.X
+            "alpha_dropout", "bilinear", "channel_shuffle", "conv_transpose1d", "conv_transpose2d",
+            "feature_alpha_dropout", "hardshrink", "pixel_shuffle", "pixel_unshuffle", "prelu", "relu_", "rrelu",
+            "rrelu_",
         )),
     "torch.nn": Module(
         host=_E + ".nn",

@@ -263,3 +263,24 @@ loader = DataLoader(TensorDataset(torch.arange(6.)), batch_size=4, sampler=sampl
 out = [b[0].tolist() for b in loader]
 """)
     assert ns.get("out") == [[0.0, 1.0, 2.0, 3.0], [4.0, 5.0]]
+
+
+def test_a_program_reaches_the_torch_aliases_of_functional_ops(run_ok):
+    """torch.conv_transpose2d, torch.prelu, torch.pixel_shuffle, ... are F's functions under
+    PyTorch's top-level names (their signatures are F's)."""
+    _, ns = run_ok("""
+import torch.nn.functional as F
+x = torch.arange(16.0).reshape(1, 4, 2, 2).requires_grad_()
+w = torch.ones(4, 2, 3, 3, requires_grad=True)
+y = torch.conv_transpose2d(x, w, stride=2)
+same = torch.equal(y, F.conv_transpose2d(x, w, stride=2))
+z = torch.prelu(y - 100.0, torch.tensor([0.5]))
+z.sum().backward()
+shape = list(y.shape)
+shuffled = list(torch.pixel_shuffle(torch.zeros(1, 8, 3, 3), 2).shape)
+shrunk = torch.hardshrink(torch.tensor([-1.0, 0.2, 3.0]), 0.5).tolist()
+wgrad = list(w.grad.shape)
+""")
+    assert ns.get("same") is True
+    assert ns.get("shape") == [1, 2, 5, 5] and ns.get("shuffled") == [1, 2, 6, 6]
+    assert ns.get("shrunk") == [-1.0, 0.0, 3.0] and ns.get("wgrad") == [4, 2, 3, 3]
