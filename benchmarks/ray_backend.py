@@ -6,7 +6,12 @@ of 1 and 2 Ray replicas, and the time for 100 sessions to be created and run onc
 nodes. Run it in a loopback-only network namespace, as the cluster tests do:
 
     unshare --net sh -c 'ip link set lo up && .venv/bin/python benchmarks/ray_backend.py'
+
+``--only run`` measures only the tiny-program HTTP p50: the local server and the Ray replica stay up
+together and are measured in alternating rounds (``--rounds``), so both see the same machine load;
+the medians of the rounds' p50s are compared.
 """
+import argparse
 import asyncio
 import os
 import signal
@@ -161,10 +166,55 @@ class Rows(list):
         print(f"{row[0]:10} {row[1]:45} {row[2]:10.2f}", flush=True)
 
 
+def run_only(layouts, rounds, n):
+    """Tiny-run p50, local and Ray side by side: alternating rounds, the median of each side's p50s."""
+    print(f"load average at start: {os.getloadavg()}", flush=True)
+    local = LocalServer().start()
+    try:
+        for layout in layouts:
+            cluster = RayCluster(num_cpus=os.cpu_count() or 2).start()
+            replica = None
+            try:
+                replica = Replica(cluster, **LAYOUTS[layout]).start()
+                run_p50(replica.url, 50)
+                p50s = {"local": [], layout: []}
+                for _ in range(rounds):
+                    p50s["local"].append(run_p50(local.url, n))
+                    p50s[layout].append(run_p50(replica.url, n))
+                    print(f"    round: local {p50s['local'][-1]:.2f} ms, {layout} {p50s[layout][-1]:.2f} ms, "
+                          f"load {os.getloadavg()[0]:.2f}", flush=True)
+                loc, ray_ = statistics.median(p50s["local"]), statistics.median(p50s[layout])
+                print(f"{layout:10} tiny run p50 (ms), median of {rounds} rounds: local {loc:.2f}, "
+                      f"{layout} {ray_:.2f}, gap {ray_ - loc:+.2f}", flush=True)
+            finally:
+                if replica is not None:
+                    replica.stop()
+                cluster.stop()
+    finally:
+        local.stop()
+    print(f"load average at end: {os.getloadavg()}", flush=True)
+
+
+# max_sessions: the default is derived from this machine's memory (94 here) and the throughput runs'
+# sessions count until the replicas next read the cluster's counts
+LAYOUTS = {"pooled": {"max_sessions": 160},
+           "per-actor": {"ray_isolation": "shared", "ray_sessions_per_host": 1, "max_sessions": 160}}
+
+
 def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--only", choices=["run"], help="only the tiny-run p50, local and Ray in alternating rounds")
+    parser.add_argument("--layouts", default=os.environ.get("BENCH_LAYOUTS", "pooled,per-actor"),
+                        help="comma-separated: pooled, per-actor (default: both)")
+    parser.add_argument("--rounds", type=int, default=5, help="rounds of --only run (default 5)")
+    parser.add_argument("--requests", type=int, default=300, help="timed requests per round (default 300)")
+    args = parser.parse_args()
+    layouts = args.layouts.split(",")
     if not only_loopback():
         sys.exit("run this in a loopback-only network namespace (see the module docstring)")
     signal.signal(signal.SIGTERM, lambda *_: sys.exit("stopped"))  # so every started process is stopped
+    if args.only == "run":
+        return run_only(layouts, args.rounds, args.requests)
     sessions = int(os.environ.get("BENCH_SESSIONS", "100"))
     rows = Rows()
     print(f"load average at start: {os.getloadavg()}", flush=True)
@@ -175,15 +225,11 @@ def main():
         rows.append(("local", "req/s, 32 clients", throughput(local.url)))
     finally:
         local.stop()
-    # max_sessions: the default is derived from this machine's memory (94 here) and the throughput runs'
-    # sessions count until the replicas next read the cluster's counts
-    layouts = {"pooled": {"max_sessions": 160},
-               "per-actor": {"ray_isolation": "shared", "ray_sessions_per_host": 1, "max_sessions": 160}}
-    for layout in os.environ.get("BENCH_LAYOUTS", "pooled,per-actor").split(","):
+    for layout in layouts:
         cluster = RayCluster(num_cpus=os.cpu_count() or 2).start()
         replicas = []
         try:
-            replicas = [Replica(cluster, **layouts[layout]).start(), Replica(cluster, **layouts[layout]).start()]
+            replicas = [Replica(cluster, **LAYOUTS[layout]).start(), Replica(cluster, **LAYOUTS[layout]).start()]
             rows.append((layout, "session create p50 (ms)", create_p50(replicas[0].url)))
             rows.append((layout, "tiny run p50 (ms)", run_p50(replicas[0].url)))
             for k in (1, 2):
