@@ -333,6 +333,57 @@ def test_a_killed_session_actor_answers_410_on_every_replica_and_others_keep_wor
             o.delete()
 
 
+def test_a_command_during_a_run_is_answered_after_it_through_either_replica(cluster, replicas):
+    """A host speaks to a session process over one socket: a command sent while a run holds the process (here
+    through the other replica) waits its turn, and each reply reaches its own caller."""
+    a, b = replicas
+    with _client(a) as ca, _client(b) as cb:
+        s = open_session(ca)
+        s.ok("w = torch.tensor([1.0, 2.0])")
+        results = {}
+        t = threading.Thread(target=lambda: results.setdefault("run", s.run(ENDLESS)))
+        t.start()
+        deadline = time.monotonic() + 10
+        while _record(cluster, s)["run_id"] is None and time.monotonic() < deadline:
+            time.sleep(0.01)
+        s_b = open_session(cb)
+        s_b.id, s_b.token, s_b.headers, s_b.path = s.id, s.token, s.headers, s.path
+        variable = s_b.get("/variables/w")
+        info = s_b.get()
+        t.join()
+        assert results["run"].status_code == 408, results["run"].text
+        assert variable.status_code == 200 and variable.json()["value"]["data"] == [1.0, 2.0], variable.text
+        assert info.status_code == 200 and "w" in info.json()["variables"]
+        assert s_b.ok("v = w * 3", outputs=["v"])["values"]["v"]["data"] == [3.0, 6.0]
+        s.delete()
+
+
+def test_big_and_small_tensors_cross_both_ways_on_either_replica(replicas):
+    """Buffers past Ray's inline size go through its object store as arrays, small ones inline as bytes: a
+    run with both, in and out, gives exact values on both replicas."""
+    import base64
+
+    import numpy as np
+    a, b = replicas
+    big = np.arange(60_000, dtype=np.float32) / 7  # 240 KB: past Ray's 100 KiB inline limit
+    small = np.array([1.5, -2.25], dtype=np.float64)
+    inputs = {"big": {"dtype": "float32", "shape": [60_000], "b64": base64.b64encode(big.tobytes()).decode()},
+              "small": {"data": small.tolist(), "dtype": "float64"}}
+    with _client(a) as ca, _client(b) as cb:
+        s = open_session(ca)
+        for client in (ca, cb):
+            s.client = client
+            r = s.ok("out = big * 2\nkept = small + 1", inputs=inputs, outputs=["out", "kept"], encoding="base64")
+            out = np.frombuffer(base64.b64decode(r["values"]["out"]["b64"]), dtype=np.float32)
+            assert np.array_equal(out, big * 2)
+            kept = np.frombuffer(base64.b64decode(r["values"]["kept"]["b64"]), dtype=np.float64)
+            assert np.array_equal(kept, small + 1)
+            stored = s.get("/variables/out", params={"encoding": "base64"})
+            assert stored.status_code == 200, stored.text
+            assert np.array_equal(np.frombuffer(base64.b64decode(stored.json()["value"]["b64"]), np.float32), big * 2)
+        s.delete()
+
+
 def test_stopping_the_worker_node_ends_its_sessions_and_new_ones_go_to_the_head(cluster, replicas):
     a, _ = replicas
     with _client(a) as ca:
