@@ -268,10 +268,23 @@ class RayBackend(WorkerBackend):
             self._where[placement.session_id] = name
         host = self._host(name)
         if host is None:
-            await self._host_lost(name)
-            placement.alive = False
-            raise SessionGone("the actor holding this session died")
+            await self._lost_with_host(placement, name)
+            return None, None
         return name, host
+
+    async def _lost_with_host(self, placement, name):
+        """The host ``name`` of a session died (found through this replica's hint or by a call to it). The
+        directory hears of it (its sessions turn gone) and the hints go; then the directory, not the hint,
+        decides: SessionGone (410) while it knows the session, None (404) when it no longer does (deleted
+        through another replica, or a wrong token). A hint left behind would answer 410 for ever on this
+        replica, even once the session was deleted."""
+        await self._host_lost(name)
+        self._where.pop(placement.session_id, None)
+        found = await self._ask("locate", placement.session_id, placement.digest)
+        if found is None:
+            return None
+        placement.alive = False
+        raise SessionGone("the actor holding this session died")
 
     async def _host_lost(self, name):
         self._hosts.pop(name, None)
@@ -354,8 +367,10 @@ class RayBackend(WorkerBackend):
         except self.ray.exceptions.RayError as e:
             if not self._actor_gone(e):
                 raise self._unsure(session_id, name, e) from None
-            await self._host_lost(name)
-            record = "gone"
+            try:
+                record = await self._lost_with_host(placement, name)
+            except SessionGone:
+                record = "gone"
         if record is None:
             return None
         if record == "gone":
@@ -386,10 +401,9 @@ class RayBackend(WorkerBackend):
         except self.ray.exceptions.RayError as e:
             if not self._actor_gone(e):
                 raise self._unsure(placement.session_id, name, e) from None
-            # the host died, or its node with what it held
-            await self._host_lost(name)
-            await self._session_lost(placement)
-            raise SessionGone("the actor holding this session died") from None
+            # the host died, or its node with what it held: 410, or 404 if deleted meanwhile
+            if await self._lost_with_host(placement, name) is None:
+                return _NOT_FOUND, []
         if reply.get("gone"):
             await self._session_lost(placement)
             raise SessionGone("the process holding this session died")
@@ -452,9 +466,8 @@ class RayBackend(WorkerBackend):
                 except self.ray.exceptions.RayError as e:
                     if not self._actor_gone(e):
                         raise self._unsure(placement.session_id, name, e) from None
-                    await self._host_lost(name)
-                    await self._session_lost(placement)
-                    raise SessionGone("the actor holding this session died") from None
+                    await self._lost_with_host(placement, name)
+                    return
                 if item["kind"] in ("watching", "denied"):
                     continue
                 if item["kind"] == "gone":

@@ -333,6 +333,56 @@ def test_a_killed_session_actor_answers_410_on_every_replica_and_others_keep_wor
             o.delete()
 
 
+def test_a_dead_session_host_is_never_answered_from_a_replicas_stale_hints(cluster, replicas):
+    """Both replicas route the sessions from their caches (the host's name and handle) when the whole host
+    actor dies. Each finds out on its next call and the directory decides from then on: 410 for its
+    sessions on both replicas, every time (never a fresh empty session under the old id), and 404 for one
+    deleted through the other replica, before or after the death; other hosts' sessions are untouched."""
+    import ray
+    a, b = replicas
+    with _client(a) as ca, _client(b) as cb:
+        by_host = {}
+        made = []
+        while len(made) < 24 and not any(len(v) >= 3 for v in by_host.values()):  # hosts take 3 sessions
+            s = open_session(ca)
+            made.append(s)
+            by_host.setdefault(_record_host(cluster, s), []).append(s)
+        host, victims = max(by_host.items(), key=lambda kv: len(kv[1]))
+        others = [s for s in made if s not in victims]
+        assert len(victims) >= 3 and others
+        for s in made:
+            for client in (ca, cb):  # both replicas now route each session from their cache
+                s.client = client
+                s.ok("x = torch.ones(1)")
+        deleted = victims.pop(0)
+        deleted.client = cb
+        assert deleted.delete().status_code == 204  # through b, the host still alive: a keeps its hint
+        ray.kill(ray.get_actor(host, namespace="gradserve"), no_restart=True)
+        deleted.client = ca  # a's first call meets the dead handle: the directory no longer knows the session
+        assert deleted.run("y = 1").status_code == 404
+        for client in (ca, cb, ca, cb):  # then a's and b's hints of the dead host's other sessions
+            for s in victims:
+                s.client = client
+                r = s.run("y = x + 1", outputs=["y"])
+                assert r.status_code == 410, r.text
+                assert s.get().status_code == 410
+            for s in others:
+                s.client = client
+                assert s.ok("y = x + 1", outputs=["y"])["values"]["y"]["data"] == [2.0]
+        victims[0].client = ca
+        assert victims[0].delete().status_code == 204
+        for client in (ca, cb):  # deleted after the death, through the replica that found it dead
+            victims[0].client = client
+            assert victims[0].run("y = 1").status_code == 404
+            assert victims[0].get().status_code == 404
+        for s in victims[1:] + others:
+            assert s.delete().status_code == 204
+        for client in (ca, cb):
+            for s in victims + [deleted]:
+                s.client = client
+                assert s.run("y = 1").status_code == 404
+
+
 def test_a_command_during_a_run_is_answered_after_it_through_either_replica(cluster, replicas):
     """A host speaks to a session process over one socket: a command sent while a run holds the process (here
     through the other replica) waits its turn, and each reply reaches its own caller."""
