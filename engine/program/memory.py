@@ -3,18 +3,24 @@
 The walk starts from the session's top-level variables and follows what a
 program can keep tensors in: containers, modules (parameters, buffers,
 submodules), optimizers (their state), the program's own objects, the scopes
-its functions close over, and the graphs kept alive by tensors (their saved
-tensors). Views share their base's memory, so bytes are
+its functions close over (and the class a method was defined in), the graphs
+kept alive by tensors (their saved tensors), hooks on tensors and graph nodes
+(and the handles to them), iterators and dictionary views (what they iterate
+over), and static methods, class methods, properties and super objects (what
+they wrap). Views share their base's memory, so bytes are
 counted once per base array. The walk visits a bounded number of objects.
 """
+import gc
 import os
+from collections import OrderedDict
 
 import numpy as np
 
-from ..autograd.function import Node, SavedOutput
+from ..autograd.function import Node, SavedOutput, _RemovableHandle
 from ..tensor import Tensor
+from .access import _ITERATOR_TYPES
 from .errors import exception_args
-from .values import BoundMethod, Function
+from .values import BoundMethod, Function, ProgramIterator
 
 __all__ = ["tensor_bytes", "module_tensors", "read_rss"]
 
@@ -43,8 +49,17 @@ def _array_bytes(a, seen_arrays):
     return int(a.nbytes)
 
 
-_DICT, _TENSOR, _SEQUENCE, _NODE, _FUNCTION, _BOUND, _DICT_LIKE, _CLASS, _EXCEPTION, _OBJECT = range(10)
+(_DICT, _TENSOR, _SEQUENCE, _NODE, _FUNCTION, _BOUND, _DICT_LIKE, _CLASS, _EXCEPTION, _OBJECT, _PROGRAM_ITERATOR,
+ _HOST_ITERATOR, _WRAPPER, _HANDLE) = range(14)
 _WALK_KINDS = {}   # type -> how the walk reads its objects (host types only: program classes come and go)
+
+_HEAP_TYPE = 1 << 9   # Py_TPFLAGS_HEAPTYPE: a class defined in Python (not a C type)
+
+# what a host iterator or dictionary view holds is read with gc.get_referents (the objects its C
+# traversal visits: the sequence, dict or iterators it was made from, a map's function)
+_HOST_ITERATORS = frozenset(_ITERATOR_TYPES + (
+    type({}.keys()), type({}.values()), type({}.items()),
+    type(OrderedDict().keys()), type(OrderedDict().values()), type(OrderedDict().items())))
 
 
 def _walk_kind(t):
@@ -60,6 +75,14 @@ def _walk_kind(t):
         kind = _FUNCTION
     elif t is BoundMethod:
         kind = _BOUND
+    elif t is ProgramIterator:
+        kind = _PROGRAM_ITERATOR
+    elif t in _HOST_ITERATORS or (hasattr(t, "__next__") and not t.__flags__ & _HEAP_TYPE):
+        kind = _HOST_ITERATOR   # and any other iterator implemented in C (list_reverseiterator, ...)
+    elif t in (staticmethod, classmethod, property, super):
+        kind = _WRAPPER
+    elif t is _RemovableHandle:
+        kind = _HANDLE
     elif issubclass(t, dict):
         kind = _DICT_LIKE
     elif issubclass(t, type):
@@ -119,6 +142,9 @@ def tensor_bytes(roots):
             g = v.grad_fn
             if g is not None:
                 push(g)   # a graph kept alive keeps its saved tensors
+            g = v._hooks
+            if g is not None:
+                push(g)   # register_hook's functions (and what they close over)
         elif kind == _DICT:
             if v:
                 extend(v.values())
@@ -142,12 +168,34 @@ def tensor_bytes(roots):
             for n, _ in v.next_functions:
                 if n is not None:
                     push(n)
+            hooks = getattr(v, "pre_hooks", None)
+            if hooks:
+                extend(hooks)
+            leaf = getattr(v, "variable", None)   # AccumulateGrad: the leaf tensor it accumulates into
+            if leaf is not None:
+                push(leaf)
         elif kind == _FUNCTION:
             extend(v.defaults)
             extend(v.kwdefaults.values())
             extend(v.cells)
+            if v.cls is not None:
+                push(v.cls)   # [class] of the class body it was defined in
         elif kind == _BOUND:
             push(v.obj)
+        elif kind == _PROGRAM_ITERATOR:
+            push(v.it)
+        elif kind == _HOST_ITERATOR:
+            extend(gc.get_referents(v))
+        elif kind == _WRAPPER:
+            if t is property:
+                extend((v.fget, v.fset, v.fdel))
+            elif t is super:
+                push(v.__self__)
+            else:
+                push(v.__func__)
+        elif kind == _HANDLE:
+            push(v.hooks)
+            push(v.fn)
         elif kind == _DICT_LIKE:
             extend(v.values())
             extend(k for k in v if isinstance(k, Tensor))

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 import gradserve.engine as gs
-from gradserve.engine.program import Namespace, run
+from gradserve.engine.program import Limits, Namespace, run
 
 MODEL = """
 class Block(nn.Module):
@@ -188,3 +188,52 @@ def test_nbytes_walks_program_objects_and_keeps_no_program_class_alive(run_ok):
     run_ok("class Plain:\n    def __init__(self):\n        self.t = torch.zeros(10)\np = Plain()", ns)
     assert ns.nbytes() == 1000 + (100 + 10) * 4 + 40
     assert type(ns.get("p")) not in memory._WALK_KINDS
+
+
+_CLOSURE = "def make():\n    big = torch.zeros(1000000)\n    return lambda *args: big\n"
+HIDING_PLACES = {
+    "tensor_hook": _CLOSURE + "x = torch.ones(3, requires_grad=True)\nh = x.register_hook(make())\n",
+    "hook_handle": _CLOSURE + "def f():\n    x = torch.ones(3, requires_grad=True)\n    return x.register_hook(make())\n"
+                   "h = f()\n",
+    "node_prehook": _CLOSURE + "x = torch.ones(3, requires_grad=True)\ny = x * 2\n"
+                    "h = y.grad_fn.register_prehook(make())\n",
+    "graph_leaf": "def f():\n    w = torch.zeros(1000000, requires_grad=True)\n    return (w * 2).sum()\nloss = f()\n",
+    "iter": "it = iter([torch.zeros(1000000)])\n",
+    "iter_of_a_set": "it = iter({torch.zeros(1000000)})\n",
+    "reversed": "it = reversed([torch.zeros(1000000)])\n",
+    "map": "it = map(lambda t: t, [torch.zeros(1000000)])\n",
+    "filter": "it = filter(None, [torch.zeros(1000000)])\n",
+    "zip": "it = zip([torch.zeros(1000000)], [1])\n",
+    "enumerate": "it = enumerate([torch.zeros(1000000)])\n",
+    "generator_expression": "it = (t for t in [torch.zeros(1000000)])\n",
+    "dict_values": "v = {'a': torch.zeros(1000000)}.values()\n",
+    "dict_items": "v = {'a': torch.zeros(1000000)}.items()\n",
+    "method_class": "def f():\n    class C:\n        big = torch.zeros(1000000)\n        def m(self):\n            return 1\n"
+                    "    return C.m\ng = f()\n",
+    "staticmethod": _CLOSURE + "s = staticmethod(make())\n",
+    "classmethod": _CLOSURE + "s = classmethod(make())\n",
+    "property": _CLOSURE + "p = property(make())\n",
+    "super": "class C:\n    pass\ndef make():\n    o = C()\n    o.big = torch.zeros(1000000)\n    return super(C, o)\n"
+             "s = make()\n",
+}
+
+
+@pytest.mark.parametrize("source", HIDING_PLACES.values(), ids=HIDING_PLACES.keys())
+def test_nbytes_sees_tensors_held_by_hooks_iterators_and_wrappers(run_ok, source):
+    _, ns = run_ok(source)
+    assert 4_000_000 <= ns.nbytes() < 4_001_000
+
+
+@pytest.mark.parametrize("place", ["iter", "tensor_hook", "generator_expression"])
+def test_memory_kept_where_the_walk_used_not_to_look_still_meets_the_session_limit(place):
+    """Each run keeps 20 MB more (below the run's own RSS allowance); the third goes past 50 MB."""
+    limits = Limits(session_bytes=50 << 20)
+    ns = Namespace()
+    source = HIDING_PLACES[place].replace("1000000", "5000000")
+    outcomes = []
+    for i in range(3):
+        outcomes.append(run(source.replace("it =", f"it{i} =").replace("h =", f"h{i} =")
+                            .replace("make", f"make{i}"), ns, limits))
+    assert outcomes[0].ok and outcomes[1].ok
+    assert not outcomes[2].ok and outcomes[2].error.limit == "session_bytes"
+    assert ns.nbytes() == 40_000_000 + (12 if place == "tensor_hook" else 0)   # and the last x
