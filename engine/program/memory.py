@@ -50,7 +50,7 @@ def _array_bytes(a, seen_arrays):
 
 
 (_DICT, _TENSOR, _SEQUENCE, _NODE, _FUNCTION, _BOUND, _DICT_LIKE, _CLASS, _EXCEPTION, _OBJECT, _PROGRAM_ITERATOR,
- _HOST_ITERATOR, _WRAPPER, _HANDLE) = range(14)
+ _HOST_ITERATOR, _WRAPPER, _HANDLE, _ARRAY) = range(15)
 _WALK_KINDS = {}   # type -> how the walk reads its objects (host types only: program classes come and go)
 
 _HEAP_TYPE = 1 << 9   # Py_TPFLAGS_HEAPTYPE: a class defined in Python (not a C type)
@@ -77,6 +77,8 @@ def _walk_kind(t):
         kind = _BOUND
     elif t is ProgramIterator:
         kind = _PROGRAM_ITERATOR
+    elif issubclass(t, _ndarray):
+        kind = _ARRAY   # an engine object's own array (an op's index kept for backward)
     elif t in _HOST_ITERATORS or (hasattr(t, "__next__") and not t.__flags__ & _HEAP_TYPE):
         kind = _HOST_ITERATOR   # and any other iterator implemented in C (list_reverseiterator, ...)
     elif t in (staticmethod, classmethod, property, super):
@@ -94,6 +96,27 @@ def _walk_kind(t):
     if len(_WALK_KINDS) < 4096 and "__gs_program__" not in t.__dict__ and not _has_program_base(t):
         _WALK_KINDS[t] = kind
     return kind
+
+
+_NODE_BASE_SLOTS = frozenset(Node.__slots__)   # read above by name (saved, extra, next_functions, pre_hooks)
+_NODE_SLOTS = {}
+
+
+def _node_slots(t):
+    """The slots a graph node's class adds to Node's: where an op keeps what it needs for backward
+    besides ``saved`` and ``extra``."""
+    names = _NODE_SLOTS.get(t)
+    if names is None:
+        names = []
+        for k in t.__mro__:
+            slots = k.__dict__.get("__slots__", ())
+            for name in ((slots,) if isinstance(slots, str) else slots):
+                if name not in _NODE_BASE_SLOTS and name not in names:
+                    names.append(name)
+        names = tuple(names)
+        if len(_NODE_SLOTS) < 4096:
+            _NODE_SLOTS[t] = names
+    return names
 
 
 def _has_program_base(t):
@@ -171,9 +194,10 @@ def tensor_bytes(roots):
             hooks = getattr(v, "pre_hooks", None)
             if hooks:
                 extend(hooks)
-            leaf = getattr(v, "variable", None)   # AccumulateGrad: the leaf tensor it accumulates into
-            if leaf is not None:
-                push(leaf)
+            for name in _node_slots(t):   # what an op keeps in its own slots (index arrays, a custom
+                item = getattr(v, name, None)   # Function's ctx, AccumulateGrad's leaf tensor)
+                if item is not None:
+                    push(item)
         elif kind == _FUNCTION:
             extend(v.defaults)
             extend(v.kwdefaults.values())
@@ -193,6 +217,8 @@ def tensor_bytes(roots):
                 push(v.__self__)
             else:
                 push(v.__func__)
+        elif kind == _ARRAY:
+            total += _array_bytes(v, seen_arrays)
         elif kind == _HANDLE:
             push(v.hooks)
             push(v.fn)

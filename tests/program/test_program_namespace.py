@@ -215,6 +215,12 @@ HIDING_PLACES = {
     "property": _CLOSURE + "p = property(make())\n",
     "super": "class C:\n    pass\ndef make():\n    o = C()\n    o.big = torch.zeros(1000000)\n    return super(C, o)\n"
              "s = make()\n",
+    "custom_function_ctx": "class Keep(torch.autograd.Function):\n    @staticmethod\n    def forward(ctx, x):\n"
+                           "        ctx.big = torch.zeros(1000000)\n        return x * 2\n    @staticmethod\n"
+                           "    def backward(ctx, g):\n        return g * 2\n"
+                           "def f():\n    return Keep.apply(torch.ones(3, requires_grad=True))\ny = f()\n",
+    "index_kept_by_a_graph": "def f():\n    x = torch.ones(10, requires_grad=True)\n"
+                             "    return x[torch.zeros(500000, dtype=torch.int64)].sum()\ny = f()\n",
 }
 
 
