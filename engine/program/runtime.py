@@ -3,6 +3,7 @@ output and logs, memory checks. One object per session, reset at each run; the
 compiled program (and every function it defines) refers to it, so a function
 defined in one run counts against the limits of the run that calls it.
 """
+import gc
 import time
 
 from ..tensor import Tensor
@@ -170,6 +171,11 @@ class Runtime:
             rss = read_rss()
             if rss is not None and self.rss_base is not None:
                 grown = rss - self.rss_base
+                if self.bytes_base + grown > self.session_limit + RSS_SLACK and gc.collect():
+                    # some of the growth may be cyclic garbage the collector has not reached yet
+                    # (session processes collect less often): collected, the growth is read again
+                    rss = read_rss()
+                    grown = rss - self.rss_base if rss is not None else grown
                 if self.bytes_base + grown > self.session_limit + RSS_SLACK:
                     self.fail(self._bytes_abort(self.bytes_base + grown))
         if now < self.mem_next:
