@@ -20,8 +20,7 @@
 
 Prints each framework's median time and the ratio. PyTorch is optional: without
 it only gradserve's times are printed. Both frameworks get the same number of
-BLAS threads: PyTorch is set to the thread count NumPy's BLAS uses, and so is the engine's
-own intra-op thread count (gradserve.engine.set_num_threads).
+BLAS threads: PyTorch is set to the thread count NumPy's BLAS uses.
 
 On a shared machine under load, wall time measures the scheduler more than the code
 (PyTorch's OpenMP threads, which spin and wait for each other, suffer most). With
@@ -357,9 +356,8 @@ def worker(task, name, repeat):
     if name == "torch":
         global torch
         import torch
-    if os.environ.get("GRADSERVE_BENCH_THREADS"):
-        # PyTorch's intra-op threads, and the engine's (which split a convolution's batch as PyTorch's do)
-        (torch if name == "torch" else gs).set_num_threads(int(os.environ["GRADSERVE_BENCH_THREADS"]))
+        if os.environ.get("GRADSERVE_BENCH_THREADS"):
+            torch.set_num_threads(int(os.environ["GRADSERVE_BENCH_THREADS"]))
     lib = gs if name == "gradserve" else torch
     if task in RECURRENT:
         result = RECURRENT[task](lib, repeat)

@@ -31,7 +31,6 @@ from .limits import LimitExceeded, Limits
 from . import graph  # noqa: E402 - after the ops it describes
 from . import keyword_aliases as _keyword_aliases
 from . import backends, nn, optim, utils
-from .parallel import get_num_threads, set_num_threads  # intra-op threads, with the BLAS's
 from .nn.functional import (softmax, log_softmax, dropout, conv1d, conv2d, cosine_similarity,  # noqa: F401
                             pairwise_distance, max_pool1d, max_pool2d, avg_pool1d, adaptive_avg_pool1d, selu, celu,
                             threshold, layer_norm, group_norm,

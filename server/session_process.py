@@ -39,7 +39,6 @@ import threading
 import time
 from multiprocessing.connection import Connection
 
-from gradserve.engine import parallel
 from . import runtime
 from .wire_frames import FrameReader, send_frame
 from .worker import Worker, serve
@@ -330,7 +329,6 @@ def _session_child(ctl, fds, config, blas):
     if threads > 1:
         for controller in blas:  # after the fork: the template never started any
             controller.set_num_threads(threads)
-    parallel.use_threads(threads)  # the engine's own intra-op threads, started before confine
     tune_gc()
     worker = SessionWorker(config)
     serve(sock, cancel, worker, config.get("max_frame_bytes", 1 << 40), before_hello=lambda: confine(config))

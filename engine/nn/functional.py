@@ -16,7 +16,6 @@ import warnings
 import numpy as np
 
 from .. import dtypes as _dt
-from .. import parallel
 from ..autograd import array_ops as _array_ops
 from ..autograd.function import Function, composite_grads
 from ..autograd.state import state
@@ -1040,121 +1039,72 @@ class Conv(Function):
     Layout: columns (N, G, C/G * kh * kw, oh * ow), so the forward is one matmul of the
     (G, O/G, C/G * k) weight against them (BLAS per sample, no Python loop), the input
     gradient one matmul and kh * kw strided additions (col2im), the weight gradient one
-    matmul against the columns kept from the forward, summed over the batch.
-
-    On NumPy arrays the batch is cut into one part per intra-op thread (engine.parallel),
-    as PyTorch's CPU convolution is: each part gathers its columns and multiplies them on
-    its own thread, and backward reuses the same parts."""
-    __slots__ = ("stride", "padding", "dilation", "groups", "x_shape", "w_shape", "cuts")
+    matmul against the columns kept from the forward, summed over the batch."""
+    __slots__ = ("stride", "padding", "dilation", "groups", "x_shape", "w_shape")
     op = "convolution"
     backward_name = "ConvolutionBackward0"
     saves = (0, 1)
     grad_needs = ((1,), (0,), ())
 
-    def _columns(self, x4, kernel, groups):
-        """x4's (N, G, C/G * k, L) columns (an array, or a tensor under create_graph)."""
-        cols = _run(Im2Col, x4, kernel=kernel, dilation=self.dilation, padding=self.padding, stride=self.stride)
-        n, c = x4.shape[:2]
-        return cols.reshape((n, groups, c * kernel[0] * kernel[1] // groups, cols.shape[4] * cols.shape[5]))
-
     def forward(self, x, w, b, stride, padding, dilation, groups):
         self.stride, self.padding, self.dilation, self.groups = stride, padding, dilation, groups
         self.x_shape, self.w_shape = x.shape, w.shape
         x4, w4 = _as_2d(x), _as_2d(w)
-        n, c, h, wd = x4.shape
-        o, kernel = w4.shape[0], w4.shape[2:]
-        (pt, pb), (pl, pr) = padding
-        oh = _out_size(h, kernel[0], dilation[0], pt, pb, stride[0])
-        ow = _out_size(wd, kernel[1], dilation[1], pl, pr, stride[1])
-        wg = _group_weight(w4, groups)
-        xp = _xp(x4)
-        out = xp.empty((n, groups, o // groups, oh * ow), dtype=xp.result_type(wg, x4))
-        keep = n * c * kernel[0] * kernel[1] * oh * ow * x4.itemsize <= KEEP_COLUMNS_BYTES
-
-        def part(lo, hi):
-            cols = self._columns(x4[lo:hi], kernel, groups)
-            xp.matmul(wg, cols, out=out[lo:hi])                  # (n, G, O/G, L)
-            return cols if keep else None
-
-        self.cuts = _batch_cuts(xp, n, c * kernel[0] * kernel[1] * oh * ow)
-        cols = parallel.run(self.cuts, part)
-        if keep:
-            self.keep(*cols)      # one array of columns per part
+        n = x4.shape[0]
+        o = w4.shape[0]
+        cols = _run(Im2Col, x4, kernel=w4.shape[2:], dilation=dilation, padding=padding, stride=stride)
+        oh, ow = cols.shape[4], cols.shape[5]
+        cols = cols.reshape(n, groups, w4.shape[1] * w4.shape[2] * w4.shape[3], oh * ow)   # N may be 0
+        if cols.nbytes <= KEEP_COLUMNS_BYTES:
+            self.keep(cols)
+        out = _group_weight(w4, groups) @ cols          # (N, G, O/G, L)
         out = out.reshape((n, o) + ((ow,) if x.ndim == 3 else (oh, ow)))
         if b is not None:
             out += b.reshape((o,) + (1,) * (out.ndim - 2))
         return out
 
-    def backward(self, F, g, x, w, *cols):
+    def backward(self, F, g, x, w, cols=None):
         groups, dilation, padding, stride = self.groups, self.dilation, self.padding, self.stride
         x_shape4, w_shape4 = _shape_2d(self.x_shape), _shape_2d(self.w_shape)
         kernel = w_shape4[2:]
         n, o = x_shape4[0], w_shape4[0]
         oh, ow = _shape_2d(g.shape)[2:]
         gmat = F.reshape(g, (n, groups, o // groups, oh * ow))      # (N, G, O/G, L)
-        need_x, need_w = self.next_functions[0][0] is not None, self.next_functions[1][0] is not None
         gx = gw = gb = None
-        if isinstance(g, Tensor):
-            # create_graph: one differentiable expression over the whole batch, the columns a
-            # function of x gathered again
-            if need_x:
-                wmat = F.reshape(w, (groups, o // groups, -1))
-                gcols = F.reshape(F.matmul(F.transpose(wmat, -1, -2), gmat), (n, x_shape4[1]) + kernel + (oh, ow))
+        if self.next_functions[0][0] is not None:
+            wmat = F.reshape(w, (groups, o // groups, -1))          # (G, O/G, C/G*k)
+            gcols = F.matmul(F.transpose(wmat, -1, -2), gmat)      # (N, G, C/G*k, L)
+            gcols = F.reshape(gcols, (n, x_shape4[1]) + kernel + (oh, ow))
+            if stride == (1, 1) and ow == x_shape4[3] and not isinstance(gcols, Tensor):
+                gx = _col2im_same_width(gcols, x_shape4, kernel, dilation, padding).reshape(self.x_shape)
+            else:
                 gx = F.reshape(_run(Col2Im, gcols, in_shape=x_shape4, kernel=kernel, dilation=dilation,
                                     padding=padding, stride=stride), self.x_shape)
-            if need_w:
-                cols = self._columns(F.reshape(x, x_shape4), kernel, groups)
+        if self.next_functions[1][0] is not None:
+            if cols is None or isinstance(g, Tensor):
+                # under create_graph the columns must be a function of x, so they are gathered again
+                cols = _run(Im2Col, F.reshape(x, x_shape4), kernel=kernel, dilation=dilation,
+                            padding=padding, stride=stride)
+                cols = F.reshape(cols, (n, groups, x_shape4[1] * kernel[0] * kernel[1] // groups, oh * ow))
+            if isinstance(g, Tensor):
                 gw = F.reshape(F.sum(F.matmul(gmat, F.transpose(cols, -1, -2)), 0), self.w_shape)
-        elif need_x or need_w:
-            xp = _xp(g)
-            cuts = self.cuts
-            kept = dict(zip(cuts, cols))
-            wmat_t = w.reshape(groups, o // groups, -1).swapaxes(-1, -2) if need_x else None
-            x4 = x.reshape(x_shape4) if need_w else None
-            gx = xp.empty(x_shape4, dtype=g.dtype) if need_x else None
-
-            def part(lo, hi):
-                gm = gmat[lo:hi]
-                if need_x:
-                    gcols = (wmat_t @ gm).reshape((hi - lo, x_shape4[1]) + kernel + (oh, ow))
-                    shape = (hi - lo,) + x_shape4[1:]
-                    if stride == (1, 1) and ow == x_shape4[3]:
-                        gx[lo:hi] = _col2im_same_width(gcols, shape, kernel, dilation, padding)
-                    else:
-                        gx[lo:hi] = _col2im(gcols, shape, kernel, dilation, padding, stride)
-                if not need_w:
-                    return None
-                c = kept.get(lo)
-                if c is None:
-                    c = self._columns(x4[lo:hi], kernel, groups)
+            else:
                 # one product per sample, summed, with contiguous operands only: NumPy's stacked
                 # matmul with a transposed operand is twice as slow, and with 2 BLAS threads on a
                 # busy machine it took up to 500 ms instead of 1 ms. Of the gradient and the
                 # columns, the smaller one is copied transposed (conv16->32 over 14x14: the
                 # gradient, 0.8 MB instead of 3.6 MB, and a product half as slow: 1.0 -> 0.5 ms)
-                if gm.shape[2] < c.shape[2]:
-                    g_t = xp.ascontiguousarray(gm.swapaxes(-1, -2))            # (n, G, L, O/G)
-                    return (c @ g_t).sum(0).swapaxes(-1, -2)                  # (G, O/G, C/G*k)
-                c_t = xp.ascontiguousarray(c.swapaxes(-1, -2))                # (n, G, L, C/G*k)
-                return (gm @ c_t).sum(0)
-
-            partials = parallel.run(cuts, part)
-            if need_x:
-                gx = gx.reshape(self.x_shape)
-            if need_w:
-                gw = partials[0]
-                for p in partials[1:]:
-                    gw = gw + p
-                gw = xp.ascontiguousarray(gw).reshape(self.w_shape)
+                xp = _xp(cols)
+                if gmat.shape[2] < cols.shape[2]:
+                    g_t = xp.ascontiguousarray(gmat.swapaxes(-1, -2))            # (N, G, L, O/G)
+                    gw = (cols @ g_t).sum(0).swapaxes(-1, -2)                   # (G, O/G, C/G*k)
+                    gw = xp.ascontiguousarray(gw).reshape(self.w_shape)
+                else:
+                    cols_t = xp.ascontiguousarray(cols.swapaxes(-1, -2))        # (N, G, L, C/G*k)
+                    gw = (gmat @ cols_t).sum(0).reshape(self.w_shape)
         if self.next_functions[2][0] is not None:
             gb = F.sum(g, (0,) + tuple(range(2, g.ndim)))
         return gx, gw, gb
-
-
-def _batch_cuts(xp, n, per_sample):
-    """Where an op's batch is cut into parts, one per intra-op thread (engine.parallel), for
-    NumPy arrays; one part for other devices."""
-    return parallel.batch_cuts(n, per_sample) if xp is np else (0, n)
 
 
 def _shape_2d(shape):
@@ -1367,14 +1317,7 @@ class MaxPool(Function):
     def forward(self, x, kernel, dilation, padding, stride):
         self.in_shape, self.kernel, self.dilation, self.padding, self.stride = \
             x.shape, kernel, dilation, padding, stride
-        xp = _xp(x)
-        cuts = _batch_cuts(xp, x.shape[0], x[:1].size)
-        if len(cuts) == 2:
-            best, argbest = _window_max(x, kernel, dilation, padding, stride)
-        else:       # the batch in parts, each on its own thread
-            parts = parallel.run(cuts, lambda lo, hi: _window_max(x[lo:hi], kernel, dilation, padding, stride))
-            best = xp.concatenate([b for b, _ in parts])
-            argbest = xp.concatenate([a for _, a in parts])
+        best, argbest = _window_max(x, kernel, dilation, padding, stride)
         self.keep(argbest)
         return best
 
@@ -1390,17 +1333,16 @@ class MaxPool(Function):
                 n, c, h, w = self.in_shape
                 out = xp.zeros(self.in_shape, dtype=g.dtype)
                 oh, ow = g.shape[2], g.shape[3]
-
-                def part(lo, hi):
-                    for t in range(kh * kw):
-                        i, j = divmod(t, kw)
-                        rows, columns = _clipped_tap(i, dh, sh, pt, h, oh), _clipped_tap(j, dw, sw, pl, w, ow)
-                        if rows is None or columns is None:
-                            continue
-                        inside = (slice(lo, hi), slice(None), rows[0], columns[0])
-                        xp.multiply(g[inside], idx[inside] == t, out=out[lo:hi, :, rows[1], columns[1]])
-
-                parallel.run(_batch_cuts(xp, n, c * h * w), part)
+                for t in range(kh * kw):
+                    i, j = divmod(t, kw)
+                    rows, columns = _clipped_tap(i, dh, sh, pt, h, oh), _clipped_tap(j, dw, sw, pl, w, ow)
+                    if rows is None or columns is None:
+                        continue
+                    if rows[0] == slice(0, oh) and columns[0] == slice(0, ow):
+                        xp.multiply(g, idx == t, out=out[:, :, rows[1], columns[1]])
+                    else:   # the ceil-mode overhang or padding: only the part inside the input
+                        inside = (slice(None), slice(None), rows[0], columns[0])
+                        xp.multiply(g[inside], idx[inside] == t, out=out[:, :, rows[1], columns[1]])
                 return (out,)
             # each tap's plane is the gradient where that tap was the maximum, else zero
             planes = [xp.multiply(g, idx == t) for t in range(kh * kw)]

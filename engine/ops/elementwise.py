@@ -10,7 +10,6 @@ import math
 import numpy as np
 
 from .. import dtypes as _dt
-from .. import parallel
 from ..autograd.function import Op
 from ..device import array_module_for, get_array_module
 from ..tensor import Tensor
@@ -397,19 +396,7 @@ Erf = _unary("erf", lambda xp, x: _erf(xp, x), lambda F, g, x: g * _TWO_OVER_SQR
 Erfc = _unary("erfc", lambda xp, x: _erf(xp, x, complement=True),
               lambda F, g, x: -g * _TWO_OVER_SQRT_PI * F.exp(-x * x))
 # relu'(0) = 0 and abs'(0) = 0, PyTorch's choices
-def _relu(xp, x):
-    if xp is np and x.dtype.kind == "f":   # over the intra-op threads when it is big
-        return parallel.elementwise(lambda out, a: np.maximum(a, 0, out=out), np.empty_like(x), x)
-    return xp.maximum(x, 0)
-
-
-def _relu_grad(F, g, y):
-    if type(g) is _ndarray and g.dtype.kind == "f" and type(y) is _ndarray and g.shape == y.shape:
-        return parallel.elementwise(lambda out, a, b: np.multiply(a, b > 0, out=out), np.empty_like(g), g, y)
-    return g * (y > 0)
-
-
-Relu = _unary("relu", _relu, _relu_grad, "y", floating=False)
+Relu = _unary("relu", lambda xp, x: xp.maximum(x, 0), lambda F, g, y: g * (y > 0), "y", floating=False)
 Abs = _unary("abs", lambda xp, x: xp.abs(x), lambda F, g, x: g * F.sign(x), floating=False)
 Frac = _unary("frac", lambda xp, x: x - xp.trunc(x), lambda F, g: g, "")
 Sign = _unary("sign", lambda xp, x: xp.sign(x), _zero_grad, "", floating=False)

@@ -1,7 +1,4 @@
 """Stochastic gradient descent, with momentum, dampening, Nesterov momentum and weight decay."""
-import numpy as np
-
-from .. import parallel
 from ..tensor import Tensor
 from .optimizer import Optimizer
 
@@ -41,12 +38,7 @@ class SGD(Optimizer):
                 b *= momentum
                 b += (1 - group["dampening"]) * grad
             grad = grad + momentum * buf._data if group["nesterov"] else buf._data
-        data = p._data
-        if type(data) is np.ndarray and type(grad) is np.ndarray and data.dtype == grad.dtype:
-            # over the intra-op threads when it is big
-            parallel.elementwise(lambda out, g: np.subtract(out, lr * g, out=out), data, grad)
-        else:
-            data -= lr * grad
+        p._data -= lr * grad
 
     _foreach_keys = ("momentum_buffer",)
 
