@@ -606,11 +606,30 @@ class Builtins:
                 return False
         return True
 
-    def b_iter(self, value):
+    def b_iter(self, value, *sentinel):
+        if sentinel:
+            return self._call_until(value, *sentinel)
         it = self.iterate(value)
         if type(it) is ProgramIterator:
             return it
         return ProgramIterator(it, self.rt)
+
+    def _call_until(self, fn, sentinel, *more):
+        """``iter(fn, sentinel)``: calls ``fn()`` (through the interpreter) until it returns a value
+        equal to ``sentinel``."""
+        if more:
+            raise _TypeError(f"iter expected at most 2 arguments, got {2 + len(more)}")
+        if not callable(fn):
+            raise _TypeError("iter(v, w): v must be callable")
+        call, equal = self.call, operators.COMPARE["Eq"]
+
+        def calls():
+            while True:
+                value = call(fn, [], {})
+                if equal(value, sentinel):
+                    return
+                yield value
+        return ProgramIterator(calls(), self.rt)
 
     def b_next(self, it, *default):
         if type(it) is not ProgramIterator:

@@ -379,3 +379,30 @@ def test_warnings_print_to_stdout_once_per_line_and_follow_filters():
 def test_warnings_error_filter_raises(run_err):
     e = run_err("import warnings\nwarnings.simplefilter('error')\nwarnings.warn('boom', RuntimeWarning)")
     assert e.type == "RuntimeWarning" and e.message == "boom" and e.line == 3
+
+
+def test_iter_with_a_sentinel_calls_until_it_is_returned():
+    """iter(callable, sentinel) as CPython has it: program functions and callable objects,
+    the sentinel compared with ==, and its errors."""
+    assert_same_as_python("""
+data = [3, 1, 4, 1, 5, 9, 2, 6]
+pos = [0]
+def reader():
+    i = pos[0]
+    pos[0] += 1
+    return data[i] if i < len(data) else None
+print(list(iter(reader, 9)))
+class Counter:
+    def __init__(self):
+        self.n = 0
+    def __call__(self):
+        self.n += 1
+        return self.n
+print([x for x in iter(Counter(), 4)])
+print(list(iter(reader, None)), next(iter(reader, None), "done"))
+for bad in ((5, 1), (reader, 1, 2)):
+    try:
+        iter(*bad)
+    except TypeError as e:
+        print(e)
+""")
