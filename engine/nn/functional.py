@@ -1201,25 +1201,49 @@ def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
 
 
 def unfold(input, kernel_size, dilation=1, padding=0, stride=1):
-    """Extracts sliding local blocks: (N, C, H, W) -> (N, C * kh * kw, L)."""
-    kernel, dilation, stride = _pair(kernel_size), _pair(dilation), _pair(stride)
-    pads = tuple((p, p) for p in _pair(padding))
-    cols = Im2Col.apply(input, kernel=kernel, dilation=dilation, padding=pads, stride=stride)
-    n, c = input.shape[0], input.shape[1]
-    return cols.reshape(n, c * kernel[0] * kernel[1], -1)
+    """Extracts sliding local blocks: (N, C, H, W) -> (N, C * kh * kw, L), or (C, H, W) -> (C * kh * kw, L)."""
+    kernel, dilation, stride, padding = _pair(kernel_size), _pair(dilation), _pair(stride), _pair(padding)
+    if input.ndim == 2:
+        raise IndexError("Dimension out of range (expected to be in range of [-2, 1], but got 2)")
+    if input.ndim not in (3, 4):
+        raise RuntimeError(f"Expected 3D or 4D (batch mode) tensor with possibly 0 batch size and other non-zero "
+                           f"dimensions for input, but got: {list(input.shape)}")
+    x = input.unsqueeze(0) if input.ndim == 3 else input
+    blocks = [_out_size(size, k, d, p, p, st) for size, k, d, p, st in zip(x.shape[2:], kernel, dilation, padding, stride)]
+    if min(blocks) < 1:
+        raise RuntimeError(f"Given input with spatial size ({x.shape[2]}, {x.shape[3]}), kernel_size={kernel}, "
+                           f"dilation={dilation}, padding={padding}, calculated shape of the array of sliding blocks "
+                           f"as ({blocks[0]}, {blocks[1]}), but its components must be at least one.")
+    cols = Im2Col.apply(x, kernel=kernel, dilation=dilation, padding=tuple((p, p) for p in padding), stride=stride)
+    out = cols.reshape(x.shape[0], x.shape[1] * kernel[0] * kernel[1], -1)
+    return out.squeeze(0) if input.ndim == 3 else out
 
 
 def fold(input, output_size, kernel_size, dilation=1, padding=0, stride=1):
-    """Combines sliding local blocks into a tensor: (N, C * kh * kw, L) -> (N, C, H, W)."""
-    kernel, dilation, stride = _pair(kernel_size), _pair(dilation), _pair(stride)
-    (h, w), (ph, pw) = _pair(output_size), _pair(padding)
+    """Combines sliding local blocks into a tensor: (N, C * kh * kw, L) -> (N, C, H, W), or
+    (C * kh * kw, L) -> (C, H, W)."""
+    kernel, dilation, stride, padding = _pair(kernel_size), _pair(dilation), _pair(stride), _pair(padding)
+    (h, w), (ph, pw) = _pair(output_size), padding
+    if input.ndim not in (2, 3):
+        raise RuntimeError(f"Expected 2D or 3D (batch mode) tensor for input with possibly 0 batch size and non-zero "
+                           f"dimensions for input, but got: {list(input.shape)}")
+    x = input.unsqueeze(0) if input.ndim == 2 else input
+    taps = kernel[0] * kernel[1]
+    if x.shape[1] % taps:
+        raise RuntimeError(f"Expected size of input's dimension 1 to be divisible by the product of kernel_size, but "
+                           f"got input.size(1)={x.shape[1]} and kernel_size={kernel}.")
     oh = _out_size(h, kernel[0], dilation[0], ph, ph, stride[0])
     ow = _out_size(w, kernel[1], dilation[1], pw, pw, stride[1])
-    n = input.shape[0]
-    c = input.shape[1] // (kernel[0] * kernel[1])
-    cols = input.reshape(n, c, kernel[0], kernel[1], oh, ow)
-    return Col2Im.apply(cols, in_shape=(n, c, h, w), kernel=kernel, dilation=dilation,
-                        padding=((ph, ph), (pw, pw)), stride=stride)
+    if x.shape[2] != oh * ow:
+        raise RuntimeError(f"Given output_size={(h, w)}, kernel_size={kernel}, dilation={dilation}, "
+                           f"padding={padding}, stride={stride}, expected size of input's dimension 2 to match the "
+                           f"calculated number of sliding blocks {oh} * {ow} = {oh * ow}, but got "
+                           f"input.size(2)={x.shape[2]}.")
+    n, c = x.shape[0], x.shape[1] // taps
+    cols = x.reshape(n, c, kernel[0], kernel[1], oh, ow)
+    out = Col2Im.apply(cols, in_shape=(n, c, h, w), kernel=kernel, dilation=dilation,
+                       padding=((ph, ph), (pw, pw)), stride=stride)
+    return out.squeeze(0) if input.ndim == 2 else out
 
 
 def _pool_geometry(input, kernel_size, stride, padding, dilation, ceil_mode, nd, name):

@@ -260,9 +260,9 @@ def check_conv(input, weight, bias=None, stride=1, padding=0, dilation=1, groups
 
 
 def check_unfold(input, kernel_size, dilation=1, padding=0, stride=1):
-    if not isinstance(input, Tensor) or input._data.ndim != 4:
+    if not isinstance(input, Tensor) or input._data.ndim not in (3, 4):
         return
-    n, c, h, w = input._data.shape
+    n, c, h, w = (1,) * (4 - input._data.ndim) + input._data.shape   # an unbatched (C, H, W) is one sample
     kernel, dilation, padding, stride = (_tuple(v, 2) for v in (kernel_size, dilation, padding, stride))
     out = [max((s + 2 * p - d * (k - 1) - 1) // st + 1, 0)
            for s, k, d, p, st in zip((h, w), kernel, dilation, padding, stride)]

@@ -46,6 +46,18 @@ BAD = [
      "Input type (float) and bias type (double) should be the same"),
     ("conv2d half input", lambda T, f: f.conv2d(T.tensor(_r(1, 2, 5, 5)).half(), T.tensor(_r(3, 2, 3, 3))),
      "Input type (torch.HalfTensor) and weight type (torch.FloatTensor) should be the same"),
+    ("unfold 5d", lambda T, f: f.unfold(T.tensor(_r(1, 2, 3, 4, 5)), 2),
+     "Expected 3D or 4D (batch mode) tensor with possibly 0 batch size and other non-zero dimensions for input, "
+     "but got: [1, 2, 3, 4, 5]"),
+    ("unfold no blocks", lambda T, f: f.unfold(T.tensor(_r(1, 1, 2, 2)), 3),
+     "calculated shape of the array of sliding blocks as (0, 0), but its components must be at least one"),
+    ("fold 1d", lambda T, f: f.fold(T.tensor(_r(5)), (5, 5), 3),
+     "Expected 2D or 3D (batch mode) tensor for input with possibly 0 batch size"),
+    ("fold channels", lambda T, f: f.fold(T.tensor(_r(1, 17, 9)), (5, 5), 3),
+     "Expected size of input's dimension 1 to be divisible by the product of kernel_size, but got input.size(1)=17"),
+    ("fold blocks", lambda T, f: f.fold(T.tensor(_r(1, 18, 8)), (5, 5), 3),
+     "expected size of input's dimension 2 to match the calculated number of sliding blocks 3 * 3 = 9, but got "
+     "input.size(2)=8."),
     ("conv2d groups", lambda T, f: f.conv2d(T.tensor(_r(2, 4, 5, 5)), T.tensor(_r(3, 2, 3, 3)), groups=2),
      "Given groups=2, expected weight to be divisible by 2 at dimension 0"),
     ("conv2d bias", lambda T, f: f.conv2d(T.tensor(_r(1, 3, 5, 5)), T.tensor(_r(4, 3, 3, 3)), T.tensor(_r(3))),
@@ -289,3 +301,11 @@ def test_empty_batch_convolves_to_an_empty_batch(groups):
         y.sum().backward()
         assert tuple(x.grad.shape) == shape
         assert not w.grad.numpy().any() and not b.grad.numpy().any()
+
+
+def test_unfold_and_fold_take_an_unbatched_input():
+    check_gradients(lambda T, x: T.nn.functional.unfold(x, 2, padding=1, stride=(1, 2)), [(2, 4, 5)])
+    check_gradients(lambda T, c: T.nn.functional.fold(c, (4, 5), 2, padding=1, stride=(1, 2)), [(8, 15)])
+    if torch is not None:
+        compare_with_torch(lambda T, x: T.nn.functional.unfold(x, (2, 3), dilation=(2, 1)), [(3, 6, 5)])
+        compare_with_torch(lambda T, c: T.nn.functional.fold(c, (6, 5), (2, 3), dilation=(2, 1)), [(18, 12)])
