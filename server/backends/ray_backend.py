@@ -192,7 +192,8 @@ class RayBackend(WorkerBackend):
             return name
         a = self.actors
         name = f"host:{secrets.token_hex(6)}"
-        options = {"name": name, "namespace": a.NAMESPACE, "lifetime": "detached"}
+        options = {"name": name, "namespace": a.NAMESPACE, "lifetime": "detached",
+                   "max_concurrency": a.command_threads(capacity)}
         if device == "cuda":
             options["num_gpus"] = self.settings.ray_gpus_per_host
         # Hosts take no CPU while idle, so Ray's default policy would pack them all on one node: ask for the

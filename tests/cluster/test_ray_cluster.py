@@ -170,6 +170,30 @@ def test_a_watcher_on_one_replica_sees_the_runs_started_on_the_other(replicas):
         s.delete()
 
 
+def test_a_watcher_that_goes_away_lets_go_of_its_place_on_the_host(cluster, replicas):
+    """A watcher holds a thread of its host while it watches: closing the WebSocket cancels its stream and the
+    host lets the watcher go (and its thread with it)."""
+    a, b = replicas
+    with _client(a) as ca:
+        s = open_session(ca)
+        for _ in range(2):  # the place is free again for the next watcher
+            with _ws(a, s) as ws:
+                ws.send(json.dumps({"type": "watch"}))
+                deadline = time.monotonic() + 10
+                while _record(cluster, s)["watchers"] < 1 and time.monotonic() < deadline:
+                    time.sleep(0.05)
+                assert _record(cluster, s)["watchers"] == 1
+            deadline = time.monotonic() + 10
+            while _record(cluster, s)["watchers"] and time.monotonic() < deadline:
+                time.sleep(0.1)
+            assert _record(cluster, s)["watchers"] == 0
+        with _client(b) as cb:
+            s.client = cb
+            assert s.ok("z = torch.ones(1)", outputs=["z"])["values"]["z"]["data"] == [1.0]
+        s.client = ca
+        assert s.delete().status_code == 204
+
+
 def test_a_websocket_run_streams_through_nginx(nginx, http, session):
     with connect(f"ws://127.0.0.1:{nginx.port}/v1/sessions/{session.id}/stream?token={session.token}") as ws:
         ws.send(json.dumps({"type": "run", "id": "r1", "program": "print('hi')\nz = torch.ones(3)",
@@ -406,6 +430,39 @@ def test_a_command_during_a_run_is_answered_after_it_through_either_replica(clus
         assert info.status_code == 200 and "w" in info.json()["variables"]
         assert s_b.ok("v = w * 3", outputs=["v"])["values"]["v"]["data"] == [3.0, 6.0]
         s.delete()
+
+
+def test_more_reads_than_a_host_has_command_threads_wait_for_a_run_and_are_all_answered(cluster, replicas):
+    """A run holds one of its host's command threads and reads of the same session wait for it, each holding
+    one more: with more of them than the host has command threads (10 for hosts of 3 sessions), the rest
+    wait in Ray's queue; the run still ends at its deadline (408) and every read is answered after it."""
+    a, b = replicas
+    with _client(a) as ca:
+        s = open_session(ca)
+        s.ok("w = torch.tensor([1.0, 2.0])")
+        results = {}
+        t = threading.Thread(target=lambda: results.setdefault("run", s.run(ENDLESS)))
+        t.start()
+        deadline = time.monotonic() + 10
+        while _record(cluster, s)["run_id"] is None and time.monotonic() < deadline:
+            time.sleep(0.01)
+        reads = []
+
+        def read():
+            with _client(b) as cb:
+                reads.append(cb.get(f"{s.path}/variables/w", headers=s.headers))
+
+        readers = [threading.Thread(target=read) for _ in range(16)]  # hosts of 3 sessions have 10 threads
+        for r in readers:
+            r.start()
+        t.join()
+        for r in readers:
+            r.join()
+        assert results["run"].status_code == 408, results["run"].text
+        assert [r.status_code for r in reads] == [200] * 16
+        assert all(r.json()["value"]["data"] == [1.0, 2.0] for r in reads)
+        assert s.ok("v = w * 2", outputs=["v"])["values"]["v"]["data"] == [2.0, 4.0]
+        assert s.delete().status_code == 204
 
 
 def test_big_and_small_tensors_cross_both_ways_on_either_replica(replicas):
