@@ -1632,16 +1632,27 @@ class Standardize(Function):
             xc = x - mu
             invstd = _ew.rsqrt((xc * xc).mean(axes, keepdim=True) + self.eps)
             y = xc * invstd
-        gm = F.sum(g, axes, True) / n
-        gym = F.sum(g * y, axes, True) / n
+        if isinstance(g, Tensor):
+            gm = F.sum(g, axes, True) / n
+            gym = F.sum(g * y, axes, True) / n
+        else:   # the sums in float64 for a float32 gradient, as PyTorch's CPU kernel accumulates
+            acc = _ACC_DTYPE.get(g.dtype.name)
+            gm = (g.sum(axis=axes, keepdims=True, dtype=acc) / n).astype(g.dtype, copy=False)
+            gym = ((g * y).sum(axis=axes, keepdims=True, dtype=acc) / n).astype(g.dtype, copy=False)
         return invstd * (g - gm - y * gym), None, None
 
 
 def _moments(data, axes):
-    mean = data.mean(axis=axes, keepdims=True)
-    xc = data - mean
-    var = (xc * xc).mean(axis=axes, keepdims=True)
-    return mean, var
+    """The mean and biased variance over ``axes``, summed in float64 for a float32 (or half) input
+    and returned in its dtype, as PyTorch's CPU kernels accumulate (acc_type<float> is double)."""
+    acc = _ACC_DTYPE.get(data.dtype.name)
+    mean = data.mean(axis=axes, keepdims=True, dtype=acc)
+    xc = data - mean.astype(data.dtype, copy=False)
+    var = (xc * xc).mean(axis=axes, keepdims=True, dtype=acc)
+    return mean.astype(data.dtype, copy=False), var.astype(data.dtype, copy=False)
+
+
+_ACC_DTYPE = {"float32": np.float64, "float16": np.float64, "bfloat16": np.float64}
 
 
 def _standardize(input, axes, eps):
