@@ -480,10 +480,14 @@ class SessionHost:
             hosted.run_id = run_id
             return hosted, None
 
-    def run_once(self, session_id, digest, header_json, buffers):
-        """A run whose caller wants only its reply: (reply JSON, buffers). Watchers still get its events."""
+    def run_once(self, header_json, buffers):
+        """A run whose caller wants only its reply: (reply JSON, buffers). Watchers still get its events. The
+        session and the token's digest travel in the header ("session", "digest"; the digest goes no further)."""
         header = json.loads(header_json)
-        hosted, refusal = self._claim(session_id, digest, header["run"])
+        digest = header.pop("digest", None)
+        if not isinstance(digest, str):
+            return NOT_FOUND, []
+        hosted, refusal = self._claim(header.get("session"), digest, header["run"])
         if refusal is not None:
             return refusal, []
         return self._run(hosted, header, buffers, None)

@@ -414,7 +414,8 @@ class RayBackend(WorkerBackend):
         sid, digest = placement.session_id, placement.digest
         if on_events is None:  # nobody here wants its events: one plain call (a stream costs a round trip more)
             async def consume():
-                reply_json, out = await host.run_once.remote(sid, digest, dumps(header), arrays)
+                reply_json, out = await host.run_once.remote(dumps({**header, "session": sid, "digest": digest}),
+                                                             arrays)
                 return json.loads(reply_json), out
         else:
             async def consume():
