@@ -1685,7 +1685,7 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
         count = input.numel() // c
         if count <= 1:
             raise ValueError(f"Expected more than 1 value per channel when training, got input size {input.shape}")
-        y, mean, var = _standardize(input, axes, eps)
+        mean, var = _moments(input._data, axes)
         if running_mean is not None:
             _update_running(running_mean, mean, momentum)
         if running_var is not None:
@@ -1693,8 +1693,73 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
     else:
         if running_mean is None or running_var is None:
             raise RuntimeError("running_mean and running_var must be defined in evaluation mode")
-        y = (input - running_mean.reshape(shape)) * _ew.rsqrt(running_var.reshape(shape) + eps)
-    return _affine(y, weight, bias, shape)
+        mean, var = running_mean._data, running_var._data
+    dtype = input._data.dtype
+    xp = _xp(input._data)
+    invstd = 1.0 / xp.sqrt(var.reshape(-1).astype(dtype, copy=False) + dtype.type(eps))
+    return NativeBatchNorm.apply(input, weight, bias, mean=mean.reshape(-1).astype(dtype, copy=False),
+                                 invstd=invstd.astype(dtype, copy=False), training=training, eps=eps)
+
+
+class NativeBatchNorm(Function):
+    """PyTorch's native_batch_norm as one node: (x - mean) * invstd * weight + bias per channel
+    (dim 1), with the batch's statistics (training) or the running ones (eval).
+
+    Keeps the standardised input; backward is PyTorch's: dx = w invstd (g - mean(g) - xhat
+    mean(g xhat)) in training, w invstd g in eval, dw = sum(g xhat), db = sum(g), the sums in
+    float64 for float32. Under create_graph it differentiates the composite form."""
+    __slots__ = ("axes", "eps", "training", "stats")
+    op = "batch_norm"
+    backward_name = "NativeBatchNormBackward0"
+    saves = (0, 1, 2)
+
+    def forward(self, x, w, b, mean, invstd, training, eps):
+        self.axes, self.eps, self.training = (0,) + tuple(range(2, x.ndim)), eps, training
+        self.stats = None if training else (mean, invstd)    # constants of the eval composite
+        shape = _channel_shape(x)
+        xhat = x - mean.reshape(shape)
+        xhat *= invstd.reshape(shape)
+        self.keep(xhat, invstd)
+        out = xhat * w.reshape(shape) if w is not None else xhat.copy()
+        if b is not None:
+            out += b.reshape(shape)
+        return out
+
+    def backward(self, F, g, x, w, b, xhat, invstd):
+        if isinstance(g, Tensor):
+            return composite_grads(self, self._composite, (x, w, b), g)
+        nf = self.next_functions
+        axes, shape, dt = self.axes, _channel_shape(g), g.dtype
+        acc = _ACC_DTYPE.get(dt.name)
+        need_x, need_w, need_b = (nf[i][0] is not None for i in range(3))
+        gsum = g.sum(axis=axes, dtype=acc) if need_b or (need_x and self.training) else None
+        gxhat = (g * xhat).sum(axis=axes, dtype=acc) if need_w or (need_x and self.training) else None
+        gx = None
+        if need_x:
+            a = invstd.astype(dt, copy=False) if w is None else invstd.astype(dt, copy=False) * w.astype(dt, copy=False)
+            if self.training:
+                n = g.size // g.shape[1]
+                gx = xhat * (gxhat / n).astype(dt).reshape(shape)
+                _xp(g).subtract(g, gx, out=gx)
+                gx -= (gsum / n).astype(dt).reshape(shape)
+                gx *= a.reshape(shape)
+            else:
+                gx = g * a.reshape(shape)
+        return (gx, gxhat.astype(w.dtype) if need_w else None, gsum.astype(b.dtype) if need_b else None)
+
+    def _composite(self, x, w, b):
+        shape = _channel_shape(x)
+        if self.training:
+            xc = x - x.mean(self.axes, keepdim=True)
+            y = xc * _ew.rsqrt((xc * xc).mean(self.axes, keepdim=True) + self.eps)
+        else:
+            mean, invstd = self.stats
+            y = (x - _const(x, mean.reshape(shape))) * _const(x, invstd.reshape(shape))
+        return _affine(y, w, b, shape)
+
+
+def _channel_shape(a):
+    return (1, -1) + (1,) * (a.ndim - 2)
 
 
 def _update_running(buffer, stat, momentum):

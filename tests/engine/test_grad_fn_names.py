@@ -321,7 +321,7 @@ SAME_NAME = [
 #                            matmuls, indexing and a view; AdaptiveAvgPool2DBackward0, ...
 #   F.interpolate            one matmul per resampled dimension with its (out x in) weight map;
 #                            PyTorch's UpsampleNearest2DBackward0, UpsampleBilinear2DBackward0, ...
-#   F.batch_norm, group_norm one standardising node and the affine as mul and add; Native*NormBackward0
+#   F.group_norm             one standardising node and the affine as mul and add; NativeGroupNormBackward0
 #   F.cross_entropy          one fused node (CrossEntropyBackward0) for class indices or probabilities, label
 #                            smoothing included; PyTorch's NllLossBackward0 <- LogSoftmaxBackward0 (and more nodes)
 #   F.mse_loss, smooth_l1_loss, huber_loss, binary_cross_entropy(_with_logits), pairwise_distance
@@ -392,3 +392,13 @@ def test_names_survive_backward():
     y.backward()
     assert y.grad_fn.name() == "SumBackward1"
     assert y.grad_fn.next_functions[0][0].name() == "PowBackward1"
+
+
+def test_batch_norm_is_one_native_node_over_input_weight_and_bias():
+    """F.batch_norm (train and eval) is PyTorch's one NativeBatchNormBackward0, fed by the input,
+    the weight and the bias."""
+    for training in (True, False):
+        x = gs.randn(4, 3, 5, requires_grad=True)
+        w, b = gs.ones(3, requires_grad=True), gs.zeros(3, requires_grad=True)
+        y = gs.nn.functional.batch_norm(x, gs.zeros(3), gs.ones(3), w, b, training=training)
+        assert _graph(y) == ("NativeBatchNormBackward0", ("AccumulateGrad",) * 3)

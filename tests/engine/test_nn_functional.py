@@ -137,6 +137,11 @@ CASES = {
     "batch_norm_eval": (lambda T, x, w, b: _f(T).batch_norm(
         x, T.tensor([0.1, -0.2, 0.3], dtype=T.float64), T.tensor([1.5, 0.5, 2.0], dtype=T.float64), w, b),
         [(4, 3, 2), (3,), (3,)]),
+    "batch_norm_train_weight_only": (lambda T, x, w: _f(T).batch_norm(x, None, None, w, training=True, eps=0.1),
+                                     [(3, 2, 4), (2,)]),
+    "batch_norm_eval_4d_bias_only": (lambda T, x, b: _f(T).batch_norm(
+        x, T.tensor([0.5, -1.0], dtype=T.float64), T.tensor([0.25, 3.0], dtype=T.float64), None, b),
+        [(2, 2, 3, 2), (2,)]),
     "group_norm": (lambda T, x, w, b: _f(T).group_norm(x, 2, w, b), [(2, 4, 3), (4,), (4,)]),
     "normalize": (lambda T, x: _f(T).normalize(x, dim=1), [(4, 5)]),
     "normalize_p1": (lambda T, x: _f(T).normalize(x, p=1.0, dim=0), [(4, 5)]),
