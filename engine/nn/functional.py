@@ -1643,13 +1643,14 @@ class Standardize(Function):
 
 
 def _moments(data, axes):
-    """The mean and biased variance over ``axes``, summed in float64 for a float32 (or half) input
-    and returned in its dtype, as PyTorch's CPU kernels accumulate (acc_type<float> is double)."""
+    """The centred data, and the mean and biased variance over ``axes``: summed in float64 for a
+    float32 (or half) input and returned in its dtype, as PyTorch's CPU kernels accumulate
+    (acc_type<float> is double)."""
     acc = _ACC_DTYPE.get(data.dtype.name)
-    mean = data.mean(axis=axes, keepdims=True, dtype=acc)
-    xc = data - mean.astype(data.dtype, copy=False)
+    mean = data.mean(axis=axes, keepdims=True, dtype=acc).astype(data.dtype, copy=False)
+    xc = data - mean
     var = (xc * xc).mean(axis=axes, keepdims=True, dtype=acc)
-    return mean.astype(data.dtype, copy=False), var.astype(data.dtype, copy=False)
+    return xc, mean, var.astype(data.dtype, copy=False)
 
 
 _ACC_DTYPE = {"float32": np.float64, "float16": np.float64, "bfloat16": np.float64}
@@ -1657,7 +1658,7 @@ _ACC_DTYPE = {"float32": np.float64, "float16": np.float64, "bfloat16": np.float
 
 def _standardize(input, axes, eps):
     """Returns (standardised input, batch mean array, biased variance array)."""
-    mean, var = _moments(input._data, axes)
+    _, mean, var = _moments(input._data, axes)
     invstd = 1.0 / _xp(var).sqrt(var + eps)
     return Standardize.apply(input, mean, invstd, axes=axes, eps=eps), mean, var
 
@@ -1675,7 +1676,6 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
     if input.ndim < 2:
         raise ValueError(f"expected 2D or higher input (got {input.ndim}D input)")
     c = input.shape[1]
-    shape = (1, c) + (1,) * (input.ndim - 2)
     axes = (0,) + tuple(range(2, input.ndim))
     for name, t in (("running_mean", running_mean), ("running_var", running_var), ("weight", weight),
                     ("bias", bias)):
@@ -1685,7 +1685,7 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
         count = input.numel() // c
         if count <= 1:
             raise ValueError(f"Expected more than 1 value per channel when training, got input size {input.shape}")
-        mean, var = _moments(input._data, axes)
+        centred, mean, var = _moments(input._data, axes)
         if running_mean is not None:
             _update_running(running_mean, mean, momentum)
         if running_var is not None:
@@ -1693,12 +1693,12 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
     else:
         if running_mean is None or running_var is None:
             raise RuntimeError("running_mean and running_var must be defined in evaluation mode")
-        mean, var = running_mean._data, running_var._data
+        centred, mean, var = None, running_mean._data, running_var._data
     dtype = input._data.dtype
-    xp = _xp(input._data)
-    invstd = 1.0 / xp.sqrt(var.reshape(-1).astype(dtype, copy=False) + dtype.type(eps))
+    invstd = 1.0 / _xp(input._data).sqrt(var.reshape(-1).astype(dtype, copy=False) + dtype.type(eps))
     return NativeBatchNorm.apply(input, weight, bias, mean=mean.reshape(-1).astype(dtype, copy=False),
-                                 invstd=invstd.astype(dtype, copy=False), training=training, eps=eps)
+                                 invstd=invstd.astype(dtype, copy=False), centred=centred, training=training,
+                                 eps=eps)
 
 
 class NativeBatchNorm(Function):
@@ -1713,11 +1713,12 @@ class NativeBatchNorm(Function):
     backward_name = "NativeBatchNormBackward0"
     saves = (0, 1, 2)
 
-    def forward(self, x, w, b, mean, invstd, training, eps):
+    def forward(self, x, w, b, mean, invstd, centred, training, eps):
+        """``centred`` is x - mean when batch_norm has it already (the batch's statistics)."""
         self.axes, self.eps, self.training = (0,) + tuple(range(2, x.ndim)), eps, training
         self.stats = None if training else (mean, invstd)    # constants of the eval composite
         shape = _channel_shape(x)
-        xhat = x - mean.reshape(shape)
+        xhat = centred if centred is not None else x - mean.reshape(shape)
         xhat *= invstd.reshape(shape)
         self.keep(xhat, invstd)
         out = xhat * w.reshape(shape) if w is not None else xhat.copy()
@@ -1736,7 +1737,9 @@ class NativeBatchNorm(Function):
         gxhat = (g * xhat).sum(axis=axes, dtype=acc) if need_w or (need_x and self.training) else None
         gx = None
         if need_x:
-            a = invstd.astype(dt, copy=False) if w is None else invstd.astype(dt, copy=False) * w.astype(dt, copy=False)
+            a = invstd.astype(dt, copy=False)
+            if w is not None:
+                a = a * w.astype(dt, copy=False)
             if self.training:
                 n = g.size // g.shape[1]
                 gx = xhat * (gxhat / n).astype(dt).reshape(shape)
