@@ -1018,8 +1018,17 @@ def _col2im_same_width(cols, in_shape, kernel, dilation, padding):
     cols = xp.ascontiguousarray(cols)
     oh = cols.shape[4]
     flat = cols.reshape(n, c, kh, kw, oh * w)
-    out = xp.zeros((n, c, h * w), dtype=cols.dtype)
-    for i, j, d, lo, hi, wrapped in _same_width_taps(kernel, dilation, padding, h, w, oh):
+    taps = list(_same_width_taps(kernel, dilation, padding, h, w, oh))
+    # a tap covering the whole plane unshifted (the centre of a same-padded kernel) starts the
+    # sum as a copy, instead of zeros it is added to
+    whole = [k for k, (_, _, d, lo, hi, wrapped) in enumerate(taps) if d == 0 and (lo, hi) == (0, h * w)
+             and not wrapped]
+    if whole:
+        i, j = taps.pop(whole[0])[:2]
+        out = flat[:, :, i, j, :h * w].copy()
+    else:
+        out = xp.zeros((n, c, h * w), dtype=cols.dtype)
+    for i, j, d, lo, hi, wrapped in taps:
         tap = flat[:, :, i, j]
         for col in wrapped:
             tap[:, :, col::w] = 0
@@ -1095,7 +1104,12 @@ class Conv(Function):
                 # columns, the smaller one is copied transposed (conv16->32 over 14x14: the
                 # gradient, 0.8 MB instead of 3.6 MB, and a product half as slow: 1.0 -> 0.5 ms)
                 xp = _xp(cols)
-                if gmat.shape[2] < cols.shape[2]:
+                if min(gmat.shape[2], cols.shape[2]) < 32:
+                    # a thin product (few output channels or few taps, as in a first layer):
+                    # NumPy's stacked matmul over the transposed view beats copying either
+                    # operand (conv1->16 over 28x28, batch 32: 0.36 -> 0.13 ms)
+                    gw = (gmat @ cols.swapaxes(-1, -2)).sum(0).reshape(self.w_shape)
+                elif gmat.shape[2] < cols.shape[2]:
                     g_t = xp.ascontiguousarray(gmat.swapaxes(-1, -2))            # (N, G, L, O/G)
                     gw = (cols @ g_t).sum(0).swapaxes(-1, -2)                   # (G, O/G, C/G*k)
                     gw = xp.ascontiguousarray(gw).reshape(self.w_shape)
@@ -1103,7 +1117,13 @@ class Conv(Function):
                     cols_t = xp.ascontiguousarray(cols.swapaxes(-1, -2))        # (N, G, L, C/G*k)
                     gw = (gmat @ cols_t).sum(0).reshape(self.w_shape)
         if self.next_functions[2][0] is not None:
-            gb = F.sum(g, (0,) + tuple(range(2, g.ndim)))
+            if isinstance(g, Tensor):
+                gb = F.sum(g, (0,) + tuple(range(2, g.ndim)))
+            else:
+                # each sample's (O, L) rows against a vector of ones, then over the batch: BLAS's
+                # matrix-vector product is three times NumPy's sum over the axes (0, 2, 3)
+                xp = _xp(g)
+                gb = (gmat.reshape(n, o, oh * ow) @ xp.ones(oh * ow, dtype=g.dtype)).sum(0)
         return gx, gw, gb
 
 

@@ -328,3 +328,29 @@ def test_batch_norm_sums_float32_in_float64_as_pytorch():
         torch.nn.functional.batch_norm(torch.tensor(a), trm, trv, training=True, momentum=1.0)
         np.testing.assert_allclose(rm.numpy(), trm.numpy(), rtol=1e-7)
         np.testing.assert_allclose(rv.numpy(), trv.numpy(), rtol=1e-6)
+
+
+@pytest.mark.parametrize("out_channels, in_channels, groups", [(4, 1, 1), (32, 4, 1), (40, 4, 1), (64, 8, 2)])
+def test_weight_and_bias_gradients_on_each_product_layout(out_channels, in_channels, groups):
+    """Conv.backward picks the weight gradient's product by the operands' sizes (a thin product over
+    the transposed view, or one operand copied transposed, the smaller) and sums the bias gradient
+    by a matrix-vector product: each layout against the float64 sums written out."""
+    rng = np.random.default_rng(3)
+    x = rng.standard_normal((3, in_channels, 6, 5))
+    w = rng.standard_normal((out_channels, in_channels // groups, 3, 3))
+    g = rng.standard_normal((3, out_channels, 6, 5))
+    xg = gs.tensor(x.astype(np.float32), requires_grad=True)
+    wg = gs.tensor(w.astype(np.float32), requires_grad=True)
+    bg = gs.zeros(out_channels, requires_grad=True)
+    F.conv2d(xg, wg, bg, padding=1, groups=groups).backward(gs.tensor(g.astype(np.float32)))
+    padded = np.pad(x, ((0, 0), (0, 0), (1, 1), (1, 1)))
+    per_group = out_channels // groups
+    want = np.zeros_like(w)
+    for o in range(out_channels):
+        first = (o // per_group) * (in_channels // groups)
+        for i in range(3):
+            for j in range(3):
+                window = padded[:, first:first + in_channels // groups, i:i + 6, j:j + 5]
+                want[o, :, i, j] = np.einsum("ncyx,nyx->c", window, g[:, o])
+    np.testing.assert_allclose(wg.grad.numpy(), want, rtol=1e-4, atol=1e-4)
+    np.testing.assert_allclose(bg.grad.numpy(), g.sum((0, 2, 3)), rtol=1e-5, atol=1e-5)
