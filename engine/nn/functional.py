@@ -983,6 +983,15 @@ def _same_width_taps(kernel, dilation, padding, h, w, oh):
             yield i, j, d, lo, max(hi, lo), wrapped
 
 
+def _whole_tap(taps, size):
+    """The index of a tap reading the whole (size-element) plane unshifted, the centre of a
+    same-padded kernel, if there is one: a col2im sum starts as a copy of it, not zeros it is added to."""
+    for k, (_, _, d, lo, hi, wrapped) in enumerate(taps):
+        if d == 0 and (lo, hi) == (0, size) and not wrapped:
+            return k
+    return None
+
+
 def _im2col_same_width(x, kernel, dilation, padding):
     """Im2Col for stride 1 where the output rows are as wide as the input's: each tap one
     copy of a contiguous run of the flattened plane, then zeros where the tap reads padding
@@ -1019,12 +1028,9 @@ def _col2im_same_width(cols, in_shape, kernel, dilation, padding):
     oh = cols.shape[4]
     flat = cols.reshape(n, c, kh, kw, oh * w)
     taps = list(_same_width_taps(kernel, dilation, padding, h, w, oh))
-    # a tap covering the whole plane unshifted (the centre of a same-padded kernel) starts the
-    # sum as a copy, instead of zeros it is added to
-    whole = [k for k, (_, _, d, lo, hi, wrapped) in enumerate(taps) if d == 0 and (lo, hi) == (0, h * w)
-             and not wrapped]
-    if whole:
-        i, j = taps.pop(whole[0])[:2]
+    whole = _whole_tap(taps, h * w)
+    if whole is not None:
+        i, j = taps.pop(whole)[:2]
         out = flat[:, :, i, j, :h * w].copy()
     else:
         out = xp.zeros((n, c, h * w), dtype=cols.dtype)
@@ -1034,6 +1040,74 @@ def _col2im_same_width(cols, in_shape, kernel, dilation, padding):
             tap[:, :, col::w] = 0
         if hi > lo:
             out[:, :, lo + d:hi + d] += tap[:, :, lo:hi]
+    return out.reshape(in_shape)
+
+
+def _is_same_size_conv(kernel, dilation, padding, stride, groups):
+    """Whether a convolution runs on tap-major columns: one group, stride 1, and an output as tall
+    and as wide as its input (the padding is the dilated kernel's extent less one)."""
+    (pt, pb), (pl, pr) = padding
+    (kh, kw), (dh, dw) = kernel, dilation
+    return groups == 1 and stride == (1, 1) and pt + pb == dh * (kh - 1) and pl + pr == dw * (kw - 1)
+
+
+def _tap_major_taps(kernel, dilation, padding, h, w):
+    """_same_width_taps for an output the input's size, in tap order (i * kw + j)."""
+    return sorted(_same_width_taps(kernel, dilation, padding, h, w, h), key=lambda tap: tap[:2])
+
+
+def _zero_outside(tap, lo, hi, wrapped, w):
+    """Zeros the (N, C, H * W) positions of a tap that read padding: those before ``lo`` and from
+    ``hi`` on in each plane (the rows above or below), and the wrapped columns."""
+    tap[:, :, :lo] = 0
+    tap[:, :, hi:] = 0
+    for col in wrapped:
+        tap[:, :, col::w] = 0
+
+
+def _im2col_tap_major(x, kernel, dilation, padding):
+    """(N, C, H, W) -> (N, kh * kw, C, H * W) columns of a same-size stride-1 convolution.
+
+    Tap t's (C, H * W) block of a sample is the sample's flattened channels shifted by the tap's
+    flat offset d, so each tap is one copy of N rows of C * H * W elements, across channel
+    boundaries; the positions where the shift crossed into the neighbouring channel, or wrapped
+    into the next row, are the ones the tap reads from padding, and are then zeroed. (The
+    channel-major layout copies N * C rows of H * W: conv16->32 over 14x14, batch 32,
+    0.46 -> 0.2 ms.)"""
+    n, c, h, w = x.shape
+    xp = _xp(x)
+    size = h * w
+    rows = xp.ascontiguousarray(x).reshape(n, c * size)
+    cols = xp.empty((n, kernel[0] * kernel[1], c, size), dtype=x.dtype)
+    for i, j, d, lo, hi, wrapped in _tap_major_taps(kernel, dilation, padding, h, w):
+        tap = cols[:, i * kernel[1] + j]
+        a, b = max(0, -d), min(c * size, c * size - d)
+        if b > a:
+            tap.reshape(n, c * size)[:, a:b] = rows[:, a + d:b + d]
+        _zero_outside(tap, lo, hi, wrapped, w)
+    return cols
+
+
+def _col2im_tap_major(cols, in_shape, kernel, dilation, padding):
+    """The adjoint of _im2col_tap_major on (N, kh * kw, C, H * W) columns it may overwrite: each
+    tap, its padding positions zeroed, is one addition of N rows of C * H * W elements shifted
+    back by its offset; the centre tap of an odd kernel starts the sum as a copy."""
+    n, c, h, w = in_shape
+    xp = _xp(cols)
+    size = h * w
+    taps = _tap_major_taps(kernel, dilation, padding, h, w)
+    whole = _whole_tap(taps, size)
+    if whole is not None:
+        i, j = taps.pop(whole)[:2]
+        out = cols[:, i * kernel[1] + j].reshape(n, c * size).copy()
+    else:
+        out = xp.zeros((n, c * size), dtype=cols.dtype)
+    for i, j, d, lo, hi, wrapped in taps:
+        tap = cols[:, i * kernel[1] + j]
+        _zero_outside(tap, lo, hi, wrapped, w)
+        a, b = max(0, -d), min(c * size, c * size - d)
+        if b > a:
+            out[:, a + d:b + d] += tap.reshape(n, c * size)[:, a:b]
     return out.reshape(in_shape)
 
 
@@ -1048,8 +1122,11 @@ class Conv(Function):
     Layout: columns (N, G, C/G * kh * kw, oh * ow), so the forward is one matmul of the
     (G, O/G, C/G * k) weight against them (BLAS per sample, no Python loop), the input
     gradient one matmul and kh * kw strided additions (col2im), the weight gradient one
-    matmul against the columns kept from the forward, summed over the batch."""
-    __slots__ = ("stride", "padding", "dilation", "groups", "x_shape", "w_shape")
+    matmul against the columns kept from the forward, summed over the batch. A same-size
+    stride-1 convolution of one group (the usual 3x3 padding 1) orders its columns tap-major,
+    (N, kh * kw * C, L), and its weight to match, so that im2col and col2im move whole samples
+    per tap (_im2col_tap_major)."""
+    __slots__ = ("stride", "padding", "dilation", "groups", "x_shape", "w_shape", "tap_major")
     op = "convolution"
     backward_name = "ConvolutionBackward0"
     saves = (0, 1)
@@ -1061,12 +1138,20 @@ class Conv(Function):
         x4, w4 = _as_2d(x), _as_2d(w)
         n = x4.shape[0]
         o = w4.shape[0]
-        cols = _run(Im2Col, x4, kernel=w4.shape[2:], dilation=dilation, padding=padding, stride=stride)
-        oh, ow = cols.shape[4], cols.shape[5]
-        cols = cols.reshape(n, groups, w4.shape[1] * w4.shape[2] * w4.shape[3], oh * ow)   # N may be 0
+        kernel = w4.shape[2:]
+        self.tap_major = _is_same_size_conv(kernel, dilation, padding, stride, groups)
+        if self.tap_major:
+            oh, ow = x4.shape[2:]
+            cols = _im2col_tap_major(x4, kernel, dilation, padding)
+            wmat = _tap_major_weight(w4)
+        else:
+            cols = _run(Im2Col, x4, kernel=kernel, dilation=dilation, padding=padding, stride=stride)
+            oh, ow = cols.shape[4], cols.shape[5]
+            wmat = _group_weight(w4, groups)
+        cols = cols.reshape(n, groups, w4.shape[1] * kernel[0] * kernel[1], oh * ow)   # N may be 0
         if cols.nbytes <= KEEP_COLUMNS_BYTES:
             self.keep(cols)
-        out = _group_weight(w4, groups) @ cols          # (N, G, O/G, L)
+        out = wmat @ cols          # (N, G, O/G, L)
         out = out.reshape((n, o) + ((ow,) if x.ndim == 3 else (oh, ow)))
         if b is not None:
             out += b.reshape((o,) + (1,) * (out.ndim - 2))
@@ -1080,42 +1165,37 @@ class Conv(Function):
         oh, ow = _shape_2d(g.shape)[2:]
         gmat = F.reshape(g, (n, groups, o // groups, oh * ow))      # (N, G, O/G, L)
         gx = gw = gb = None
-        if self.next_functions[0][0] is not None:
-            wmat = F.reshape(w, (groups, o // groups, -1))          # (G, O/G, C/G*k)
-            gcols = F.matmul(F.transpose(wmat, -1, -2), gmat)      # (N, G, C/G*k, L)
-            gcols = F.reshape(gcols, (n, x_shape4[1]) + kernel + (oh, ow))
-            if stride == (1, 1) and ow == x_shape4[3] and not isinstance(gcols, Tensor):
-                gx = _col2im_same_width(gcols, x_shape4, kernel, dilation, padding).reshape(self.x_shape)
-            else:
-                gx = F.reshape(_run(Col2Im, gcols, in_shape=x_shape4, kernel=kernel, dilation=dilation,
-                                    padding=padding, stride=stride), self.x_shape)
-        if self.next_functions[1][0] is not None:
-            if cols is None or isinstance(g, Tensor):
-                # under create_graph the columns must be a function of x, so they are gathered again
-                cols = _run(Im2Col, F.reshape(x, x_shape4), kernel=kernel, dilation=dilation,
-                            padding=padding, stride=stride)
-                cols = F.reshape(cols, (n, groups, x_shape4[1] * kernel[0] * kernel[1] // groups, oh * ow))
-            if isinstance(g, Tensor):
-                gw = F.reshape(F.sum(F.matmul(gmat, F.transpose(cols, -1, -2)), 0), self.w_shape)
-            else:
-                # one product per sample, summed, with contiguous operands only: NumPy's stacked
-                # matmul with a transposed operand is twice as slow, and with 2 BLAS threads on a
-                # busy machine it took up to 500 ms instead of 1 ms. Of the gradient and the
-                # columns, the smaller one is copied transposed (conv16->32 over 14x14: the
-                # gradient, 0.8 MB instead of 3.6 MB, and a product half as slow: 1.0 -> 0.5 ms)
-                xp = _xp(cols)
-                if min(gmat.shape[2], cols.shape[2]) < 32:
-                    # a thin product (few output channels or few taps, as in a first layer):
-                    # NumPy's stacked matmul over the transposed view beats copying either
-                    # operand (conv1->16 over 28x28, batch 32: 0.36 -> 0.13 ms)
-                    gw = (gmat @ cols.swapaxes(-1, -2)).sum(0).reshape(self.w_shape)
-                elif gmat.shape[2] < cols.shape[2]:
-                    g_t = xp.ascontiguousarray(gmat.swapaxes(-1, -2))            # (N, G, L, O/G)
-                    gw = (cols @ g_t).sum(0).swapaxes(-1, -2)                   # (G, O/G, C/G*k)
-                    gw = xp.ascontiguousarray(gw).reshape(self.w_shape)
+        if self.tap_major and not isinstance(g, Tensor):
+            if self.next_functions[0][0] is not None:
+                gcols = _tap_major_weight(_as_2d(w)).swapaxes(-1, -2) @ gmat      # (N, 1, k * C, L)
+                gcols = gcols.reshape(n, kernel[0] * kernel[1], x_shape4[1], oh * ow)
+                gx = _col2im_tap_major(gcols, x_shape4, kernel, dilation, padding).reshape(self.x_shape)
+            if self.next_functions[1][0] is not None:
+                if cols is None:
+                    cols = _im2col_tap_major(x.reshape(x_shape4), kernel, dilation, padding)
+                    cols = cols.reshape(n, 1, -1, oh * ow)
+                gw = _weight_grad(gmat, cols).reshape((o,) + kernel + (x_shape4[1],))   # (O, kh, kw, C)
+                gw = _xp(gw).ascontiguousarray(gw.transpose(0, 3, 1, 2)).reshape(self.w_shape)
+        else:
+            if self.next_functions[0][0] is not None:
+                wmat = F.reshape(w, (groups, o // groups, -1))          # (G, O/G, C/G*k)
+                gcols = F.matmul(F.transpose(wmat, -1, -2), gmat)      # (N, G, C/G*k, L)
+                gcols = F.reshape(gcols, (n, x_shape4[1]) + kernel + (oh, ow))
+                if stride == (1, 1) and ow == x_shape4[3] and not isinstance(gcols, Tensor):
+                    gx = _col2im_same_width(gcols, x_shape4, kernel, dilation, padding).reshape(self.x_shape)
                 else:
-                    cols_t = xp.ascontiguousarray(cols.swapaxes(-1, -2))        # (N, G, L, C/G*k)
-                    gw = (gmat @ cols_t).sum(0).reshape(self.w_shape)
+                    gx = F.reshape(_run(Col2Im, gcols, in_shape=x_shape4, kernel=kernel, dilation=dilation,
+                                        padding=padding, stride=stride), self.x_shape)
+            if self.next_functions[1][0] is not None:
+                if cols is None or isinstance(g, Tensor):
+                    # under create_graph the columns must be a function of x, so they are gathered again
+                    cols = _run(Im2Col, F.reshape(x, x_shape4), kernel=kernel, dilation=dilation,
+                                padding=padding, stride=stride)
+                    cols = F.reshape(cols, (n, groups, x_shape4[1] * kernel[0] * kernel[1] // groups, oh * ow))
+                if isinstance(g, Tensor):
+                    gw = F.reshape(F.sum(F.matmul(gmat, F.transpose(cols, -1, -2)), 0), self.w_shape)
+                else:
+                    gw = _weight_grad(gmat, cols).reshape(self.w_shape)
         if self.next_functions[2][0] is not None:
             if isinstance(g, Tensor):
                 gb = F.sum(g, (0,) + tuple(range(2, g.ndim)))
@@ -1125,6 +1205,32 @@ class Conv(Function):
                 xp = _xp(g)
                 gb = (gmat.reshape(n, o, oh * ow) @ xp.ones(oh * ow, dtype=g.dtype)).sum(0)
         return gx, gw, gb
+
+
+def _tap_major_weight(w4):
+    """The (1, O, kh * kw * C) weight matrix matching tap-major columns."""
+    o = w4.shape[0]
+    return _xp(w4).ascontiguousarray(w4.transpose(0, 2, 3, 1)).reshape(1, o, -1)
+
+
+def _weight_grad(gmat, cols):
+    """The (G, O/G, K) weight gradient from the (N, G, O/G, L) output gradient and the (N, G, K, L)
+    columns: one product per sample, summed over the batch."""
+    xp = _xp(cols)
+    if min(gmat.shape[2], cols.shape[2]) < 32:
+        # a thin product (few output channels or few taps, as in a first layer): NumPy's stacked
+        # matmul over the transposed view beats copying either operand (conv1->16 over 28x28,
+        # batch 32: 0.36 -> 0.13 ms)
+        return (gmat @ cols.swapaxes(-1, -2)).sum(0)
+    # otherwise contiguous operands only: NumPy's stacked matmul with a transposed operand is
+    # twice as slow, and with 2 BLAS threads on a busy machine it took up to 500 ms instead of
+    # 1 ms. Of the gradient and the columns, the smaller one is copied transposed (conv16->32 over
+    # 14x14: the gradient, 0.8 MB instead of 3.6 MB, and a product half as slow: 1.0 -> 0.5 ms)
+    if gmat.shape[2] < cols.shape[2]:
+        g_t = xp.ascontiguousarray(gmat.swapaxes(-1, -2))            # (N, G, L, O/G)
+        return xp.ascontiguousarray((cols @ g_t).sum(0).swapaxes(-1, -2))
+    cols_t = xp.ascontiguousarray(cols.swapaxes(-1, -2))        # (N, G, L, K)
+    return (gmat @ cols_t).sum(0)
 
 
 def _shape_2d(shape):

@@ -215,6 +215,10 @@ FAST_PATH_CASES = {
                              [(2, 3, 9), (4, 3, 4), (4,)]),
     "conv1d_same_groups_depthwise": (lambda T, x, w: T.nn.functional.conv1d(x, w, padding=1, groups=4),
                                      [(3, 4, 6), (8, 1, 3)]),
+    "conv2d_same_size_5x5_bias": (lambda T, x, w, b: T.nn.functional.conv2d(x, w, b, padding=2),
+                                  [(2, 3, 6, 5), (2, 3, 5, 5), (2,)]),
+    "conv2d_1x1": (lambda T, x, w, b: T.nn.functional.conv2d(x, w, b), [(2, 3, 4, 3), (5, 3, 1, 1), (5,)]),
+    "conv2d_same_size_one_row": (lambda T, x, w: T.nn.functional.conv2d(x, w, padding=1), [(2, 2, 1, 4), (3, 2, 3, 3)]),
     "conv2d_stride_2_general_path": (lambda T, x, w: T.nn.functional.conv2d(x, w, padding=1, stride=(1, 2)),
                                      [(2, 2, 5, 6), (3, 2, 3, 3)]),
     "unfold_same_width": (lambda T, x: T.nn.functional.unfold(x, (3, 2), padding=(1, 1), dilation=(1, 2)),
@@ -286,6 +290,37 @@ def test_same_width_im2col_equals_the_strided_gather():
                          for i in range(kh)], 2)
         assert ow == x.shape[3]
         np.testing.assert_array_equal(fast, slow)
+
+
+TAP_MAJOR_GEOMETRIES = [((3, 3), (1, 1), ((1, 1), (1, 1))), ((2, 4), (2, 1), ((1, 1), (1, 2))),
+                        ((5, 5), (1, 1), ((2, 2), (2, 2))), ((1, 3), (1, 3), ((0, 0), (3, 3))),
+                        ((3, 1), (2, 1), ((2, 2), (0, 0))), ((1, 1), (1, 1), ((0, 0), (0, 0)))]
+
+
+@pytest.mark.parametrize("kernel, dilation, padding", TAP_MAJOR_GEOMETRIES)
+def test_tap_major_im2col_equals_the_strided_gather(kernel, dilation, padding):
+    """The tap-major columns (shifted copies of whole samples across channel boundaries, then zeros
+    where a tap reads padding) against the padded strided gather, reordered tap-major."""
+    x = _r(2, 3, 4, 5)
+    assert F._is_same_size_conv(kernel, dilation, padding, (1, 1), 1)
+    fast = F._im2col_tap_major(x, kernel, dilation, padding)
+    padded = np.pad(x, ((0, 0), (0, 0)) + padding)
+    (kh, kw), (dh, dw) = kernel, dilation
+    slow = np.stack([padded[:, :, i * dh:i * dh + 4, j * dw:j * dw + 5].reshape(2, 3, 20)
+                     for i in range(kh) for j in range(kw)], 1)
+    np.testing.assert_array_equal(fast, slow)
+
+
+@pytest.mark.parametrize("kernel, dilation, padding", TAP_MAJOR_GEOMETRIES)
+def test_tap_major_col2im_is_the_adjoint_of_im2col(kernel, dilation, padding):
+    """<im2col(x), c> = <x, col2im(c)> for random x and c: col2im sums each column back where im2col
+    took it from, and drops what im2col read from padding."""
+    rng = np.random.default_rng(5)
+    x = rng.standard_normal((2, 3, 4, 5))
+    c = rng.standard_normal((2, kernel[0] * kernel[1], 3, 20))
+    lhs = np.vdot(F._im2col_tap_major(x, kernel, dilation, padding), c)
+    rhs = np.vdot(x, F._col2im_tap_major(c.copy(), x.shape, kernel, dilation, padding))
+    assert lhs == pytest.approx(rhs, rel=1e-12)
 
 
 @pytest.mark.parametrize("groups", [1, 2])
