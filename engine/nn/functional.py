@@ -1077,6 +1077,8 @@ def _im2col_tap_major(x, kernel, dilation, padding):
     n, c, h, w = x.shape
     xp = _xp(x)
     size = h * w
+    if kernel == (1, 1):
+        return xp.ascontiguousarray(x).reshape(n, 1, c, size)     # x itself: nothing to gather
     rows = xp.ascontiguousarray(x).reshape(n, c * size)
     cols = xp.empty((n, kernel[0] * kernel[1], c, size), dtype=x.dtype)
     for i, j, d, lo, hi, wrapped in _tap_major_taps(kernel, dilation, padding, h, w):
