@@ -395,8 +395,9 @@ Sigmoid = _unary("sigmoid", lambda xp, x: 0.5 * (xp.tanh(0.5 * x) + 1.0), lambda
 Erf = _unary("erf", lambda xp, x: _erf(xp, x), lambda F, g, x: g * _TWO_OVER_SQRT_PI * F.exp(-x * x))
 Erfc = _unary("erfc", lambda xp, x: _erf(xp, x, complement=True),
               lambda F, g, x: -g * _TWO_OVER_SQRT_PI * F.exp(-x * x))
-# relu'(0) = 0 and abs'(0) = 0, PyTorch's choices
-Relu = _unary("relu", lambda xp, x: xp.maximum(x, 0), lambda F, g, y: g * (y > 0), "y", floating=False)
+# relu'(0) = 0 and abs'(0) = 0, PyTorch's choices; a NaN passes its gradient (PyTorch's rule is
+# "zero where the output is <= 0", and the output is never negative)
+Relu = _unary("relu", lambda xp, x: xp.maximum(x, 0), lambda F, g, y: g * (y != 0), "y", floating=False)
 Abs = _unary("abs", lambda xp, x: xp.abs(x), lambda F, g, x: g * F.sign(x), floating=False)
 Frac = _unary("frac", lambda xp, x: x - xp.trunc(x), lambda F, g: g, "")
 Sign = _unary("sign", lambda xp, x: xp.sign(x), _zero_grad, "", floating=False)

@@ -641,3 +641,11 @@ def test_where_broadcasts_three_ways(shapes, seed):
     out.sum().backward()
     np.testing.assert_array_equal(values(ta.grad), _unbroadcast(np.where(c, 1.0, 0.0) + 0 * (a + b), sa))
     np.testing.assert_array_equal(values(tb.grad), _unbroadcast(np.where(c, 0.0, 1.0) + 0 * (a + b), sb))
+
+
+def test_relu_passes_the_gradient_of_a_nan_and_none_at_zero():
+    """PyTorch's relu backward zeroes the gradient where the output is <= 0: a NaN output (from a
+    NaN input) passes it, a zero output (from 0, -0.0 or a negative input) does not."""
+    x = gs.tensor([float("nan"), -1.0, 2.0, 0.0, -0.0], requires_grad=True)
+    gs.relu(x).sum().backward()
+    np.testing.assert_array_equal(x.grad.numpy(), [1.0, 0.0, 1.0, 0.0, 0.0])
