@@ -1,9 +1,9 @@
 """Engine speed against PyTorch, measured in the same run (issue 2's benchmark).
 
 (a) 2,000 tiny elementwise ops on shape-(16,) float32 tensors, then backward:
-    the engine's per-op overhead.                               target <= 2x PyTorch
+    the engine's per-op overhead.                 target <= 1.1x PyTorch (issue 11: no worse than at its filing)
 (b) one MLP training step, batch 256, 784-512-512-10, float32, SGD:
-    NumPy's BLAS against PyTorch's, plus what the engine adds.  target <= 1.3x PyTorch
+    NumPy's BLAS against PyTorch's, plus what the engine adds.  target <= 1.1x PyTorch (issue 11)
 (c) a 100,000-op chain, forward and backward, with peak RSS; each framework runs
     in a subprocess of its own so that its RSS is clean.
 (lstm) one training step of nn.LSTM(32->64, batch_first) over 50 steps, batch 16, last
@@ -457,11 +457,11 @@ def main():
     if "a" in only:
         ours, theirs = measure("a", args.repeat, threads, args.rounds)
         print(_line(f"(a) {TINY_OPS:,} ops on (16,) float32 + backward", ours["time"],
-                    theirs and theirs["time"], 2))
+                    theirs and theirs["time"], 1.1))
     if "b" in only:
         ours, theirs = measure("b", args.repeat, threads, args.rounds)
         print(_line(f"(b) MLP step, batch {BATCH}, {'-'.join(map(str, SIZES))}", ours["time"],
-                    theirs and theirs["time"], 1.3))
+                    theirs and theirs["time"], 1.1))
         print(f"    written with {ours['how']}")
     if "c" in only:
         ours, theirs = measure("c", 1, threads, args.rounds)
