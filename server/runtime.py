@@ -158,11 +158,19 @@ def array_of(tensor):
     return tensor.numpy(force=True)
 
 
-def session_bytes(namespace):
+def session_bytes(namespace, room=None):
     """Bytes a session's variables hold: as the interpreter counted them when its last run ended,
-    unless something changed them since (then counted now)."""
+    unless something changed them since (then counted now). With ``room``, an upper bound on them
+    may stand in for the count where that bound is at most ``room`` (the process's data size,
+    memory.held_at_most: a run that found its session within its limit by that bound left no count)."""
     known = namespace.runtime.bytes_known
-    return known if known is not None else namespace.nbytes()
+    if known is not None:
+        return known
+    if room is not None:
+        bound = _program().memory.held_at_most()
+        if bound is not None and bound <= room:
+            return bound
+    return namespace.nbytes()
 
 
 def is_tensor(value):

@@ -241,10 +241,12 @@ class Worker:
                 "elapsed_ms": elapsed_ms}, out
 
     def _bind_inputs(self, ns, inputs, buffers, limits):
-        budget = limits.session_bytes - runtime.session_bytes(ns)
+        arrays = {name: unpack_array(entry, buffers) for name, entry in inputs.items()}
+        need = sum(array.nbytes for array in arrays.values())
+        budget = limits.session_bytes - runtime.session_bytes(ns, room=limits.session_bytes - need)
         tensors = {}
         for name, entry in inputs.items():
-            array = unpack_array(entry, buffers)
+            array = arrays[name]
             budget -= array.nbytes
             if budget < 0:
                 raise WorkerError(422, "LimitExceeded", f"limit exceeded: session_bytes: input {name!r} would take "

@@ -9,9 +9,13 @@ kept alive by tensors (their saved tensors), hooks on tensors and graph nodes
 over), and static methods, class methods, properties and super objects (what
 they wrap). Views share their base's memory, so bytes are
 counted once per base array. The walk visits a bounded number of objects.
+
+What the walk counts never exceeds the process's data size (``held_at_most``), read in
+microseconds: while that is within session_bytes, runs skip the walk.
 """
 import gc
 import os
+import sys
 from collections import OrderedDict
 
 import numpy as np
@@ -22,18 +26,24 @@ from .access import _ITERATOR_TYPES
 from .errors import exception_args
 from .values import BoundMethod, Function, ProgramIterator
 
-__all__ = ["tensor_bytes", "module_tensors", "read_rss"]
+__all__ = ["tensor_bytes", "module_tensors", "read_rss", "read_statm", "held_at_most"]
 
 _WALK_BUDGET = 200_000
 _ndarray = np.ndarray
 
 
 def _base(a):
+    """The array whose memory ``a`` views: its chain of bases followed to the end, through the
+    DummyArray NumPy's stride tricks put between a strided view and the array it views (a
+    diagonal or a strided reshape): stopping there counted the view's own nbytes, a 1,000th of
+    what a diagonal holds alive, or a million times what an expanded scalar reshaped holds."""
+    owner = a
     while True:
-        b = getattr(a, "base", None)
-        if b is None or not hasattr(b, "nbytes"):
-            return a
-        a = b
+        a = getattr(a, "base", None)
+        if a is None:
+            return owner
+        if hasattr(a, "nbytes"):
+            owner = a
 
 
 _LEAVES = frozenset((int, float, str, bool, type(None), bytes, complex, range, slice))
@@ -262,11 +272,36 @@ _page = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
 
 def read_rss():
     """This process's resident memory in bytes (None where it cannot be read cheaply)."""
+    return read_statm()[0]
+
+
+def read_statm():
+    """(resident, data) bytes of this process, each None where it cannot be read cheaply.
+
+    data is the size of the process's private writable mappings and its stack (statm's sixth
+    field: the kernel's data_vm + stack_vm), resident or not: every array NumPy allocates lies
+    there (malloc's heap and its mmapped chunks, calloc's lazily zeroed pages included), so
+    what the session walk counts never exceeds it (``held_at_most``)."""
     global _statm
     try:
         if _statm is None:
             _statm = os.open("/proc/self/statm", os.O_RDONLY)
         fields = os.pread(_statm, 128, 0).split()
-        return int(fields[1]) * _page
+        return int(fields[1]) * _page, int(fields[5]) * _page
     except (OSError, ValueError, IndexError):
+        return None, None
+
+
+def held_at_most(data=None):
+    """An upper bound on the bytes ``tensor_bytes`` can count for any session of this process, read
+    in microseconds: the process's data size (``read_statm``; ``data`` if already read). Sound
+    because each array the walk counts is one that owns its memory or views memory no array it
+    counts owns (``_base``), and all such memory is private writable memory of this process,
+    counted by data whether touched or not; memory freed to malloc but not to the system only
+    makes the bound looser. None where no such bound holds: when CuPy is loaded (a GPU array's
+    memory is not the process's), or statm cannot be read."""
+    if "cupy" in sys.modules:
         return None
+    if data is None:
+        data = read_statm()[1]
+    return data

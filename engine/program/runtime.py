@@ -9,7 +9,7 @@ import time
 from ..tensor import Tensor
 from . import access
 from .errors import Abort, PROGRAM_EXCEPTIONS, limit_abort
-from .memory import read_rss, tensor_bytes
+from .memory import held_at_most, read_rss, read_statm, tensor_bytes
 
 __all__ = ["Runtime"]
 
@@ -25,8 +25,8 @@ class Runtime:
     __slots__ = ("namespace", "active", "steps", "check_at", "step_limit", "deadline", "wall_time",
                  "cancel", "depth", "max_depth", "abort", "out", "out_bytes", "out_limit", "on_stdout",
                  "on_log", "logs", "bound", "bound_set", "limits", "elem_limit", "str_limit", "seq_limit",
-                 "session_limit", "mem_next", "mem_cost", "rss_base", "bytes_base", "bytes_known", "handled",
-                 "started", "last_check", "rss_next", "text_budget", "debugger")
+                 "session_limit", "mem_next", "mem_cost", "rss_base", "bytes_base", "base_exact", "bytes_known",
+                 "handled", "started", "last_check", "rss_next", "text_budget", "debugger")
 
     def __init__(self, namespace):
         self.namespace = namespace
@@ -57,6 +57,7 @@ class Runtime:
         self.mem_cost = 0.0
         self.rss_base = None
         self.bytes_base = 0
+        self.base_exact = True    # bytes_base is the session's bytes as the run began (else a bound on them)
         self.bytes_known = None   # the session's bytes as the last run ended (None: changed since)
         self.handled = []
         self.started = 0.0
@@ -97,9 +98,20 @@ class Runtime:
         self.handled = []
         access.set_limits(self.str_limit, self.seq_limit)
         known = self.bytes_known
-        self.bytes_base = known if known is not None else self.namespace_bytes()
         self.bytes_known = None
-        self.rss_base = read_rss()
+        self.rss_base, data = read_statm()
+        self.base_exact = True
+        if known is not None:
+            self.bytes_base = known
+        else:
+            bound = held_at_most(data)
+            if bound is not None and bound <= self.session_limit:
+                # the walk could not fail this run before it grows: what it holds is only needed if
+                # resident growth comes near the limit (check_memory)
+                self.bytes_base = bound
+                self.base_exact = False
+            else:
+                self.bytes_base = self.namespace_bytes()
         self.mem_cost = 0.0
         self.mem_next = self.started + 0.05
 
@@ -176,9 +188,18 @@ class Runtime:
                     # (session processes collect less often): collected, the growth is read again
                     rss = read_rss()
                     grown = rss - self.rss_base if rss is not None else grown
+                if self.bytes_base + grown > self.session_limit + RSS_SLACK and not self.base_exact:
+                    # the run began with a bound on what the session held, not the figure: what it
+                    # holds now stands in for it where smaller (never more than the bound)
+                    self.bytes_base = min(self.bytes_base, self.namespace_bytes())
+                    self.base_exact = True
                 if self.bytes_base + grown > self.session_limit + RSS_SLACK:
                     self.fail(self._bytes_abort(self.bytes_base + grown))
         if now < self.mem_next:
+            return
+        bound = held_at_most()
+        if bound is not None and bound <= self.session_limit:
+            self.mem_next = now + 0.05   # the walk cannot fail: the process holds less than the limit
             return
         held = self.namespace_bytes()
         cost = _monotonic() - now
@@ -195,11 +216,15 @@ class Runtime:
         """After each top-level statement: what the session holds stays within its limit.
         Walking a large session is amortised over time; the last statement always checks.
         A session left over its limit by an earlier run fails only when it grows, so a
-        program can still read it and free what it holds."""
+        program can still read it and free what it holds. While the whole process's data size
+        is within the limit the walk is skipped (memory.held_at_most): the session holds less."""
         # one long statement (an operator in BLAS) may pass the deadline between step checks
         self.check_deadline(_monotonic())
         if not final and self.mem_cost > 1e-4 and _monotonic() < self.mem_next:
             return
+        bound = held_at_most()
+        if bound is not None and bound <= self.session_limit:
+            return   # the session holds less than the whole process: within its limit (bytes_known stays None)
         start = _monotonic()
         held = self.namespace_bytes()
         self.mem_cost = _monotonic() - start

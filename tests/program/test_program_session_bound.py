@@ -1,0 +1,156 @@
+"""session_bytes under the process-size bound (memory.held_at_most): a run skips the walk of what its
+session holds while the whole process's data size (private writable memory, resident or not) is
+within session_bytes, since the session cannot hold more than the process. These programs try to
+hold more than session_bytes where that bound might not see it (lazily zeroed pages, views, the
+NumPy shim, closures, generators, hooks, memory freed to malloc) and the limit still fires, at the
+run that crosses it; and the figures reported stay the walk's."""
+import gc
+import sys
+
+import pytest
+
+from gradserve.engine.program import Limits, Namespace, run
+from gradserve.engine.program import memory
+
+MB = 1 << 20
+
+
+@pytest.fixture
+def process_data(monkeypatch):
+    """The process's data size now. A fake CuPy loaded by an earlier test would turn the bound off
+    (a GPU array's memory is not the process's): these tests run as on a CPU-only host."""
+    monkeypatch.delitem(sys.modules, "cupy", raising=False)
+    gc.collect()
+    data = memory.held_at_most()
+    assert data is not None and data > 0
+    return data
+
+
+def test_a_run_within_the_bound_skips_the_walk_and_the_figure_is_still_the_walks(process_data):
+    ns = Namespace()
+    out = run("import torch\nx = torch.ones(1000)", ns, Limits(session_bytes=process_data + 256 * MB))
+    assert out.ok, out.error.to_dict()
+    assert ns.runtime.bytes_known is None   # no count left: the bound held
+    assert ns.nbytes() == 4000
+    # a limit under the process's size: the walk runs, and the next run starts from its figure
+    out = run("y = torch.ones(500)", ns, Limits(session_bytes=process_data // 2))
+    assert out.ok, out.error.to_dict()
+    assert ns.runtime.bytes_known == 6000
+
+
+def test_the_server_budget_uses_the_bound_only_where_it_leaves_room(process_data):
+    from server import runtime
+    ns = Namespace()
+    assert run("import torch\nx = torch.ones(1000)", ns, Limits(session_bytes=process_data + 256 * MB)).ok
+    assert ns.runtime.bytes_known is None
+    bound = runtime.session_bytes(ns, room=process_data + 256 * MB)
+    assert bound >= 4000 and bound > process_data // 2
+    assert runtime.session_bytes(ns, room=1000) == 4000   # no room under the bound: counted
+    assert runtime.session_bytes(ns) == 4000
+
+
+HOLD = {
+    # pages calloc leaves untouched: no resident growth at all
+    "a lazily zeroed tensor in a list": ("keep = []", "keep.append(torch.zeros(CHUNK, dtype=torch.float64))"),
+    "a NumPy shim array": ("import numpy as np\nkeep = []", "keep.append(np.zeros(CHUNK))"),
+    "a diagonal view of a big tensor": ("keep = []",
+                                        "keep.append(torch.zeros(SIDE, SIDE, dtype=torch.float64).diagonal())"),
+    "a closure cell": ("def hold(prev, t):\n    return lambda: (prev, t)\nf = None",
+                       "f = hold(f, torch.zeros(CHUNK, dtype=torch.float64))"),
+    "a generator expression": ("gens = []",
+                               "gens.append(t for t in [torch.zeros(CHUNK, dtype=torch.float64)])"),
+    "a tensor hook": ("anchor = torch.ones(1, requires_grad=True)\nhandles = []",
+                      "handles.append(anchor.register_hook(lambda g, t=torch.zeros(CHUNK, dtype=torch.float64): g))"),
+    "a saved tensor of a kept graph": ("w = torch.ones(1, requires_grad=True)\nouts = []",
+                                       "outs.append((w * torch.zeros(CHUNK, dtype=torch.float64)).sum())"),
+}
+
+
+@pytest.mark.parametrize("place", sorted(HOLD))
+def test_holding_past_the_limit_fails_at_the_run_that_crosses_it(process_data, place):
+    """Each run keeps another 128 MB (untouched pages) somewhere; session_bytes is the process's data
+    size now + 64 MB, so early runs are judged by the bound alone. The run that takes the session
+    past the limit fails with session_bytes (what it appended to a container stays there, as before)."""
+    setup, hold = HOLD[place]
+    chunk = 128 * MB
+    hold = hold.replace("CHUNK", str(chunk // 8)).replace("SIDE", str(int((chunk // 8) ** 0.5)))
+    side = int((chunk // 8) ** 0.5)
+    per_run = side * side * 8 if "SIDE" in HOLD[place][1] else chunk
+    limit = process_data + 64 * MB
+    ns = Namespace()
+    limits = Limits(session_bytes=limit)
+    out = run("import torch\n" + setup, ns, limits)
+    assert out.ok, out.error.to_dict()
+    assert ns.runtime.bytes_known is None   # judged by the bound
+    crossing = limit // per_run + 1
+    try:
+        for k in range(1, crossing + 1):
+            out = run(hold, ns, limits)
+            if k < crossing:
+                assert out.ok, (k, out.error.to_dict())
+                assert ns.nbytes() >= k * per_run
+            else:
+                assert not out.ok and out.error.limit == "session_bytes", (k, out)
+        assert run("z = 1", ns, limits).ok   # the session stays usable
+    finally:
+        ns.globals.clear()
+        gc.collect()
+
+
+def test_memory_freed_to_malloc_does_not_make_room(process_data):
+    """A big tensor freed leaves its pages to the process (the data size need not fall); small
+    tensors held in its place are still counted one by one."""
+    ns = Namespace()
+    limit = process_data + 32 * MB
+    limits = Limits(session_bytes=limit)
+    assert run("import torch\nbig = torch.ones(4 * 1024 * 1024)\ndel big\nkeep = []", ns, limits).ok
+    n = limit // (64 * 1024 * 8) + 1   # 512 KB tensors, past the limit in all
+    out = run(f"for i in range({n}):\n    keep.append(torch.ones(64 * 1024, dtype=torch.float64))", ns,
+              Limits(session_bytes=limit, steps=10**7))
+    assert not out.ok and out.error.limit == "session_bytes"
+    ns.globals.clear()
+    gc.collect()
+
+
+def test_transient_growth_is_judged_by_what_the_session_held(process_data):
+    """Within the bound a run starts without the session's figure; when its resident growth reads
+    over the bound + growth allowance, the walk stands in: a run that only passes through memory
+    (held by a function's locals, freed when it returns) is not failed for the process's own size,
+    and one whose growth passes session_bytes + the slack by itself still fails."""
+    from gradserve.engine.program.runtime import RSS_SLACK
+    limit = process_data + 16 * MB
+    over_bound = 16 * MB + RSS_SLACK + 64 * MB   # over bound + slack, far under limit + slack
+    fn = "def f(n):\n    xs = [torch.ones(1024 * 1024) for _ in range(n)]\n    return len(xs)\n"
+    ns = Namespace()
+    out = run("import torch\n" + fn + f"r = f({over_bound // (4 * MB)})", ns, Limits(session_bytes=limit))
+    assert out.ok, out.error.to_dict()
+    gc.collect()
+    too_much = limit + RSS_SLACK + 64 * MB
+    out = run(f"r = f({too_much // (4 * MB)})", ns, Limits(session_bytes=limit))
+    assert not out.ok and out.error.limit == "session_bytes"
+
+
+def test_a_diagonal_view_counts_the_memory_it_keeps_alive():
+    """NumPy's strided views sit on a DummyArray whose base is the array they view: the walk follows
+    it (it stopped there and counted the view: 16 KB for the 64 MB a diagonal keeps alive)."""
+    from gradserve.engine.program.memory import tensor_bytes
+    import gradserve.engine as engine
+    d = engine.zeros(4096, 4096).diagonal()
+    assert tensor_bytes([d]) == 4096 * 4096 * 4
+    out = run("import torch\nd = torch.zeros(4096, 4096).diagonal()", Namespace(), Limits(session_bytes=32 * MB))
+    assert not out.ok and out.error.limit == "session_bytes"
+
+
+def test_an_expanded_view_reshaped_counts_its_storage_once():
+    """A strided reshape of an expanded tensor holds the expanded tensor's storage, as PyTorch's:
+    4 bytes, not the 4 MB of its elements (the walk counted the view and failed such a session)."""
+    from gradserve.engine.program.memory import tensor_bytes
+    import gradserve.engine as engine
+    y = engine.ones(1, 1).expand(1000, 1000).reshape(1_000_000)
+    assert tensor_bytes([y]) == 4
+    torch = pytest.importorskip("torch")
+    ty = torch.ones(1, 1).expand(1000, 1000).reshape(1_000_000)
+    assert ty.untyped_storage().nbytes() == 4
+    out = run("import torch\ny = torch.ones(1, 1).expand(1000, 1000).reshape(1_000_000)", Namespace(),
+              Limits(session_bytes=1 * MB))
+    assert out.ok, out.error.to_dict()
