@@ -383,6 +383,10 @@ def _limit_self(device, memory_bytes, max_files):
         resource.setrlimit(which, (value, value))
 
     signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # a write past RLIMIT_FSIZE fails instead of killing
+    # CuPy compiles each kernel on its first use in a process and saves it to its disk cache; with
+    # no file to be written that save fails, and with it the run (seen on an H100: a session's first
+    # float32 * int64 failed). The worker keeps its kernels in memory instead.
+    os.environ["CUPY_CACHE_IN_MEMORY"] = "1"
     lower(resource.RLIMIT_FSIZE, 0)
     lower(resource.RLIMIT_CORE, 0)
     lower(resource.RLIMIT_NOFILE, max_files)

@@ -1,4 +1,7 @@
 """CuPy's elementwise kernels (``cupy.ufunc``) over NumPy's ufuncs, with CuPy's argument rules."""
+import os
+import tempfile
+
 import numpy
 
 from ._core import _check_dtype, _new, _out, kernel_arg, ndarray, require_device
@@ -7,6 +10,22 @@ from ._core import _check_dtype, _new, _out, kernel_arg, ndarray, require_device
 # multiply, reduceat only for add (cupy/_core/_kernel.pyx).
 _SCATTER = {"add": "add", "subtract": "sub", "maximum": "max", "minimum": "min",
             "bitwise_and": "and", "bitwise_or": "or", "bitwise_xor": "xor"}
+
+
+_compiled = set()
+
+
+def _compile(name, ins):
+    """CuPy compiles a kernel the first time a process runs it for given dtypes, and saves it to its
+    disk cache through a temporary file unless ``CUPY_CACHE_IN_MEMORY=1``: in a process that may
+    write no file (RLIMIT_FSIZE 0, a gradserve worker) that save fails, as it does on a GPU."""
+    key = (name,) + tuple(str(getattr(a, "dtype", type(a).__name__)) for a in ins)
+    if key in _compiled:
+        return
+    if os.environ.get("CUPY_CACHE_IN_MEMORY") != "1":
+        with tempfile.TemporaryFile() as f:
+            f.write(b"kernel")
+    _compiled.add(key)
 
 
 class ufunc:
@@ -31,6 +50,7 @@ class ufunc:
                             f"{self.nargs} (with outputs), but given {len(args)}.")
         require_device()
         ins = [kernel_arg(a) for a in args[:self.nin]]
+        _compile(self.__name__, ins)
         outs = args[self.nin:]
         if out is not None:
             if outs:
