@@ -136,8 +136,9 @@ _TANH_GATE = {c: np.array([[0], [0], [1], [0]], dtype=c) for c in "efd"}
 
 def _lstm_forward(X, w_ih, w_hh, b_ih, b_hh, hx, cx, w_hr, layout, reverse, grad=True):
     """Saves, per row: the activated gates (N, 4H); P (N, 4H), the factors that turn dc (i, f, g)
-    and dh (o) into the gates' pre-activation gradients, computed while each step's gates are in
-    cache; K = o (1 - tanh(c)^2), what dh contributes to dc; with proj_size, o tanh(c)."""
+    and dh (o) into the gates' pre-activation gradients; K = o (1 - tanh(c)^2), what dh contributes
+    to dc; with proj_size, o tanh(c). The time loop does only what the next step needs (10 array
+    calls a step); P and K are computed after it over the whole sequence at once."""
     xp = get_array_module(X)
     hidden = cx.shape[1]
     s, b = _scale(4, (0, 1, 3), hidden, X.dtype, xp)
@@ -150,18 +151,15 @@ def _lstm_forward(X, w_ih, w_hh, b_ih, b_hh, hx, cx, w_hr, layout, reverse, grad
     batch = hx.shape[0]
     Y = xp.empty((N, hx.shape[1]), dtype=X.dtype)
     C = xp.empty((N, hidden), dtype=X.dtype)
-    P = K = R = None
-    if grad:
-        P = xp.empty_like(gates)
-        K = xp.empty((N, hidden), dtype=X.dtype)
-        s2 = s * s
-        if whr is not None:
-            R = xp.empty((N, hidden), dtype=X.dtype)
+    R = None
+    # tanh(c) of every row when backward needs it, else one step's worth
+    TC = xp.empty((N if grad else batch, hidden), dtype=X.dtype)
+    if grad and whr is not None:
+        R = xp.empty((N, hidden), dtype=X.dtype)
     chained = _chained(layout, reverse)
     h, c = (hx, cx) if chained else (hx.copy(), cx.copy())
     tmp = xp.empty((batch, whh.shape[1]), dtype=X.dtype)
-    tcb = xp.empty((batch, hidden), dtype=X.dtype)
-    tanh, multiply, matmul, subtract, concatenate = xp.tanh, xp.multiply, xp.matmul, xp.subtract, xp.concatenate
+    tanh, multiply, matmul = xp.tanh, xp.multiply, xp.matmul
     h1, h2, h3 = hidden, 2 * hidden, 3 * hidden
     for o, n in _order(layout, reverse):
         e = o + n
@@ -170,19 +168,13 @@ def _lstm_forward(X, w_ih, w_hh, b_ih, b_hh, hx, cx, w_hr, layout, reverse, grad
         matmul(h[:n], whh, out=r)
         G += r
         tanh(G, out=G)
-        if grad:
-            # the activations' derivatives from tanh's output T: sigmoid' = (1 - T^2) / 4, tanh' = 1 - T^2
-            pn = P[o:e]
-            multiply(G, G, out=pn)
-            subtract(1, pn, out=pn)
-            pn *= s2
         G *= s
         G += b
         cp = c[:n]
         cn = C[o:e]
         multiply(G[:, h1:h2], cp, out=cn)
         cn += G[:, :h1] * G[:, h2:h3]
-        tc = tanh(cn, out=tcb[:n])
+        tc = tanh(cn, out=TC[o:e] if grad else TC[:n])
         yn = Y[o:e]
         og = G[:, h3:]
         if whr is None:
@@ -190,12 +182,6 @@ def _lstm_forward(X, w_ih, w_hh, b_ih, b_hh, hx, cx, w_hr, layout, reverse, grad
         else:
             hr = multiply(og, tc, out=R[o:e]) if grad else og * tc
             matmul(hr, whr, out=yn)
-        if grad:
-            pn *= concatenate([G[:, h2:h3], cp, G[:, :h1], tc], 1)   # di: g, df: c_{t-1}, dg: i, do: tanh(c)
-            kn = K[o:e]
-            multiply(tc, tc, out=kn)
-            subtract(1, kn, out=kn)
-            kn *= og
         if chained:
             h, c = yn, cn
         else:
@@ -204,7 +190,23 @@ def _lstm_forward(X, w_ih, w_hh, b_ih, b_hh, hx, cx, w_hr, layout, reverse, grad
     rows = _final_rows(layout, reverse, batch, xp)
     if rows is not None:
         h, c = Y[rows], C[rows]
-    return Y, (h.copy(), c.copy()), (gates, P, K, R) if grad else ()
+    if not grad:
+        return Y, (h.copy(), c.copy()), ()
+    # each gate's derivative from its activated value, a (1 - a) for the sigmoids and 1 - a^2 for
+    # tanh (PyTorch's rule), times what dc (i, f, g) or dh (o) meets: g, c_{t-1}, i, tanh(c)
+    P = xp.subtract(1, gates)
+    P *= gates
+    g_gate, pg = gates[:, h2:h3], P[:, h2:h3]
+    multiply(g_gate, g_gate, out=pg)
+    xp.subtract(1, pg, out=pg)
+    P[:, :h1] *= g_gate
+    P[:, h1:h2] *= _prev_rows(C, cx, layout, reverse, xp)
+    pg *= gates[:, :h1]
+    P[:, h3:] *= TC
+    K = multiply(TC, TC, out=TC)
+    xp.subtract(1, K, out=K)
+    K *= gates[:, h3:]
+    return Y, (h.copy(), c.copy()), (gates, P, K, R)
 
 
 def _lstm_backward(dY, side, X, w_ih, w_hh, hx, cx, w_hr, Y, extra, layout, reverse):
