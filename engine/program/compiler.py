@@ -44,6 +44,9 @@ _NUMBERS = frozenset((int, float, bool))
 # operators whose tensor branch (in operators.py) is _check_operands and then the operator itself
 _TENSOR_BINARY = {"Add": operator.add, "Sub": operator.sub, "Mult": operator.mul, "Div": operator.truediv,
                   "FloorDiv": operator.floordiv, "Mod": operator.mod, "Pow": operator.pow}
+_TENSOR_DUNDER = {"Add": "__add__", "Sub": "__sub__", "Mult": "__mul__", "Div": "__truediv__",
+                  "FloorDiv": "__floordiv__", "Mod": "__mod__", "Pow": "__pow__"}
+_SCALARS = frozenset((int, float))   # a number operand (not bool: True + t promotes as a bool tensor)
 _NUMERIC_COMPARE = {"Eq": operator.eq, "NotEq": operator.ne, "Lt": operator.lt, "LtE": operator.le,
                     "Gt": operator.gt, "GtE": operator.ge}
 
@@ -1144,21 +1147,25 @@ class Compiler:
         raw = _TENSOR_BINARY.get(type(node.op).__name__)
         if raw is not None:
             # a tensor with a tensor of its own shape, or with a number: operators' checks have nothing
-            # to check (no broadcast, no nesting), so the operator is applied here
+            # to check (no broadcast, no nesting), so the tensor's own operator method is applied here
+            # (Tensor.__mul__ itself: the left operand's exact type is Tensor and the right one's is
+            # Tensor, int or float, so Python would call that method and no reflected one)
+            raw = Tensor.__dict__.get(_TENSOR_DUNDER[type(node.op).__name__], raw)
+            scalars = _SCALARS
+
             def tensor_binop(fr):
                 a = left(fr)
                 b = right(fr)
                 try:
-                    if type(a) is Tensor:
-                        tb = type(b)
-                        if (tb is Tensor and a._data.shape == b._data.shape) or tb is float or tb is int:
-                            r = raw(a, b)
-                        else:
-                            r = op(a, b)
-                    else:
-                        r = op(a, b)
+                    if type(a) is Tensor and (type(b) in scalars or
+                                              (type(b) is Tensor and a._data.shape == b._data.shape)):
+                        r = raw(a, b)
+                        if a._data.size > _LARGE:
+                            rt.check_at = 0   # a large result (the operand's size): check memory next step
+                        return r
+                    r = op(a, b)
                     if type(r) is Tensor and r._data.size > _LARGE:
-                        rt.check_at = 0   # a large result: check memory at the next step
+                        rt.check_at = 0
                     return r
                 except Exception as e:
                     raise locate(e, line, col, fn) from None
@@ -1518,8 +1525,9 @@ class Compiler:
         a1 = closures[1] if n == 2 else None
         plain = access.tensor_method_is_plain(attr)   # the allowlist grants it with no guard
 
-        def method_call(fr):
-            o = obj(fr)
+        def method_call(fr, o=_MISSING):
+            if o is _MISSING:
+                o = obj(fr)
             try:
                 if n == 0:
                     a = []
@@ -1572,7 +1580,30 @@ class Compiler:
                 raise locate(e, line, col, fn) from None
             except Abort as e:
                 raise locate(e, line, col, fn)
-        return method_call
+        if not plain or kw_names or n:
+            return method_call
+
+        def tensor_method(fr):
+            # t.tanh(), t.sum(): a method the allowlist grants on tensors with no guard, no arguments;
+            # method_call's first branch made alone (anything but a tensor goes on to method_call)
+            o = obj(fr)
+            if type(o) is not Tensor:
+                return method_call(fr, o)
+            try:
+                st.line = line
+                r = getattr(o, attr)()
+                st.line = line
+                if type(r) is Tensor:
+                    if r._data.size > _LARGE:
+                        rt.check_at = 0
+                        return wrap(r)
+                    return r
+                return wrap(r)
+            except Exception as e:
+                raise locate(e, line, col, fn) from None
+            except Abort as e:
+                raise locate(e, line, col, fn)
+        return tensor_method
 
     def _super_call(self, node):
         load = self.load_name("super", node.func)

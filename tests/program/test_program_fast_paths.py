@@ -152,3 +152,51 @@ for box.last in range(4):
 """
     got, top, box = _values(source, ["got", "top", "box"])
     assert got == (10, 1, [3, 8]) and top == 2 and box.last == 3
+
+
+def test_tensor_operators_with_bools_and_across_dtypes_as_pytorch():
+    """The operator fast path takes int and float operands only: True goes the general way (a bool
+    operand), and an integer tensor with a float number promotes as PyTorch's does."""
+    source = """
+a = torch.tensor([1.5, -2.0])
+i = torch.tensor([1, 2])
+with_bool = (a + True).tolist()
+halves = (i * 0.5).tolist()
+halves_dtype = str((i * 0.5).dtype)
+floored = (i // 2).tolist()
+int_dtype = str((i + 3).dtype)
+"""
+    got = _values(source, ["with_bool", "halves", "halves_dtype", "floored", "int_dtype"])
+    assert got == [[2.5, -1.0], [0.5, 1.0], "torch.float32", [0, 1], "torch.int64"]
+    torch = pytest.importorskip("torch")
+    a, i = torch.tensor([1.5, -2.0]), torch.tensor([1, 2])
+    assert got == [(a + True).tolist(), (i * 0.5).tolist(), str((i * 0.5).dtype), (i // 2).tolist(),
+                   str((i + 3).dtype)]
+
+
+def test_methods_named_like_tensor_methods_on_other_objects():
+    """t.sum() with no arguments is called on the tensor at once; anything else with such a method
+    (a program's own object, a module, a number) goes through the attribute gate as before, and an
+    error in the method is located at the call."""
+    source = """
+class Acc:
+    def __init__(self):
+        self.items = [1, 2, 3]
+    def sum(self):
+        return 'own sum ' + str(len(self.items))
+
+own = Acc().sum()
+t = torch.tensor([1.0, 2.0, 3.0])
+total = t.sum().item()
+chained = t.tanh().sum().item()
+lin = nn.Linear(2, 2)
+lin.zero_grad()
+zeroed = lin.weight.grad is None
+n = (3).numerator
+"""
+    own, total, zeroed = _values(source, ["own", "total", "zeroed"])
+    assert (own, total, zeroed) == ("own sum 3", 6.0, True)
+    out = run("t = torch.ones(2)\nx = 1 + t.item()\n", Namespace())
+    assert not out.ok and out.error.type == "RuntimeError" and (out.error.line, out.error.col) == (2, 9)
+    out = run("x = 5\ny = x.tanh()\n", Namespace())
+    assert not out.ok and out.error.type == "AttributeError" and (out.error.line, out.error.col) == (2, 5)
