@@ -134,6 +134,55 @@ def _is_zero(a):
 _TANH_GATE = {c: np.array([[0], [0], [1], [0]], dtype=c) for c in "efd"}
 
 
+# ------------------------------------------------------------------ one CUDA kernel a step (CuPy)
+# On a GPU each array call is a kernel launch of some microseconds, and an LSTM step's elementwise
+# part is a dozen of them on a few thousand elements: one kernel does it all. NumPy (and a CuPy
+# without ElementwiseKernel) takes the array-call path; the two compute the same expressions.
+_LSTM_STEP_FORWARD = """
+const ptrdiff_t r = i / H, j = i - r * H, b = r * 4 * H;
+const T ig = tanh(G[b + j]) * (T)0.5 + (T)0.5;
+const T fg = tanh(G[b + H + j]) * (T)0.5 + (T)0.5;
+const T gg = tanh(G[b + 2 * H + j]);
+const T og = tanh(G[b + 3 * H + j]) * (T)0.5 + (T)0.5;
+G[b + j] = ig;
+G[b + H + j] = fg;
+G[b + 2 * H + j] = gg;
+G[b + 3 * H + j] = og;
+const T c = fg * cp[i] + ig * gg;
+C[i] = c;
+const T t = tanh(c);
+TC[i] = t;
+Y[i] = og * t;
+"""
+_LSTM_STEP_BACKWARD = """
+const ptrdiff_t r = i / H, j = i - r * H, b = r * 4 * H;
+const T dci = dc[i] + d[i] * K[i];
+DG[b + j] = P[b + j] * dci;
+DG[b + H + j] = P[b + H + j] * dci;
+DG[b + 2 * H + j] = P[b + 2 * H + j] * dci;
+DG[b + 3 * H + j] = P[b + 3 * H + j] * d[i];
+dc[i] = dci * A[b + H + j];
+"""
+_STEP_KERNELS = {}
+
+
+def _step_kernel(xp, which):
+    """The step kernel ``which`` ("forward" or "backward") on CuPy, None on NumPy."""
+    make = getattr(xp, "ElementwiseKernel", None)
+    if make is None:
+        return None
+    kernel = _STEP_KERNELS.get(which)
+    if kernel is None:
+        if which == "forward":
+            kernel = make("raw T cp, int32 H", "raw T G, raw T C, raw T TC, raw T Y", _LSTM_STEP_FORWARD,
+                          "gradserve_lstm_step_forward")
+        else:
+            kernel = make("raw T P, raw T K, raw T A, raw T d, int32 H", "raw T DG, raw T dc", _LSTM_STEP_BACKWARD,
+                          "gradserve_lstm_step_backward")
+        _STEP_KERNELS[which] = kernel
+    return kernel
+
+
 def _lstm_forward(X, w_ih, w_hh, b_ih, b_hh, hx, cx, w_hr, layout, reverse, grad=True):
     """Saves, per row: the activated gates (N, 4H); P (N, 4H), the factors that turn dc (i, f, g)
     and dh (o) into the gates' pre-activation gradients; K = o (1 - tanh(c)^2), what dh contributes
@@ -161,27 +210,36 @@ def _lstm_forward(X, w_ih, w_hh, b_ih, b_hh, hx, cx, w_hr, layout, reverse, grad
     tmp = xp.empty((batch, whh.shape[1]), dtype=X.dtype)
     tanh, multiply, matmul = xp.tanh, xp.multiply, xp.matmul
     h1, h2, h3 = hidden, 2 * hidden, 3 * hidden
+    kernel = _step_kernel(xp, "forward")
+    hr_step = None if whr is None or grad else xp.empty((batch, hidden), dtype=X.dtype)
     for o, n in _order(layout, reverse):
         e = o + n
         G = gates[o:e]
         r = tmp[:n]
         matmul(h[:n], whh, out=r)
         G += r
-        tanh(G, out=G)
-        G *= s
-        G += b
         cp = c[:n]
         cn = C[o:e]
-        multiply(G[:, h1:h2], cp, out=cn)
-        cn += G[:, :h1] * G[:, h2:h3]
-        tc = tanh(cn, out=TC[o:e] if grad else TC[:n])
         yn = Y[o:e]
-        og = G[:, h3:]
-        if whr is None:
-            multiply(og, tc, out=yn)
+        tc = TC[o:e] if grad else TC[:n]
+        if kernel is not None:
+            hr = yn if whr is None else (R[o:e] if grad else hr_step[:n])
+            kernel(_c(cp, xp), hidden, G, cn, tc, hr, size=n * hidden)
+            if whr is not None:
+                matmul(hr, whr, out=yn)
         else:
-            hr = multiply(og, tc, out=R[o:e]) if grad else og * tc
-            matmul(hr, whr, out=yn)
+            tanh(G, out=G)
+            G *= s
+            G += b
+            multiply(G[:, h1:h2], cp, out=cn)
+            cn += G[:, :h1] * G[:, h2:h3]
+            tanh(cn, out=tc)
+            og = G[:, h3:]
+            if whr is None:
+                multiply(og, tc, out=yn)
+            else:
+                hr = multiply(og, tc, out=R[o:e]) if grad else og * tc
+                matmul(hr, whr, out=yn)
         if chained:
             h, c = yn, cn
         else:
@@ -223,6 +281,7 @@ def _lstm_backward(dY, side, X, w_ih, w_hh, hx, cx, w_hr, Y, extra, layout, reve
     DH = None if w_hr is None else xp.empty_like(Y)
     zero = _is_zero(dY)
     multiply, matmul = xp.multiply, xp.matmul
+    kernel = _step_kernel(xp, "backward")
     for o_, n in _order(layout, not reverse):
         e = o_ + n
         d = dh[:n] if zero else dY[o_:e] + dh[:n]
@@ -230,10 +289,13 @@ def _lstm_backward(dY, side, X, w_ih, w_hh, hx, cx, w_hr, Y, extra, layout, reve
             DH[o_:e] = d
             d = d @ w_hr
         dcn = dc[:n]
-        dcn += d * K[o_:e]
-        multiply(P3[o_:e], dcn[:, None, :], out=DG3[o_:e])
-        multiply(P[o_:e, h3:], d, out=DG[o_:e, h3:])
-        dcn *= F[o_:e]
+        if kernel is not None:
+            kernel(P[o_:e], K[o_:e], gates[o_:e], _c(d, xp), hidden, DG[o_:e], dcn, size=n * hidden)
+        else:
+            dcn += d * K[o_:e]
+            multiply(P3[o_:e], dcn[:, None, :], out=DG3[o_:e])
+            multiply(P[o_:e, h3:], d, out=DG[o_:e, h3:])
+            dcn *= F[o_:e]
         matmul(DG[o_:e], w_hh, out=dh[:n])
     out = {"DG": DG, "hx": dh, "cx": dc}
     out["Hprev"] = _prev_rows(Y, hx, layout, reverse, xp)

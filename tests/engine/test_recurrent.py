@@ -507,3 +507,38 @@ def test_layer_on_cuda_matches_cpu(name):
                        + [p.grad.cpu().numpy() for p in module.parameters()])
     for a, b in zip(*results):
         np.testing.assert_allclose(a, b, rtol=1e-9, atol=1e-10)
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("name", ["LSTM_two_layers_bidirectional_batch_first", "LSTM_proj"])
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_padded_lstm_on_cuda_matches_cpu_with_and_without_grad(name, dtype):
+    """A padded LSTM (each step's previous state the previous step's rows) on CUDA, where a step's
+    elementwise part is one kernel (forward and backward), against the CPU's array calls: the
+    training outputs and gradients, with given initial states, and a forward under no_grad."""
+    if not gs.cuda.is_available():
+        pytest.skip("needs a CUDA device and CuPy")
+    gs.manual_seed(0)
+    cast = {"float32": "float", "float64": "double"}[dtype]
+    cpu = getattr(MODULES[name](gs), cast)()
+    gpu = getattr(MODULES[name](gs), cast)().to("cuda")
+    gpu.load_state_dict(cpu.state_dict())
+    rng = np.random.default_rng(1)
+    x = rng.standard_normal((4, 6, 3))
+    layers = cpu.num_layers * (2 if cpu.bidirectional else 1)
+    h0 = rng.standard_normal((layers, 4, cpu.proj_size or cpu.hidden_size))
+    c0 = rng.standard_normal((layers, 4, cpu.hidden_size))
+    tol = dict(rtol=1e-4, atol=1e-5) if dtype == "float32" else dict(rtol=1e-9, atol=1e-10)
+    results = []
+    for module, device in ((cpu, "cpu"), (gpu, "cuda")):
+        def t(a, grad=False):
+            return gs.tensor(a, dtype=getattr(gs, dtype), device=device, requires_grad=grad)
+        xt = t(x if module.batch_first else x.swapaxes(0, 1), grad=True)
+        out, (h, c) = module(xt, (t(h0), t(c0)))
+        (out.pow(2).sum() + h.sum() + c.pow(2).sum()).backward()
+        with gs.no_grad():
+            plain, _ = module(xt)
+        results.append([out.detach().cpu().numpy(), h.detach().cpu().numpy(), c.detach().cpu().numpy(),
+                        xt.grad.cpu().numpy(), plain.cpu().numpy()] + [p.grad.cpu().numpy() for p in module.parameters()])
+    for a, b in zip(*results):
+        np.testing.assert_allclose(a, b, **tol)
