@@ -16,8 +16,12 @@ __all__ = ["Runtime"]
 _monotonic = time.monotonic
 CHECK_EVERY = 16          # statements between deadline / cancellation checks
 RSS_SLACK = 64 << 20      # interpreter noise allowed over session_bytes when judging by RSS
-RSS_EVERY_S = 0.002       # resident memory is read at most this often, unless a slow call or a
-                          # large result asks for a check (check_at set to 0)
+# resident memory is read at most this often, unless a slow call or a large result asks for a check
+# (check_at set to 0). Longer than CPython's switch interval (5 ms): each read gives the GIL up for
+# a moment, and a thread waiting for it (a session's cancel listener) asks the running thread to
+# drop it only after a whole interval with no switch, so reads every 2 ms starved it: a cancel
+# landed only when a pure-Python loop ended
+RSS_EVERY_S = 0.02
 MAX_LOGS_KEPT = 10_000
 
 

@@ -295,6 +295,18 @@ def test_cancel_from_another_thread_stops_the_run():
     assert run("y = x + 1", ns).ok
 
 
+def test_a_cancel_lands_while_a_pure_python_loop_runs():
+    """The thread that sets the cancel needs the GIL: the run's periodic memory reads used to give
+    it up every 2 ms, too briefly for a waiting thread to take it (CPython asks the running thread
+    to drop it only after a whole 5 ms with no switch), so the cancel landed only after the loop
+    ran into its step limit."""
+    import threading
+    cancel = threading.Event()
+    threading.Timer(0.05, cancel.set).start()
+    out = run("x = 0\nwhile True:\n    x += 1", Namespace(), Limits(steps=3_000_000), cancel=cancel)
+    assert out.error.type == "Cancelled", out.error.to_dict()
+
+
 def test_wall_time_is_enforced_between_slow_statements():
     started = time.monotonic()
     out = run("x = torch.ones(300, 300)\nwhile True:\n    x = (x @ x).tanh()", Namespace(),
