@@ -1072,8 +1072,8 @@ def _im2col_tap_major(x, kernel, dilation, padding):
     flat offset d, so each tap is one copy of N rows of C * H * W elements, across channel
     boundaries; the positions where the shift crossed into the neighbouring channel, or wrapped
     into the next row, are the ones the tap reads from padding, and are then zeroed. (The
-    channel-major layout copies N * C rows of H * W: conv16->32 over 14x14, batch 32,
-    0.46 -> 0.2 ms.)"""
+    channel-major layout copies N * C rows of H * W: conv16->32 over 14x14, batch 32, im2col
+    0.45 -> 0.28 ms and col2im 0.82 -> 0.34 ms, CPU time.)"""
     n, c, h, w = x.shape
     xp = _xp(x)
     size = h * w
