@@ -7,8 +7,11 @@ its functions close over (and the class a method was defined in), the graphs
 kept alive by tensors (their saved tensors), hooks on tensors and graph nodes
 (and the handles to them), iterators and dictionary views (what they iterate
 over), and static methods, class methods, properties and super objects (what
-they wrap). Views share their base's memory, so bytes are
-counted once per base array. The walk visits a bounded number of objects.
+they wrap), exceptions (their arguments, attributes and the exceptions they chain to),
+instances' slots, deques and partials. Views share their base's memory, so bytes are
+counted once per base array. Large containers and strings count their own bytes too (a list
+of ten million references holds 80 MB with no tensor in it). The walk visits a bounded number
+of objects.
 
 What the walk counts never exceeds the process's data size (``held_at_most``), read in
 microseconds: while that is within session_bytes, runs skip the walk.
@@ -16,7 +19,9 @@ microseconds: while that is within session_bytes, runs skip the walk.
 import gc
 import os
 import sys
-from collections import OrderedDict
+from collections import OrderedDict, deque
+from functools import partial
+from types import MemberDescriptorType
 
 import numpy as np
 
@@ -47,7 +52,11 @@ def _base(a):
 
 
 _LEAVES = frozenset((int, float, str, bool, type(None), bytes, complex, range, slice))
-_SEQUENCES = frozenset((list, tuple, set, frozenset))
+_SEQUENCES = frozenset((list, tuple, set, frozenset, deque))
+_SIZED_LEAVES = (str, bytes)
+# containers and strings count their own memory (sys.getsizeof) from this many items or characters
+# on: below it they are noise beside the tensors, and the figure of a session of tensors stays theirs
+_OWN_BYTES_FROM = 1024
 
 
 def _array_bytes(a, seen_arrays):
@@ -60,7 +69,7 @@ def _array_bytes(a, seen_arrays):
 
 
 (_DICT, _TENSOR, _SEQUENCE, _NODE, _FUNCTION, _BOUND, _DICT_LIKE, _CLASS, _EXCEPTION, _OBJECT, _PROGRAM_ITERATOR,
- _HOST_ITERATOR, _WRAPPER, _HANDLE, _ARRAY) = range(15)
+ _HOST_ITERATOR, _WRAPPER, _HANDLE, _ARRAY, _SEQUENCE_SUBCLASS, _PARTIAL) = range(17)
 _WALK_KINDS = {}   # type -> how the walk reads its objects (host types only: program classes come and go)
 
 _HEAP_TYPE = 1 << 9   # Py_TPFLAGS_HEAPTYPE: a class defined in Python (not a C type)
@@ -79,6 +88,10 @@ def _walk_kind(t):
         kind = _TENSOR
     elif t in _SEQUENCES:
         kind = _SEQUENCE
+    elif issubclass(t, (list, tuple, set, frozenset, deque)):
+        kind = _SEQUENCE_SUBCLASS   # a namedtuple, a program's list subclass: read as its C base type
+    elif t is partial:
+        kind = _PARTIAL
     elif issubclass(t, Node):
         kind = _NODE
     elif t is Function:
@@ -129,27 +142,83 @@ def _node_slots(t):
     return names
 
 
+_SLOTS = {}
+
+
+def _slot_descriptors(t):
+    """The member descriptors of the slots an object of class ``t`` has (a program class or a
+    dataclass with __slots__ keeps its attributes there, not in __dict__): read through the
+    descriptor itself, so no property a subclass puts in a slot's name runs."""
+    found = _SLOTS.get(t)
+    if found is None:
+        found = []
+        for k in t.__mro__:
+            slots = k.__dict__.get("__slots__", ())
+            for name in ((slots,) if isinstance(slots, str) else slots):
+                d = k.__dict__.get(name)
+                if type(d) is MemberDescriptorType and d not in found:
+                    found.append(d)
+        found = tuple(found)
+        if len(_SLOTS) < 4096 and not _has_program_base(t):
+            _SLOTS[t] = found
+    return found
+
+
+def _slot_values(v, t):
+    out = []
+    for d in _slot_descriptors(t):
+        try:
+            out.append(d.__get__(v, t))
+        except AttributeError:   # an empty slot
+            pass
+    return out
+
+
+def _own_bytes(v):
+    """A container's or string's own memory when it is large, else 0."""
+    try:
+        return sys.getsizeof(v) if len(v) >= _OWN_BYTES_FROM else 0
+    except TypeError:
+        return 0
+
+
 def _has_program_base(t):
     return any("__gs_program__" in k.__dict__ for k in t.__mro__)
 
 
 def tensor_bytes(roots):
     """Bytes of the distinct arrays behind every tensor reachable from ``roots``
-    (including gradients and the saved tensors of graphs they keep alive)."""
+    (including gradients and the saved tensors of graphs they keep alive), and of large containers
+    and strings. Numbers and short strings are not walked (nor charged to the walk's budget); a
+    walk that runs out of budget with objects left answers at least the process's data size
+    (``held_at_most``): what it has not read may hold anything, and a program must not be able to
+    hide tensors behind a few hundred thousand objects."""
     seen_objs = set()
     seen_arrays = set()
     see, see_array = seen_objs.add, seen_arrays.add
     kinds = _WALK_KINDS
     total = 0
-    stack = [v for v in roots if type(v) not in _LEAVES]
-    pop, push, extend = stack.pop, stack.append, stack.extend
+    stack = []
+    push = stack.append
+
+    def extend(items):
+        nonlocal total
+        for x in items:
+            tx = type(x)
+            if tx in _LEAVES:
+                if tx in _SIZED_LEAVES and len(x) >= _OWN_BYTES_FROM and id(x) not in seen_objs:
+                    see(id(x))
+                    total += sys.getsizeof(x)
+            else:
+                push(x)
+
+    extend(roots)
+    pop = stack.pop
     budget = _WALK_BUDGET
     while stack and budget > 0:
         v = pop()
         budget -= 1
         t = type(v)
-        if t in _LEAVES:
-            continue
         i = id(v)
         if i in seen_objs:
             continue
@@ -180,15 +249,30 @@ def tensor_bytes(roots):
                 push(g)   # register_hook's functions (and what they close over)
         elif kind == _DICT:
             if v:
+                if len(v) >= _OWN_BYTES_FROM:
+                    total += sys.getsizeof(v)
                 extend(v.values())
-                if isinstance(next(iter(v)), Tensor):   # optimizer state: keyed by parameter
-                    extend(v)
+                extend(v)   # keys hold too (optimizer state is keyed by parameter)
         elif kind == _OBJECT:
             d = getattr(v, "__dict__", None)
             if type(d) is dict:
-                extend(d.values())
+                push(d)
+            extend(_slot_values(v, t))
         elif kind == _SEQUENCE:
+            total += _own_bytes(v)
             extend(v)
+        elif kind == _SEQUENCE_SUBCLASS:
+            total += _own_bytes(v)
+            for base in (list, tuple, set, frozenset, deque):
+                if isinstance(v, base):
+                    extend(base.__iter__(v))   # the C type's own iteration: no program __iter__ runs
+                    break
+            d = getattr(v, "__dict__", None)
+            if type(d) is dict:
+                push(d)
+            extend(_slot_values(v, t))
+        elif kind == _PARTIAL:
+            extend(gc.get_referents(v))   # its function, arguments, keywords and __dict__
         elif kind == _NODE:
             for item in (v.saved or ()):
                 if isinstance(item, Tensor):
@@ -233,14 +317,25 @@ def tensor_bytes(roots):
             push(v.hooks)
             push(v.fn)
         elif kind == _DICT_LIKE:
-            extend(v.values())
-            extend(k for k in v if isinstance(k, Tensor))
+            total += _own_bytes(v)
+            extend(dict.values(v))   # dict's own: no program values() or keys() runs
+            extend(dict.keys(v))
         elif kind == _CLASS:
             d = v.__dict__
             if "__gs_program__" in d:
                 extend(d.values())
-        else:
+        else:   # an exception: its arguments, its attributes and the exceptions it chains to
             extend(exception_args(v))
+            d = getattr(v, "__dict__", None)
+            if type(d) is dict:
+                push(d)
+            for chained in (v.__cause__, v.__context__):
+                if chained is not None:
+                    push(chained)
+    if stack:   # out of budget: the rest is unread
+        bound = held_at_most()
+        if bound is not None:
+            total = max(total, bound)
     return total
 
 

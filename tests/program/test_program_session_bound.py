@@ -154,3 +154,58 @@ def test_an_expanded_view_reshaped_counts_its_storage_once():
     out = run("import torch\ny = torch.ones(1, 1).expand(1000, 1000).reshape(1_000_000)", Namespace(),
               Limits(session_bytes=1 * MB))
     assert out.ok, out.error.to_dict()
+
+
+# places an outside tester kept tensors (or plain Python memory) in that the walk did not read:
+# each holds about 8 MB, which the session's figure must count
+HIDDEN = {
+    "a deque": "import collections\nkeep = collections.deque([torch.ones(2_000_000)])",
+    "a namedtuple": "import collections\nP = collections.namedtuple('P', 'a b')\nkeep = P(torch.ones(2_000_000), 1)",
+    "a slotted dataclass": ("import dataclasses\n@dataclasses.dataclass(slots=True)\nclass D:\n    t: object\n"
+                            "keep = D(torch.ones(2_000_000))"),
+    "a partial": "import functools\nkeep = functools.partial(max, torch.ones(2_000_000))",
+    "an exception's context": ("try:\n    try:\n        raise ValueError(torch.ones(2_000_000))\n    except ValueError:\n"
+                               "        raise KeyError(1)\nexcept KeyError as e:\n    keep = e"),
+    "an exception's cause": ("try:\n    try:\n        raise ValueError(torch.ones(2_000_000))\n    except ValueError as v:\n"
+                             "        raise KeyError(1) from v\nexcept KeyError as e:\n    keep = [e]"),
+    "a dict key": "class K:\n    pass\nk = K()\nk.t = torch.ones(2_000_000)\nkeep = {k: 1}",
+    "a list of a million references": "keep = [0.0] * 1_000_000",
+    "a long string": "keep = 'x' * 8_000_000",
+}
+
+
+@pytest.mark.parametrize("place", list(HIDDEN))
+def test_what_a_session_holds_in_hidden_places_is_counted(place):
+    ns = Namespace()
+    out = run("import torch\n" + HIDDEN[place], ns, Limits())
+    assert out.ok, out.error.to_dict()
+    assert ns.nbytes() >= 7_900_000, ns.nbytes()
+
+
+def test_a_list_of_references_past_the_limit_fails_and_leaves_the_session_usable():
+    """An outside tester filled a session with lists of floats ([0.0] * 10_000_000: 80 MB of
+    references, no tensor) up to the process's address-space limit, after which every request
+    answered MemoryError. The lists count now: the limit fires, the run's bindings are released,
+    and the session goes on."""
+    ns = Namespace()
+    limits = Limits(session_bytes=50 * MB)
+    assert run("a = [0.0] * 4_000_000", ns, limits).ok            # 32 MB
+    out = run("b = [0.0] * 4_000_000", ns, limits)               # 64 MB in all
+    assert not out.ok and out.error.limit == "session_bytes"
+    assert run("y = len(a) + 1", ns, limits).ok and ns.get("y") == 4_000_001
+
+
+def test_a_list_of_numbers_does_not_hide_what_comes_after_it():
+    """Numbers and short strings cost the walk nothing: a list of a million of them before a tensor
+    (the walk once stopped after 200,000 objects) leaves the tensor counted."""
+    ns = Namespace()
+    assert run("import torch\nkeep = [torch.ones(2_000_000)] + [0] * 1_000_000 + ['ab'] * 10", ns, Limits()).ok
+    assert ns.nbytes() >= 8_000_000 + 8_000_000
+
+
+def test_a_walk_out_of_budget_answers_at_least_the_process_size(process_data, monkeypatch):
+    """Objects the walk has no budget left to read may hold anything: it answers the sound bound."""
+    monkeypatch.setattr(memory, "_WALK_BUDGET", 50)
+    ns = Namespace()
+    assert run("import torch\nkeep = [torch.ones(1) for _ in range(200)]", ns, Limits(session_bytes=1 << 40)).ok
+    assert ns.nbytes() >= process_data // 2
