@@ -130,13 +130,7 @@ def _node_slots(t):
     besides ``saved`` and ``extra``."""
     names = _NODE_SLOTS.get(t)
     if names is None:
-        names = []
-        for k in t.__mro__:
-            slots = k.__dict__.get("__slots__", ())
-            for name in ((slots,) if isinstance(slots, str) else slots):
-                if name not in _NODE_BASE_SLOTS and name not in names:
-                    names.append(name)
-        names = tuple(names)
+        names = tuple(dict.fromkeys(d.__name__ for d in _slot_descriptors(t) if d.__name__ not in _NODE_BASE_SLOTS))
         if len(_NODE_SLOTS) < 4096:
             _NODE_SLOTS[t] = names
     return names
