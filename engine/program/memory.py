@@ -21,6 +21,7 @@ import os
 import sys
 from collections import OrderedDict, deque
 from functools import partial
+from operator import attrgetter, itemgetter, methodcaller
 from types import MemberDescriptorType
 
 import numpy as np
@@ -57,6 +58,7 @@ _SIZED_LEAVES = (str, bytes)
 # containers and strings count their own memory (sys.getsizeof) from this many items or characters
 # on: below it they are noise beside the tensors, and the figure of a session of tensors stays theirs
 _OWN_BYTES_FROM = 1024
+_BIG_INT_BITS = 8 * _OWN_BYTES_FROM   # an int of 1 KB and more counts its memory too (programs cap them at 8 KB)
 
 
 def _array_bytes(a, seen_arrays):
@@ -90,8 +92,8 @@ def _walk_kind(t):
         kind = _SEQUENCE
     elif issubclass(t, (list, tuple, set, frozenset, deque)):
         kind = _SEQUENCE_SUBCLASS   # a namedtuple, a program's list subclass: read as its C base type
-    elif t is partial:
-        kind = _PARTIAL
+    elif t in (partial, methodcaller, itemgetter, attrgetter):
+        kind = _PARTIAL   # C objects holding their arguments: read through gc.get_referents
     elif issubclass(t, Node):
         kind = _NODE
     elif t is Function:
@@ -200,7 +202,8 @@ def tensor_bytes(roots):
         for x in items:
             tx = type(x)
             if tx in _LEAVES:
-                if tx in _SIZED_LEAVES and len(x) >= _OWN_BYTES_FROM and id(x) not in seen_objs:
+                if (tx in _SIZED_LEAVES and len(x) >= _OWN_BYTES_FROM
+                        or tx is int and x.bit_length() >= _BIG_INT_BITS) and id(x) not in seen_objs:
                     see(id(x))
                     total += sys.getsizeof(x)
             else:
@@ -266,7 +269,7 @@ def tensor_bytes(roots):
                 push(d)
             extend(_slot_values(v, t))
         elif kind == _PARTIAL:
-            extend(gc.get_referents(v))   # its function, arguments, keywords and __dict__
+            extend(gc.get_referents(v))   # its function or names, arguments, keywords and __dict__
         elif kind == _NODE:
             for item in (v.saved or ()):
                 if isinstance(item, Tensor):

@@ -169,6 +169,9 @@ HIDDEN = {
     "an exception's cause": ("try:\n    try:\n        raise ValueError(torch.ones(2_000_000))\n    except ValueError as v:\n"
                              "        raise KeyError(1) from v\nexcept KeyError as e:\n    keep = [e]"),
     "a dict key": "class K:\n    pass\nk = K()\nk.t = torch.ones(2_000_000)\nkeep = {k: 1}",
+    "a methodcaller": "import operator\nkeep = operator.methodcaller('add', torch.ones(2_000_000))",
+    "an itemgetter": "import operator\nkeep = operator.itemgetter(torch.ones(2_000_000))",
+    "big integers": "keep = [(1 << 65_000) + i for i in range(1_000)]",
     "a list of a million references": "keep = [0.0] * 1_000_000",
     "a long string": "keep = 'x' * 8_000_000",
 }
