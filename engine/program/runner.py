@@ -120,6 +120,12 @@ def run(source, namespace, limits=None, *, observer=None, cancel=None, on_stdout
             shown = ", ".join(released[:10]) + (", ..." if len(released) > 10 else "")
             error.message += f"; this run's bindings were released ({shown} hold what they held before it)"
             bound = [n for n in bound if n not in released]
+        dropped = _shrink(namespace, limits.session_bytes)
+        if dropped:
+            shown = ", ".join(dropped[:10]) + (", ..." if len(dropped) > 10 else "")
+            error.message += (f"; the session still held more than its limit (the run had grown objects it "
+                              f"kept, which cannot be undone), so {shown} were released too")
+            bound = [n for n in bound if n not in dropped]
     return Outcome(ok=error is None, error=error, stdout="".join(rt.out), bound=bound,
                    logs=list(rt.logs), elapsed_s=time.monotonic() - started)
 
@@ -151,6 +157,29 @@ def _release(namespace, before, bound):
     namespace.runtime.bytes_known = None
     gc.collect()
     return released
+
+
+def _shrink(namespace, limit):
+    """After a session_bytes limit and the run's own bindings released: while the session still
+    holds more than ``limit`` (the run grew a list, deque or dict it kept: D.append(big), which no
+    release of names undoes, and run after run could grow it), its variables are released, those
+    holding the most first. Returns their names."""
+    if namespace.nbytes() <= limit:
+        return []
+    from .memory import tensor_bytes
+    g = namespace.globals
+    sizes = sorted(((tensor_bytes([v]), name) for name, v in g.items()), reverse=True)
+    dropped = []
+    for size, name in sizes:
+        if size == 0:
+            break
+        g.pop(name, None)
+        dropped.append(name)
+        if namespace.nbytes() <= limit:
+            break
+    namespace.runtime.bytes_known = None
+    gc.collect()
+    return dropped
 
 
 def _failed(error, started):

@@ -212,3 +212,19 @@ def test_a_walk_out_of_budget_answers_at_least_the_process_size(process_data, mo
     ns = Namespace()
     assert run("import torch\nkeep = [torch.ones(1) for _ in range(200)]", ns, Limits(session_bytes=1 << 40)).ok
     assert ns.nbytes() >= process_data // 2
+
+
+def test_a_container_grown_past_the_limit_is_released_and_the_session_stays_within_it():
+    """An outside tester appended a 44 MB tensor to a deque in each of eight runs under a 50 MB
+    limit: each run after the first failed with session_bytes, but an append cannot be undone by
+    releasing the run's own bindings, so the session kept all eight (396 MB). Now a session still
+    over its limit after a failed run releases its variables, those holding the most first."""
+    ns = Namespace()
+    limits = Limits(session_bytes=50 * MB)
+    assert run("import torch, collections\nD = collections.deque()\nsmall = torch.ones(10)", ns, limits).ok
+    assert run("D.append(torch.ones(11_000_000))", ns, limits).ok          # 44 MB: within
+    out = run("D.append(torch.ones(11_000_000))", ns, limits)               # 88 MB
+    assert not out.ok and out.error.limit == "session_bytes"
+    assert "D were released too" in out.error.message
+    assert "D" not in ns.names() and ns.nbytes() <= 50 * MB
+    assert run("y = small.sum().item()", ns, limits).ok and ns.get("y") == 10.0
