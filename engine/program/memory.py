@@ -22,7 +22,7 @@ import sys
 from collections import OrderedDict, deque
 from functools import partial
 from operator import attrgetter, itemgetter, methodcaller
-from types import MemberDescriptorType
+from types import MemberDescriptorType, ModuleType
 
 import numpy as np
 
@@ -52,7 +52,9 @@ def _base(a):
             owner = a
 
 
-_LEAVES = frozenset((int, float, str, bool, type(None), bytes, complex, range, slice))
+# not walked: numbers, strings, and modules (the engine's own objects keep NumPy in a slot or an
+# attribute; a module holds no session data, and its namespace is the whole library)
+_LEAVES = frozenset((int, float, str, bool, type(None), bytes, complex, range, slice, ModuleType))
 _SEQUENCES = frozenset((list, tuple, set, frozenset, deque))
 _SIZED_LEAVES = (str, bytes)
 # containers and strings count their own memory (sys.getsizeof) from this many items or characters

@@ -228,3 +228,14 @@ def test_a_container_grown_past_the_limit_is_released_and_the_session_stays_with
     assert "D were released too" in out.error.message
     assert "D" not in ns.names() and ns.nbytes() <= 50 * MB
     assert run("y = small.sum().item()", ns, limits).ok and ns.get("y") == 10.0
+
+
+def test_modules_and_the_engine_objects_that_keep_them_count_nothing_of_the_library():
+    """The walk reads slots and dict keys now: an optimizer's flat layout keeps NumPy in a slot, and
+    a program can keep modules in a list; neither counts the library's own docstrings and tables."""
+    ns = Namespace()
+    program = ("import torch\nimport numpy as np\nimport collections\nw = torch.nn.Parameter(torch.ones(10))\n"
+               "opt = torch.optim.Adam([w])\nw.grad = torch.ones(10)\nopt.step()\n"
+               "keep = collections.deque([np, torch, torch.nn, opt])")
+    assert run(program, ns, Limits()).ok
+    assert ns.nbytes() < 1000, ns.nbytes()
