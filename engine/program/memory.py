@@ -218,6 +218,9 @@ def tensor_bytes(roots):
         v = pop()
         budget -= 1
         t = type(v)
+        if t in _LEAVES:   # pushed on its own (a node's slot, a chained value): counted as extend counts it
+            extend((v,))
+            continue
         i = id(v)
         if i in seen_objs:
             continue

@@ -239,3 +239,13 @@ def test_modules_and_the_engine_objects_that_keep_them_count_nothing_of_the_libr
                "keep = collections.deque([np, torch, torch.nn, opt])")
     assert run(program, ns, Limits()).ok
     assert ns.nbytes() < 1000, ns.nbytes()
+
+
+def test_a_module_or_string_reached_on_its_own_is_not_walked():
+    """Items pushed one by one (a wrapper's function, a node's slot, a bound method's object) go
+    through the same leaf rule as a container's items: a module there is not walked into, a long
+    string is counted once."""
+    import numpy as np
+    from gradserve.engine.program.memory import tensor_bytes
+    text = "x" * 2000
+    assert tensor_bytes([staticmethod(np), staticmethod(text), [text]]) == sys.getsizeof(text)
