@@ -1,5 +1,6 @@
 """Resource limits on what one program run may use, and the error past them."""
 from dataclasses import dataclass
+from math import prod
 
 
 class LimitExceeded(Exception):
@@ -41,10 +42,8 @@ def check_elements(shape, what="tensor"):
     limit = st.element_limit
     if limit is None:
         return
-    n = 1
-    for s in shape:
-        n *= int(s)
+    n = prod(map(int, shape))   # Python ints: a NumPy product could wrap around
     if n > limit:
         raise LimitExceeded("tensor_elements", limit,
-                            f"limit exceeded: tensor_elements: a {what} of shape {list(shape)} has {n} "
+                            f"limit exceeded: tensor_elements: a {what} of shape {[int(s) for s in shape]} has {n} "
                             f"elements (at most {limit})")

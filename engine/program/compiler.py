@@ -69,6 +69,7 @@ class Compiler:
         self.fname = "<module>"
         self.loops = 0
         self.debug_lines = None   # a set when compiling for a debug run: statements get debugger hooks
+        self.loop_counted = False # the statement being compiled is counted by its loop (see loop_block)
         self._stmt = {}
         self._expr = {}
         for name in dir(self):
@@ -84,14 +85,18 @@ class Compiler:
         self.scope = self.scopes[tree]
         return [(self.stmt(s),) + _pos(s) for s in tree.body]
 
-    def stmt(self, node):
+    def stmt(self, node, loop_counted=False):
         handler = self._stmt.get(type(node))
         if handler is None:
             what = _UNSUPPORTED.get(type(node), type(node).__name__)
             raise CompileError(f"{what} {'are' if what.endswith('s') else 'is'} not supported in programs", node)
         if self.debug_lines is not None:
             return self._debug_statement(handler(node), node)
-        return handler(node)
+        self.loop_counted = loop_counted
+        try:
+            return handler(node)
+        finally:
+            self.loop_counted = False
 
     def expr(self, node):
         handler = self._expr.get(type(node))
@@ -102,6 +107,19 @@ class Compiler:
 
     def block(self, stmts):
         return tuple(self.stmt(s) for s in stmts)
+
+    def loop_block(self, stmts):
+        """A loop's body, and the steps one pass through it counts. Its simple statements (an
+        expression, an assignment to a name) are counted by the loop as each pass begins, not one
+        by one: a pass that leaves early by ``break``, ``continue`` or an error counts the statements
+        it skipped too. The others count themselves as anywhere else."""
+        body = tuple(self.stmt(s, loop_counted=True) for s in stmts)
+        return body, sum(1 for s in body if getattr(s, "counted_by_loop", False))
+
+    def _take_loop_counted(self):
+        """Whether the simple statement being compiled is counted by its loop (read first, once)."""
+        counted, self.loop_counted = self.loop_counted, False
+        return counted
 
     # ------------------------------------------------------------------ statement shell
     def _shell(self, node, inner):
@@ -382,11 +400,26 @@ class Compiler:
 
     # ------------------------------------------------------------------ simple statements
     def s_Expr(self, node):
+        counted = self._take_loop_counted()
         value = self.expr(node.value)
         rt = self.rt
         st = state
         line, col = _pos(node)
         fn = self.fname
+        if counted:
+            def statement(fr):
+                # counted by the loop; a slow call or a large result before it still checks here
+                if not rt.check_at:
+                    rt.check()
+                st.line = line
+                try:
+                    value(fr)
+                except Exception as e:
+                    raise locate(e, line, col, fn) from None
+                except Abort as e:
+                    raise locate(e, line, col, fn)
+            statement.counted_by_loop = True
+            return statement
 
         def statement(fr):
             rt.steps += 1
@@ -402,6 +435,7 @@ class Compiler:
         return statement
 
     def s_Assign(self, node):
+        counted = self._take_loop_counted()
         value = self.expr(node.value)
         rt = self.rt
         st = state
@@ -429,6 +463,20 @@ class Compiler:
                     if name not in bound:
                         bound.add(name)
                         rt.bound.append(name)
+                return statement
+            if kind[0] == "local" and counted:
+                def statement(fr):
+                    # counted by the loop; a slow call or a large result before it still checks here
+                    if not rt.check_at:
+                        rt.check()
+                    st.line = line
+                    try:
+                        fr.vars[name] = value(fr)
+                    except Exception as e:
+                        raise locate(e, line, col, fn) from None
+                    except Abort as e:
+                        raise locate(e, line, col, fn)
+                statement.counted_by_loop = True
                 return statement
             if kind[0] == "local":
                 def statement(fr):
@@ -723,14 +771,16 @@ class Compiler:
     def s_While(self, node):
         test = self._truth(node.test)
         self.loops += 1
-        body = self._loop_body(node, self.block(node.body))
+        body, counted = self.loop_block(node.body)
+        body = self._loop_body(node, body)
         self.loops -= 1
         orelse = self.block(node.orelse)
         rt = self.rt
+        per_pass = 1 + counted   # the pass itself, and the body's statements it counts
 
         def while_(fr):
             while test(fr):
-                rt.steps += 1
+                rt.steps += per_pass
                 if rt.steps >= rt.check_at:
                     rt.check()
                 for s in body:
@@ -755,10 +805,12 @@ class Compiler:
         seq = self.expr(node.iter)
         store = self.target(node.target)
         self.loops += 1
-        body = self._loop_body(node, self.block(node.body))
+        body, counted = self.loop_block(node.body)
+        body = self._loop_body(node, body)
         self.loops -= 1
         orelse = self.block(node.orelse)
         rt = self.rt
+        per_pass = 1 + counted   # the pass itself, and the body's statements it counts
         iterate = self.bt.iterate
         single = body[0] if len(body) == 1 else None
         local = (node.target.id if type(node.target) is ast.Name and self.scope.resolve(node.target.id)[0] == "local"
@@ -767,7 +819,7 @@ class Compiler:
         def for_(fr):
             names = fr.vars
             for item in iterate(seq(fr)):
-                rt.steps += 1
+                rt.steps += per_pass
                 if rt.steps >= rt.check_at:
                     rt.check()
                 if local is not None:
@@ -1580,18 +1632,73 @@ class Compiler:
                 raise locate(e, line, col, fn) from None
             except Abort as e:
                 raise locate(e, line, col, fn)
-        if not plain or kw_names or n:
-            return method_call
+        if n <= 2 and not kw_names:
+            return self._positional_method_call(method_call, obj, attr, plain, n, a0, a1, line, col)
+        return method_call
 
-        def tensor_method(fr):
-            # t.tanh(), t.sum(): a method the allowlist grants on tensors with no guard, no arguments;
-            # method_call's first branch made alone (anything but a tensor goes on to method_call)
+    def _positional_method_call(self, method_call, obj, attr, plain, n, a0, a1, line, col):
+        """``obj.name()``, ``obj.name(x)`` or ``obj.name(x, y)``, positional arguments only (``t.tanh()``,
+        ``torch.cat([a, b], 0)``, ``h.view(n, -1)``): method_call's two common cases made without an
+        argument list or keywords, a plain tensor method and a host function a module view has
+        granted before.
+        The function is looked up before the arguments are evaluated, as Python does; anything
+        else goes to method_call."""
+        fn = self.fname
+        st = state
+        rt = self.rt
+        result = self.bt.result
+        wrap = rt.wrap
+        special = frozenset((Function, BoundMethod, type)) | _GRAD_MODES   # method_call's own branches
+        two, one = n == 2, n == 1
+
+        def positional_call(fr):
             o = obj(fr)
-            if type(o) is not Tensor:
+            to = type(o)
+            if to is ModuleView:
+                f = o._cache.get(attr, o)
+                if f is o or type(f) in special:
+                    return method_call(fr, o)
+                try:
+                    if two:
+                        x = a0(fr)
+                        y = a1(fr)
+                        st.line = line
+                        started = _monotonic()
+                        r = f(x, y)
+                    elif one:
+                        x = a0(fr)
+                        st.line = line
+                        started = _monotonic()
+                        r = f(x)
+                    else:
+                        st.line = line
+                        started = _monotonic()
+                        r = f()
+                    if _monotonic() - started > SLOW_CALL_S:
+                        rt.check_at = 0
+                    if type(r) is not Tensor or (rt.elem_limit is not None and r._data.size > rt.elem_limit):
+                        r = result(r)
+                    st.line = line
+                    return r
+                except Exception as e:
+                    raise locate(e, line, col, fn) from None
+                except Abort as e:
+                    raise locate(e, line, col, fn)
+            if to is not Tensor or not plain:
                 return method_call(fr, o)
             try:
-                st.line = line
-                r = getattr(o, attr)()
+                if two:
+                    x = a0(fr)
+                    y = a1(fr)
+                    st.line = line
+                    r = getattr(o, attr)(x, y)
+                elif one:
+                    x = a0(fr)
+                    st.line = line
+                    r = getattr(o, attr)(x)
+                else:
+                    st.line = line
+                    r = getattr(o, attr)()
                 st.line = line
                 if type(r) is Tensor:
                     if r._data.size > _LARGE:
@@ -1603,7 +1710,7 @@ class Compiler:
                 raise locate(e, line, col, fn) from None
             except Abort as e:
                 raise locate(e, line, col, fn)
-        return tensor_method
+        return positional_call
 
     def _super_call(self, node):
         load = self.load_name("super", node.func)

@@ -200,3 +200,103 @@ n = (3).numerator
     assert not out.ok and out.error.type == "RuntimeError" and (out.error.line, out.error.col) == (2, 9)
     out = run("x = 5\ny = x.tanh()\n", Namespace())
     assert not out.ok and out.error.type == "AttributeError" and (out.error.line, out.error.col) == (2, 5)
+
+
+# ------------------------------------------------------------------ loops count their simple statements
+def _steps_needed(source):
+    """The smallest step limit the program runs within (bisected)."""
+    lo, hi = 1, 100_000
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if run(source, Namespace(), Limits(steps=mid)).ok:
+            hi = mid
+        else:
+            lo = mid + 1
+    return lo
+
+
+def _per_pass(template):
+    """The steps 50 more passes of a loop count, over 50."""
+    return (_steps_needed(template.format(n=100)) - _steps_needed(template.format(n=50))) / 50
+
+
+def test_a_loop_counts_its_simple_statements_once_a_pass_as_one_by_one():
+    # a body of two simple statements: the pass and its two statements, 3 steps a pass, whether
+    # the loop counts them (an assignment to a name, an expression) or they count themselves
+    # (an assignment to an item, an augmented assignment)
+    counted = _per_pass("def f():\n    for i in range({n}):\n        a = i\n        len('x')\nf()\n")
+    themselves = _per_pass("def f():\n    b = [0]\n    for i in range({n}):\n        b[0] = i\n        b[0] += 1\nf()\n")
+    w = _per_pass("def f():\n    i = 0\n    while i < {n}:\n        i = i + 1\n        len('x')\nf()\n")
+    assert counted == themselves == w == 3, (counted, themselves, w)
+
+
+def test_an_endless_loop_of_simple_statements_meets_the_step_limit():
+    for body in ("        a = 1\n", "        len('x')\n", "        a = 1\n        b = a\n"):
+        out = run("def f():\n    while True:\n" + body + "f()\n", Namespace(), Limits(steps=5000))
+        assert not out.ok and out.error.limit == "steps", out.error.to_dict()
+
+
+def test_a_pass_left_early_counts_the_statements_it_skipped():
+    # break after the first statement: the pass counted all three of its simple statements
+    # (the pass, a = i, c = a: 3 steps; the if: 1 more, and 1 for its break on the last pass)
+    full = _per_pass("def f():\n    for i in range({n}):\n        a = i\n        if a < 0:\n            break\n"
+                     "        c = a\nf()\n")
+    early = _steps_needed("def f():\n    for i in range(10):\n        a = i\n        if a == 0:\n            break\n"
+                          "        c = a\nf()\n")
+    once = _steps_needed("def f():\n    for i in range(10):\n        a = i\n        if a < 0:\n            break\n"
+                         "        c = a\nf()\n")
+    assert full == 4 and once - early == 9 * 4 - 1, (full, once, early)
+
+
+def test_statements_counted_by_their_loop_still_locate_errors_and_record_lines():
+    out = run("def f():\n    for i in range(3):\n        a = i\n        b = 1 / (a - 2)\nf()\n", Namespace())
+    assert not out.ok and out.error.type == "ZeroDivisionError" and (out.error.line, out.error.col) == (4, 13)
+    assert [f["line"] for f in out.error.to_dict()["traceback"]] == [5, 4]
+    ns = Namespace()
+    assert run("x = torch.ones(2, requires_grad=True)\ndef f():\n    for i in range(2):\n        y = x * 2\n"
+               "        z = y.sum()\n    return z\nz = f()\n", ns).ok
+    assert ns.get("z").grad_fn.line == 5 and ns.get("z").grad_fn.next_functions[0][0].line == 4
+
+
+# ------------------------------------------------------------------ obj.name(x), obj.name(x, y)
+def test_positional_calls_give_what_keyword_calls_give():
+    source = """
+a = torch.arange(6.0).reshape(2, 3)
+b = torch.ones(2, 3)
+cat1 = torch.cat([a, b])
+cat2 = torch.cat([a, b], 1)
+cat_kw = torch.cat([a, b], dim=1)
+viewed = a.view(3, 2)
+summed = a.sum(0)
+lst = []
+lst.append(3)
+got = {"k": 1}.get("z", 7)
+yes = torch.is_tensor(a)
+class Box:
+    def put(self, x, y=0):
+        return x + y
+one = Box().put(1)
+two = Box().put(1, 2)
+"""
+    cat1, cat2, cat_kw, viewed, summed, lst, got, yes, one, two = _values(
+        source, ["cat1", "cat2", "cat_kw", "viewed", "summed", "lst", "got", "yes", "one", "two"])
+    a = np.arange(6.0, dtype=np.float32).reshape(2, 3)
+    assert np.array_equal(cat1.numpy(), np.concatenate([a, np.ones((2, 3), np.float32)]))
+    assert np.array_equal(cat2.numpy(), cat_kw.numpy()) and cat2.shape == (2, 6)
+    assert viewed.shape == (3, 2) and np.array_equal(summed.numpy(), a.sum(0))
+    assert lst == [3] and got == 7 and yes is True and (one, two) == (1, 3)
+
+
+def test_positional_calls_locate_their_errors():
+    for source, where in (("a = torch.ones(2)\nb = torch.cat([a, a], 3)\n", (2, 5)),
+                          ("a = torch.ones(2)\nb = a.view(3, 5)\n", (2, 5)),
+                          ("a = torch.ones(2)\nb = torch.nope(a)\n", (2, 5)),
+                          ("a = torch.ones(2)\nb = torch.cat([a, a], undefined)\n", (2, 23))):
+        out = run(source, Namespace())
+        assert not out.ok and (out.error.line, out.error.col) == where, (source, out.error.to_dict())
+
+
+def test_a_module_function_called_positionally_is_held_to_the_element_limit():
+    out = run("import numpy as np\nx = np.zeros(5000)\ny = torch.from_numpy(x)\n", Namespace(),
+              Limits(tensor_elements=1000))
+    assert not out.ok and out.error.limit == "tensor_elements" and out.error.line in (2, 3)
