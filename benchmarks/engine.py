@@ -22,6 +22,13 @@ Prints each framework's median time and the ratio. PyTorch is optional: without
 it only gradserve's times are printed. Both frameworks get the same number of
 BLAS threads: PyTorch is set to the thread count NumPy's BLAS uses.
 
+Each framework runs in a process of its own that imports only it, as its users' processes do.
+Importing the engine tunes the process's C heap (a 32 MiB glibc top pad, engine/_malloc.py, so a
+step's arrays stay mapped between steps); until this was noticed the PyTorch workers imported the
+engine too and ran with that pad, which spares PyTorch's steps their page faults (at 2 threads,
+hundreds per MLP step). ``--same-heap`` gives PyTorch's process the same pad (glibc's own
+MALLOC_TOP_PAD_), to compare the two on equal heaps.
+
 On a shared machine under load, wall time measures the scheduler more than the code
 (PyTorch's OpenMP threads, which spin and wait for each other, suffer most). With
 ``--threads 1 --clock cpu`` each figure is the CPU time of the measuring thread
@@ -29,7 +36,7 @@ On a shared machine under load, wall time measures the scheduler more than the c
 thread when both frameworks have one thread (PyTorch runs CPU backward on the calling thread).
 
     python benchmarks/engine.py [--repeat N] [--rounds N] [--only a,b,c,lstm,gru,cnn,transformer]
-                                [--threads N] [--clock wall|cpu]
+                                [--threads N] [--clock wall|cpu] [--same-heap]
 """
 import argparse
 import json
@@ -43,9 +50,9 @@ import importlib.util
 
 import numpy as np
 
-import gradserve.engine as gs
-
-# imported only by the processes that measure it, so gradserve's RSS is its own
+# each imported only by the processes that measure it: gradserve's RSS is its own, and PyTorch runs
+# in a process as a PyTorch user's is (importing the engine tunes the process's C heap, _malloc.py)
+gs = None
 torch = None
 HAVE_TORCH = importlib.util.find_spec("torch") is not None
 
@@ -353,11 +360,13 @@ def worker(task, name, repeat):
 
     A process per measurement keeps the frameworks' thread pools from competing
     (OpenBLAS threads spin after a call) and each RSS clean."""
+    global gs, torch
     if name == "torch":
-        global torch
         import torch
         if os.environ.get("GRADSERVE_BENCH_THREADS"):
             torch.set_num_threads(int(os.environ["GRADSERVE_BENCH_THREADS"]))
+    else:
+        import gradserve.engine as gs
     lib = gs if name == "gradserve" else torch
     if task in RECURRENT:
         result = RECURRENT[task](lib, repeat)
@@ -375,6 +384,9 @@ def run_worker(task, name, repeat, threads):
     # NumPy's OpenBLAS reads its thread count from the environment when it loads
     env = dict(os.environ, GRADSERVE_BENCH_THREADS=str(threads), OPENBLAS_NUM_THREADS=str(threads),
                GRADSERVE_BENCH_CLOCK=CLOCK)
+    if SAME_HEAP and name == "torch":
+        from gradserve.engine._malloc import DEFAULT_TOP_PAD
+        env["MALLOC_TOP_PAD_"] = str(DEFAULT_TOP_PAD)   # glibc's own setting: the engine's top pad
     done = subprocess.run([sys.executable, __file__, "--worker", f"{task}:{name}", "--repeat", str(repeat)],
                           capture_output=True, text=True, env=env, timeout=900)
     if done.returncode != 0:
@@ -383,6 +395,7 @@ def run_worker(task, name, repeat, threads):
 
 
 CLOCK = "wall"
+SAME_HEAP = False
 
 
 def measure(task, repeat, threads, rounds):
@@ -428,6 +441,10 @@ def main():
     parser.add_argument("--threads", type=int, help="BLAS threads for both frameworks (default: what NumPy uses)")
     parser.add_argument("--clock", choices=("wall", "cpu"), default="wall",
                         help="wall time, or the measuring thread's CPU time (needs --threads 1)")
+    parser.add_argument("--same-heap", action="store_true",
+                        help="give PyTorch's process the C heap setting the engine makes for its own "
+                             "(a 32 MiB glibc top pad, engine/_malloc.py); by default each framework "
+                             "runs in a process as its users' does")
     parser.add_argument("--worker", help=argparse.SUPPRESS)
     args = parser.parse_args()
 
@@ -439,8 +456,9 @@ def main():
     threads, source = (args.threads, "--threads") if args.threads else blas_threads()
     if args.clock == "cpu" and threads != 1:
         parser.error("--clock cpu measures one thread: give --threads 1")
-    global CLOCK
+    global CLOCK, SAME_HEAP
     CLOCK = args.clock
+    SAME_HEAP = args.same_heap
     only = set(args.only.split(","))
     if HAVE_TORCH:
         from importlib.metadata import version
@@ -453,6 +471,10 @@ def main():
           f", load average {os.getloadavg()[0]:.1f} at the start")
     print(f"threads: NumPy's BLAS uses {threads} ({source})"
           + (f"; PyTorch gets torch.set_num_threads({threads}) for a fair comparison" if HAVE_TORCH else ""))
+    if HAVE_TORCH:
+        print("C heap: PyTorch " + ("with the engine's 32 MiB glibc top pad (--same-heap)" if SAME_HEAP else
+                                    "as in its users' processes (glibc's defaults); the engine with its own "
+                                    "32 MiB top pad (engine/_malloc.py)"))
 
     if "a" in only:
         ours, theirs = measure("a", args.repeat, threads, args.rounds)
