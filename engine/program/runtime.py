@@ -80,7 +80,7 @@ class Runtime:
         self.check_at = min(CHECK_EVERY, self.step_limit + 1)
         self.started = _monotonic()
         self.last_check = self.started
-        self.rss_next = self.started
+        self.rss_next = self.started + RSS_EVERY_S   # resident memory is read below (rss_base): next in 20 ms
         self.wall_time = float(limits.wall_time_s)
         self.deadline = self.started + self.wall_time
         self.cancel = cancel
