@@ -13,11 +13,13 @@ from . import errors, openapi
 from .backends import make_backend
 from .body_limit import BodySizeLimit
 from .body_parser import BodyParser
+from .parse_budget import ParseBudget
 from .host_check import TrustedHosts
-from .metrics import Metrics
+from .metrics import BudgetCollector, Metrics
 from .routes import checkpoint, health, runs, sessions, stream, variables, viewer
 from .runs import RunService
 from .sessions import SessionRegistry, sweep_forever
+from .ws_protocol import budgeted_protocol
 from .settings import Settings
 
 log = logging.getLogger("gradserve.server")
@@ -74,6 +76,11 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.runs = RunService(settings, backend, metrics)
     app.state.creating = 0
     app.state.body_parser = BodyParser()
+    # bodies and WebSocket messages being read and parsed, all together; uvicorn's WebSocket protocol
+    # charges it too when it runs with app.state.ws_protocol (``gradserve serve`` does)
+    app.state.parse_budget = ParseBudget(settings.parse_budget_bytes)
+    app.state.ws_protocol = budgeted_protocol(app.state.parse_budget)
+    metrics.registry.register(BudgetCollector(app.state.parse_budget))
     # Routes are matched in order, router by router: the run route, the hot path, comes first.
     for module in (runs, sessions, variables, checkpoint, stream, health, viewer):
         app.include_router(module.router)
@@ -83,7 +90,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         app.add_middleware(CORSMiddleware, allow_origins=list(settings.cors_origins), allow_credentials=True,
                            allow_methods=["GET", "POST", "PUT", "DELETE"],
                            allow_headers=["Authorization", "Content-Type"])
-    app.add_middleware(BodySizeLimit, max_bytes=settings.max_body_bytes)
+    app.add_middleware(BodySizeLimit, max_bytes=settings.max_body_bytes, budget=app.state.parse_budget)
     # Outermost: a request naming a host this server is not (DNS rebinding) is refused before anything runs.
     app.add_middleware(TrustedHosts, allowed_hosts=settings.trusted_hosts())
     return app

@@ -20,6 +20,10 @@ from .tensor_wire import Decoded, TensorFormatError, decode_tensor
 log = logging.getLogger("gradserve.body_parser")
 
 PROCESS_BYTES = 4 << 20   # bodies past this are parsed in the parser process
+# Values a parsed body may hold outside its decoded tensors (each list, object, string and number counts
+# one). The API process unpickles what the parser sends back: 60 MB of ``[[],[],...]`` outside a
+# tensor would come back as 20 million lists, 1.6 GB in the API process.
+MAX_VALUES = 100_000
 
 
 class BadJson(Exception):
@@ -48,7 +52,30 @@ def parse(raw, max_elements, tensor_fields):
             body = _decoded(*decode_tensor(body, "body", max_elements))
     except TensorFormatError as e:
         return None, (e.where, str(e), e.limit)
+    if _values_past(body, MAX_VALUES):
+        return None, ("body", f"limit exceeded: body_values: the body holds more than {MAX_VALUES} values outside "
+                              "its input tensors", "body_values")
     return body, None
+
+
+def _values_past(body, cap):
+    """Whether ``body`` holds more than ``cap`` values (a key counts one), its decoded tensors one each."""
+    count = 1
+    stack = [body]
+    while stack:
+        obj = stack.pop()
+        if type(obj) is dict:
+            count += 2 * len(obj)
+            items = obj.values()
+        elif type(obj) is list:
+            count += len(obj)
+            items = obj
+        else:
+            continue
+        if count > cap:
+            return True
+        stack.extend(v for v in items if type(v) is dict or type(v) is list)
+    return False
 
 
 class BodyParser:
@@ -66,7 +93,9 @@ class BodyParser:
         """The parsed body (tensors decoded), off this process; ApiError 400/422 as the thread path answers."""
         loop = asyncio.get_running_loop()
         try:
-            body, error = await loop.run_in_executor(self._pool(), parse, bytes(raw), max_elements, tensor_fields)
+            if not isinstance(raw, (bytes, str)):  # (a str, a WebSocket message, is sent as it is: no copy here)
+                raw = bytes(raw)
+            body, error = await loop.run_in_executor(self._pool(), parse, raw, max_elements, tensor_fields)
         except BadJson:
             raise ApiError(400, "BadRequest", "the request body is not JSON (or nests too deeply)") from None
         except concurrent.futures.process.BrokenProcessPool:

@@ -78,8 +78,8 @@ def install(app: FastAPI):
         if exc.status_code == 405:  # every method the path takes, not only the first matching route's
             from .openapi import allowed_methods
             headers = {**(headers or {}), "Allow": ", ".join(allowed_methods(request.app, request.url.path))}
-        return JSONResponse({"error": {"type": _TYPES.get(exc.status_code, "Error"), "message": message}},
-                            status_code=exc.status_code, headers=headers)
+        error = getattr(exc, "error", None) or {"type": _TYPES.get(exc.status_code, "Error"), "message": message}
+        return JSONResponse({"error": error}, status_code=exc.status_code, headers=headers)
 
     @app.exception_handler(RequestValidationError)
     async def _validation_error(request: Request, exc: RequestValidationError):

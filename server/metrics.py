@@ -51,6 +51,23 @@ class Metrics:
         return generate_latest(self.registry)
 
 
+class BudgetCollector:
+    """The parse budget's use (``parse_budget``), read at scrape time."""
+
+    def __init__(self, budget):
+        self.budget = budget
+
+    def describe(self):
+        return []
+
+    def collect(self):
+        yield GaugeMetricFamily("gradserve_parse_budget_bytes", "Bytes the API process may spend at once reading "
+                                "and parsing request bodies and WebSocket messages", value=self.budget.total)
+        yield GaugeMetricFamily("gradserve_parse_budget_used_bytes", "Of those, held now", value=self.budget.used)
+        yield CounterMetricFamily("gradserve_parse_budget_refused", "Bodies and messages refused (503 or 413) "
+                                  "because the parse budget could not hold them", value=self.budget.refused)
+
+
 class _LiveCollector:
     """Values read at scrape time from the session registry and the backend."""
 

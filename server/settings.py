@@ -44,6 +44,10 @@ class Settings:
     cancel_grace_s: float = 2.0           # after a deadline, how long a cancelled run may take to stop
     pause_timeout_s: float = 600.0        # a paused debug run without a command this long is cancelled
     ws_max_message_bytes: int = 64 * MiB
+    # What the API process may spend at once reading and parsing bodies and WebSocket messages past 64 KiB,
+    # all requests together (parse_budget.cost: up to 12x a large body's size); past it 503 + Retry-After.
+    # None: 1 GiB, or what one body at the size caps costs when that is more.
+    parse_budget_bytes: int | None = None
     ws_queue_events: int = 1024           # events buffered per WebSocket before coalescing
     max_watchers: int = 16                # WebSocket connections watching one session (each gets every event)
     ws_ping_interval_s: float = 20.0
@@ -97,6 +101,9 @@ class Settings:
         return hosts
 
     def validate(self):
+        if self.parse_budget_bytes is None:
+            from .parse_budget import cost
+            self.parse_budget_bytes = max(1 << 30, cost(max(self.max_body_bytes, self.ws_max_message_bytes)))
         if self.max_sessions is None:
             self.max_sessions = default_max_sessions(self.limits.session_bytes)
         if self.max_sessions < 1:

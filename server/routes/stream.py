@@ -21,6 +21,8 @@ from ..body_parser import PROCESS_BYTES
 from ..json_bodies import BigPayload, dumps_off_loop
 from ..backends.base import BackendUnavailable, SessionGone
 from ..runs import Cancelled, RunSpec, reply_event
+from ..parse_budget import FREE_BYTES, refusal
+from ..ws_protocol import CHARGE_KEY
 
 router = APIRouter(tags=["stream"])
 log = logging.getLogger("gradserve.stream")
@@ -76,8 +78,12 @@ async def stream(websocket: WebSocket, session_id: str):
     else:
         await websocket.accept()
         try:
-            text = await asyncio.wait_for(websocket.receive_text(), state.settings.ws_auth_timeout_s)
-            first = json.loads(text)
+            text, charge = await asyncio.wait_for(receive_text(websocket), state.settings.ws_auth_timeout_s)
+            try:
+                first = json.loads(text)
+            finally:
+                if charge is not None:
+                    charge.release()
             token = first.get("token") if isinstance(first, dict) else None
         except (asyncio.TimeoutError, ValueError, KeyError, WebSocketDisconnect):
             token = None
@@ -92,6 +98,17 @@ async def stream(websocket: WebSocket, session_id: str):
         if first.get("type") not in ("run", "cancel", "watch", "ping", "debug"):
             first = None
     await Connection(websocket, state, session).serve(first)
+
+
+async def receive_text(websocket):
+    """(the next text message, its parse-budget Charge or None): the charge the protocol took while the
+    message arrived (``ws_protocol``), to release once the message is handled. A binary message reads as
+    text that is not JSON."""
+    message = await websocket.receive()
+    if message["type"] == "websocket.disconnect":
+        raise WebSocketDisconnect(message.get("code", 1000), message.get("reason"))
+    text = message.get("text")
+    return (text if text is not None else ""), message.get(CHARGE_KEY)
 
 
 async def _refuse(websocket, code, type_, message):
@@ -136,30 +153,15 @@ class Connection:
         try:
             if first is not None:
                 await self._handle(first, 0)
-            max_bytes = self.state.settings.ws_max_message_bytes
             while True:
-                text = await self.ws.receive_text()
-                if len(text) > max_bytes:
-                    self._notice("TooLarge", f"messages are capped at {max_bytes} bytes")
-                    await self.ws.close(code=1009)
-                    return
-                if len(text) > PROCESS_BYTES:  # a large run: parsed (inputs decoded) in the parser process
-                    try:
-                        message = await self.state.body_parser.parse(
-                            text.encode("utf-8", "surrogatepass"), self.state.settings.limits.tensor_elements,
-                            "inputs")
-                    except ApiError as e:
-                        self._notice(e.error["type"], e.error["message"],
-                                     **{k: v for k, v in e.error.items() if k not in ("type", "message")})
-                        continue
-                    await self._handle(message, len(text))
-                    continue
+                text, charge = await receive_text(self.ws)
                 try:
-                    message = json.loads(text)
-                except ValueError:
-                    self._notice("ValidationError", "messages must be JSON objects")
-                    continue
-                await self._handle(message, len(text))
+                    # a run keeps the charge until it ends (its inputs are held until then)
+                    charge = await self._message(text, charge)
+                finally:
+                    if charge is not None:
+                        charge.release()
+                    text = None
         except (WebSocketDisconnect, RuntimeError):
             pass
         finally:
@@ -171,7 +173,40 @@ class Connection:
                     await self.state.runs.cancel(self.session, run_id)
             sender.cancel()
 
-    async def _handle(self, message, size):
+    async def _message(self, text, charge):
+        """Handles one message; returns its charge unless a run it started holds it now."""
+        max_bytes = self.state.settings.ws_max_message_bytes
+        if len(text) > max_bytes:
+            self._notice("TooLarge", f"messages are capped at {max_bytes} bytes")
+            await self.ws.close(code=1009)
+            raise WebSocketDisconnect(1009)
+        size = len(text)
+        if charge is None and size > FREE_BYTES:  # uvicorn's own protocol (see ws_protocol): charged only now
+            charge = self.state.parse_budget.charge()
+            status = charge.cover(size)
+            if status is not None:
+                error = refusal(status, self.state.parse_budget)[1]
+                self._notice_event({"type": "error", "status": status, "error": error})
+                return None
+        if size > PROCESS_BYTES:  # a large run: parsed (inputs decoded) in the parser process
+            try:
+                message = await self.state.body_parser.parse(text, self.state.settings.limits.tensor_elements,
+                                                             "inputs")
+            except ApiError as e:
+                self._notice(e.error["type"], e.error["message"],
+                             **{k: v for k, v in e.error.items() if k not in ("type", "message")})
+                return charge
+        else:
+            try:
+                message = json.loads(text)
+            except ValueError:
+                self._notice("ValidationError", "messages must be JSON objects")
+                return charge
+        text = None
+        return None if await self._handle(message, size, charge) else charge
+
+    async def _handle(self, message, size, charge=None):
+        """Handles a parsed message; True when it started a run, which holds ``charge`` now."""
         if not isinstance(message, dict):
             return self._notice("ValidationError", "messages must be JSON objects")
         kind = message.get("type")
@@ -182,7 +217,8 @@ class Connection:
             if run_id in self.runs and not self.runs[run_id].done():
                 return self._notice("Conflict", f"run {run_id!r} is already in progress", run=run_id)
             self.runs = {k: t for k, t in self.runs.items() if not t.done()}
-            self.runs[run_id] = asyncio.create_task(self._run(run_id, message, size))
+            self.runs[run_id] = asyncio.create_task(self._run(run_id, message, size, charge))
+            return True
         elif kind == "cancel":
             run_id = message.get("id")
             if not isinstance(run_id, str):  # (a list or object would not even hash)
@@ -206,7 +242,14 @@ class Connection:
         elif "token" not in message or len(message) > 1:
             self._notice("ValidationError", "unknown message type; use run, cancel, watch, debug or ping")
 
-    async def _run(self, run_id, message, size):
+    async def _run(self, run_id, message, size, charge=None):
+        try:
+            await self._run_held(run_id, message, size)
+        finally:
+            if charge is not None:
+                charge.release()
+
+    async def _run_held(self, run_id, message, size):
         program = message.get("program")
         inputs = message.get("inputs") or {}
         outputs = message.get("outputs")

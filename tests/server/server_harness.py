@@ -6,10 +6,14 @@ while every request goes over real HTTP and WebSocket connections.
 """
 import contextlib
 import dataclasses
+import os
 import socket
+import subprocess
+import sys
 import threading
 import time
 
+import httpx
 import uvicorn
 
 from gradserve.server.app import create_app
@@ -22,6 +26,31 @@ def free_port():
         return s.getsockname()[1]
 
 
+@contextlib.contextmanager
+def server_process(**env):
+    """``gradserve serve`` in a process of its own (its memory measurable alone), with ``GRADSERVE_*``
+    variables ``env`` on top of this process's: yields (base URL, pid) once it is ready; stopped by pid."""
+    port = free_port()
+    proc = subprocess.Popen([sys.executable, "-c", "from gradserve.server.cli import main; main()", "serve",
+                             "--port", str(port), "--log-level", "warning"], env={**os.environ, **env},
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                if httpx.get(url + "/readyz").status_code == 200:
+                    break
+            except httpx.TransportError:
+                pass
+            assert proc.poll() is None and time.monotonic() < deadline, "the server did not start"
+            time.sleep(0.2)
+        yield url, proc.pid
+    finally:
+        proc.terminate()
+        proc.wait(30)
+
+
 class LiveServer:
     def __init__(self, **overrides):
         overrides.setdefault("workers", 2)
@@ -31,7 +60,8 @@ class LiveServer:
         self.settings = Settings.from_env(env={}, host="127.0.0.1", port=free_port(), **overrides)
         self.app = create_app(self.settings)
         config = uvicorn.Config(self.app, host="127.0.0.1", port=self.settings.port, log_level="warning",
-                                ws_max_size=self.settings.ws_max_message_bytes, ws_ping_interval=5,
+                                ws=self.app.state.ws_protocol, ws_max_size=self.settings.ws_max_message_bytes,
+                                ws_ping_interval=5,
                                 ws_ping_timeout=5, timeout_graceful_shutdown=2)
         self.server = uvicorn.Server(config)
         self.url = f"http://127.0.0.1:{self.settings.port}"

@@ -1,10 +1,7 @@
 """An answer costs the API process a bounded multiple of its size (issue 9, class 3): a tensor at the
 element limit, answered as streamed JSON and as binary, measured on a real server process."""
 import json
-import os
 import socket
-import subprocess
-import sys
 import threading
 import time
 
@@ -12,7 +9,7 @@ import httpx
 import psutil
 import pytest
 
-from server_harness import free_port
+from server_harness import server_process
 
 pytestmark = pytest.mark.slow
 
@@ -22,25 +19,9 @@ RAW_BYTES = ELEMENTS * 4
 
 @pytest.fixture(scope="module")
 def server():
-    port = free_port()
-    env = {**os.environ, "GRADSERVE_LIMIT_TENSOR_ELEMENTS": str(ELEMENTS), "GRADSERVE_JSON_MAX_ELEMENTS": str(ELEMENTS),
-           "GRADSERVE_WORKERS": "1"}
-    proc = subprocess.Popen([sys.executable, "-c", "from gradserve.server.cli import main; main()", "serve",
-                             "--port", str(port), "--log-level", "warning"], env=env,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    url = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 60
-    while True:
-        try:
-            if httpx.get(url + "/readyz").status_code == 200:
-                break
-        except httpx.TransportError:
-            pass
-        assert proc.poll() is None and time.monotonic() < deadline, "the server did not start"
-        time.sleep(0.2)
-    yield url, psutil.Process(proc.pid)
-    proc.terminate()
-    proc.wait(30)
+    with server_process(GRADSERVE_LIMIT_TENSOR_ELEMENTS=str(ELEMENTS), GRADSERVE_JSON_MAX_ELEMENTS=str(ELEMENTS),
+                        GRADSERVE_WORKERS="1") as (url, pid):
+        yield url, psutil.Process(pid)
 
 
 def _peak_rss_while(process, fn):
