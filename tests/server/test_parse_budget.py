@@ -260,3 +260,28 @@ def test_a_large_body_with_a_mass_of_values_outside_its_tensors_is_refused_in_th
     error = r.json()["error"]
     assert error["type"] == "LimitExceeded" and error["limit"] == "body_values", error
     assert session.ok("y = 3", outputs=["y"])["values"]["y"] == 3
+
+
+def test_with_uvicorns_own_websocket_protocol_a_message_is_charged_once_the_application_has_it():
+    """``budgeted_protocol`` falls back to uvicorn's own protocol (an older uvicorn): a large message is then
+    charged when the stream route receives it, refused with an error event, and the connection goes on."""
+    from websockets.sync.client import connect as sync_connect
+
+    from server_harness import LiveServer, open_session
+
+    server = LiveServer(parse_budget_bytes=8 * MiB)
+    server.server.config.ws = "auto"
+    server.start()
+    try:
+        with httpx.Client(base_url=server.url, timeout=60) as c:
+            s = open_session(c)
+            with sync_connect(f"{server.ws_url}{s.path}/stream?token={s.token}", max_size=None) as ws:
+                ws.send(json.dumps({"type": "zzz", "pad": "x" * MiB}))    # costs 32 MiB: never fits
+                event = json.loads(ws.recv(30))
+                assert event["type"] == "error" and event["status"] == 413, event
+                assert event["error"]["limit"] == "parse_budget_bytes", event
+                ws.send(json.dumps({"type": "ping"}))
+                assert json.loads(ws.recv(30))["type"] == "pong"
+            assert server.app.state.parse_budget.used == 0
+    finally:
+        server.stop()
