@@ -110,6 +110,13 @@ def _neighbour_keeps_working(c, stop, answers):
         i += 1
 
 
+def _wait(condition, what, timeout_s=15):
+    deadline = time.monotonic() + timeout_s
+    while not condition():
+        assert time.monotonic() < deadline, f"not so within {timeout_s} s: {what}"
+        time.sleep(0.05)
+
+
 def _budget_used(c):
     metrics = c.get("/metrics").text
     return float(next(line.split()[1] for line in metrics.splitlines()
@@ -285,3 +292,32 @@ def test_with_uvicorns_own_websocket_protocol_a_message_is_charged_once_the_appl
             assert server.app.state.parse_budget.used == 0
     finally:
         server.stop()
+
+
+@pytest.mark.slow
+def test_a_client_that_goes_away_mid_body_or_mid_frame_leaves_nothing_held(server):
+    """A body or frame cut off half way (the client closes its socket) gives back what it held."""
+    import base64
+    import socket
+
+    url, pid = server
+    port = int(url.rsplit(":", 1)[1])
+    with httpx.Client(base_url=url, timeout=60) as c:
+        path, token, auth = _session(c)
+        size = 12 * MiB
+        with socket.create_connection(("127.0.0.1", port)) as sock:   # an HTTP body, half sent
+            sock.sendall(f"POST {path}/run HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+                         f"Authorization: {auth['Authorization']}\r\nContent-Length: {size}\r\n\r\n".encode()
+                         + b"x" * (size // 2))
+            _wait(lambda: _budget_used(c) == cost(size), "held from its Content-Length on")
+        with socket.create_connection(("127.0.0.1", port)) as sock:   # a WebSocket frame, half sent
+            key = base64.b64encode(b"0123456789abcdef").decode()
+            sock.sendall(f"GET {path}/stream?token={token} HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\n"
+                         f"Connection: Upgrade\r\nSec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\n\r\n"
+                         .encode())
+            assert sock.recv(4096).startswith(b"HTTP/1.1 101")
+            header = bytes([0x81, 0x80 | 127]) + size.to_bytes(8, "big") + b"\0\0\0\0"   # text, mask 0
+            sock.sendall(header + b"x" * (size // 2))
+            _wait(lambda: _budget_used(c) >= cost(size // 2), "held as its bytes arrived")
+        _wait(lambda: _budget_used(c) == 0, "a cut-off body or frame gave back its charge")
+        assert c.post(path + "/run", json={"program": "y = 4", "outputs": ["y"]}, headers=auth).json()["values"]["y"] == 4
