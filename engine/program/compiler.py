@@ -1557,7 +1557,8 @@ class Compiler:
 
     def _method_call(self, node, closures, kws):
         """``obj.name(args)``: on a tensor, the method is called directly (the common case
-        in model code); on anything else the attribute goes through the gate as usual."""
+        in model code); on anything else the attribute goes through the gate as usual. Calls
+        with two positional arguments or fewer and no keywords take _positional_method_call."""
         func = node.func
         obj = self.expr(func.value)
         attr = func.attr
@@ -1577,9 +1578,8 @@ class Compiler:
         a1 = closures[1] if n == 2 else None
         plain = access.tensor_method_is_plain(attr)   # the allowlist grants it with no guard
 
-        def method_call(fr, o=_MISSING):
-            if o is _MISSING:
-                o = obj(fr)
+        def method_call(fr):
+            o = obj(fr)
             try:
                 if n == 0:
                     a = []
@@ -1633,79 +1633,93 @@ class Compiler:
             except Abort as e:
                 raise locate(e, line, col, fn)
         if n <= 2 and not kw_names:
-            return self._positional_method_call(method_call, obj, attr, plain, n, a0, a1, line, col)
+            return self._positional_method_call(obj, attr, plain, n, a0, a1, line, col)
         return method_call
 
-    def _positional_method_call(self, method_call, obj, attr, plain, n, a0, a1, line, col):
+    def _positional_method_call(self, obj, attr, plain, n, a0, a1, line, col):
         """``obj.name()``, ``obj.name(x)`` or ``obj.name(x, y)``, positional arguments only (``t.tanh()``,
-        ``torch.cat([a, b], 0)``, ``h.view(n, -1)``): method_call's two common cases made without an
-        argument list or keywords, a plain tensor method and a host function a module view has
-        granted before.
-        The function is looked up before the arguments are evaluated, as Python does; anything
-        else goes to method_call."""
+        ``torch.cat([a, b], 0)``, ``lst.append(x)``): method_call made without an argument list
+        where the callee takes plain arguments, and without keywords. The method is looked up
+        before the arguments are evaluated, as Python does."""
         fn = self.fname
         st = state
         rt = self.rt
+        host = self.bt.call
         result = self.bt.result
         wrap = rt.wrap
-        special = frozenset((Function, BoundMethod, type)) | _GRAD_MODES   # method_call's own branches
+        policies = access._POLICIES
+        policy_for = access._policy_for
+        program = frozenset((Function, BoundMethod, type)) | _GRAD_MODES   # called with an argument list
         two, one = n == 2, n == 1
 
         def positional_call(fr):
             o = obj(fr)
             to = type(o)
-            if to is ModuleView:
-                f = o._cache.get(attr, o)
-                if f is o or type(f) in special:
-                    return method_call(fr, o)
-                try:
+            try:
+                if to is Tensor and plain:   # a method the allowlist grants on tensors with no guard
                     if two:
                         x = a0(fr)
                         y = a1(fr)
                         st.line = line
-                        started = _monotonic()
-                        r = f(x, y)
+                        r = getattr(o, attr)(x, y)
                     elif one:
                         x = a0(fr)
                         st.line = line
-                        started = _monotonic()
-                        r = f(x)
+                        r = getattr(o, attr)(x)
                     else:
                         st.line = line
-                        started = _monotonic()
-                        r = f()
-                    if _monotonic() - started > SLOW_CALL_S:
-                        rt.check_at = 0
-                    if type(r) is not Tensor or (rt.elem_limit is not None and r._data.size > rt.elem_limit):
-                        r = result(r)
+                        r = getattr(o, attr)()
+                    st.line = line
+                    if type(r) is Tensor:
+                        if r._data.size > _LARGE:
+                            rt.check_at = 0
+                            return wrap(r)
+                        return r
+                    return wrap(r)
+                if to is ModuleView:   # torch.cat(...): the view's own cache of what its policy granted
+                    f = o._cache.get(attr, o)
+                    if f is o:
+                        f = o.get(attr)
+                else:
+                    policy = policies.get(to)
+                    if policy is None:
+                        policy = policy_for(to)
+                    f = policy(o, attr)
+                tf = type(f)
+                if tf in program:
+                    a = [a0(fr), a1(fr)] if two else [a0(fr)] if one else []
+                    st.line = line
+                    if tf is BoundMethod:
+                        a.insert(0, f.obj)
+                        r = f.fn.invoke(a, None)
+                    elif tf is Function:
+                        r = f.invoke(a, None)
+                    else:
+                        r = host(f, a, None)
                     st.line = line
                     return r
-                except Exception as e:
-                    raise locate(e, line, col, fn) from None
-                except Abort as e:
-                    raise locate(e, line, col, fn)
-            if to is not Tensor or not plain:
-                return method_call(fr, o)
-            try:
+                # a host function or method: Builtins.call in place, as in e_Call's call1
                 if two:
                     x = a0(fr)
                     y = a1(fr)
                     st.line = line
-                    r = getattr(o, attr)(x, y)
+                    started = _monotonic()
+                    r = f(x, y)
                 elif one:
                     x = a0(fr)
                     st.line = line
-                    r = getattr(o, attr)(x)
+                    started = _monotonic()
+                    r = f(x)
                 else:
                     st.line = line
-                    r = getattr(o, attr)()
+                    started = _monotonic()
+                    r = f()
+                if _monotonic() - started > SLOW_CALL_S:
+                    rt.check_at = 0
+                if type(r) is not Tensor or (rt.elem_limit is not None and r._data.size > rt.elem_limit):
+                    r = result(r)
                 st.line = line
-                if type(r) is Tensor:
-                    if r._data.size > _LARGE:
-                        rt.check_at = 0
-                        return wrap(r)
-                    return r
-                return wrap(r)
+                return r
             except Exception as e:
                 raise locate(e, line, col, fn) from None
             except Abort as e:

@@ -300,3 +300,37 @@ def test_a_module_function_called_positionally_is_held_to_the_element_limit():
     out = run("import numpy as np\nx = np.zeros(5000)\ny = torch.from_numpy(x)\n", Namespace(),
               Limits(tensor_elements=1000))
     assert not out.ok and out.error.limit == "tensor_elements" and out.error.line in (2, 3)
+
+
+def test_a_positional_call_looks_its_method_up_before_its_arguments_as_python_does():
+    for source in ("lst = []\nlst.nope(print('evaluated'))\n", "import torch\ntorch.nope(print('evaluated'))\n",
+                   "x = torch.ones(2)\nx.nope(print('evaluated'))\n"):
+        out = run(source, Namespace())
+        assert not out.ok and out.error.type == "AttributeError" and out.stdout == "", (source, out)
+    # a program object's property is read (its getter runs) before the arguments
+    out = run("log = []\nclass A:\n    @property\n    def f(self):\n        log.append('attr')\n"
+              "        return lambda v: v\nr = A().f(log.append('arg'))\n", Namespace())
+    assert out.ok
+    ns = Namespace()
+    assert run("log = []\nclass A:\n    @property\n    def f(self):\n        log.append('attr')\n"
+               "        return lambda v: v\nr = A().f(log.append('arg'))\n", ns).ok and ns.get("log") == ["attr", "arg"]
+
+
+def test_positional_calls_of_host_and_program_methods_in_a_loop():
+    lst, d, total = _values("""
+lst = []
+d = {}
+class Acc:
+    def __init__(self):
+        self.n = 0
+    def add(self, k, v=1):
+        self.n += k * v
+a = Acc()
+for i in range(50):
+    lst.append(i)
+    d.setdefault(i % 5, 0)
+    a.add(i)
+    a.add(i, 2)
+total = a.n
+""", ["lst", "d", "total"])
+    assert lst == list(range(50)) and d == {k: 0 for k in range(5)} and total == 3 * sum(range(50))
