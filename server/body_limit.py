@@ -60,10 +60,10 @@ class BodySizeLimit:
                 received += len(message.get("body", b""))
                 if received > limit:
                     raise BodyTooLarge(limit)
-                if received > FREE_BYTES and budget is not None:
+                if received > FREE_BYTES and budget is not None:  # (past a Content-Length it covered: a no-op)
                     if charge is None:
                         charge = Charge(budget)
-                    if (status := charge.cover(received)) is not None:
+                    if (status := charge.cover(received, partial=message.get("more_body", False))) is not None:
                         raise BodyOverBudget(status, budget)
             return message
 

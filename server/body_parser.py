@@ -5,7 +5,7 @@ are C loops that hold the GIL from start to end, so a 30-60 MB body parsed "off 
 stalled every other client (``/healthz`` up to 7 s). A body past ``PROCESS_BYTES`` goes to a parser
 process instead, which reads the JSON and turns each input tensor into its raw bytes
 (``tensor_wire.decode_tensor``, the same validation, the same errors), and sends back the body with
-each tensor as a ``Decoded`` (bytes, dtype, shape): copying that back costs the API process a memcpy.
+each tensor as a ``Decoded`` (bytes, dtype, shape), its bytes read straight into the API process's buffer.
 The parser only parses: it runs no program code, and what it sends back is plain data.
 """
 import asyncio
@@ -13,6 +13,8 @@ import concurrent.futures
 import json
 import logging
 import multiprocessing
+import os
+import socket
 
 from .errors import ApiError
 from .tensor_wire import Decoded, TensorFormatError, decode_tensor
@@ -78,39 +80,144 @@ def _values_past(body, cap):
     return False
 
 
+def _decoded_slots(body, tensor_fields):
+    """(container, key) of each Decoded in a parsed body; for a bare tensor body, (None, None)."""
+    if tensor_fields == "tensor":
+        return [(None, None)] if type(body) is Decoded else []
+    inputs = body.get("inputs") if isinstance(body, dict) else None
+    if not isinstance(inputs, dict):
+        return []
+    return [(inputs, name) for name, obj in inputs.items() if type(obj) is Decoded]
+
+
+def _serve(conn):
+    """The parser process: a body at a time, until the pipe closes. Each answer is a small pickled message;
+    a decoded tensor's bytes follow it raw, so the API process reads them straight into their buffer."""
+    out = socket.socket(fileno=os.dup(conn.fileno()))
+    while True:
+        try:
+            max_elements, tensor_fields = conn.recv()
+            raw = conn.recv_bytes()
+        except (EOFError, OSError):
+            return
+        try:
+            body, error = parse(raw, max_elements, tensor_fields)
+        except BadJson:
+            conn.send(("bad_json",))
+            continue
+        except Exception as e:  # a bug of ours: the API logs it and answers 500
+            conn.send(("failed", repr(e)))
+            continue
+        del raw
+        if error is not None:
+            conn.send(("error", error))
+            continue
+        raws = []
+        for container, key in _decoded_slots(body, tensor_fields):
+            obj = body if container is None else container[key]
+            raws.append(obj.raw)
+            obj.raw = len(raws) - 1
+        conn.send(("ok", body, [len(r) for r in raws]))
+        for r in raws:
+            out.sendall(r)
+
+
+class ParserDied(Exception):
+    pass
+
+
 class BodyParser:
-    """One parser process, started when the first large body comes (spawned: nothing of the API's state)."""
+    """One parser process, started when the first large body comes (spawned: nothing of the API's state),
+    fed one body at a time by a thread of its own.
+
+    Its answers come back without a copy the size of the tensors: ``multiprocessing``'s queues read a
+    message whole into a buffer and unpickle a second copy from it (a 60 MB body of zeros, 240 MB of int64,
+    briefly held 480 MB of the API process); here each tensor's bytes are read straight into the buffer
+    the run uses, and the body goes out from the API's own bytes (a WebSocket text is encoded once)."""
 
     def __init__(self):
-        self.pool = None
-
-    def _pool(self):
-        if self.pool is None:
-            self.pool = concurrent.futures.ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn"))
-        return self.pool
+        self.process = None
+        self.conn = None
+        self.sock = None
+        self.thread = None
 
     async def parse(self, raw, max_elements, tensor_fields):
         """The parsed body (tensors decoded), off this process; ApiError 400/422 as the thread path answers."""
+        if self.thread is None:
+            self.thread = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="body-parser")
         loop = asyncio.get_running_loop()
         try:
-            if not isinstance(raw, (bytes, str)):  # (a str, a WebSocket message, is sent as it is: no copy here)
-                raw = bytes(raw)
-            body, error = await loop.run_in_executor(self._pool(), parse, raw, max_elements, tensor_fields)
-        except BadJson:
-            raise ApiError(400, "BadRequest", "the request body is not JSON (or nests too deeply)") from None
-        except concurrent.futures.process.BrokenProcessPool:
+            # (a call still queued when its request goes away is cancelled with it, its body dropped)
+            reply = await loop.run_in_executor(self.thread, self._call, raw, max_elements, tensor_fields)
+        except ParserDied:
             log.warning("the body parser process died; starting another")
-            self.pool = None
             raise ApiError(413, "LimitExceeded", "the request body took more memory to parse than the server "
                                                  "allows; send large tensors as base64 or binary",
                            limit="body_bytes") from None
-        if error is not None:
-            where, message, limit = error
+        kind = reply[0]
+        if kind == "ok":
+            return reply[1]
+        if kind == "bad_json":
+            raise ApiError(400, "BadRequest", "the request body is not JSON (or nests too deeply)")
+        if kind == "error":
+            where, message, limit = reply[1]
             raise ApiError(422, "LimitExceeded" if limit else "ValidationError", message, field=where,
                            **({"limit": limit} if limit else {}))
-        return body
+        raise RuntimeError(f"the body parser failed: {reply[1]}")
+
+    def _call(self, raw, max_elements, tensor_fields):
+        """One body through the parser process (in self.thread: one at a time)."""
+        if self.process is None or not self.process.is_alive():
+            self._start()
+        conn = self.conn
+        try:
+            conn.send((max_elements, tensor_fields))
+            conn.send_bytes(raw.encode("utf-8", "surrogatepass") if isinstance(raw, str) else raw)
+            reply = conn.recv()
+            if reply[0] == "ok":
+                body = reply[1]
+                buffers = [self._read(n) for n in reply[2]]
+                for container, key in _decoded_slots(body, tensor_fields):
+                    obj = body if container is None else container[key]
+                    obj.raw = buffers[obj.raw]
+            return reply
+        except (EOFError, OSError):
+            self._end()
+            raise ParserDied() from None
+
+    def _read(self, n):
+        buf = bytearray(n)
+        view = memoryview(buf)
+        got = 0
+        while got < n:
+            k = self.sock.recv_into(view[got:])
+            if k == 0:
+                raise EOFError()
+            got += k
+        return buf
+
+    def _start(self):
+        self._end()
+        context = multiprocessing.get_context("spawn")
+        parent, child = context.Pipe()
+        process = context.Process(target=_serve, args=(child,), daemon=True, name="gradserve-body-parser")
+        process.start()
+        child.close()
+        self.process, self.conn = process, parent
+        self.sock = socket.socket(fileno=os.dup(parent.fileno()))
+
+    def _end(self):
+        if self.process is not None:
+            self.process.kill()
+            self.process.join(5)
+            self.process = None
+        for closable in (self.sock, self.conn):
+            if closable is not None:
+                closable.close()
+        self.sock = self.conn = None
 
     def stop(self):
-        if self.pool is not None:
-            self.pool.shutdown(wait=False, cancel_futures=True)
-            self.pool = None
+        if self.thread is not None:
+            self.thread.shutdown(wait=False, cancel_futures=True)
+            self.thread = None
+        self._end()

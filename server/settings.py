@@ -45,7 +45,7 @@ class Settings:
     pause_timeout_s: float = 600.0        # a paused debug run without a command this long is cancelled
     ws_max_message_bytes: int = 64 * MiB
     # What the API process may spend at once reading and parsing bodies and WebSocket messages past 64 KiB,
-    # all requests together (parse_budget.cost: up to 12x a large body's size); past it 503 + Retry-After.
+    # all requests together (parse_budget.cost: up to 8x a large body's size); past it 503 + Retry-After.
     # None: 1 GiB, or what one body at the size caps costs when that is more.
     parse_budget_bytes: int | None = None
     ws_queue_events: int = 1024           # events buffered per WebSocket before coalescing

@@ -55,28 +55,28 @@ class BudgetedWebSocketProtocol(WebSocketsSansIOProtocol or object):
     def data_received(self, data):
         super().data_received(data)
         if self.conn.state is OPEN and not self.close_sent:  # a frame still arriving: its bytes so far
-            self._cover(len(self.conn.reader.buffer) + sum(len(f) for f in self.frames))
+            self._cover(len(self.conn.reader.buffer) + sum(len(f) for f in self.frames), partial=True)
 
     # A frame as read (decompressed when the connection uses permessage-deflate: a 64 KB frame can carry
     # 66 MB of text), with the fragments of its message before it: charged before it is kept.
     def handle_text(self, event):
-        if self._cover(len(event.data)):
+        if self._cover(len(event.data), partial=not event.fin):
             super().handle_text(event)
 
     def handle_bytes(self, event):
-        if self._cover(len(event.data)):
+        if self._cover(len(event.data), partial=not event.fin):
             super().handle_bytes(event)
 
     def handle_cont(self, event):
-        if self._cover(sum(len(f) for f in self.frames) + len(event.data)):
+        if self._cover(sum(len(f) for f in self.frames) + len(event.data), partial=not event.fin):
             super().handle_cont(event)
 
-    def _cover(self, nbytes):
+    def _cover(self, nbytes, partial=False):
         """True when the message being received may hold ``nbytes``; else it is refused (False)."""
         if self.close_sent:
             return False
         if nbytes > FREE_BYTES:
-            status = self.charge.cover(nbytes)
+            status = self.charge.cover(nbytes, partial)
             if status is not None:
                 self._refuse(status)
                 return False
