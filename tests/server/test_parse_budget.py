@@ -8,6 +8,7 @@ fit answer 503 with Retry-After (or an ``error`` event with status 503 and close
 could never fit answers 413, and a small request from another session is answered meanwhile.
 """
 import asyncio
+import os
 import json
 import threading
 import time
@@ -322,3 +323,20 @@ def test_a_client_that_goes_away_mid_body_or_mid_frame_leaves_nothing_held(serve
             _wait(lambda: _budget_used(c) >= cost(size // 2, partial=True), "held as its bytes arrived")
         _wait(lambda: _budget_used(c) == 0, "a cut-off body or frame gave back its charge")
         assert c.post(path + "/run", json={"program": "y = 4", "outputs": ["y"]}, headers=auth).json()["values"]["y"] == 4
+
+
+def test_a_parser_process_that_dies_is_replaced(live_server, session):
+    """The parser process killed between two large bodies (as the OOM killer would): the next one starts
+    another, and its tensors arrive whole."""
+    import signal
+
+    n = body_parser.PROCESS_BYTES // 2 + 1000
+    body = ('{"program": "s = x.sum()", "outputs": ["s"], "inputs": {"x": [' + ",".join(["3"] * n) + "]}}").encode()
+    headers = {**session.headers, "Content-Type": "application/json"}
+    for _ in range(2):
+        r = session.client.post(session.path + "/run", content=body, headers=headers)
+        assert r.status_code == 200 and r.json()["values"]["s"]["data"] == 3 * n, r.text
+        process = live_server.app.state.body_parser.process
+        os.kill(process.pid, signal.SIGKILL)
+        process.join(10)
+        assert not process.is_alive()
