@@ -72,6 +72,29 @@ def set_rng_state(new_state):
 
 
 # ------------------------------------------------------------------ from data
+# Array types other than NumPy's that torch.tensor takes as their values (the program interpreter's
+# NumPy arrays register here): exact type -> a function giving its NumPy array
+_ARRAY_TYPES = {}
+_MAX_NESTING = 64
+
+
+def register_array_type(cls, to_numpy):
+    """Lets ``torch.tensor``, ``torch.Tensor`` and the typed constructors take ``cls`` objects as the
+    NumPy arrays ``to_numpy`` gives for them (looked up by exact type, never by attribute)."""
+    _ARRAY_TYPES[cls] = to_numpy
+
+
+def _host_arrays(data, depth=0):
+    """``data`` with the registered array types replaced by their NumPy arrays."""
+    convert = _ARRAY_TYPES.get(type(data))
+    if convert is not None:
+        return convert(data)
+    if type(data) in (list, tuple) and depth < _MAX_NESTING and \
+            any(type(x) in _ARRAY_TYPES or type(x) in (list, tuple) for x in data):
+        return [_host_arrays(x, depth + 1) for x in data]
+    return data
+
+
 def _scalar_dtype(x):
     """The dtype torch.tensor gives one element: Python bool, int and float as bool,
     int64 and the default float; NumPy scalars and one-element tensors keep theirs."""
@@ -99,6 +122,8 @@ def _inspect(data):
         if not d:
             break
         d = d[0]
+    if isinstance(d, np.ndarray) and d.ndim and shape:
+        shape.extend(d.shape)   # NumPy arrays in a sequence are sequences too, as PyTorch reads them
     ndim = len(shape)
     found = None
     has_tensor = False
@@ -111,6 +136,17 @@ def _inspect(data):
             if len(x) != shape[dim]:
                 raise ValueError(f"expected sequence of length {shape[dim]} at dim {dim} (got {len(x)})")
             stack.extend((item, dim + 1) for item in x)
+            continue
+        if isinstance(x, np.ndarray) and x.ndim:
+            if x.shape != tuple(shape[dim:]):
+                bad = next((i for i in range(x.ndim) if dim + i >= ndim or x.shape[i] != shape[dim + i]), x.ndim)
+                if dim + bad >= ndim:
+                    raise ValueError(f"expected a number at dim {dim + bad} (got a sequence of length "
+                                     f"{x.shape[bad]})")
+                got = f"got {x.shape[bad]}" if bad < x.ndim else "got a scalar"
+                raise ValueError(f"expected sequence of length {shape[dim + bad]} at dim {dim + bad} ({got})")
+            dtype = _dt.from_numpy_dtype(x.dtype)   # its elements' dtype, even with none (as PyTorch)
+            found = dtype if found is None else _dt._promote_pair(found, dtype)
             continue
         if dim != ndim:
             raise ValueError(f"expected sequence of length {shape[dim]} at dim {dim} (got a scalar)")
@@ -131,6 +167,8 @@ def _items(data):
 
 def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=False):
     """Constructs a tensor with no autograd history by copying data."""
+    if _ARRAY_TYPES:
+        data = _host_arrays(data)
     dtype = _dt.as_dtype(dtype) if dtype is not None else None
     dev = as_device(device) or (data.device if isinstance(data, Tensor) else device_of(data))
     xp = array_module_for(dev)

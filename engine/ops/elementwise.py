@@ -79,6 +79,10 @@ class _Meta:
 
 def _cast_to(x, np_dtype):
     if hasattr(x, "dtype"):
+        if isinstance(x, (_float, _int)) and not isinstance(x, np.generic):
+            # a program's NumPy scalar (a float or int subclass, which NumPy would take as float64
+            # or int64): a NumPy scalar of the dtype, so the op computes in it
+            return np_dtype.type(x)
         return x if x.dtype == np_dtype else x.astype(np_dtype)
     return x
 

@@ -26,6 +26,38 @@ def test_tensor_keeps_numpy_dtypes(lib, data, dtype):
     assert lib.tensor(data).dtype == getattr(lib, dtype)
 
 
+@pytest.mark.parametrize("make, shape, dtype", [
+    (lambda: [np.array([1.0, 2.0]), np.array([3.0, 4.0])], (2, 2), "float64"),
+    (lambda: [np.array([1, 2], dtype=np.int32), np.array([3, 4], dtype=np.int32)], (2, 2), "int32"),
+    (lambda: [np.array([1, 2], dtype=np.int32), [3, 4]], (2, 2), "int64"),
+    (lambda: [np.array([1.0, 2.0], dtype=np.float32), [3, 4]], (2, 2), "float32"),
+    (lambda: [[np.array([1.0, 2.0])], [np.array([3.0, 4.0])]], (2, 1, 2), "float64"),
+    (lambda: [np.eye(5)[[1, 2]], np.eye(5)[[3, 4]]], (2, 2, 5), "float64"),
+    (lambda: [np.zeros(0), np.zeros(0)], (2, 0), "float64"),
+])
+def test_tensor_reads_numpy_arrays_in_a_sequence_as_sequences(lib, make, shape, dtype):
+    # graykode/nlp-tutorial: torch.FloatTensor([np.eye(n)[ids] for ...]) (a list of arrays)
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")   # PyTorch warns that a list of arrays is slow
+        t = lib.tensor(make())
+        typed = lib.FloatTensor(make())
+    assert tuple(t.shape) == shape and t.dtype == getattr(lib, dtype)
+    assert typed.dtype == lib.float32 and tuple(typed.shape) == shape
+    assert np.array_equal(t.numpy(), np.array(make()))
+
+
+@pytest.mark.parametrize("make, message", [
+    (lambda: [np.array([1.0, 2.0]), np.array([3.0])], "expected sequence of length 2 at dim 1 (got 1)"),
+    (lambda: [np.array([[1.0, 2.0]]), np.array([[3.0, 4.0], [5.0, 6.0]])],
+     "expected sequence of length 1 at dim 1 (got 2)"),
+    (lambda: [np.array([1.0, 2.0]), [3.0, 4.0, 5.0]], "expected sequence of length 2 at dim 1 (got 3)"),
+])
+def test_ragged_arrays_in_a_sequence_are_refused_as_pytorch_refuses_them(lib, make, message):
+    with pytest.raises(ValueError, match=message.replace("(", r"\(").replace(")", r"\)")):
+        lib.tensor(make())
+
+
 def test_tensor_of_zero_dim_tensors(lib):
     t = lib.tensor([lib.tensor(1.0), lib.tensor(2.0)])
     assert t.tolist() == [1.0, 2.0] and t.dtype == lib.float32

@@ -185,3 +185,51 @@ def test_numpy_errors_are_numpys_at_the_programs_line(run_err):
     assert e.type == "ValueError" and e.line == 3 and "broadcast" in e.message
     e = run_err("import numpy as np\na = np.ones((2, 2))\nb = a[5]")
     assert e.type == "IndexError" and e.line == 3
+
+
+def test_typed_constructors_and_torch_tensor_take_program_arrays_alone_and_in_lists(run_ok):
+    # graykode/nlp-tutorial builds its batches as torch.FloatTensor([np.eye(n)[ids], ...])
+    _, ns = run_ok("""
+import numpy as np
+import torch
+a = np.eye(5)[[1, 2]]
+b = torch.FloatTensor(a)
+c = torch.tensor(a)
+d = torch.FloatTensor([a, a])
+e = torch.LongTensor([np.array([1, 2]), np.array([3, 4])])
+f = torch.Tensor([a])
+g = torch.tensor([np.array([1, 2], dtype=np.int32), [3, 4]])
+typed = isinstance(b, torch.FloatTensor) and isinstance(e, torch.LongTensor)
+""")
+    eye = np.eye(5)[[1, 2]]
+    assert ns.get("b").dtype.name == "float32" and np.array_equal(ns.get("b").numpy(), eye)
+    assert ns.get("c").dtype.name == "float64" and tuple(ns.get("d").shape) == (2, 2, 5)
+    assert ns.get("e").dtype.name == "int64" and ns.get("e").numpy().tolist() == [[1, 2], [3, 4]]
+    assert tuple(ns.get("f").shape) == (1, 2, 5) and ns.get("g").dtype.name == "int64" and ns.get("typed")
+
+
+SCALAR_OPS = {   # program text -> the same with PyTorch, and the dtype PyTorch gives
+    "t / np.sqrt(4.0)": (lambda T, t, ti, td: t / np.sqrt(4.0), "float32"),
+    "t * np.float64(2.0)": (lambda T, t, ti, td: t * np.float64(2.0), "float32"),
+    "np.float64(2.0) * t": (lambda T, t, ti, td: np.float64(2.0) * t, "float32"),
+    "t + np.int64(3)": (lambda T, t, ti, td: t + np.int64(3), "float32"),
+    "ti + np.int64(3)": (lambda T, t, ti, td: ti + np.int64(3), "int32"),
+    "t - np.float32(0.5)": (lambda T, t, ti, td: t - np.float32(0.5), "float32"),
+    "td * np.float32(2.0)": (lambda T, t, ti, td: td * np.float32(2.0), "float64"),
+    "torch.tensor(3) * np.float32(2.0)": (lambda T, t, ti, td: T.tensor(3) * np.float32(2.0), "float32"),
+}
+
+
+@pytest.mark.parametrize("expr", SCALAR_OPS)
+def test_numpy_scalars_in_tensor_arithmetic_take_the_tensor_dtype_as_in_pytorch(run_ok, expr):
+    # a NumPy scalar is a Python number to PyTorch: float32 tensor / np.sqrt(d_k) stays float32
+    # (graykode/nlp-tutorial's transformer divides attention scores so)
+    _, ns = run_ok(f"import numpy as np\nimport torch\nt = torch.ones(2)\nti = torch.ones(2, dtype=torch.int32)\n"
+                   f"td = torch.ones(2, dtype=torch.float64)\nr = {expr}\n")
+    same, expected = SCALAR_OPS[expr]
+    assert ns.get("r").dtype.name == expected
+    if real_torch is not None:
+        T = real_torch
+        want = same(T, T.ones(2), T.ones(2, dtype=T.int32), T.ones(2, dtype=T.float64))
+        assert str(want.dtype).removeprefix("torch.") == expected
+        assert np.allclose(ns.get("r").numpy(), want.numpy())

@@ -239,8 +239,8 @@ def to_numpy(v):
         return np.stack(parts) if parts else np.zeros((0,))
     if isinstance(v, (bool, int, float, np.generic)):
         return np.array(v)
-    if type(v).__name__ == "ndarray" and hasattr(v, "tolist") and hasattr(v, "dtype"):
-        return np.array(v.tolist(), dtype=np.dtype(str(v.dtype)))   # a program's NumPy array
+    if type(v).__name__ == "ndarray" and hasattr(v, "__array__"):
+        return np.array(np.asarray(v))   # a program's NumPy array (its tolist counts steps: runs only)
     raise TypeError(f"cannot compare a {type(v).__name__}")
 
 

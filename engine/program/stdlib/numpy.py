@@ -17,6 +17,7 @@ import operator as _op
 
 import numpy as _np
 
+from ...ops.creation import register_array_type
 from ...tensor import Tensor
 from .. import guards
 from . import builtins, check_sequence, step
@@ -926,15 +927,6 @@ __all__ = sorted(set(_TABLE) | {
 
 
 # --------------------------------------------------------------------------- torch side
-def _unwrap_for_torch(data, depth=0):
-    if type(data) is ndarray:
-        return data._a
-    if type(data) in (list, tuple) and depth < _MAX_DEPTH:
-        if _any(type(x) is ndarray or type(x) in (list, tuple) for x in data):
-            return type(data)(_unwrap_for_torch(x, depth + 1) for x in data)
-    return data
-
-
 def torch_from_numpy(ndarray_):
     """``torch.from_numpy(a)``: a tensor sharing the array's memory, as PyTorch's."""
     if type(ndarray_) is not ndarray:
@@ -952,17 +944,23 @@ def torch_from_numpy(ndarray_):
 
 
 def torch_tensor(data, *args, **kwargs):
-    """``torch.tensor(data)``, taking NumPy arrays too (copied, as PyTorch's)."""
+    """``torch.tensor(data)``: nested lists are sized before the engine walks them; NumPy arrays
+    (registered below) are copied, as PyTorch's."""
     guards.check_nested(data)
     from ... import tensor as _tensor
-    return _tensor(_unwrap_for_torch(data), *args, **kwargs)
+    return _tensor(data, *args, **kwargs)
 
 
 def torch_as_tensor(data, *args, **kwargs):
     """``torch.as_tensor(data)``, taking NumPy arrays too."""
     guards.check_nested(data)
     from ... import as_tensor as _as_tensor
-    return _as_tensor(_unwrap_for_torch(data), *args, **kwargs)
+    return _as_tensor(data, *args, **kwargs)
+
+
+# torch.tensor, torch.Tensor and the typed constructors (torch.FloatTensor(...)) take a program's
+# arrays, alone or inside lists, as the host arrays they hold
+register_array_type(ndarray, lambda a: a._a)
 
 
 def tensor_numpy(t, force=False):

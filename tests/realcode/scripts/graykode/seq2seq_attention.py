@@ -8,6 +8,7 @@
 #   - `test_batch = torch.FloatTensor(test_batch)` -> `test_batch = torch.FloatTensor(test_batch) / # %% realcode-load: test_batch`: cell marker: PyTorch's initial weights and the batches are copied in (word ids come from list(set(words)), whose order follows the process's string hashing)
 #   - `fig = plt.figure(figsize=(5, 5)) / ax = fig.add_subplot(1, 1, 1) / ax.matshow(trained_attn, cmap='viridis') / ax.set_xticklabels([''] + sentences[0].split(),...` -> `pass  # realcode-dropped: the attention plot (plt.figure, matshow, tick labels, plt.show)`: drop plotting
 # realcode-output: loss output predict trained_attn model.*
+# realcode-shape-only: model.attn.bias (its true gradient is 0: score = attn(enc_output) is dotted with the decoder output, so the bias adds the same amount to every source position before the softmax over them. PyTorch's recorded gradient is float32 noise of 3.5e-9, which Adam (eps 1e-8) turns into steps of about a quarter of lr, so the bias drifts by ~1.4e-4 wherever either side's noise falls; every other weight and gradient matches to 2e-4)
 # %%
 # code by Tae Hwan Jung @graykode
 # Reference : https://github.com/hunkim/PyTorchZeroToAll/blob/master/14_2_seq2seq_att.py
