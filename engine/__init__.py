@@ -167,3 +167,7 @@ class accelerator:
 
 
 __version__ = "0.1.0"
+
+# torch's float constants (torch.inf in masks, torch.pi in GELU's tanh form) and its index alias
+inf, nan, pi, e = _builtins.float("inf"), _builtins.float("nan"), 3.141592653589793, 2.718281828459045
+newaxis = None

@@ -41,7 +41,7 @@ __all__ = [
     "adaptive_avg_pool1d", "adaptive_avg_pool2d", "pad",
     "interpolate", "upsample", "upsample_nearest", "upsample_bilinear",
     # normalisation and distances
-    "batch_norm", "instance_norm", "layer_norm", "group_norm", "normalize", "cosine_similarity", "pairwise_distance",
+    "batch_norm", "instance_norm", "layer_norm", "rms_norm", "group_norm", "normalize", "cosine_similarity", "pairwise_distance",
     # losses
     "cross_entropy", "nll_loss", "mse_loss", "l1_loss", "smooth_l1_loss", "huber_loss",
     "binary_cross_entropy", "binary_cross_entropy_with_logits", "kl_div",
@@ -2003,6 +2003,28 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05):
     if input._data.dtype.kind != "f":
         raise RuntimeError(f'"LayerNormKernelImpl" not implemented for \'{_scalar_type_name(input)}\'')
     return NativeLayerNorm.apply(input, weight, bias, dims=k, eps=eps)
+
+
+def rms_norm(input, normalized_shape, weight=None, eps=None):
+    """x / sqrt(mean(x^2) + eps) over the trailing normalized_shape dims, times weight (PyTorch's
+    RMSNorm; eps None is the dtype's machine epsilon). Composed of differentiable ops, so its
+    gradients of every order are theirs."""
+    if isinstance(normalized_shape, numbers.Integral):
+        normalized_shape = (int(normalized_shape),)
+    normalized_shape = tuple(int(n) for n in normalized_shape)
+    k = len(normalized_shape)
+    if k > input.ndim or tuple(input.shape[input.ndim - k:]) != normalized_shape:
+        raise RuntimeError(f"Given normalized_shape={list(normalized_shape)}, expected input with shape "
+                           f"[*{', '.join(map(str, normalized_shape))}], but got input of size{list(input.shape)}")
+    _check_norm_parameter("weight", weight, normalized_shape, input)
+    if input._data.dtype.kind != "f":
+        raise RuntimeError(f'"rms_norm" not implemented for \'{_scalar_type_name(input)}\'')
+    if eps is None:
+        eps = float(np.finfo(input._data.dtype).eps)
+    square = input * input
+    mean_square = square.mean(dim=tuple(range(input.ndim - k, input.ndim)), keepdim=True) if k else square
+    y = input * mean_square.add(eps).rsqrt()
+    return y * weight if weight is not None else y
 
 
 def group_norm(input, num_groups, weight=None, bias=None, eps=1e-05):

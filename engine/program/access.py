@@ -508,7 +508,23 @@ def _qualname_of(obj):
 
 
 # names every Python object answers that say only what a thing is called or what class it is
-_META_ATTRS = {"__name__": _name_of, "__qualname__": _qualname_of, "__class__": lambda obj: wrap(type(obj))}
+# ``torch.__version__`` and ``np.__version__`` as programs read them (scripts print them or compare
+# them): the PyTorch release whose behaviour the engine follows (its tests' oracle), labelled as
+# ours; NumPy's own
+TORCH_VERSION = "2.13.0+gradserve"
+_MODULE_VERSIONS = {"torch": TORCH_VERSION, "numpy": np.__version__}
+
+
+def _version_of(obj):
+    if isinstance(obj, ModuleView):
+        v = _MODULE_VERSIONS.get(obj.name)
+        if v is not None:
+            return v
+    raise _private_error("__version__")
+
+
+_META_ATTRS = {"__name__": _name_of, "__qualname__": _qualname_of, "__class__": lambda obj: wrap(type(obj)),
+               "__version__": _version_of}
 
 
 def _tensor_get(obj, name):

@@ -131,6 +131,9 @@ CASES = {
     "layer_norm_weight_only": (lambda T, x, w: _f(T).layer_norm(x, (5,), w), [(4, 5), (5,)]),
     "layer_norm_bias_only": (lambda T, x, b: _f(T).layer_norm(x, (5,), None, b), [(4, 5), (5,)]),
     "layer_norm_vector": (lambda T, x, w, b: _f(T).layer_norm(x, (5,), w, b), [(5,), (5,), (5,)]),
+    "rms_norm": (lambda T, x, w: _f(T).rms_norm(x, (5,), w), [(4, 5), (5,)]),
+    "rms_norm_2d_shape_eps": (lambda T, x: _f(T).rms_norm(x, (3, 4), eps=0.1), [(2, 3, 4)]),
+    "rms_norm_default_eps": (lambda T, x, w: _f(T).rms_norm(x, [4], w), [(2, 3, 4), (4,)]),
     "batch_norm_train": (lambda T, x, w, b: _f(T).batch_norm(x, None, None, w, b, training=True),
                          [(4, 3), (3,), (3,)]),
     "batch_norm_train_4d": (lambda T, x: _f(T).batch_norm(x, None, None, training=True), [(2, 3, 2, 2)]),
@@ -443,3 +446,18 @@ def test_fused_op_errors_are_pytorchs(name):
         FUSED_ERRORS[name](gs)
     assert type(ours.value) is type(theirs.value)
     assert str(ours.value) == str(theirs.value)
+
+
+def test_rms_norm_module_as_pytorchs():
+    import gradserve.engine as T
+    m = T.nn.RMSNorm(4)
+    assert m.eps is None and m.weight.tolist() == [1.0] * 4 and repr(m) == "RMSNorm((4,), eps=None, elementwise_affine=True)"
+    assert T.nn.RMSNorm([2, 3], elementwise_affine=False).weight is None
+    x = T.tensor([[1.0, 2.0, 3.0, 4.0]])
+    expect = np.array([1.0, 2.0, 3.0, 4.0]) / np.sqrt(7.5 + np.finfo(np.float32).eps)
+    assert np.allclose(m(x).detach().numpy(), expect, rtol=1e-6)
+    with pytest.raises(RuntimeError, match=r"normalized_shape=\[3\]"):
+        T.nn.functional.rms_norm(T.ones(2, 4), (3,))
+    if torch is not None:
+        tm = torch.nn.RMSNorm(4)
+        assert np.allclose(tm(torch.tensor([[1.0, 2.0, 3.0, 4.0]])).detach().numpy(), m(x).detach().numpy(), rtol=1e-6)

@@ -284,3 +284,27 @@ wgrad = list(w.grad.shape)
     assert ns.get("same") is True
     assert ns.get("shape") == [1, 2, 5, 5] and ns.get("shuffled") == [1, 2, 6, 6]
     assert ns.get("shrunk") == [-1.0, 0.0, 3.0] and ns.get("wgrad") == [4, 2, 3, 3]
+
+
+def test_torch_constants_versions_and_rms_norm_in_programs(run_ok, run_err):
+    import math
+
+    import numpy as np
+    # rasbt/LLMs-from-scratch: masked_fill(mask, -torch.inf), torch.pi in GELU, print(torch.__version__)
+    out, ns = run_ok("""
+import math
+import numpy as np
+import torch
+scores = torch.zeros(3, 3).masked_fill(torch.triu(torch.ones(3, 3), 1).bool(), -torch.inf)
+consts = [torch.pi == math.pi, torch.e == math.e, torch.inf == math.inf, math.isnan(torch.nan)]
+wide = torch.ones(2, 3)[:, torch.newaxis].shape
+norm = torch.nn.RMSNorm(4)(torch.tensor([[1.0, 2.0, 3.0, 4.0]]))
+print(torch.__version__, np.__version__)
+""")
+    assert ns.get("consts") == [True] * 4 and tuple(ns.get("wide")) == (2, 1, 3)
+    assert ns.get("scores").numpy()[0].tolist() == [0.0, float("-inf"), float("-inf")]
+    torch_version, numpy_version = out.stdout.split()
+    assert torch_version == "2.13.0+gradserve" and numpy_version == np.__version__
+    assert abs(float(ns.get("norm").detach().numpy()[0, 3]) - 4 / math.sqrt(7.5)) < 1e-5
+    for source in ("import torch\ntorch.nn.__version__\n", "import torch\ntorch.ones(1).__version__\n"):
+        assert "private to the host" in run_err(source).message
