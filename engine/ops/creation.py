@@ -496,6 +496,8 @@ Tensor.exponential_ = _exponential_
 Tensor.bernoulli_ = _bernoulli_
 Tensor.random_ = _random_
 Tensor.new_tensor = _new_tensor
+Tensor.new = lambda self, *args, device=None: Tensor(*args, dtype=self.dtype, device=device or self.device)
+Tensor.new.__doc__ = "The legacy x.new(sizes) / x.new(data): a tensor of this tensor's dtype and device."
 Tensor.new_zeros = _new_filled(zeros)
 Tensor.new_ones = _new_filled(ones)
 Tensor.new_empty = _new_filled(empty)

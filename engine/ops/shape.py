@@ -6,6 +6,7 @@ A view shares its base's memory and version counter, and remembers how it was
 made (``_view``) so an in-place change to it can be replayed on the base.
 """
 import math
+import operator
 
 import numpy as np
 
@@ -1129,6 +1130,39 @@ def _register():
     Tensor.transpose_ = lambda self, dim0, dim1: _restride(self, transpose(self, dim0, dim1))
     Tensor.squeeze_ = lambda self, dim=None: _restride(self, squeeze(self, dim))
     Tensor.unsqueeze_ = lambda self, dim: _restride(self, unsqueeze(self, dim))
+    Tensor.resize_ = _resize_
+    Tensor.resize_as_ = lambda self, other, memory_format=None: _resize_(self, tuple(other.shape))
+
+
+def _resize_(self, *sizes, memory_format=None):
+    """``t.resize_(64, 784)``: this tensor takes the shape in place, its elements kept in memory order
+    as far as they go (PyTorch keeps its storage); elements past the old ones are zero (PyTorch
+    leaves them uninitialised). A tensor that requires grad cannot be resized, as in PyTorch."""
+    if len(sizes) == 1 and isinstance(sizes[0], (tuple, list)):
+        sizes = tuple(sizes[0])
+    try:
+        sizes = tuple(operator.index(n) for n in sizes)
+    except TypeError:
+        raise TypeError(f"resize_(): argument 'size' must be tuple of ints, but found element of type "
+                        f"{type(next(n for n in sizes if not isinstance(n, int))).__name__}") from None
+    if any(n < 0 for n in sizes):
+        raise RuntimeError(f"Trying to create tensor with negative dimension {min(sizes)}: {list(sizes)}")
+    if self.requires_grad:
+        raise RuntimeError("cannot resize variables that require grad")
+    check_elements(sizes)
+    data = self._data
+    xp = _xp(data)
+    flat = data.ravel(order="K")
+    count = math.prod(sizes)
+    if count != flat.size:
+        grown = xp.zeros(count, dtype=data.dtype)
+        keep = min(count, flat.size)
+        grown[:keep] = flat[:keep]
+        flat = grown
+    self._data = flat.reshape(sizes)
+    self._base = self._view = None   # a view no more: its new elements are its own
+    self._version[0] += 1
+    return self
 
 
 def _restride(self, result):

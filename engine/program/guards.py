@@ -139,6 +139,12 @@ def check_new_tensor(t, data, *rest, **kwargs):
     check_nested(data)
 
 
+def check_new(t, *args, **kwargs):
+    """``x.new(data)``: as torch.tensor(data) (``x.new(3, 4)`` is sized as any creation)."""
+    if len(args) == 1 and not isinstance(args[0], int):
+        check_nested(args[0])
+
+
 def check_broadcast(a, b):
     """Before an elementwise op on tensors ``a`` and ``b``: its broadcast result fits."""
     if isinstance(a, Tensor) and isinstance(b, Tensor):

@@ -315,3 +315,20 @@ def test_inference_mode_records_nothing(lib):
 def test_variable_is_the_tensor(lib):
     v = lib.autograd.Variable(lib.zeros(2), requires_grad=True)
     assert isinstance(v, lib.Tensor) and v.requires_grad
+
+
+def test_resize_and_new_as_pytorch(lib):
+    # udacity/deep-learning-v2-pytorch: images.resize_(64, 784); char-rnn: weight.new(n, b, h).zero_()
+    x = lib.arange(6.0).reshape(2, 3)
+    assert x.resize_(3, 2) is x and x.tolist() == [[0.0, 1.0], [2.0, 3.0], [4.0, 5.0]]
+    y = lib.arange(4.0)
+    y.resize_((2, 3))
+    assert tuple(y.shape) == (2, 3) and y[0].tolist() == [0.0, 1.0, 2.0] and y[1, 0].item() == 3.0
+    t = lib.arange(6.0).reshape(2, 3).t()
+    assert t.resize_(6).tolist() == [0.0, 1.0, 2.0, 3.0, 4.0, 5.0]   # memory order, as PyTorch keeps storage
+    assert tuple(lib.ones(4, 1, 2, 2).resize_as_(lib.ones(4, 4)).shape) == (4, 4)
+    with pytest.raises(RuntimeError, match="cannot resize variables that require grad"):
+        lib.ones(2, requires_grad=True).resize_(3)
+    assert tuple(lib.ones(2).new(3, 4).shape) == (3, 4) and lib.ones(2).new(3, 4).dtype == lib.float32
+    assert lib.ones(2, dtype=lib.int64).new([1.5]).tolist() == [1] and tuple(lib.ones(2).new().shape) == (0,)
+    assert tuple(lib.ones(2).new(lib.Size([2, 2])).shape) == (2, 2)

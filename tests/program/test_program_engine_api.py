@@ -308,3 +308,10 @@ print(torch.__version__, np.__version__)
     assert abs(float(ns.get("norm").detach().numpy()[0, 3]) - 4 / math.sqrt(7.5)) < 1e-5
     for source in ("import torch\ntorch.nn.__version__\n", "import torch\ntorch.ones(1).__version__\n"):
         assert "private to the host" in run_err(source).message
+
+
+def test_tensor_resize_and_new_in_programs(run_ok):
+    _, ns = run_ok("import torch\nx = torch.ones(64, 1, 28, 28)\nx.resize_(64, 784)\ny = x.new(3, 4).zero_()\n"
+                   "z = x.new([[1, 2]])\n")
+    assert tuple(ns.get("x").shape) == (64, 784) and tuple(ns.get("y").shape) == (3, 4)
+    assert ns.get("z").dtype.name == "float32" and ns.get("z").tolist() == [[1.0, 2.0]]

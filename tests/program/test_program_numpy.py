@@ -233,3 +233,16 @@ def test_numpy_scalars_in_tensor_arithmetic_take_the_tensor_dtype_as_in_pytorch(
         want = same(T, T.ones(2), T.ones(2, dtype=T.int32), T.ones(2, dtype=T.float64))
         assert str(want.dtype).removeprefix("torch.") == expected
         assert np.allclose(ns.get("r").numpy(), want.numpy())
+
+
+def test_ndarray_resize_in_place_as_numpy(run_ok):
+    # udacity's Simple_RNN: data.resize((seq_length + 1, 1))
+    _, ns = run_ok("import numpy as np\na = np.arange(4.0)\na.resize((4, 1))\nb = np.arange(3)\nb.resize(2, 3)\n"
+                   "c = np.ones(4)\nc.resize(2)\n")
+    a, b, c = np.arange(4.0), np.arange(3), np.ones(4)
+    a.resize((4, 1))
+    b.resize(2, 3)
+    c.resize(2)
+    for name, want in (("a", a), ("b", b), ("c", c)):
+        got = np.asarray(ns.get(name))
+        assert got.dtype == want.dtype and np.array_equal(got, want)

@@ -240,6 +240,18 @@ class ndarray:
         step(self._a.size // 8)
         self._a.sort(axis=axis, kind=kind)
 
+    def resize(self, *new_shape, refcheck=True):
+        """In place, as NumPy's (``a.resize((4, 1))``): the elements in C order kept as far as they
+        go, zeros past them."""
+        shape = new_shape[0] if len(new_shape) == 1 else new_shape
+        shape = tuple(_op.index(n) for n in ((shape,) if isinstance(shape, int) else tuple(shape)))
+        if _any(n < 0 for n in shape):
+            raise ValueError("negative dimensions not allowed")
+        guards.check_shape(shape, "a NumPy array")
+        a = self._a.copy()   # a program's arrays may be viewed elsewhere: the resized one is new
+        a.resize(shape, refcheck=False)
+        self.__dict__["_t"] = Tensor._make(a, False, None)
+
     def __len__(self):
         return len(self._a)
 

@@ -15,7 +15,7 @@
 # realcode-input: mnist_images = rand(64, 1, 28, 28) * 2 - 1
 # realcode-input: mnist_labels = randint(0, 10, 64)
 # realcode-output: x y z loss logits logps output running_loss ps model.*
-# realcode-shape-only: ps logps (the last cell classifies images[0] of a shuffled batch: which image is first comes from the session's generator)
+# realcode-shape-only: ps logps logits output (rows of a shuffled batch: which image comes where is drawn from the session's generator, not PyTorch's; the loss, order-free, is compared)
 # %% (notebook cell 0)
 # The MNIST datasets are hosted on yann.lecun.com that has moved under CloudFlare protection
 # Run this script to enable the datasets download
