@@ -523,8 +523,23 @@ def _version_of(obj):
     raise _private_error("__version__")
 
 
+def _dict_of(obj):
+    """``self.__dict__`` of an object of a program class with no engine base (minGPT's config node:
+    ``self.__dict__.update(kwargs)``): its own attributes, all program values, as a dict it may
+    change. With an engine base the dict also holds the engine's state (``_parameters``): refused."""
+    t = type(obj)
+    if not isinstance(obj, type) and _has_marker(t) and \
+            all(k is object or "__gs_program__" in k.__dict__ for k in t.__mro__):
+        d = getattr(obj, "__dict__", None)
+        if type(d) is dict:
+            return d
+    raise _private_refused(obj, "__dict__") if _program_owner(obj) is None else _attr_error(
+        obj, "__dict__", f"'{t.__name__}'.__dict__ is available in programs only on objects of program classes "
+                         f"with no engine base class (it would hold the engine's own state)")
+
+
 _META_ATTRS = {"__name__": _name_of, "__qualname__": _qualname_of, "__class__": lambda obj: wrap(type(obj)),
-               "__version__": _version_of}
+               "__version__": _version_of, "__dict__": _dict_of}
 
 
 def _tensor_get(obj, name):

@@ -109,3 +109,29 @@ def test_the_engines_private_names_stay_the_engines(run_err):
                    "m = nn.Linear(2, 2)\nx = m._parameters"):
         assert run_err(source).type == "AttributeError", source
     assert run_err("class M(nn.Module):\n    _buffers = {}").type == "TypeError"
+
+
+def test_dunder_dict_of_program_objects_as_python_and_refused_with_an_engine_base():
+    # minGPT's CfgNode: self.__dict__.update(kwargs); {k: ... for k, v in self.__dict__.items()}
+    from gradserve.engine.program import Namespace, run
+    ns = Namespace()
+    out = run("""
+import torch
+class CfgNode:
+    def __init__(self, **kwargs):
+        self.__dict__.update(kwargs)
+    def to_dict(self):
+        return {k: v.to_dict() if isinstance(v, CfgNode) else v for k, v in self.__dict__.items()}
+C = CfgNode(a=1, sub=CfgNode(b=2))
+C.__dict__.update({"lr": 3e-4})
+d = C.to_dict()
+lr = C.lr
+class M(torch.nn.Module):
+    pass
+""", ns)
+    assert out.ok, out.error.to_dict()
+    assert ns.get("d") == {"a": 1, "sub": {"b": 2}, "lr": 3e-4} and ns.get("lr") == 3e-4
+    for source, words in (("m = M()\nm.__dict__\n", "no engine base class"),
+                          ("torch.ones(1).__dict__\n", "private to the host")):
+        out = run(source, ns)
+        assert not out.ok and out.error.type == "AttributeError" and words in out.error.message, out.error.to_dict()
