@@ -246,3 +246,15 @@ def test_ndarray_resize_in_place_as_numpy(run_ok):
     for name, want in (("a", a), ("b", b), ("c", c)):
         got = np.asarray(ns.get(name))
         assert got.dtype == want.dtype and np.array_equal(got, want)
+
+
+def test_ufuncs_write_into_a_program_array_with_out(run_ok, run_err):
+    # PyTorch's tensor tutorial: np.add(n, 1, out=n) shows in t = torch.from_numpy(n)
+    _, ns = run_ok("import numpy as np\nimport torch\nn = np.ones(5)\nt = torch.from_numpy(n)\nr = np.add(n, 1, out=n)\n"
+                   "same = r is n\nm = np.zeros(3, dtype=np.float32)\nnp.multiply(np.arange(3), 2, out=(m,))\n")
+    assert ns.get("t").tolist() == [2.0] * 5 and ns.get("same") and np.asarray(ns.get("m")).tolist() == [0, 2, 4]
+    for source, words in (("import numpy as np\nn = np.ones(2)\nnp.sum(n, out=n)\n", "np.sum(out=...) is not available"),
+                          ("import numpy as np\nn = np.ones(2)\nnp.add(n, 1, out=[0, 0])\n", "out must be a NumPy array"),
+                          ("import numpy as np\nnp.add(np.ones(2), 1.5, out=np.zeros(2, dtype=np.int64))\n", "Cannot cast")):
+        e = run_err(source)
+        assert e.type in ("TypeError", "UFuncTypeError") and words in e.message, e.to_dict()

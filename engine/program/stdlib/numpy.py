@@ -760,18 +760,31 @@ def _function(npf, check=None, name=None):
     name = name or npf.__name__
 
     def f(*args, **kwargs):
+        out = kwargs.pop("out", None)
         args = [_host(a) for a in args]
         kwargs = {k: _host(v) for k, v in kwargs.items()}
-        if "out" in kwargs:
-            raise TypeError(f"np.{name}(out=...) is not available in programs")
         if "dtype" in kwargs and kwargs["dtype"] is not None:
             kwargs["dtype"] = _as_np_dtype(kwargs["dtype"])
         if check is not None:
             check(*args, **kwargs)
+        if out is not None:
+            return _into(npf, name, out, args, kwargs)
         return _out(npf(*args, **kwargs))
     f.__name__ = f.__qualname__ = name
     f.__doc__ = f"numpy.{name}, as NumPy computes it."
     return f
+
+
+def _into(npf, name, out, args, kwargs):
+    """``np.add(n, 1, out=n)``: a ufunc writes into one of the program's arrays, which it returns
+    (a tensor made by torch.from_numpy(n) sees the change, as in PyTorch's tutorial)."""
+    target = out[0] if type(out) is tuple and len(out) == 1 else out
+    if not isinstance(npf, _np.ufunc) or npf.nout != 1:
+        raise TypeError(f"np.{name}(out=...) is not available in programs")
+    if type(target) is not ndarray:
+        raise TypeError(f"np.{name}: out must be a NumPy array (got {type(target).__name__})")
+    npf(*args, out=target._a, **kwargs)
+    return target
 
 
 _ELEMENTWISE = (
