@@ -11,6 +11,7 @@ import ast
 import gc
 import sys
 import time
+import warnings
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -18,7 +19,7 @@ import numpy as np
 from ..autograd.state import state
 from ..limits import Limits
 from .compiler import Compiler
-from .errors import (Abort, ProgramError, ProgramBaseException, exception_type_name, locate, meta,
+from .errors import (PROGRAM_EXCEPTIONS, Abort, ProgramError, ProgramBaseException, exception_type_name, locate, meta,
                      to_program_exception)
 from .debugger import DebugError, debugger_observer
 from .scopes import CompileError, build_scopes, check_nesting
@@ -72,12 +73,16 @@ def run(source, namespace, limits=None, *, observer=None, cancel=None, on_stdout
     saved_session = namespace.swap_in()
     saved_recursion = sys.getrecursionlimit()
     errstate = np.errstate(all="ignore")   # PyTorch computes inf/nan without warnings
+    host_warnings = warnings.catch_warnings()   # the engine's warnings go to the program (below)
     error = None
     before = dict(namespace.globals)   # what top-level names held, to release after a memory limit
     try:
         if saved_recursion < _RECURSION_LIMIT:
             sys.setrecursionlimit(_RECURSION_LIMIT)
         errstate.__enter__()
+        host_warnings.__enter__()
+        warnings.simplefilter("always")     # each reaches the program's filters, which dedupe by its line
+        warnings.showwarning = _to_program
         state.observer = observer
         state.line = None
         state.node_count = 0
@@ -105,6 +110,7 @@ def run(source, namespace, limits=None, *, observer=None, cancel=None, on_stdout
         e = to_program_exception(e)
         error = _post_mortem(debugger, e) or _report(e, namespace, state.line)
     finally:
+        host_warnings.__exit__(None, None, None)
         errstate.__exit__(None, None, None)
         rt.debugger = None
         rt.end()
@@ -128,6 +134,17 @@ def run(source, namespace, limits=None, *, observer=None, cancel=None, on_stdout
             bound = [n for n in bound if n not in dropped]
     return Outcome(ok=error is None, error=error, stdout="".join(rt.out), bound=bound,
                    logs=list(rt.logs), elapsed_s=time.monotonic() - started)
+
+
+def _to_program(message, category, filename, lineno, file=None, line=None):
+    """An engine warning during a run (F.softmax without dim, a deprecated argument): issued by the
+    program's own ``warnings`` at the program's line, so it reaches the program's stdout (and its
+    filters: ignored, or raised under 'error') instead of the host's stderr."""
+    from .stdlib import warnings as program_warnings
+    cat = PROGRAM_EXCEPTIONS.get(getattr(category, "__name__", ""), None)
+    if not (isinstance(cat, type) and issubclass(cat, PROGRAM_EXCEPTIONS["Warning"])):
+        cat = PROGRAM_EXCEPTIONS["UserWarning"]
+    program_warnings.warn(str(message), cat)
 
 
 def _post_mortem(debugger, e):

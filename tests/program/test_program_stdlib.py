@@ -406,3 +406,21 @@ for bad in ((5, 1), (reader, 1, 2)):
     except TypeError as e:
         print(e)
 """)
+
+
+def test_engine_warnings_in_a_run_reach_the_program_at_its_line(run_ok, run_err):
+    # F.softmax without dim warns as PyTorch does: on the program's stdout at the program's line
+    # (once per line, as Python's default filter), under the program's filters, never on the host's stderr
+    import warnings as host_warnings
+    filters = list(host_warnings.filters)
+    out, _ = run_ok("import torch\nx = torch.ones(2, 3)\nfor i in range(3):\n    y = torch.nn.functional.softmax(x)\n"
+                    "z = torch.nn.functional.softmax(x)\n")
+    lines = out.stdout.splitlines()
+    assert [l.split(": ")[0] for l in lines] == ["<program>:4", "<program>:5"], lines
+    assert all("UserWarning: Implicit dimension choice for softmax" in l for l in lines)
+    e = run_err("import warnings\nimport torch\nwarnings.simplefilter('error')\ny = torch.nn.functional.softmax(torch.ones(2))\n")
+    assert e.type == "UserWarning" and e.line == 4
+    out, _ = run_ok("import warnings\nimport torch\nwarnings.simplefilter('ignore')\n"
+                    "y = torch.nn.functional.softmax(torch.ones(2))\n")
+    assert out.stdout == ""
+    assert list(host_warnings.filters) == filters   # the host's own filters are as they were
