@@ -93,32 +93,36 @@ class BatchNorm3d(_BatchNorm):
     _expected_dims = (5,)
 
 
-class LayerNorm(Module):
-    """Normalises over the trailing normalized_shape dims, with an elementwise affine."""
+class _TrailingNorm(Module):
+    """Normalisation over the trailing ``normalized_shape`` dims with elementwise parameters of that
+    shape (LayerNorm's weight and bias, RMSNorm's weight)."""
 
-    def __init__(self, normalized_shape, eps=1e-5, elementwise_affine=True, bias=True, device=None, dtype=None):
+    def __init__(self, normalized_shape, eps, elementwise_affine, bias, device, dtype):
         super().__init__()
         if isinstance(normalized_shape, numbers.Integral):
             normalized_shape = (normalized_shape,)
         self.normalized_shape = tuple(normalized_shape)
         self.eps = eps
         self.elementwise_affine = elementwise_affine
-        if elementwise_affine:
-            self.weight = Parameter(empty(self.normalized_shape, device=device, dtype=dtype))
-            if bias:
-                self.bias = Parameter(empty(self.normalized_shape, device=device, dtype=dtype))
-            else:
-                self.register_parameter("bias", None)
-        else:
-            self.register_parameter("weight", None)
-            self.register_parameter("bias", None)
+        for name, wanted in (("weight", elementwise_affine), ("bias", elementwise_affine and bias)):
+            if wanted:
+                setattr(self, name, Parameter(empty(self.normalized_shape, device=device, dtype=dtype)))
+            elif bias is not None or name == "weight":
+                self.register_parameter(name, None)
         self.reset_parameters()
 
     def reset_parameters(self):
         if self.elementwise_affine:
             init.ones_(self.weight)
-            if self.bias is not None:
+            if getattr(self, "bias", None) is not None:
                 init.zeros_(self.bias)
+
+
+class LayerNorm(_TrailingNorm):
+    """Normalises over the trailing normalized_shape dims, with an elementwise affine."""
+
+    def __init__(self, normalized_shape, eps=1e-5, elementwise_affine=True, bias=True, device=None, dtype=None):
+        super().__init__(normalized_shape, eps, elementwise_affine, bias, device, dtype)
 
     def forward(self, input):
         return F.layer_norm(input, self.normalized_shape, self.weight, self.bias, self.eps)
@@ -128,26 +132,12 @@ class LayerNorm(Module):
                 f"bias={self.bias is not None}")
 
 
-class RMSNorm(Module):
+class RMSNorm(_TrailingNorm):
     """Scales by the root mean square over the trailing normalized_shape dims, with an elementwise
     weight (no bias, no centring); eps None is the input dtype's machine epsilon, as PyTorch's."""
 
     def __init__(self, normalized_shape, eps=None, elementwise_affine=True, device=None, dtype=None):
-        super().__init__()
-        if isinstance(normalized_shape, numbers.Integral):
-            normalized_shape = (normalized_shape,)
-        self.normalized_shape = tuple(normalized_shape)
-        self.eps = eps
-        self.elementwise_affine = elementwise_affine
-        if elementwise_affine:
-            self.weight = Parameter(empty(self.normalized_shape, device=device, dtype=dtype))
-        else:
-            self.register_parameter("weight", None)
-        self.reset_parameters()
-
-    def reset_parameters(self):
-        if self.elementwise_affine:
-            init.ones_(self.weight)
+        super().__init__(normalized_shape, eps, elementwise_affine, None, device, dtype)   # no bias at all
 
     def forward(self, input):
         return F.rms_norm(input, self.normalized_shape, self.weight, self.eps)

@@ -509,7 +509,7 @@ TYPES = {
     _E + ".nn.lazy._LazyModule": Type(subclasses=True, attrs=("has_uninitialized_params", "initialize_parameters")),
     _E + ".nn.transformer.Transformer": Type(attrs=("generate_square_subsequent_mask",)),
     _E + ".nn.normalization._BatchNorm": Type(attrs=("reset_parameters", "reset_running_stats")),
-    _E + ".nn.normalization.LayerNorm": Type(attrs=("reset_parameters",)),
+    _E + ".nn.normalization._TrailingNorm": Type(subclasses=True, attrs=("reset_parameters",)),
     _E + ".nn.rnn.RNNBase": Type(attrs=("all_weights", "flatten_parameters", "reset_parameters")),
     _E + ".nn.rnn.RNNCellBase": Type(attrs=("reset_parameters",)),
     _E + ".nn.sparse.Embedding": Type(attrs=("from_pretrained", "reset_parameters")),
