@@ -189,12 +189,13 @@ def _child_path(parent, child):
 
 
 # ------------------------------------------------------------------ export
-def to_json(*tensors, names=None, ids=None):
+def to_json(*tensors, names=None, ids=None, max_nodes=None):
     """The graph that produced ``tensors``: {"nodes": [...], "edges": [...]} (SPEC section 5).
 
     ``names`` maps variable names to tensors, so that leaves, outputs and
     named intermediates carry their "name"; ``ids`` (an observer's NodeIds)
-    keeps the ids, values and gradients that observer streamed.
+    keeps the ids, values and gradients that observer streamed. A graph of more than
+    ``max_nodes`` nodes raises LimitExceeded (graph_nodes) before its JSON is built.
     """
     ids = ids if ids is not None else NodeIds()
     by_tensor = {}
@@ -225,6 +226,12 @@ def to_json(*tensors, names=None, ids=None):
                 seen.add(nxt)
                 stack.append(nxt)
 
+    if max_nodes is not None and len(ops) + len(leaves) > max_nodes:
+        from .limits import LimitExceeded
+        raise LimitExceeded("graph_nodes", max_nodes,
+                            f"limit exceeded: graph_nodes: this graph has {len(ops) + len(leaves)} nodes, and a graph "
+                            f"answer carries at most {max_nodes} (about 260 bytes of JSON each): ask for the values "
+                            f"without the graph, or for the graph of a smaller part")
     nodes, edges = [], []
     emitted = set()
 

@@ -108,6 +108,7 @@ class RunService:
         """The bounds the worker walks and counts a run's outputs within (``outputs.Caps``)."""
         s = self.settings
         return {"encoding": encoding, "json_max_elements": s.json_max_elements, "max_bytes": s.answer_max_bytes,
+                "graph_max_nodes": s.graph_answer_max_nodes,
                 "max_depth": s.output_max_depth, "max_items": s.output_max_items}
 
     async def debug(self, session, run_id, command):

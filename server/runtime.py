@@ -113,7 +113,13 @@ def debug_command_error(message, command=None, paused=True):
             "error": {"type": "DebugError", "message": message, "command": command}}
 
 
-def graph_json(named_tensors, observer=None, namespace=None):
+# the most nodes a graph answer carries unless the settings say (graph_answer_max_nodes): about 52 MB
+# of JSON, and several times that in the session process while it is built (a million-node graph,
+# the graph_nodes limit, ran out of memory there)
+GRAPH_ANSWER_MAX_NODES = 200_000
+
+
+def graph_json(named_tensors, observer=None, namespace=None, max_nodes=GRAPH_ANSWER_MAX_NODES):
     """SPEC section 5 graph JSON of the graph that produced ``named_tensors`` ({name: tensor}).
 
     With the run's ``observer``, nodes keep the ids the stream already gave them; with the
@@ -128,7 +134,7 @@ def graph_json(named_tensors, observer=None, namespace=None):
         for name, m in modules.items():
             names.setdefault(name, m)
     return _graph().to_json(*named_tensors.values(), names=names,
-                            ids=observer.ids if observer is not None else None)
+                            ids=observer.ids if observer is not None else None, max_nodes=max_nodes)
 
 
 def error_status(error):

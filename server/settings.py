@@ -56,6 +56,7 @@ class Settings:
     answer_max_bytes: int = 1 << 30       # tensor bytes one answer may carry
     output_max_depth: int = 32            # list nesting in a run output
     output_max_items: int = 1 << 20       # list entries in one run's outputs
+    graph_answer_max_nodes: int = 200_000 # nodes a graph answer (graph=true, GET .../graph) carries: ~52 MB of JSON
     # tensors in one checkpoint (PUT and GET) and in a session's variable listing: 600,000 empty tensors
     # took 70-80 s to restore and stalled every other client (a large model's state_dict has a few thousand)
     max_tensors: int = 1 << 14

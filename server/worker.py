@@ -18,6 +18,8 @@ import signal
 import threading
 import time
 
+from gradserve.engine.limits import LimitExceeded
+
 from . import runtime
 from .outputs import Caps, OutputRefused, encode_run_outputs
 from .wire_frames import FrameReader, pack_array, send_frame, unpack_array
@@ -108,6 +110,9 @@ class Worker:
             reply, out = {"ok": False, "status": e.status, "error": e.error}, []
         except runtime.InterpreterUnavailable as e:
             reply, out = {"ok": False, "status": 503, "error": {"type": "Unavailable", "message": str(e)}}, []
+        except LimitExceeded as e:   # a limit checked by host code after the run (a graph answer's nodes)
+            reply, out = {"ok": False, "status": 422, "error": {
+                "type": "LimitExceeded", "limit": e.limit, "message": str(e)}}, []
         except MemoryError:
             reply, out = {"ok": False, "status": 422, "error": {
                 "type": "MemoryError", "message": "the worker ran out of memory for this request"}}, []
@@ -236,7 +241,7 @@ class Worker:
             names = names[:MAX_AUTO_OUTPUTS]
         resolved = [(name, _lookup(ns, name, required=True)) for name in names]
         values, grads, tensors = encode_run_outputs(resolved, bound, out, Caps.from_header(header))
-        graph = runtime.graph_json(tensors, observer, ns) if header.get("graph") else None
+        graph = runtime.graph_json(tensors, observer, ns, _graph_max_nodes(header)) if header.get("graph") else None
         return {"values": values, "grads": grads, "graph": graph, "stdout": outcome.stdout,
                 "elapsed_ms": elapsed_ms}, out
 
@@ -299,7 +304,8 @@ class Worker:
         value = _lookup(self._namespace(header), name, required=True, status=404)
         if not runtime.is_tensor(value):
             raise WorkerError(422, "TypeError", f"{name!r} is a {type(value).__name__}, not a tensor")
-        return {"graph": runtime.graph_json({name: value}, namespace=self._namespace(header))}, []
+        return {"graph": runtime.graph_json({name: value}, namespace=self._namespace(header),
+                                            max_nodes=_graph_max_nodes(header))}, []
 
     # ------------------------------------------------------------ checkpoints
     def op_save(self, header, buffers):
@@ -332,6 +338,13 @@ def _ignore(event):
 
 def _message(e):
     return e.args[0] if isinstance(e, KeyError) and e.args else str(e)
+
+
+def _graph_max_nodes(header):
+    """The nodes a graph answer may carry: the API's setting, sent with the run's answer caps."""
+    caps = header.get("answer")
+    n = caps.get("graph_max_nodes") if isinstance(caps, dict) else None
+    return int(n) if isinstance(n, int) and n > 0 else runtime.GRAPH_ANSWER_MAX_NODES
 
 
 def _lookup(ns, name, required=False, status=422):

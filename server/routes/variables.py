@@ -110,7 +110,8 @@ async def get_graph(request: Request, of: str = Query(max_length=MAX_NAME_LENGTH
                     session=Depends(auth.session)):
     """The graph that produced a variable (SPEC section 5)."""
     check_name(of, "of", dotted=True)
-    reply, _ = await call(request, session, {"op": "graph", "of": of})
+    caps = {"graph_max_nodes": request.app.state.settings.graph_answer_max_nodes}
+    reply, _ = await call(request, session, {"op": "graph", "of": of, "answer": caps})
     return await json_response(BigPayload(reply["graph"]))
 
 

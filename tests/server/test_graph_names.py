@@ -161,3 +161,26 @@ def test_node_route_keeps_tensors_within_its_size_cap(live_server, session):
     assert r.status_code == 404 and f"{runtime.KEEP_ELEMENTS} elements each" in r.json()["error"]["message"]
     body = session.get(f"/nodes/{small}", params={"run": "cap"}).json()
     assert body["value"]["data"] == [1.0, 1.0, 1.0] and body["grad"]["data"] == [3.0, 3.0, 3.0]
+
+
+def test_a_graph_answer_past_its_node_cap_is_a_limit_error_and_the_session_goes_on(live_server, http, session):
+    # graph=true on a graph of a million nodes (the graph_nodes limit) ran the session process out of
+    # memory building the JSON (an unnamed MemoryError); now it is refused by its node count first
+    settings = live_server.app.state.settings
+    saved = settings.graph_answer_max_nodes
+    settings.graph_answer_max_nodes = 20
+    try:
+        chain = "x = torch.ones(2, requires_grad=True)\ny = x\nfor i in range(30):\n    y = y * 1.01\n"
+        r = http.post(f"/v1/sessions/{session.id}/run", headers=session.headers,
+                      json={"program": chain, "outputs": ["y"], "graph": True})
+        assert r.status_code == 422, r.text
+        error = r.json()["error"]
+        assert error["type"] == "LimitExceeded" and error["limit"] == "graph_nodes" and "31 nodes" in error["message"]
+        r = http.get(f"/v1/sessions/{session.id}/graph", params={"of": "y"}, headers=session.headers)
+        assert r.status_code == 422 and r.json()["error"]["limit"] == "graph_nodes"
+        small = "a = torch.ones(2, requires_grad=True)\nb = (a * 2).sum()\n"
+        r = http.post(f"/v1/sessions/{session.id}/run", headers=session.headers,
+                      json={"program": small, "outputs": ["b"], "graph": True})
+        assert r.status_code == 200 and len(r.json()["graph"]["nodes"]) == 4, r.text   # leaf, mul, sum, output
+    finally:
+        settings.graph_answer_max_nodes = saved
