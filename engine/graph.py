@@ -21,7 +21,6 @@ import numpy as np
 from . import dtypes as _dt
 from .autograd.function import AccumulateGrad
 from .autograd.state import state
-from .device import get_array_module
 from .tensor import Tensor
 
 __all__ = ["to_json", "summary", "NodeIds", "GraphObserver", "observe"]
@@ -60,14 +59,19 @@ def summary(array_or_tensor):
             mean = sum(wide) / n
             norm = math.sqrt(sum([v * v for v in wide]))
     else:
-        xp = get_array_module(data)
         head = flat[:HEAD]
         head = (head if type(head) is np.ndarray else head.get()).tolist()
-        wide = flat.astype(np.float64)
         with np.errstate(all="ignore"):
-            lo, hi = (flat.min(), flat.max()) if integral else (wide.min(), wide.max())
-            mean = float(wide.mean())
-            norm = float(xp.sqrt((wide * wide).sum()))
+            lo, hi = flat.min(), flat.max()
+            # sums in float64 a block at a time: a float64 copy of a large tensor (and its square)
+            # would cost up to four times its size where the session may have no such room
+            total = square = 0.0
+            for start in range(0, n, _BLOCK):
+                wide = flat[start:start + _BLOCK].astype(np.float64)
+                total += float(wide.sum())
+                square += float(wide.dot(wide))
+            mean = total / n
+            norm = math.sqrt(square) if square == square else math.nan
     return {
         "min": int(lo) if integral else _number(float(lo)),
         "max": int(hi) if integral else _number(float(hi)),
@@ -78,6 +82,7 @@ def summary(array_or_tensor):
 
 
 _SMALL = 64
+_BLOCK = 1 << 20   # elements a summary widens to float64 at a time
 
 
 def _dtype_name(np_dtype):

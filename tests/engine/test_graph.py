@@ -286,3 +286,22 @@ def test_summary_of_infinities(n):
     a[:3] = [1.0, -np.inf, np.inf]
     s = graph.summary(a)
     assert (s["min"], s["max"], s["mean"], s["norm"]) == ("-Infinity", "Infinity", "NaN", "Infinity")
+
+
+def test_a_large_tensors_summary_widens_a_block_at_a_time():
+    # a debug pause's locals and a graph's node values are summarised in float64: for a large tensor a
+    # whole float64 copy and its square (4x a float32 tensor) ran a session near its limit out of memory
+    import tracemalloc
+    import numpy as np
+    from gradserve.engine.graph import summary
+    a = np.random.default_rng(0).standard_normal(8_000_000).astype(np.float32)   # 32 MB
+    tracemalloc.start()
+    try:
+        s = summary(a)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert peak < 24 << 20, peak
+    w = a.astype(np.float64)
+    assert s["min"] == float(a.min()) and s["max"] == float(a.max())
+    assert abs(s["mean"] - w.mean()) < 1e-12 and abs(s["norm"] - np.sqrt((w * w).sum())) < 1e-9 * s["norm"]
