@@ -136,10 +136,15 @@ def run(source, namespace, limits=None, *, observer=None, cancel=None, on_stdout
                    logs=list(rt.logs), elapsed_s=time.monotonic() - started)
 
 
+_HIDDEN_WARNINGS = (DeprecationWarning, PendingDeprecationWarning, ImportWarning, ResourceWarning)
+
+
 def _to_program(message, category, filename, lineno, file=None, line=None):
     """An engine warning during a run (F.softmax without dim, a deprecated argument): issued by the
     program's own ``warnings`` at the program's line, so it reaches the program's stdout (and its
     filters: ignored, or raised under 'error') instead of the host's stderr."""
+    if issubclass(category, _HIDDEN_WARNINGS):
+        return   # hidden by Python's default filters outside __main__, as for code that imports a library
     from .stdlib import warnings as program_warnings
     cat = PROGRAM_EXCEPTIONS.get(getattr(category, "__name__", ""), None)
     if not (isinstance(cat, type) and issubclass(cat, PROGRAM_EXCEPTIONS["Warning"])):

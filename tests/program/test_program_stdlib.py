@@ -424,3 +424,19 @@ def test_engine_warnings_in_a_run_reach_the_program_at_its_line(run_ok, run_err)
                     "y = torch.nn.functional.softmax(torch.ones(2))\n")
     assert out.stdout == ""
     assert list(host_warnings.filters) == filters   # the host's own filters are as they were
+
+
+def test_library_deprecation_warnings_stay_hidden_as_python_hides_them(run_ok, monkeypatch):
+    # Python shows a DeprecationWarning raised inside an imported library only with -W: the engine's
+    # (a NumPy deprecation in its code) do not reach the program's stdout either
+    import warnings as host_warnings
+    from gradserve.engine.ops import creation
+    real = creation.check_elements
+
+    def check_elements(*args, **kwargs):   # engine code torch.ones runs
+        host_warnings.warn("an internal API is deprecated", DeprecationWarning)
+        host_warnings.warn("a user-facing note", UserWarning)
+        return real(*args, **kwargs)
+    monkeypatch.setattr(creation, "check_elements", check_elements)
+    out, _ = run_ok("import torch\nx = torch.ones(2)\n")
+    assert out.stdout == "<program>:2: UserWarning: a user-facing note\n", out.stdout
