@@ -20,7 +20,7 @@ from .linalg import _C_TYPE
 from .shape import Slice, _xp, broadcast_shapes, expand, flatten, reshape
 
 __all__ = ["nonzero", "argwhere", "index_put", "gather", "scatter", "scatter_add", "index_select",
-           "index_add", "masked_fill", "masked_select", "take", "take_along_dim"]
+           "index_add", "index_fill", "masked_fill", "masked_select", "take", "take_along_dim", "unique"]
 
 _ndarray = np.ndarray
 _INDEX_TYPE_ERROR = "tensors used as indices must be long, int, byte or bool tensors"
@@ -608,6 +608,48 @@ def _masked_fill_(self, mask, value):
     return self._inplace(masked_fill, mask, value)
 
 
+def index_fill(input, dim, index, value):
+    """input with the slices at the positions index along dim set to value (a number or a 0-d tensor):
+    masked_fill with the mask those slices make, so its gradients are masked_fill's."""
+    x = input._data
+    dim = _wrap_dim(dim, x.ndim)
+    idx = index._data if isinstance(index, Tensor) else np.asarray(index)
+    if idx.dtype != np.int64:
+        raise IndexError("index_fill_(): Expected dtype int64 for index.")
+    if idx.ndim > 1:
+        raise IndexError("index_fill_(): Index is supposed to be a vector")
+    size = x.shape[dim] if x.ndim else 1
+    idx = _host(idx).reshape(-1)
+    if idx.size and (int(idx.max()) >= size or int(idx.min()) < -size):
+        bad = int(idx.max()) if int(idx.max()) >= size else int(idx.min())
+        raise IndexError(f"index {bad} is out of bounds for dimension {dim} with size {size}")
+    along = np.zeros(size, dtype=bool)
+    along[idx] = True
+    mask = along.reshape((size,) + (1,) * (x.ndim - dim - 1)) if x.ndim else along.reshape(())
+    return masked_fill(input, Tensor._make(mask, False, None), value)
+
+
+def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=None):
+    """The distinct values of input, sorted (of its slices along dim, with dim), and optionally where each
+    element went (int64, input's shape; along dim, one per slice) and how often each value occurs. No gradient."""
+    x = input._data
+    xp = _xp(x)
+    if dim is None:
+        got = xp.unique(x.reshape(-1), return_inverse=True, return_counts=True)
+        inverse = got[1].reshape(x.shape)
+    else:
+        d = _wrap_dim(dim, x.ndim)
+        got = np.unique(_host(x), axis=d, return_inverse=True, return_counts=True)
+        got = tuple(xp.asarray(a) for a in got) if xp is not np else got
+        inverse = got[1].reshape(-1)
+    out = [Tensor._make(got[0], False, None)]
+    if return_inverse:
+        out.append(Tensor._make(inverse.astype(np.int64), False, None))
+    if return_counts:
+        out.append(Tensor._make(got[2].astype(np.int64), False, None))
+    return out[0] if len(out) == 1 else tuple(out)
+
+
 def masked_select(input, mask):
     """Returns a 1-D tensor of the elements of input where the boolean mask is True."""
     m = mask if isinstance(mask, Tensor) else Tensor._make(np.asarray(mask), False, None)
@@ -650,8 +692,9 @@ def _register():
     Tensor.__getitem__ = getitem
     Tensor.__setitem__ = _setitem
     for name in ("nonzero", "argwhere", "index_put", "gather", "scatter", "scatter_add", "index_select",
-                 "index_add", "masked_fill", "masked_select", "take", "take_along_dim"):
+                 "index_add", "index_fill", "masked_fill", "masked_select", "take", "take_along_dim", "unique"):
         setattr(Tensor, name, globals()[name])
+    Tensor.index_fill_ = lambda self, dim, index, value: self._inplace(index_fill, dim, index, value)
     Tensor.index_put_ = lambda self, indices, values, accumulate=False: self._inplace(
         index_put, indices, values, accumulate)
     Tensor.scatter_ = lambda self, dim, index, src=None, value=None, reduce=None: self._inplace(

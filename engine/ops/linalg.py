@@ -6,6 +6,7 @@ written in terms of them. Shapes are checked before anything is computed, with
 PyTorch's messages, and every product's size is checked against the element limit.
 """
 import math
+import operator
 from collections import Counter
 
 import numpy as np
@@ -18,7 +19,7 @@ from ..tensor import Tensor, _wrap_dim
 from .shape import broadcast_shapes, diagonal, expand, permute, reshape, unsqueeze
 
 __all__ = ["matmul", "mm", "bmm", "mv", "dot", "vdot", "inner", "outer", "ger", "einsum", "tensordot",
-           "trace", "addmm", "addmv", "addr", "baddbmm", "addbmm"]
+           "trace", "addmm", "addmv", "addr", "baddbmm", "addbmm", "matrix_power"]
 
 # einsum subscripts, in the order an implicit output lists them (PyTorch's: A-Z, then a-z)
 _LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
@@ -525,3 +526,30 @@ def _register():
 
 
 _register()
+
+
+def matrix_power(input, n):
+    """input (a square matrix, or a batch) to the integer power n >= 0, by repeated squaring with
+    matmul, so its gradients are matmul's; n = 0 is the identity. A negative n needs the inverse,
+    which the engine does not have yet."""
+    from .creation import eye
+    if input.ndim < 2 or input.shape[-1] != input.shape[-2]:
+        raise RuntimeError(f"linalg.matrix_power: A must be batches of square matrices, but they are "
+                           f"{input.shape[-2] if input.ndim > 1 else 1} by {input.shape[-1] if input.ndim else 1} "
+                           f"matrices")
+    n = operator.index(n)
+    if n < 0:
+        raise RuntimeError("linalg.matrix_power: negative powers need linalg.inv, which is not available")
+    if n == 0:
+        return eye(input.shape[-1], dtype=input.dtype, device=input.device).expand(tuple(input.shape)).clone()
+    result, base = None, input
+    while n:
+        if n & 1:
+            result = base if result is None else matmul(result, base)
+        n >>= 1
+        if n:
+            base = matmul(base, base)
+    return result.clone() if result is input else result
+
+
+Tensor.matrix_power = matrix_power

@@ -1169,7 +1169,7 @@ def _resolve_target(target):
 def _sources():
     """One ViewSource per row of the allowlist's MODULES."""
     sources = {}
-    guard_site = {"torch": "torch", "torch.nn.functional": "F"}
+    guard_site = {"torch": "torch", "torch.nn.functional": "F", "torch.linalg": "linalg"}
     for key, row in allowlist.MODULES.items():
         extra = {}
         site = guard_site.get(key)

@@ -64,11 +64,12 @@ class Guard(NamedTuple):
     on: tuple                   # where it applies: "torch" (torch.X), "Tensor" (x.X), "F" (F.X)
 
 
-_T, _X, _F = "torch", "Tensor", "F"
+_T, _X, _F, _L = "torch", "Tensor", "F", "linalg"
 
 # --------------------------------------------------------------------------- guards
 GUARDS = {
     "matmul": Guard("check_matmul", (_T, _X)),
+    "matrix_power": Guard("check_matrix_power", (_T, _X, _L)),
     "mm": Guard("check_matmul", (_T, _X)),
     "bmm": Guard("check_matmul", (_T, _X)),
     "outer": Guard("check_outer", (_T, _X)),
@@ -111,7 +112,8 @@ MODULES = {
                   "as_tensor": _S + ".numpy:torch_as_tensor"},
         names=(
             "BoolTensor", "ByteTensor", "CharTensor", "DoubleTensor", "FloatTensor", "Generator", "HalfTensor",
-            "IntTensor", "LongTensor", "ShortTensor", "Size", "Tensor", "e", "inf", "nan", "newaxis", "pi", "abs", "absolute", "accelerator", "acos", "adaptive_avg_pool1d", "add", "addbmm",
+            "IntTensor", "LongTensor", "ShortTensor", "Size", "Tensor", "e", "inf", "nan", "newaxis", "pi", "abs",
+            "index_fill", "matrix_power", "unique", "absolute", "accelerator", "acos", "adaptive_avg_pool1d", "add", "addbmm",
             "addcdiv", "addcmul", "addmm", "addmv", "addr", "adjoint", "all", "allclose", "amax", "amin", "any",
             "arange", "arccos", "arcsin", "arctan", "arctan2", "argmax", "argmin", "argsort", "argwhere",
             "as_tensor", "asin", "atan", "atan2", "atleast_1d", "atleast_2d", "atleast_3d", "avg_pool1d",
@@ -247,7 +249,7 @@ MODULES = {
     "torch.autograd.function": Module(
         host=_E + ".autograd.custom_function",
         names=("Function", "FunctionCtx", "InplaceFunction", "once_differentiable")),
-    "torch.linalg": Module(host=_E + ".linalg"),
+    "torch.linalg": Module(host=_E + ".linalg", names=("matrix_power",)),
     "torch.utils": Module(host=_E + ".utils", children={"data": "torch.utils.data"}),
     "torch.utils.data": Module(
         host=_E + ".utils.data",
@@ -438,6 +440,7 @@ TYPES = {
             "mean", "median", "min", "minimum", "minimum_", "mm", "moveaxis", "movedim", "mul", "mul_",
             "multiply", "multiply_", "mv", "nan_to_num", "nan_to_num_", "narrow", "nbytes", "ndim",
             "ndimension", "ne", "neg", "neg_", "negative", "negative_", "nelement", "new", "new_empty", "new_full",
+            "index_fill", "index_fill_", "matrix_power", "unique",
             "new_ones", "new_tensor", "new_zeros", "nonzero", "norm", "normal_", "not_equal", "numel", "numpy",
             "outer", "permute", "pow", "pow_", "prelu", "prod", "random_", "ravel", "reciprocal", "reciprocal_",
             "register_hook", "relu", "relu_", "remainder", "remainder_", "repeat", "repeat_interleave",

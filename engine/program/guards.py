@@ -178,6 +178,21 @@ def check_matmul(a, b):
                                              f"(at most {MAX_MATMUL_FLOPS})")
 
 
+def check_matrix_power(a, n, *rest, **kwargs):
+    """``x.matrix_power(n)``: about 2 log2(n) products of k x k matrices (repeated squaring), bounded
+    as one matrix product is."""
+    if not isinstance(a, Tensor) or a._data.ndim < 2 or not isinstance(n, int) or n < 2:
+        return
+    shape = a._data.shape
+    k = shape[-1]
+    flops = 2 * n.bit_length() * k * k * k
+    for d in shape[:-2]:
+        flops *= d
+    if flops > MAX_MATMUL_FLOPS:
+        raise limit_abort("tensor_elements", f"limit exceeded: tensor_elements: matrix_power({n}) of {list(shape)} "
+                                             f"needs about {flops} multiply-adds (at most {MAX_MATMUL_FLOPS})")
+
+
 def _numel(x):
     if isinstance(x, Tensor):
         return x._data.size

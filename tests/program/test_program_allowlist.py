@@ -77,9 +77,10 @@ def test_every_type_row_names_an_engine_class_and_attributes_it_has():
 def test_every_guard_row_names_a_check_and_an_op_it_guards():
     for name, g in allowlist.GUARDS.items():
         assert callable(getattr(guards, g.check, None)), f"{name}: guards.{g.check} does not exist"
-        assert g.on and set(g.on) <= {"torch", "Tensor", "F"}
+        assert g.on and set(g.on) <= {"torch", "Tensor", "F", "linalg"}
         where = {"torch": allowlist.MODULES["torch"].names, "F": allowlist.MODULES["torch.nn.functional"].names,
-                 "Tensor": allowlist.TYPES["gradserve.engine.tensor.Tensor"].attrs}
+                 "Tensor": allowlist.TYPES["gradserve.engine.tensor.Tensor"].attrs,
+                 "linalg": allowlist.MODULES["torch.linalg"].names}
         for site in g.on:
             assert name in where[site], f"guard {name} on {site}, which the allowlist does not name"
 

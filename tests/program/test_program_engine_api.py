@@ -315,3 +315,16 @@ def test_tensor_resize_and_new_in_programs(run_ok):
                    "z = x.new([[1, 2]])\n")
     assert tuple(ns.get("x").shape) == (64, 784) and tuple(ns.get("y").shape) == (3, 4)
     assert ns.get("z").dtype.name == "float32" and ns.get("z").tolist() == [[1.0, 2.0]]
+
+
+def test_unique_index_fill_and_matrix_power_in_programs(run_ok, run_err):
+    _, ns = run_ok("import torch\nx = torch.tensor([[3, 1], [1, 2]])\nu, c = x.unique(return_counts=True)\n"
+                   "a = torch.tensor([[1.0, 1.0], [0.0, 1.0]])\np = a.matrix_power(3)\nq = torch.linalg.matrix_power(a, 2)\n"
+                   "m = torch.ones(3, 2)\nm.index_fill_(1, torch.tensor([0]), 5.0)\n")
+    assert ns.get("u").tolist() == [1, 2, 3] and ns.get("c").tolist() == [2, 1, 1]
+    assert ns.get("p").tolist() == [[1.0, 3.0], [0.0, 1.0]] and ns.get("q").tolist() == [[1.0, 2.0], [0.0, 1.0]]
+    assert ns.get("m").tolist() == [[5.0, 1.0]] * 3
+    for source in ("import torch\nb = torch.ones(2000, 2000).matrix_power(2 ** 40)\n",
+                   "import torch\nb = torch.linalg.matrix_power(torch.ones(2000, 2000), 2 ** 40)\n"):
+        e = run_err(source)
+        assert e.type == "LimitExceeded" and "matrix_power" in e.message, e.to_dict()
