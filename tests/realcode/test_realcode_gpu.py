@@ -37,15 +37,21 @@ def test_some_scripts_pick_cuda():
 @pytest.mark.parametrize(("script", "mode"), list(_params()))
 def test_script_on_cuda_gives_pytorchs_answers(script, mode, monkeypatch):
     assert gs.cuda.is_available()
-    moved = []
-    to = gs.Tensor.to
+    moved = []   # the devices the script's tensors were moved to (.to) or made on (torch.tensor(..., device=))
+    to, make = gs.Tensor.to, gs.tensor
 
     def counting_to(self, *args, **kwargs):
         out = to(self, *args, **kwargs)
         moved.append(out.device.type)
         return out
+
+    def counting_tensor(*args, **kwargs):
+        out = make(*args, **kwargs)
+        moved.append(out.device.type)
+        return out
     monkeypatch.setattr(gs.Tensor, "to", counting_to)
+    monkeypatch.setattr(gs, "tensor", counting_tensor)
     expected = harness.load_expected(script)
     result = harness.run_mode(script, expected, mode)
     assert harness.verdict(script, expected, result) == "pass"
-    assert "cuda" in moved, "the script never moved a tensor to cuda"
+    assert "cuda" in moved, "the script never moved a tensor to cuda, nor made one there"
