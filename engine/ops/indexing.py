@@ -526,6 +526,15 @@ class IndexAdd(Op):
         return g, gsrc if self.alpha == 1 else gsrc * self.alpha
 
 
+def _out_of_range(idx, size):
+    """The first bound an index array breaks for a dimension of ``size`` (its largest index past the
+    end, else its smallest before -size), or None."""
+    if not idx.size:
+        return None
+    hi, lo = int(idx.max()), int(idx.min())
+    return hi if hi >= size else lo if lo < -size else None
+
+
 def _vector_index(index, fn, like):
     idx = index._data if isinstance(index, Tensor) else index
     if not hasattr(idx, "dtype"):
@@ -543,8 +552,8 @@ def index_select(input, dim, index, *, out=None):
     dim = _wrap_dim(dim, x.ndim)
     idx = _vector_index(index, "index_select", x)
     size = x.shape[dim] if x.ndim else 1
-    if idx.size and (int(idx.max()) >= size or int(idx.min()) < -size):
-        bad = int(idx.max()) if int(idx.max()) >= size else int(idx.min())
+    bad = _out_of_range(idx, size)
+    if bad is not None:
         raise IndexError(f"index_select(): index {bad} is out of bounds for dimension {dim} with size {size}")
     check_elements(x.shape[:dim] + (idx.size,) + x.shape[dim + 1:], "index_select result")
     return IndexSelect.apply(input, dim=dim, index=idx)
@@ -620,8 +629,8 @@ def index_fill(input, dim, index, value):
         raise IndexError("index_fill_(): Index is supposed to be a vector")
     size = x.shape[dim] if x.ndim else 1
     idx = _host(idx).reshape(-1)
-    if idx.size and (int(idx.max()) >= size or int(idx.min()) < -size):
-        bad = int(idx.max()) if int(idx.max()) >= size else int(idx.min())
+    bad = _out_of_range(idx, size)
+    if bad is not None:
         raise IndexError(f"index {bad} is out of bounds for dimension {dim} with size {size}")
     along = np.zeros(size, dtype=bool)
     along[idx] = True
@@ -663,8 +672,8 @@ def take(input, index):
     """Returns input's elements at the given indices, input read as a 1-D tensor."""
     idx = _index_data(index, "take", input._data)
     n = input._data.size
-    if idx.size and (int(idx.max()) >= n or int(idx.min()) < -n):
-        bad = int(idx.max()) if int(idx.max()) >= n else int(idx.min())
+    bad = _out_of_range(idx, n)
+    if bad is not None:
         raise IndexError(f"out of range: tried to access index {bad} on a tensor of {n} elements.")
     return getitem(flatten(input), Tensor._make(idx, False, None))
 
