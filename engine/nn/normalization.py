@@ -104,11 +104,16 @@ class _TrailingNorm(Module):
         self.normalized_shape = tuple(normalized_shape)
         self.eps = eps
         self.elementwise_affine = elementwise_affine
-        for name, wanted in (("weight", elementwise_affine), ("bias", elementwise_affine and bias)):
-            if wanted:
-                setattr(self, name, Parameter(empty(self.normalized_shape, device=device, dtype=dtype)))
-            elif bias is not None or name == "weight":
-                self.register_parameter(name, None)
+        shape = self.normalized_shape
+        if elementwise_affine:
+            self.weight = Parameter(empty(shape, device=device, dtype=dtype))
+        else:
+            self.register_parameter("weight", None)
+        if bias is not None:   # None: no bias attribute at all (RMSNorm)
+            if elementwise_affine and bias:
+                self.bias = Parameter(empty(shape, device=device, dtype=dtype))
+            else:
+                self.register_parameter("bias", None)
         self.reset_parameters()
 
     def reset_parameters(self):
