@@ -39,6 +39,7 @@ import threading
 import time
 from multiprocessing.connection import Connection
 
+from ..engine.program.runtime import stop_ticker
 from . import runtime
 from .wire_frames import FrameReader, send_frame
 from .worker import Worker, serve
@@ -252,6 +253,7 @@ def template_main(ctl):
     signal.signal(signal.SIGINT, signal.SIG_IGN)   # the server stops it itself
     signal.signal(signal.SIGCHLD, signal.SIG_IGN)  # the kernel reaps session processes
     blas = _warm_up()
+    stop_ticker()   # the warm-up's runs started the engine's ticker thread: a template forks with none
     gc.collect()
     gc.freeze()  # objects from before the fork stay out of every child's collections: no copy-on-write there
     ctl.send(b"ready")

@@ -7,7 +7,6 @@ Those that loop over a program's data (``sum``, ``sorted``, ``list``, ``min``,
 ``getattr``/``hasattr``/``setattr`` go through the attribute gate.
 """
 import math
-import time
 from collections import OrderedDict
 
 from ..autograd.state import state
@@ -25,8 +24,6 @@ _VIEWS = (type({}.keys()), type({}.values()), type({}.items()), type(OrderedDict
 _SIZED = (list, tuple, str, dict, set, frozenset, range) + _VIEWS
 _PLAIN_ITER = frozenset((list, tuple, str, dict, set, frozenset, range, ProgramIterator) + _VIEWS)
 _current = None   # the running session's Builtins (for helpers called from operators)
-_monotonic = time.monotonic
-SLOW_CALL_S = 0.001
 
 # names Python has that programs do not, with a clearer NameError
 UNAVAILABLE = frozenset(("eval", "exec", "compile", "open", "__import__", "globals", "locals", "vars", "dir",
@@ -282,10 +279,7 @@ class Builtins:
                 return impl(*args, **kwargs) if kwargs else impl(*args)
         elif tf in _GRAD_MODES and len(args) == 1 and not kwargs and type(args[0]) in (Function, BoundMethod):
             return decorators.grad_mode_function(f, args[0])
-        started = _monotonic()
         r = f(*args, **kwargs) if kwargs else f(*args)
-        if _monotonic() - started > SLOW_CALL_S:
-            self.rt.check_at = 0   # a long host call: check limits and memory at the next step
         return self.result(r)
 
     def result(self, r):

@@ -18,7 +18,7 @@ from ..autograd.state import state
 from ..tensor import Tensor
 from . import access, guards, imports, operators
 from .access import CLASS_DUNDERS, ModuleView, get_attr, set_attr, del_attr
-from .builtin_functions import _GRAD_MODES, SLOW_CALL_S, SUPER, UNAVAILABLE, _monotonic, repr_size_check, text
+from .builtin_functions import _GRAD_MODES, SUPER, UNAVAILABLE, repr_size_check, text
 from .errors import Abort, PROGRAM_EXCEPTIONS, ProgramBaseException, locate, meta
 from .scopes import CompileError
 from .values import BREAK, CONTINUE, RETURN, BoundMethod, Frame, Function, ProgramIterator
@@ -1133,8 +1133,8 @@ class Compiler:
         wrap = self.rt.wrap
         plain = (list, tuple, dict, str, range)
         if type(node.slice) is ast.Slice:
-            # x[a:b]: the slice is built here (no closure of its own); a slice needs no index
-            # check on a tensor (a view, never more elements)
+            # x[a:b]: the slice is built here, by the subscript's own syntax (no closure and no call of
+            # slice()); a slice needs no index check on a tensor (a view, never more elements)
             sl = node.slice
             lo = self.expr(sl.lower) if sl.lower is not None else None
             hi = self.expr(sl.upper) if sl.upper is not None else None
@@ -1142,12 +1142,14 @@ class Compiler:
 
             def load_slice(fr):
                 o = obj(fr)
-                i = slice(lo(fr) if lo is not None else None, hi(fr) if hi is not None else None,
-                          st(fr) if st is not None else None)
+                a = lo(fr) if lo is not None else None
+                b = hi(fr) if hi is not None else None
+                c = st(fr) if st is not None else None
                 try:
                     to = type(o)
                     if to is Tensor or to in plain:
-                        return o[i]
+                        return o[a:b:c]
+                    i = slice(a, b, c)
                     if isinstance(o, Tensor):
                         check(o, i)
                     return wrap(o[i])
@@ -1157,6 +1159,16 @@ class Compiler:
                     raise locate(e, line, col, fn)
             return load_slice
         index = self.expr(node.slice)
+        # which part of the index a tensor's guard must see (an advanced index may gather more
+        # elements than the tensor has): the index itself unless an int or a slice (probe None); for a
+        # tuple, only the elements that are not slices or int constants by their syntax: none (probe
+        # -1), one (its position), or several (-2: the guard walks the tuple)
+        probe = None
+        if type(node.slice) is ast.Tuple:
+            dynamic = [k for k, e in enumerate(node.slice.elts)
+                       if not (type(e) is ast.Slice or (type(e) is ast.Constant and type(e.value) is int))]
+            probe = -1 if not dynamic else dynamic[0] if len(dynamic) == 1 else -2
+        basic = guards.BASIC_INDEX
 
         def load(fr):
             o = obj(fr)
@@ -1164,8 +1176,14 @@ class Compiler:
             try:
                 to = type(o)
                 if to is Tensor:
-                    ti = type(i)
-                    if ti is not int and ti is not slice:
+                    if probe is None:
+                        ti = type(i)
+                        if ti is not int and ti is not slice:
+                            check(o, i)
+                    elif probe >= 0:
+                        if type(i[probe]) not in basic:
+                            check(o, i)
+                    elif probe == -2:
                         check(o, i)
                     return o[i]
                 if to in plain:
@@ -1213,11 +1231,11 @@ class Compiler:
                                               (type(b) is Tensor and a._data.shape == b._data.shape)):
                         r = raw(a, b)
                         if a._data.size > _LARGE:
-                            rt.check_at = 0   # a large result (the operand's size): check memory next step
+                            rt.check_at = rt.rss_next = 0   # a large result (the operand's size): check memory next step
                         return r
                     r = op(a, b)
                     if type(r) is Tensor and r._data.size > _LARGE:
-                        rt.check_at = 0
+                        rt.check_at = rt.rss_next = 0
                     return r
                 except Exception as e:
                     raise locate(e, line, col, fn) from None
@@ -1231,7 +1249,7 @@ class Compiler:
             try:
                 r = op(a, b)
                 if type(r) is Tensor and r._data.size > _LARGE:
-                    rt.check_at = 0   # a large result: check memory at the next step
+                    rt.check_at = rt.rss_next = 0   # a large result: check memory at the next step
                 return r
             except Exception as e:
                 raise locate(e, line, col, fn) from None
@@ -1450,10 +1468,7 @@ class Compiler:
                         elif tf is type or tf in _GRAD_MODES:
                             r = host(f, [x], None)
                         else:
-                            started = _monotonic()
                             r = f(x)
-                            if _monotonic() - started > SLOW_CALL_S:
-                                rt.check_at = 0
                             if type(r) is not Tensor or (rt.elem_limit is not None
                                                          and r._data.size > rt.elem_limit):
                                 r = result(r)
@@ -1481,10 +1496,7 @@ class Compiler:
                         elif tf is type or tf in _GRAD_MODES:
                             r = host(f, [x, y], None)
                         else:
-                            started = _monotonic()
                             r = f(x, y)
-                            if _monotonic() - started > SLOW_CALL_S:
-                                rt.check_at = 0
                             if type(r) is not Tensor or (rt.elem_limit is not None
                                                          and r._data.size > rt.elem_limit):
                                 r = result(r)
@@ -1597,7 +1609,7 @@ class Compiler:
                     st.line = line
                     if type(r) is Tensor:
                         if r._data.size > _LARGE:
-                            rt.check_at = 0
+                            rt.check_at = rt.rss_next = 0
                             return wrap(r)
                         return r
                     return wrap(r)
@@ -1620,10 +1632,7 @@ class Compiler:
                 elif tf is type or tf in _GRAD_MODES:
                     r = host(f, a, kw)
                 else:   # Builtins.call in place, as in e_Call's call1
-                    started = _monotonic()
                     r = f(*a, **kw) if kw else f(*a)
-                    if _monotonic() - started > SLOW_CALL_S:
-                        rt.check_at = 0
                     if type(r) is not Tensor or (rt.elem_limit is not None and r._data.size > rt.elem_limit):
                         r = result(r)
                 st.line = line
@@ -1672,7 +1681,7 @@ class Compiler:
                     st.line = line
                     if type(r) is Tensor:
                         if r._data.size > _LARGE:
-                            rt.check_at = 0
+                            rt.check_at = rt.rss_next = 0
                             return wrap(r)
                         return r
                     return wrap(r)
@@ -1703,19 +1712,14 @@ class Compiler:
                     x = a0(fr)
                     y = a1(fr)
                     st.line = line
-                    started = _monotonic()
                     r = f(x, y)
                 elif one:
                     x = a0(fr)
                     st.line = line
-                    started = _monotonic()
                     r = f(x)
                 else:
                     st.line = line
-                    started = _monotonic()
                     r = f()
-                if _monotonic() - started > SLOW_CALL_S:
-                    rt.check_at = 0
                 if type(r) is not Tensor or (rt.elem_limit is not None and r._data.size > rt.elem_limit):
                     r = result(r)
                 st.line = line

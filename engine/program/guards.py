@@ -417,7 +417,7 @@ def _index_shape(index):
     return None
 
 
-_BASIC_INDEX = frozenset((int, slice, type(None), type(Ellipsis)))
+BASIC_INDEX = frozenset((int, slice, type(None), type(Ellipsis)))   # indices that select a view
 
 
 def check_getitem(x, index):
@@ -426,7 +426,7 @@ def check_getitem(x, index):
         return
     items = index if type(index) is tuple else (index,)
     for it in items:
-        if type(it) not in _BASIC_INDEX:
+        if type(it) not in BASIC_INDEX:
             break
     else:
         # basic indexing (x[t, :n] in a loop over time steps): a view, never more elements

@@ -4,6 +4,8 @@ compiled program (and every function it defines) refers to it, so a function
 defined in one run counts against the limits of the run that calls it.
 """
 import gc
+import os
+import threading
 import time
 
 from ..tensor import Tensor
@@ -14,10 +16,9 @@ from .memory import held_at_most, read_rss, read_statm, tensor_bytes
 __all__ = ["Runtime"]
 
 _monotonic = time.monotonic
-CHECK_EVERY = 16          # statements between deadline / cancellation checks
+TICK_S = 0.02            # how often a running program checks its deadline, cancellation and memory
 RSS_SLACK = 64 << 20      # interpreter noise allowed over session_bytes when judging by RSS
-# resident memory is read at most this often, unless a slow call or a large result asks for a check
-# (check_at set to 0). Longer than CPython's switch interval (5 ms): each read gives the GIL up for
+# resident memory is read at most this often, unless a large result asks for it (rss_next set to 0). Longer than CPython's switch interval (5 ms): each read gives the GIL up for
 # a moment, and a thread waiting for it (a session's cancel listener) asks the running thread to
 # drop it only after a whole interval with no switch, so reads every 2 ms starved it: a cancel
 # landed only when a pure-Python loop ended
@@ -25,12 +26,79 @@ RSS_EVERY_S = 0.02
 MAX_LOGS_KEPT = 10_000
 
 
+class _Ticker:
+    """Asks each running program to check its limits at its next statement, every TICK_S.
+
+    A statement compares its step count with ``check_at``, which stays past the step limit while
+    nothing is due; a daemon thread sets it to 0 every tick. So the deadline, cancellation and
+    memory are checked by time, as they are limits of time and of memory, however long each
+    statement takes (a host call in BLAS, or a loop of cheap statements), and the statements
+    themselves do no timing: a long statement is followed by a check because a tick came during
+    it. The thread holds the GIL only to set the attribute (it waits for the running thread to
+    give it up, at most CPython's switch interval). Started with the first run of a process;
+    ``stop`` ends it before a process forks (a session's template), and a child forked from a
+    process that had one starts its own (threads do not survive a fork)."""
+
+    def __init__(self):
+        self._after_fork()
+        if hasattr(os, "register_at_fork"):
+            os.register_at_fork(after_in_child=self._after_fork)
+
+    def _after_fork(self):
+        self.runs = set()
+        self.lock = threading.Lock()
+        self.wake = threading.Event()
+        self.thread = None
+        self.stopping = False
+
+    def add(self, rt):
+        with self.lock:
+            self.runs.add(rt)
+            if self.thread is None:
+                self.thread = threading.Thread(target=self._tick, daemon=True, name="program-ticker")
+                self.thread.start()
+        self.wake.set()
+
+    def discard(self, rt):
+        with self.lock:
+            self.runs.discard(rt)
+            if not self.runs:
+                self.wake.clear()
+
+    def stop(self):
+        """Ends the thread (no run may be active); the next run starts another."""
+        with self.lock:
+            thread, self.thread = self.thread, None
+            self.stopping = True
+            self.wake.set()
+        if thread is not None:
+            thread.join()
+        with self.lock:
+            self.stopping = False
+            self.wake.clear()
+
+    def _tick(self):
+        while True:
+            self.wake.wait()
+            if self.stopping:
+                return
+            time.sleep(TICK_S)
+            for rt in tuple(self.runs):
+                rt.check_at = 0
+
+
+
+
+_ticker = _Ticker()
+stop_ticker = _ticker.stop
+
+
 class Runtime:
     __slots__ = ("namespace", "active", "steps", "check_at", "step_limit", "deadline", "wall_time",
                  "cancel", "depth", "max_depth", "abort", "out", "out_bytes", "out_limit", "on_stdout",
                  "on_log", "logs", "bound", "bound_set", "limits", "elem_limit", "str_limit", "seq_limit",
                  "session_limit", "mem_next", "mem_cost", "rss_base", "bytes_base", "base_exact", "bytes_known",
-                 "handled", "started", "last_check", "rss_next", "text_budget", "debugger")
+                 "handled", "started", "rss_next", "text_budget", "debugger")
 
     def __init__(self, namespace):
         self.namespace = namespace
@@ -65,7 +133,6 @@ class Runtime:
         self.bytes_known = None   # the session's bytes as the last run ended (None: changed since)
         self.handled = []
         self.started = 0.0
-        self.last_check = 0.0
         self.rss_next = 0.0
         self.debugger = None      # the run's debugger.Debugger, in a debug run
         self.text_budget = None   # characters program __repr__/__str__ may still return to the host's
@@ -77,9 +144,8 @@ class Runtime:
         self.active = True
         self.steps = 0
         self.step_limit = int(limits.steps)
-        self.check_at = min(CHECK_EVERY, self.step_limit + 1)
+        self.check_at = self.step_limit + 1   # the ticker sets it to 0 when a check is due
         self.started = _monotonic()
-        self.last_check = self.started
         self.rss_next = self.started + RSS_EVERY_S   # resident memory is read below (rss_base): next in 20 ms
         self.wall_time = float(limits.wall_time_s)
         self.deadline = self.started + self.wall_time
@@ -118,6 +184,7 @@ class Runtime:
                 self.bytes_base = self.namespace_bytes()
         self.mem_cost = 0.0
         self.mem_next = self.started + 0.05
+        _ticker.add(self)
 
     def count_text(self, text):
         """A program ``__repr__``/``__str__`` returned ``text`` to host code printing a value
@@ -132,6 +199,7 @@ class Runtime:
 
     def end(self):
         self.active = False
+        _ticker.discard(self)
         self.text_budget = None
         abort = self.abort
         if abort is not None:   # its traceback would keep the failed run's frames (and tensors) alive
@@ -144,7 +212,8 @@ class Runtime:
 
     # ------------------------------------------------------------------ checks
     def check(self):
-        """Runs every CHECK_EVERY steps: step limit, deadline, cancellation, memory."""
+        """Runs when a statement finds ``check_at`` reached: at the step limit, at each tick
+        (``_Ticker``), after a large result: step limit, deadline, cancellation, memory."""
         if self.abort is not None:
             raise self.abort.again()
         steps = self.steps
@@ -156,11 +225,8 @@ class Runtime:
         cancel = self.cancel
         if cancel is not None and cancel.is_set():
             self.fail(Abort("Cancelled", "the run was cancelled"))
+        self.check_at = self.step_limit + 1
         self.check_memory(now)
-        # statements that take long (allocating, in BLAS) are checked one by one
-        interval = CHECK_EVERY if now - self.last_check < 0.002 else 1
-        self.last_check = now
-        self.check_at = min(steps + interval, self.step_limit + 1)
 
     def check_deadline(self, now):
         if now > self.deadline:
@@ -169,6 +235,7 @@ class Runtime:
 
     def fail(self, abort):
         self.abort = abort
+        self.check_at = 0   # every statement after it (a program's finally) raises it again
         raise abort
 
     def depth_abort(self):
@@ -182,7 +249,7 @@ class Runtime:
         """Session bytes: by the process's resident memory growth at every check (cheap,
         and it sees everything the run allocates), and exactly for what the session's
         variables hold, walked at most every 50 ms (more rarely when the walk is slow)."""
-        if now >= self.rss_next or self.check_at == 0:
+        if now >= self.rss_next:
             self.rss_next = now + RSS_EVERY_S
             rss = read_rss()
             if rss is not None and self.rss_base is not None:

@@ -138,3 +138,23 @@ def test_growth_that_is_not_garbage_still_fails_the_rss_check():
     finally:
         gc.enable()
     assert not out.ok and out.error.limit == "session_bytes"
+
+
+def _tickers():
+    import threading
+    return [t for t in threading.enumerate() if t.name == "program-ticker"]
+
+
+def test_the_ticker_that_checks_the_deadline_stops_and_starts_again():
+    """The deadline is checked by time (the runtime's ticker thread asks each run for a check): a
+    process stops the thread before it forks (a session's template), and its next run starts one."""
+    from gradserve.engine.program.runtime import stop_ticker
+    assert run("x = 1", Namespace()).ok
+    assert len(_tickers()) == 1
+    stop_ticker()
+    assert _tickers() == []
+    started = time.monotonic()
+    out = run("while True:\n    pass", Namespace(), Limits(wall_time_s=0.1, steps=10**12))
+    assert (out.error.type, out.error.limit) == ("LimitExceeded", "wall_time")
+    assert time.monotonic() - started < 2.0
+    assert len(_tickers()) == 1
