@@ -27,6 +27,7 @@ from ..device import device as _Device
 from ..tensor import Tensor, Size
 from . import allowlist, guards
 from .errors import PROGRAM_EXCEPTIONS, ProgramBaseException, exception_args, limit_abort
+from .generators import ProgramGenerator
 from .values import BoundMethod, Function, ProgramIterator
 
 __all__ = ["get_attr", "set_attr", "del_attr", "wrap", "ModuleView", "make_views", "is_program_class",
@@ -170,7 +171,7 @@ def _in_registries(d, name):
 
 # --------------------------------------------------------------------------- wrap
 _OK_TYPES = {_NoneType, bool, int, float, complex, str, bytes, range, slice, type(Ellipsis), object,
-             Tensor, Size, _DType, _Device, Function, BoundMethod, ProgramIterator,
+             Tensor, Size, _DType, _Device, Function, BoundMethod, ProgramIterator, ProgramGenerator,
              type({}.keys()), type({}.values()), type({}.items()),
              type(OrderedDict().keys()), type(OrderedDict().values()), type(OrderedDict().items())}
 _CONTAINERS = (list, tuple, dict, set, frozenset)
@@ -804,9 +805,14 @@ def _slice_get(obj, name):
     return getattr(obj, name)
 
 
+_STOP_VALUE = StopIteration.__dict__["value"].__get__   # the slot itself, past anything a class defines
+
+
 def _exception_get(obj, name):
     if name == "args":
         return exception_args(obj)
+    if name == "value" and isinstance(obj, StopIteration):   # what a generator returned (PEP 380)
+        return _STOP_VALUE(obj)
     raise _attr_error(obj, name)
 
 
@@ -903,6 +909,17 @@ def tensor_method_is_plain(name):
     return name in _TENSOR_ATTRS and name not in _TENSOR_SPECIAL
 
 
+_GENERATOR_METHODS = {"send": "send", "throw": "throw", "close": "program_close"}
+
+
+def _generator_get(g, name):
+    """A program generator's methods, and nothing else (no frame, no code: SPEC section 2)."""
+    method = _GENERATOR_METHODS.get(name)
+    if method is None:
+        raise _attr_error(g, name)
+    return getattr(g, method)
+
+
 def _policy_for(t):
     policy = None
     if "__gs_program__" in t.__dict__:
@@ -913,6 +930,8 @@ def _policy_for(t):
         policy = _view_get
     elif t is super:
         policy = _super_get
+    elif t is ProgramGenerator:
+        policy = _generator_get
     elif _has_marker(t):
         return _program_get   # program classes come and go: not cached
     elif issubclass(t, ProgramBaseException):

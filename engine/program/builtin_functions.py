@@ -13,6 +13,7 @@ from ..autograd.state import state
 from ..tensor import Tensor
 from . import access, decorators, guards, operators
 from .errors import PROGRAM_EXCEPTIONS, ProgramBaseException, exception_args, limit_abort, without_addresses
+from .generators import ProgramGenerator
 from .values import BoundMethod, Function, ProgramIterator
 
 __all__ = ["Builtins", "make_builtins", "materialize", "repr_size_check", "text", "program_text", "SUPER",
@@ -22,7 +23,7 @@ _TypeError = PROGRAM_EXCEPTIONS["TypeError"]
 _VIEWS = (type({}.keys()), type({}.values()), type({}.items()), type(OrderedDict().keys()),
           type(OrderedDict().values()), type(OrderedDict().items()))
 _SIZED = (list, tuple, str, dict, set, frozenset, range) + _VIEWS
-_PLAIN_ITER = frozenset((list, tuple, str, dict, set, frozenset, range, ProgramIterator) + _VIEWS)
+_PLAIN_ITER = frozenset((list, tuple, str, dict, set, frozenset, range, ProgramIterator, ProgramGenerator) + _VIEWS)
 _current = None   # the running session's Builtins (for helpers called from operators)
 
 # names Python has that programs do not, with a clearer NameError
@@ -604,8 +605,8 @@ class Builtins:
         if sentinel:
             return self._call_until(value, *sentinel)
         it = self.iterate(value)
-        if type(it) is ProgramIterator:
-            return it
+        if type(it) is ProgramIterator or type(it) is ProgramGenerator:
+            return it   # iter(g) is g
         return ProgramIterator(it, self.rt)
 
     def _call_until(self, fn, sentinel, *more):
@@ -626,13 +627,15 @@ class Builtins:
         return ProgramIterator(calls(), self.rt)
 
     def b_next(self, it, *default):
-        if type(it) is not ProgramIterator:
+        if type(it) is not ProgramIterator and type(it) is not ProgramGenerator:
             raise _TypeError(f"'{type(it).__name__}' object is not an iterator")
         try:
             return next(it)
-        except StopIteration:
+        except StopIteration as e:
             if default:
                 return default[0]
+            if type(it) is ProgramGenerator:
+                raise PROGRAM_EXCEPTIONS["StopIteration"](*e.args) from None   # what the generator returned
             raise PROGRAM_EXCEPTIONS["StopIteration"]() from None
 
     def b_pow(self, base, exp, mod=None):

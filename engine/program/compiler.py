@@ -16,7 +16,7 @@ import operator
 
 from ..autograd.state import state
 from ..tensor import Tensor
-from . import access, guards, imports, operators
+from . import access, generators, guards, imports, operators
 from .access import CLASS_DUNDERS, ModuleView, get_attr, set_attr, del_attr
 from .builtin_functions import _GRAD_MODES, SUPER, UNAVAILABLE, repr_size_check, text
 from .errors import Abort, PROGRAM_EXCEPTIONS, ProgramBaseException, locate, meta
@@ -31,8 +31,7 @@ _LARGE = 1 << 20   # elements of a result past which memory is checked at the ne
 
 _UNSUPPORTED = {
     ast.AsyncFunctionDef: "async functions", ast.AsyncFor: "async for", ast.AsyncWith: "async with",
-    ast.Await: "await", ast.Yield: "yield (generator functions)", ast.YieldFrom: "yield from",
-    ast.Match: "match statements",
+    ast.Await: "await", ast.Match: "match statements",
 }
 if hasattr(ast, "TryStar"):
     _UNSUPPORTED[ast.TryStar] = "except*"
@@ -1000,8 +999,9 @@ class Compiler:
         try:
             if is_lambda:
                 body = self._located(self.expr(body_nodes), body_nodes)
+            elif generators.has_yield(body_nodes):
+                body = generators.function_body(self, body_nodes)   # a generator function (generators.py)
             else:
-                _check_no_yield(body_nodes)
                 body = self.block(body_nodes)
         finally:
             self.scope, self.fname, self.loops = saved
@@ -1029,6 +1029,13 @@ class Compiler:
                 f = call(d, [f], None)
             store(fr, f)
         return self._shell(node, define)
+
+    def e_Yield(self, node):
+        # a yield the generator mode did not compile (generators.py): outside a function, in a
+        # lambda or a comprehension
+        raise CompileError(generators.misplaced_yield(self, node), node)
+
+    e_YieldFrom = e_Yield
 
     def e_Lambda(self, node):
         return self._function(node, "<lambda>", node.body, True)
@@ -1950,17 +1957,6 @@ def _check_base(b):
         return
     raise _P["TypeError"](f"programs can define classes deriving from nn.Module, an optimizer, an exception "
                           f"class, object or their own classes, not {b.__name__}")
-
-
-def _check_no_yield(body):
-    stack = list(body)
-    while stack:
-        n = stack.pop()
-        if type(n) in (ast.Yield, ast.YieldFrom, ast.Await):
-            raise CompileError("generator functions (yield) are not supported in programs", n)
-        if type(n) in (ast.FunctionDef, ast.Lambda, ast.ClassDef, ast.AsyncFunctionDef):
-            continue
-        stack.extend(ast.iter_child_nodes(n))
 
 
 def _seq_abort(n, limit):

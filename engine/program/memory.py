@@ -30,6 +30,7 @@ from ..autograd.function import Node, SavedOutput, _RemovableHandle
 from ..tensor import Tensor
 from .access import _ITERATOR_TYPES
 from .errors import exception_args
+from .generators import ProgramGenerator
 from .values import BoundMethod, Function, ProgramIterator
 
 __all__ = ["tensor_bytes", "module_tensors", "read_rss", "read_statm", "held_at_most"]
@@ -73,7 +74,7 @@ def _array_bytes(a, seen_arrays):
 
 
 (_DICT, _TENSOR, _SEQUENCE, _NODE, _FUNCTION, _BOUND, _DICT_LIKE, _CLASS, _EXCEPTION, _OBJECT, _PROGRAM_ITERATOR,
- _HOST_ITERATOR, _WRAPPER, _HANDLE, _ARRAY, _SEQUENCE_SUBCLASS, _PARTIAL) = range(17)
+ _HOST_ITERATOR, _WRAPPER, _HANDLE, _ARRAY, _SEQUENCE_SUBCLASS, _PARTIAL, _PROGRAM_GENERATOR) = range(18)
 _WALK_KINDS = {}   # type -> how the walk reads its objects (host types only: program classes come and go)
 
 _HEAP_TYPE = 1 << 9   # Py_TPFLAGS_HEAPTYPE: a class defined in Python (not a C type)
@@ -104,6 +105,8 @@ def _walk_kind(t):
         kind = _BOUND
     elif t is ProgramIterator:
         kind = _PROGRAM_ITERATOR
+    elif t is ProgramGenerator:
+        kind = _PROGRAM_GENERATOR
     elif issubclass(t, _ndarray):
         kind = _ARRAY   # an engine object's own array (an op's index kept for backward)
     elif t in _HOST_ITERATORS or (hasattr(t, "__next__") and not t.__flags__ & _HEAP_TYPE):
@@ -304,6 +307,14 @@ def tensor_bytes(roots):
             push(v.obj)
         elif kind == _PROGRAM_ITERATOR:
             push(v.it)
+        elif kind == _PROGRAM_GENERATOR:
+            # a suspended generator: its frame (variables, temporaries, closed-over scopes), the host
+            # generators its body runs as (the iterators its loops hold, what it delegates to) and
+            # the exceptions its handlers were handling
+            push(v._frame)
+            push(v._gen)
+            if v._handled:
+                extend(v._handled)
         elif kind == _HOST_ITERATOR:
             extend(gc.get_referents(v))
         elif kind == _WRAPPER:

@@ -8,6 +8,7 @@ import types as _types
 
 import numpy as _np
 
+from ..generators import ProgramGenerator
 from ..values import BoundMethod, Function, ProgramIterator
 from . import step
 
@@ -109,6 +110,8 @@ def _deep(x, memo, depth):
         return BoundMethod(x.fn, _deep(x.obj, memo, depth + 1))
     if t is ProgramIterator:
         raise TypeError("cannot copy an iterator")
+    if t is ProgramGenerator:
+        raise TypeError("cannot pickle 'generator' object")
     return _deep_object(x, memo, depth)
 
 
