@@ -21,6 +21,9 @@ def _mode_of(ctx):
 
 
 def _wrap_body(body, mode):
+    if getattr(body, "makes_generator", False):
+        from .generators import under_grad_mode
+        return under_grad_mode(body, mode) if mode is not None else body
     if type(body) is tuple:
         def run(frame):
             saved = state.grad_enabled

@@ -63,7 +63,7 @@ class _Carry(BaseException):
 
 class ProgramGenerator:
     """What calling a generator function returns (``generator`` to the program)."""
-    __slots__ = ("_gen", "_frame", "_rt", "_name", "_handled")
+    __slots__ = ("_gen", "_frame", "_rt", "_name", "_handled", "_mode")
 
     def __init__(self, gen, frame, rt, name):
         self._gen = gen
@@ -71,6 +71,7 @@ class ProgramGenerator:
         self._rt = rt
         self._name = name
         self._handled = None   # the exceptions its handlers were handling when it last yielded
+        self._mode = None      # grad mode each resumption runs under (@torch.no_grad() on the function)
 
     # ------------------------------------------------------------------ host protocol (the interpreter's)
     def __iter__(self):
@@ -128,6 +129,10 @@ class ProgramGenerator:
             handled.extend(self._handled)
             self._handled = None
         line = state.line
+        mode = self._mode
+        if mode is not None:
+            grad_enabled = state.grad_enabled
+            state.grad_enabled = mode
         rt.depth += 1
         try:
             if exc is None:
@@ -141,6 +146,8 @@ class ProgramGenerator:
             raise
         finally:
             rt.depth -= 1
+            if mode is not None:
+                state.grad_enabled = grad_enabled
             if len(handled) > n:   # suspended in a handler: what it handles is its own, not the caller's
                 self._handled = handled[n:]
                 del handled[n:]
@@ -235,7 +242,19 @@ def function_body(c, stmts):
     def make(frame):
         gf = GenFrame(frame.vars, frame.cells, frame.fn, frame.cls)
         return ProgramGenerator(driver(gf), gf, rt, name)
+    make.makes_generator = True
     return make
+
+
+def under_grad_mode(make, mode):
+    """A generator function's body decorated with a grad mode (``@torch.no_grad()``): as PyTorch's
+    decorator does for generator functions, every resumption runs under the mode, not only the call."""
+    def make_under(frame):
+        g = make(frame)
+        g._mode = mode
+        return g
+    make_under.makes_generator = True
+    return make_under
 
 
 def _raised_stop(e):

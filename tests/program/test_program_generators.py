@@ -442,6 +442,32 @@ SAME_AS_PYTHON = {
                         gens.remove(g)
         print(list(interleave(evens(5), "xy", range(100, 103))))
     """,
+    "already_executing": """
+        def selfish():
+            yield next(me)
+        me = selfish()
+        try:
+            next(me)
+        except ValueError as e:
+            print("ValueError", e)
+        def sends_to_itself():
+            yield me2.send(1)
+        me2 = sends_to_itself()
+        try:
+            next(me2)
+        except ValueError as e:
+            print("ValueError", e)
+    """,
+    "augmented_and_annotated_yields": """
+        def acc():
+            total = 0
+            while True:
+                total += yield total
+                n: int = yield "annotated"
+                print("n", n)
+        a = acc()
+        print(next(a), a.send(5), a.send(7), a.send(2), a.send(0))
+    """,
 }
 
 
@@ -730,3 +756,29 @@ def test_grad_mode_set_by_an_abandoned_generator_is_restored():
         print(torch.is_grad_enabled())
     """)
     assert out.stdout == "False\nTrue\n"
+
+
+def test_a_grad_mode_decorator_applies_to_every_resumption():
+    """PyTorch's @torch.no_grad() on a generator function runs each step of the generator under it
+    (and leaves the caller's mode alone between steps)."""
+    out = _ok("""
+        import torch
+        @torch.no_grad()
+        def gen(x):
+            yield torch.is_grad_enabled()
+            yield (x * 2).requires_grad
+        x = torch.ones(2, requires_grad=True)
+        g = gen(x)
+        print(torch.is_grad_enabled(), next(g), torch.is_grad_enabled(), next(g), torch.is_grad_enabled())
+        @torch.enable_grad()
+        def gen2():
+            yield torch.is_grad_enabled()
+        with torch.no_grad():
+            print(list(gen2()), torch.is_grad_enabled())
+        class M:
+            @torch.no_grad()
+            def __iter__(self):
+                yield torch.is_grad_enabled()
+        print(list(M()), torch.is_grad_enabled())
+    """)
+    assert out.stdout == "True False True False True\n[True] False\n[False] True\n"
