@@ -309,8 +309,10 @@ class _GeneratorMode:
         if handler is None:
             raise CompileError(f"yield inside {type(node).__name__.lower()} statements is not supported in "
                                f"programs", node)
-        inner = handler(self, node)
-        stmt = self._shell(node, inner)
+        if _plain_yield(node, self.holds):
+            stmt = self._yield_statement(node)   # ``yield x`` / ``y = yield x``: one generator, no chain
+        else:
+            stmt = self._shell(node, handler(self, node))
         if self.c.debug_lines is not None:
             stmt = self._debug(node, stmt)
         return stmt, True
@@ -341,6 +343,33 @@ class _GeneratorMode:
             except Abort as e:
                 raise locate(e, line, col, fn)
         return statement
+
+    def _yield_statement(self, node):
+        """``yield x`` or ``target = yield x`` (x without a yield): the statement's step, line and error
+        location and the yield itself in one host generator (a batching loop's one yield per item)."""
+        rt, st, fn = self.rt, state, self.fname
+        line, col = self._pos(node)
+        y = node.value
+        value = self.c.expr(y.value) if y.value is not None else None
+        store = self.c.target(node.targets[0]) if type(node) is ast.Assign else None
+
+        def yield_statement(fr):
+            rt.steps += 1
+            if rt.steps >= rt.check_at:
+                rt.check()
+            st.line = line
+            try:
+                sent = yield (value(fr) if value is not None else None)
+                st.line = line
+                if store is not None:
+                    store(fr, sent)
+            except StopIteration as e:
+                raise _Carry(locate(e, line, col, fn)) from None
+            except Exception as e:
+                raise locate(e, line, col, fn) from None
+            except Abort as e:
+                raise locate(e, line, col, fn)
+        return yield_statement
 
     def _debug(self, node, inner):
         rt, fn = self.rt, self.fname
@@ -770,6 +799,18 @@ class _GeneratorMode:
             except StopIteration as e:
                 raise _Carry(e) from None
         return chain
+
+
+def _plain_yield(node, holds):
+    """Whether statement ``node`` is ``yield x`` or ``target = yield x`` with no other yield in it."""
+    t = type(node)
+    if t is ast.Expr:
+        y = node.value
+    elif t is ast.Assign and len(node.targets) == 1 and not holds(node.targets[0]):
+        y = node.value
+    else:
+        return False
+    return type(y) is ast.Yield and not holds(y.value)
 
 
 def _leave_handler(rt, delete, fr):
