@@ -350,6 +350,17 @@ SAME_AS_PYTHON = {
                 for k in self.kids:
                     yield from k.walk()
         print(list(Node(1, [Node(2, [Node(3)]), Node(4)]).walk()))
+        class Base:
+            def __iter__(self):
+                yield 1
+                yield 2
+        class Child(Base):
+            def __iter__(self):
+                yield 0
+                yield from super().__iter__()
+                for v in super().__iter__():
+                    yield v * 10
+        print(list(Child()))
     """,
     "handled_exception_is_its_own": """
         def g():
@@ -678,12 +689,13 @@ for v in g(2):
 
 
 def test_a_breakpoint_inside_a_generator_pauses_there():
-    script = Script([{"command": "eval", "expression": "x + 1"}, {"command": "continue"}])
+    script = Script([{"command": "eval", "expr": "i + n"}, {"command": "continue"}])
     out = run(GEN_DEBUG, Namespace(), debugger=Debugger(script.wait, script.emit, breakpoints=[{"line": 3}]))
     assert out.ok, out.error.to_dict()
     pauses = script.pauses
     assert [(p["line"], p["stack"][-1]["function"]) for p in pauses] == [(3, "g"), (3, "g")]
     assert [f["function"] for f in pauses[0]["stack"]] == ["<module>", "g"]
+    assert script.answers[0]["value"]["value"] == 2   # i + n evaluated in the generator's frame
 
 
 def test_a_breakpoint_on_a_yield_line_and_stepping_through_a_generator():
