@@ -411,6 +411,18 @@ SAME_AS_PYTHON = {
         except ValueError as e:
             print("ValueError", e)
     """,
+    "inspect": """
+        import inspect
+        def g():
+            yield 1
+        def f():
+            return 1
+        class C:
+            def __iter__(self):
+                yield 1
+        print(inspect.isgeneratorfunction(g), inspect.isgeneratorfunction(f), inspect.isgeneratorfunction(C().__iter__))
+        print(inspect.isgenerator(g()), inspect.isgenerator(f()), inspect.isgenerator([]))
+    """,
     "generator_repr_and_errors": """
         def g():
             yield 1
@@ -556,6 +568,13 @@ def _python_lines(source):
 
 
 # --------------------------------------------------------------------------- limits
+def test_an_endless_generator_meets_the_wall_time_limit():
+    e = _err("def forever():\n    while True:\n        yield 1\nfor x in forever():\n    pass\n",
+             limits=Limits(steps=10 ** 12, wall_time_s=0.3))
+    assert e.type == "LimitExceeded" and e.limit == "wall_time"
+    assert [f["function"] for f in e.to_dict()["traceback"]] == ["<module>", "forever"]
+
+
 def test_an_endless_generator_in_an_endless_loop_meets_the_step_limit():
     e = _err("""
         def forever():

@@ -212,11 +212,16 @@ def iscoroutinefunction(obj):
 
 
 def isgeneratorfunction(obj):
-    return False
+    """A program function (or method) whose body holds a yield."""
+    if type(obj) is BoundMethod:
+        obj = obj.fn
+    return type(obj) is Function and getattr(obj.body, "makes_generator", False)
 
 
 def isgenerator(obj):
-    return False
+    """A program generator (a generator expression is an iterator of the interpreter's: False)."""
+    from ..generators import ProgramGenerator
+    return type(obj) is ProgramGenerator
 
 
 def getdoc(obj):
