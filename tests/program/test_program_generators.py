@@ -572,7 +572,7 @@ def test_an_endless_generator_meets_the_wall_time_limit():
     e = _err("def forever():\n    while True:\n        yield 1\nfor x in forever():\n    pass\n",
              limits=Limits(steps=10 ** 12, wall_time_s=0.3))
     assert e.type == "LimitExceeded" and e.limit == "wall_time"
-    assert [f["function"] for f in e.to_dict()["traceback"]] == ["<module>", "forever"]
+    assert e.line in (2, 3, 4, 5)   # in the generator or in the loop over it, wherever the clock struck
 
 
 def test_an_endless_generator_in_an_endless_loop_meets_the_step_limit():
