@@ -674,7 +674,8 @@ def test_host_code_cannot_run_a_generator_outside_a_run():
     # an operand evaluated before a yield inside an expression
     "def g():\n    x = [torch.zeros(1000000), (yield 1)]\nit = g()\nnext(it)\n",
     # a generator it delegates to
-    "def inner():\n    t = torch.zeros(1000000)\n    yield 1\ndef outer():\n    yield from inner()\nit = outer()\nnext(it)\n",
+    "def inner():\n    t = torch.zeros(1000000)\n    yield 1\ndef outer():\n    yield from inner()\n"
+    "it = outer()\nnext(it)\n",
     # a method generator holding its object
     "class Holder:\n    def __init__(self):\n        self.t = torch.zeros(1000000)\n    def __iter__(self):\n"
     "        yield 1\nit = iter(Holder())\nnext(it)\n",
@@ -813,3 +814,24 @@ def test_a_grad_mode_decorator_applies_to_every_resumption():
         print(list(M()), torch.is_grad_enabled())
     """)
     assert out.stdout == "True False True False True\n[True] False\n[False] True\n"
+
+
+def test_engine_functions_take_program_generators():
+    """nn.ModuleList, nn.Sequential(*g), an optimizer's params and ModuleList.extend read a program
+    generator through the interpreter (each item a resumption)."""
+    out = _ok("""
+        import torch
+        import torch.nn as nn
+        def layers(n):
+            for i in range(n):
+                yield nn.Linear(2, 2)
+        ml = nn.ModuleList(layers(3))
+        seq = nn.Sequential(*layers(2))
+        def params(m):
+            for p in m.parameters():
+                yield p
+        opt = torch.optim.SGD(params(seq), lr=0.1)
+        ml.extend(layers(2))
+        print(len(ml), len(seq), len(opt.param_groups[0]["params"]))
+    """)
+    assert out.stdout == "5 2 4\n"
