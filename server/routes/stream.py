@@ -85,7 +85,7 @@ async def stream(websocket: WebSocket, session_id: str):
                 if charge is not None:
                     charge.release()
             token = first.get("token") if isinstance(first, dict) else None
-        except (asyncio.TimeoutError, ValueError, KeyError, WebSocketDisconnect):
+        except (asyncio.TimeoutError, ValueError, RecursionError, KeyError, WebSocketDisconnect):
             token = None
         if not isinstance(token, str):
             return await _refuse(websocket, 4401, "Unauthorized", "send the session token as ?token= or in the "
@@ -199,7 +199,8 @@ class Connection:
         else:
             try:
                 message = json.loads(text)
-            except ValueError:
+            except (ValueError, RecursionError):  # RecursionError (nested too deeply) is a RuntimeError, which
+                # serve() takes for a closed socket: it would drop the connection without a word
                 self._notice("ValidationError", "messages must be JSON objects")
                 return charge
         text = None

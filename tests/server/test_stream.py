@@ -162,6 +162,31 @@ def test_malformed_messages_answer_error_events(live_server, session):
         assert _events_until_end(ws, "ok")[-1]["type"] == "result"
 
 
+
+@pytest.mark.parametrize("message", [
+    "[" * 5000 + "]" * 5000,                                                              # JSON nested 5000 deep
+    '{"type": "run", "id": "a", "program": "y = x", "inputs": {"x": ' + "[" * 3000 + "]" * 3000 + "}}",
+])
+def test_deeply_nested_message_answers_an_error_event_and_the_connection_stays(live_server, session, message):
+    """json.loads raises RecursionError (a RuntimeError) past ~1000 levels: it used to end the connection
+    with no close frame and no event (attack5, F2)."""
+    with connect(_url(live_server, session)) as ws:
+        ws.send(message)
+        event = json.loads(ws.recv(timeout=10))
+        assert event["type"] == "error" and event["error"]["type"] == "ValidationError"
+        ws.send(json.dumps({"type": "run", "id": "after", "program": "a = torch.ones(1)"}))
+        assert _events_until_end(ws, "after")[-1]["type"] == "result"
+
+
+def test_deeply_nested_first_message_is_refused_with_4401(live_server, session):
+    with connect(_url(live_server, session, token=False)) as ws:
+        ws.send("[" * 5000 + "]" * 5000)
+        event = json.loads(ws.recv(timeout=10))
+        assert event["error"]["type"] == "Unauthorized"
+        with pytest.raises(ConnectionClosed) as closed:
+            ws.recv(timeout=10)
+        assert closed.value.rcvd.code == 4401
+
 BIG = """
 x = torch.ones(4, requires_grad=True)
 acc = x
