@@ -7,6 +7,7 @@ Those that loop over a program's data (``sum``, ``sorted``, ``list``, ``min``,
 ``getattr``/``hasattr``/``setattr`` go through the attribute gate.
 """
 import math
+import operator
 from collections import OrderedDict
 
 from ..autograd.state import state
@@ -752,6 +753,19 @@ def b_issubclass(cls, classinfo):
     return issubclass(cls, classinfo)
 
 
+def b_round(number, ndigits=None):
+    """round(number, ndigits=None); for an int and a negative ndigits, int.__round__ builds
+    10 ** -ndigits in one C call first (round(10**1000, -10**9) would run for minutes): past the
+    number's own digits the answer is 0 without it."""
+    if ndigits is None:
+        return round(number)
+    if isinstance(number, int):
+        ndigits = operator.index(ndigits)
+        if -ndigits > number.bit_length() * 31 // 100 + 2:  # 10 ** -ndigits > 10 * abs(number)
+            return 0
+    return round(number, ndigits)
+
+
 def _b_type(*args, **kwargs):
     """``type(x)``: the class of ``x`` (one a program may hold); ``type`` as a class factory is not
     available in programs."""
@@ -761,6 +775,8 @@ def _b_type(*args, **kwargs):
 
 
 _HOST["isinstance"] = b_isinstance
+_HOST["round"] = b_round
+b_round.__name__ = b_round.__qualname__ = "round"  # (as programs see it: "round() takes ...")
 _HOST["type"] = type
 _HOST["issubclass"] = b_issubclass
 

@@ -1,0 +1,75 @@
+"""Hostile programs found by the attack5 pass against a live server (tests/hostile_attack5_log.md).
+
+Each used to end the attacker's session process (410 Gone on the server) or run far past its
+limits inside one C call; now each ends in a clear ProgramError or the right answer, quickly, and
+the session works afterwards.
+"""
+import time
+
+import pytest
+
+from gradserve.engine.program import Limits, Namespace, run
+
+LIMITS = Limits(wall_time_s=20.0)
+
+
+def _run(source, ns=None, seconds=10):
+    """(outcome, namespace) of ``source`` in a fresh session, which still works afterwards."""
+    ns = Namespace() if ns is None else ns
+    started = time.monotonic()
+    out = run(source, ns, LIMITS)
+    assert time.monotonic() - started < seconds
+    after = run("probe = 1 + 1", ns, LIMITS)
+    assert after.ok and ns.get("probe") == 2, after.error
+    return out, ns
+
+
+# ------------------------------------------------------------------ F4: round(int, -huge)
+def test_round_of_an_int_to_a_large_negative_ndigits_answers_zero_at_once():
+    """int.__round__ computes 10 ** -ndigits first, in one C call the wall-time limit cannot stop:
+    about 10 s for -10**7 (this test's own bound is 3 s)."""
+    out, ns = _run("a = round(10**1000, -10**7)\nb = round(-7, -10**7)\nc = round(True, -10**7)", seconds=3)
+    assert out.ok, out.error
+    assert [ns.get(n) for n in "abc"] == [0, 0, 0]
+    assert all(type(ns.get(n)) is int for n in "abc")
+
+
+@pytest.mark.timeout(60)
+def test_round_to_ndigits_minus_a_billion_does_not_kill_the_session():
+    """On the server, round(10**1000, -10**9) passed the wall time and the session's process was killed
+    (408, then 410 Gone)."""
+    out, ns = _run("a = round(10**1000, -10**9)\nb = round(3, -10**18)", seconds=3)
+    assert out.ok, out.error
+    assert ns.get("a") == 0 and ns.get("b") == 0
+
+
+@pytest.mark.parametrize("expr, expected", [
+    ('round(5, -1)', 0),
+    ('round(6, -1)', 10),
+    ('round(15, -1)', 20),
+    ('round(25, -1)', 20),
+    ('round(123456, -3)', 123000),
+    ('round(-987, -2)', -1000),
+    ('round(7, 2)', 7),
+    ('round(2.675, 2)', 2.67),
+    ('round(3.7)', 4),
+    ('round(-2.5)', -2),
+    ('round(10**30, -29)', 1000000000000000000000000000000),
+    ('round(5 * 10**29, -30)', 0),
+    ('round(15 * 10**29, -30)', 2000000000000000000000000000000),
+    ('round(7, None)', 7),
+    ('round(1.5, ndigits=None)', 2),
+    ('round(9, -1) + round(94, -1)', 100),
+    ("round(2**65535 - 1, -19729)", 0),
+    ("round(2**65535 - 1, -19728) > 0", True),     # 2**65535 is about 1.0e19728: the last nonzero ndigits
+])
+def test_round_answers_as_python_does(expr, expected):
+    out, ns = _run(f"r = {expr}")
+    assert out.ok, out.error
+    assert ns.get("r") == expected and type(ns.get("r")) is type(expected)
+
+
+def test_round_with_a_non_integer_ndigits_is_a_type_error():
+    out, _ = _run("r = round(10**100, 1.5)")
+    assert not out.ok and out.error.type == "TypeError"
+
