@@ -246,6 +246,12 @@ def materialize(iterable):
     return _current.materialize(iterable)
 
 
+# log() events go to every watcher: names are bounded as the values are (runtime cuts a string value to 1000
+# characters), so one event stays small however a program builds its metrics
+MAX_LOG_METRICS = 64
+MAX_LOG_NAME = 256
+
+
 def _current_builtins():
     return _current
 
@@ -490,9 +496,15 @@ class Builtins:
                 metrics = merged
             else:
                 raise _TypeError("log() takes keyword arguments: log(step=i, loss=loss)")
+        if len(metrics) > MAX_LOG_METRICS:
+            raise PROGRAM_EXCEPTIONS["ValueError"](f"log() takes at most {MAX_LOG_METRICS} metrics in one call, "
+                                                   f"not {len(metrics)}")
         for key in metrics:
             if type(key) is not str:
                 raise _TypeError("log() metric names must be strings")
+            if len(key) > MAX_LOG_NAME:  # (values are cut to 1000 characters; a name is the event's own size)
+                raise PROGRAM_EXCEPTIONS["ValueError"](f"log() metric names are at most {MAX_LOG_NAME} characters, "
+                                                       f"not {len(key)}")
         self.rt.log(metrics)
 
     # ------------------------------------------------------------------ loops over data

@@ -73,3 +73,28 @@ def test_round_with_a_non_integer_ndigits_is_a_type_error():
     out, _ = _run("r = round(10**100, 1.5)")
     assert not out.ok and out.error.type == "TypeError"
 
+
+# ------------------------------------------------------------------ F3: log() metric names
+def test_log_metric_names_are_bounded():
+    """Values were cut to 1000 characters but names were not: one log() of 300 names of 10**6 characters
+    was a 300 MB event on every watcher's stream (the API process grew by 850 MB)."""
+    out, _ = _run("ks = {('k' * 1000000 + str(j)): 1 for j in range(3)}\nlog(**ks)")
+    assert not out.ok and out.error.type == "ValueError" and "at most 256 characters" in out.error.message
+    assert out.error.line == 2
+    out, _ = _run("log({'n' * 257: 1.0})")
+    assert not out.ok and out.error.type == "ValueError"
+
+
+def test_log_takes_at_most_64_metrics_in_one_call():
+    out, _ = _run("log(**{'m%d' % j: j for j in range(65)})")
+    assert not out.ok and out.error.type == "ValueError" and "at most 64 metrics" in out.error.message
+
+
+def test_log_within_the_bounds_still_streams_every_metric():
+    events = []
+    ns = Namespace()
+    out = run("log(**{'m%d' % j: j for j in range(63)}, step=1)\nlog({'n' * 256: 2.5}, loss=torch.tensor(0.5))",
+              ns, LIMITS, on_log=events.append)
+    assert out.ok, out.error
+    assert len(events) == 2 and len(events[0]) == 64 and events[0]["m62"] == 62 and events[0]["step"] == 1
+    assert events[1] == {"n" * 256: 2.5, "loss": 0.5}
