@@ -45,6 +45,9 @@ _TENSOR_BINARY = {"Add": operator.add, "Sub": operator.sub, "Mult": operator.mul
                   "FloorDiv": operator.floordiv, "Mod": operator.mod, "Pow": operator.pow}
 _TENSOR_DUNDER = {"Add": "__add__", "Sub": "__sub__", "Mult": "__mul__", "Div": "__truediv__",
                   "FloorDiv": "__floordiv__", "Mod": "__mod__", "Pow": "__pow__"}
+# callees a call site does not call in place: program functions and methods (invoked), and what the
+# gate's call intercepts (classes, grad modes); everything else is a host callable called directly
+_NOT_IN_PLACE = frozenset((Function, BoundMethod, type)) | _GRAD_MODES
 _SCALARS = frozenset((int, float))   # a number operand (not bool: True + t promotes as a bool tensor)
 _NUMERIC_COMPARE = {"Eq": operator.eq, "NotEq": operator.ne, "Lt": operator.lt, "LtE": operator.le,
                     "Gt": operator.gt, "GtE": operator.ge}
@@ -418,6 +421,7 @@ class Compiler:
                 except Abort as e:
                     raise locate(e, line, col, fn)
             statement.counted_by_loop = True
+            statement.simple = (None, value, line, col)   # a loop of such statements runs them in place
             return statement
 
         def statement(fr):
@@ -476,6 +480,7 @@ class Compiler:
                     except Abort as e:
                         raise locate(e, line, col, fn)
                 statement.counted_by_loop = True
+                statement.simple = (name, value, line, col)
                 return statement
             if kind[0] == "local":
                 def statement(fr):
@@ -814,6 +819,8 @@ class Compiler:
         single = body[0] if len(body) == 1 else None
         local = (node.target.id if type(node.target) is ast.Name and self.scope.resolve(node.target.id)[0] == "local"
                  else None)   # for i in ...: the loop variable stored here, not through a closure
+        if local is not None and all(hasattr(s, "simple") for s in body):
+            return self._shell(node, self._simple_for(seq, local, [s.simple for s in body], per_pass, orelse))
 
         def for_(fr):
             names = fr.vars
@@ -847,6 +854,43 @@ class Compiler:
                     return r
             return None
         return self._shell(node, for_)
+
+    def _simple_for(self, seq, local, simple, per_pass, orelse):
+        """``for name in ...:`` over a body of simple statements only (an expression, an assignment to
+        a local name), as a loop over time steps mostly is: each statement runs here in place, as its
+        own closure would run it (check, line, errors located at its line), without a call of its own."""
+        rt = self.rt
+        st = state
+        fn = self.fname
+        iterate = self.bt.iterate
+        simple = tuple(simple)
+
+        def for_(fr):
+            names = fr.vars
+            for item in iterate(seq(fr)):
+                rt.steps += per_pass
+                if rt.steps >= rt.check_at:
+                    rt.check()
+                names[local] = item
+                for name, value, line, col in simple:
+                    if not rt.check_at:   # a tick, or a large result, since the pass began
+                        rt.check()
+                    st.line = line
+                    try:
+                        if name is None:
+                            value(fr)
+                        else:
+                            names[name] = value(fr)
+                    except Exception as e:
+                        raise locate(e, line, col, fn) from None
+                    except Abort as e:
+                        raise locate(e, line, col, fn)
+            for s in orelse:
+                r = s(fr)
+                if r is not None:
+                    return r
+            return None
+        return for_
 
     def s_Raise(self, node):
         rt = self.rt
@@ -1452,6 +1496,7 @@ class Compiler:
         host = self.bt.call
         result = self.bt.result
         rt = self.rt
+        not_in_place = _NOT_IN_PLACE
         if not starred and not kws:
             closures = [c for c, _ in args]
             n = len(closures)
@@ -1467,17 +1512,17 @@ class Compiler:
                     try:
                         x = a0(fr)
                         st.line = line
-                        tf = type(f)
-                        if tf is Function:
-                            r = f.invoke([x], None)
-                        elif tf is BoundMethod:
-                            r = f.fn.invoke([f.obj, x], None)
-                        elif tf is type or tf in _GRAD_MODES:
-                            r = host(f, [x], None)
+                        if type(f) in not_in_place:
+                            tf = type(f)
+                            if tf is Function:
+                                r = f.invoke([x], None)
+                            elif tf is BoundMethod:
+                                r = f.fn.invoke([f.obj, x], None)
+                            else:
+                                r = host(f, [x], None)
                         else:
                             r = f(x)
-                            if type(r) is not Tensor or (rt.elem_limit is not None
-                                                         and r._data.size > rt.elem_limit):
+                            if type(r) is not Tensor or r._data.size > rt.elem_limit:
                                 r = result(r)
                         st.line = line
                         return r
@@ -1495,17 +1540,17 @@ class Compiler:
                         x = a0(fr)
                         y = a1(fr)
                         st.line = line
-                        tf = type(f)
-                        if tf is Function:
-                            r = f.invoke([x, y], None)
-                        elif tf is BoundMethod:
-                            r = f.fn.invoke([f.obj, x, y], None)
-                        elif tf is type or tf in _GRAD_MODES:
-                            r = host(f, [x, y], None)
+                        if type(f) in not_in_place:
+                            tf = type(f)
+                            if tf is Function:
+                                r = f.invoke([x, y], None)
+                            elif tf is BoundMethod:
+                                r = f.fn.invoke([f.obj, x, y], None)
+                            else:
+                                r = host(f, [x, y], None)
                         else:
                             r = f(x, y)
-                            if type(r) is not Tensor or (rt.elem_limit is not None
-                                                         and r._data.size > rt.elem_limit):
+                            if type(r) is not Tensor or r._data.size > rt.elem_limit:
                                 r = result(r)
                         st.line = line
                         return r
@@ -1640,7 +1685,7 @@ class Compiler:
                     r = host(f, a, kw)
                 else:   # Builtins.call in place, as in e_Call's call1
                     r = f(*a, **kw) if kw else f(*a)
-                    if type(r) is not Tensor or (rt.elem_limit is not None and r._data.size > rt.elem_limit):
+                    if type(r) is not Tensor or r._data.size > rt.elem_limit:
                         r = result(r)
                 st.line = line
                 return r
@@ -1665,7 +1710,7 @@ class Compiler:
         wrap = rt.wrap
         policies = access._POLICIES
         policy_for = access._policy_for
-        program = frozenset((Function, BoundMethod, type)) | _GRAD_MODES   # called with an argument list
+        program = _NOT_IN_PLACE   # called with an argument list
         two, one = n == 2, n == 1
 
         def positional_call(fr):
@@ -1727,7 +1772,7 @@ class Compiler:
                 else:
                     st.line = line
                     r = f()
-                if type(r) is not Tensor or (rt.elem_limit is not None and r._data.size > rt.elem_limit):
+                if type(r) is not Tensor or r._data.size > rt.elem_limit:
                     r = result(r)
                 st.line = line
                 return r
