@@ -258,6 +258,18 @@ def test_statements_counted_by_their_loop_still_locate_errors_and_record_lines()
     assert ns.get("z").grad_fn.line == 5 and ns.get("z").grad_fn.next_functions[0][0].line == 4
 
 
+def test_a_loop_of_only_simple_statements_runs_them_as_python_does():
+    # the body runs in the loop's own closure (no call per statement): its else, the loop variable
+    # left after it, expression statements, and an unbound local at the statement that reads it
+    total, last, seen, done = _values(
+        "def f():\n    total = 0\n    seen = []\n    for i in range(4):\n        total = total + i\n"
+        "        seen.append(total)\n    else:\n        done = 'else'\n    return total, i, seen, done\n"
+        "total, last, seen, done = f()\n", ["total", "last", "seen", "done"])
+    assert (total, last, seen, done) == (6, 3, [0, 1, 3, 6], "else")
+    out = run("def f():\n    for i in range(2):\n        a = i\n        b = c\n        c = a\nf()\n", Namespace())
+    assert not out.ok and out.error.type == "UnboundLocalError" and out.error.line == 4, out.error.to_dict()
+
+
 # ------------------------------------------------------------------ obj.name(x), obj.name(x, y)
 def test_positional_calls_give_what_keyword_calls_give():
     source = """
