@@ -16,7 +16,7 @@ from fastapi.responses import Response
 from starlette.concurrency import run_in_threadpool
 
 from .json_bodies import OFFLOAD_BYTES, BigPayload
-from .json_codec import dumps
+from .json_codec import RawJSON, dumps
 from .tensor_wire import DTYPE_NAMES, encode_tensor, tensor_data
 from .wire_frames import is_array_entry, unpack_array
 
@@ -44,10 +44,18 @@ def skeleton(entry, buffers):
     return [skeleton(v, buffers) for v in entry["list"]]
 
 
+def reply_graph(graph, buffers):
+    """A reply's graph: the worker sends its JSON text as a buffer (``{"json_buf": i}``), kept as text."""
+    if type(graph) is dict and "json_buf" in graph:
+        return RawJSON(bytes(buffers[graph["json_buf"]]))
+    return graph
+
+
 def run_skeleton(reply, buffers):
     return {"values": {k: skeleton(v, buffers) for k, v in reply["values"].items()},
             "grads": {k: skeleton(v, buffers) for k, v in reply["grads"].items()},
-            "graph": reply.get("graph"), "stdout": reply.get("stdout", ""), "elapsed_ms": reply.get("elapsed_ms")}
+            "graph": reply_graph(reply.get("graph"), buffers), "stdout": reply.get("stdout", ""),
+            "elapsed_ms": reply.get("elapsed_ms")}
 
 
 def _arrays(tree):

@@ -16,19 +16,40 @@ except ImportError:  # an install without the server extra's orjson: the standar
     orjson = None
 
 
+class RawJSON:
+    """JSON text written elsewhere (a worker's graph answer), carried inside an answer's tree and written
+    into it as it is: the API process never parses it (``json.loads`` of a 50 MB graph held the event
+    loop, and so every other client, for seconds)."""
+    __slots__ = ("data",)
+
+    def __init__(self, data):
+        self.data = data
+
+
+def _stdlib_default(obj):
+    if type(obj) is RawJSON:  # (only where orjson cannot write the rest of the answer)
+        return json.loads(obj.data)
+    raise TypeError(f"Object of type {type(obj).__name__} is not JSON serializable")
+
+
 def _stdlib_dumps(obj):
-    text = json.dumps(obj, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+    text = json.dumps(obj, separators=(",", ":"), ensure_ascii=False, allow_nan=False, default=_stdlib_default)
     try:
         return text.encode()
     except UnicodeEncodeError:  # lone surrogates (a program may print one): written as \\udXXX escapes
-        return json.dumps(obj, separators=(",", ":"), allow_nan=False).encode()
+        return json.dumps(obj, separators=(",", ":"), allow_nan=False, default=_stdlib_default).encode()
 
 
 if orjson is not None:
+    def _default(obj):
+        if type(obj) is RawJSON:
+            return orjson.Fragment(obj.data)
+        raise TypeError
+
     def dumps(obj):
         """``obj`` as compact UTF-8 JSON bytes."""
         try:
-            return orjson.dumps(obj)
+            return orjson.dumps(obj, default=_default)
         except TypeError:  # orjson.JSONEncodeError is a TypeError
             return _stdlib_dumps(obj)
 else:

@@ -21,6 +21,7 @@ import time
 from gradserve.engine.limits import LimitExceeded
 
 from . import runtime
+from .json_codec import dumps
 from .outputs import Caps, OutputRefused, encode_run_outputs
 from .wire_frames import FrameReader, pack_array, send_frame, unpack_array
 
@@ -242,7 +243,7 @@ class Worker:
         resolved = [(name, _lookup(ns, name, required=True)) for name in names]
         values, grads, tensors = encode_run_outputs(resolved, bound, out, Caps.from_header(header))
         graph = runtime.graph_json(tensors, observer, ns, _graph_max_nodes(header)) if header.get("graph") else None
-        return {"values": values, "grads": grads, "graph": graph, "stdout": outcome.stdout,
+        return {"values": values, "grads": grads, "graph": _graph_buffer(graph, out), "stdout": outcome.stdout,
                 "elapsed_ms": elapsed_ms}, out
 
     def _bind_inputs(self, ns, inputs, buffers, limits):
@@ -304,8 +305,9 @@ class Worker:
         value = _lookup(self._namespace(header), name, required=True, status=404)
         if not runtime.is_tensor(value):
             raise WorkerError(422, "TypeError", f"{name!r} is a {type(value).__name__}, not a tensor")
-        return {"graph": runtime.graph_json({name: value}, namespace=self._namespace(header),
-                                            max_nodes=_graph_max_nodes(header))}, []
+        out = []
+        graph = runtime.graph_json({name: value}, namespace=self._namespace(header), max_nodes=_graph_max_nodes(header))
+        return {"graph": _graph_buffer(graph, out)}, out
 
     # ------------------------------------------------------------ checkpoints
     def op_save(self, header, buffers):
@@ -338,6 +340,16 @@ def _ignore(event):
 
 def _message(e):
     return e.args[0] if isinstance(e, KeyError) and e.args else str(e)
+
+
+def _graph_buffer(graph, out):
+    """A graph answer as its JSON text in a buffer of the reply ({"json_buf": index}), not in the reply's
+    header: the API passes the text through (``json_codec.RawJSON``) instead of parsing a frame header of
+    tens of MB on its event loop. None stays None."""
+    if graph is None:
+        return None
+    out.append(dumps(graph))
+    return {"json_buf": len(out) - 1}
 
 
 def _graph_max_nodes(header):

@@ -7,6 +7,7 @@ from fastapi.routing import APIRoute
 from .. import answers, auth
 from ..errors import ApiError, tensor_error
 from ..json_bodies import BigPayload, call_off_loop, json_response
+from ..json_codec import RawJSON
 from ..names import MAX_NAME_LENGTH, PATH_PATTERN, check_name
 from ..models import Graph, NodeTensors, TensorIn, VariableValue, errors
 from ..tensor_wire import BinaryTensor, TensorFormatError, binary_size, decode_tensor
@@ -111,8 +112,11 @@ async def get_graph(request: Request, of: str = Query(max_length=MAX_NAME_LENGTH
     """The graph that produced a variable (SPEC section 5)."""
     check_name(of, "of", dotted=True)
     caps = {"graph_max_nodes": request.app.state.settings.graph_answer_max_nodes}
-    reply, _ = await call(request, session, {"op": "graph", "of": of, "answer": caps})
-    return await json_response(BigPayload(reply["graph"]))
+    reply, out = await call(request, session, {"op": "graph", "of": of, "answer": caps})
+    graph = answers.reply_graph(reply["graph"], out)
+    if type(graph) is RawJSON:  # the worker's JSON text, passed through unparsed
+        return Response(graph.data, media_type="application/json")
+    return await json_response(BigPayload(graph))
 
 
 @router.get("/nodes/{node_id}", response_model=NodeTensors,
