@@ -318,12 +318,23 @@ class CustomFunctionBackward(Op):
             if fn is None:
                 out.append(None)   # an input that needs no gradient: its gradient is dropped
                 continue
+            if g.shape != fn.shape and not _sums_to(g.shape, fn.shape):
+                raise RuntimeError(f"Function {name} returned an invalid gradient at index {i} - got "
+                                   f"{list(g.shape)} but expected shape compatible with {list(fn.shape)}")
             out.append(g if create_graph else g._data)
         for i in range(self.n_args, len(result)):
             if result[i] is not None:
                 raise RuntimeError(f"function {name} returned a gradient different than None at position "
                                    f"{i + 1}, but the corresponding forward input was not a Variable")
         return tuple(out)
+
+
+def _sums_to(shape, target):
+    """Whether a gradient of ``shape`` reduces to ``target`` by summing broadcast dimensions (PyTorch's
+    is_expandable_to(target, shape))."""
+    if len(target) > len(shape):
+        return False
+    return all(t == s or t == 1 for s, t in zip(reversed(shape), reversed(target)))
 
 
 class CustomOutputBackward(Op):

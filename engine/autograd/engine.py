@@ -183,6 +183,12 @@ def _run_hooks(hooks, g, create_graph):
         t = g if create_graph else Tensor._make(as_array(g), False, None)
         result = hook(t)
         if result is not None:
+            # as PyTorch: a hook may replace the gradient, not change its kind or size
+            if not isinstance(result, Tensor):
+                raise TypeError(f"expected Variable, but hook returned '{type(result).__name__}'")
+            if result.shape != t.shape:
+                raise RuntimeError(f"hook has changed the size of value (from {list(t.shape)} to "
+                                   f"{list(result.shape)})")
             g = result if create_graph else result._data
     return g
 

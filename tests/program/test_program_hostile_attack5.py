@@ -98,3 +98,87 @@ def test_log_within_the_bounds_still_streams_every_metric():
     assert out.ok, out.error
     assert len(events) == 2 and len(events[0]) == 64 and events[0]["m62"] == 62 and events[0]["step"] == 1
     assert events[1] == {"n" * 256: 2.5, "loss": 0.5}
+
+
+# ------------------------------------------------------------------ hooks and custom Functions: gradient sizes
+HOOK = "x = torch.ones(2, requires_grad=True)\n{target}.register_hook(lambda g: {ret})\n{y}.sum().backward()"
+FUNCTION = """
+class F(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        return x * 2
+    @staticmethod
+    def backward(ctx, g):
+        return {ret}
+x = torch.ones(2, requires_grad=True)
+F.apply(x).sum().backward()
+"""
+BAD_GRADIENTS = [
+    ("hook_leaf_bigger", HOOK.format(target="x", ret="torch.ones(5)", y="(x * 2)"), "RuntimeError"),
+    ("hook_leaf_smaller", HOOK.format(target="x", ret="torch.ones(1)", y="(x * 2)"), "RuntimeError"),
+    ("hook_inner_bigger", "x = torch.ones(2, requires_grad=True)\ny = x * 2\ny.register_hook(lambda g: torch.ones(5))\n"
+                          "y.sum().backward()", "RuntimeError"),
+    ("hook_returns_str", HOOK.format(target="x", ret="'x'", y="(x * 2)"), "TypeError"),
+    ("function_bigger", FUNCTION.format(ret="torch.ones(100)"), "RuntimeError"),
+    ("function_smaller", FUNCTION.format(ret="torch.ones(1)"), "RuntimeError"),
+]
+
+
+@pytest.mark.parametrize("case, source, error_type", BAD_GRADIENTS, ids=[c[0] for c in BAD_GRADIENTS])
+def test_a_gradient_of_the_wrong_size_or_kind_is_refused_as_in_pytorch(case, source, error_type):
+    """A hook or a custom Function's backward that returned a gradient of another shape was accepted:
+    x.grad of shape [5] (or [100]) for x of shape [2]."""
+    out, ns = _run(source)
+    assert not out.ok, f"accepted; x.grad = {ns.get('x').grad}"
+    assert out.error.type == error_type, out.error
+
+
+def _torch_cases(torch):
+    """The same six cases written in PyTorch itself."""
+    class Fn(torch.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            return x * 2
+
+        @staticmethod
+        def backward(ctx, g):
+            return ctx.bad
+
+    def hook(target_is_leaf, ret):
+        x = torch.ones(2, requires_grad=True)
+        y = x * 2
+        (x if target_is_leaf else y).register_hook(lambda g: ret)
+        y.sum().backward()
+
+    def function(ret):
+        x = torch.ones(2, requires_grad=True)
+
+        class F(Fn):
+            @staticmethod
+            def backward(ctx, g):
+                return ret
+        F.apply(x).sum().backward()
+
+    return {"hook_leaf_bigger": lambda: hook(True, torch.ones(5)), "hook_leaf_smaller": lambda: hook(True, torch.ones(1)),
+            "hook_inner_bigger": lambda: hook(False, torch.ones(5)), "hook_returns_str": lambda: hook(True, "x"),
+            "function_bigger": lambda: function(torch.ones(100)), "function_smaller": lambda: function(torch.ones(1))}
+
+
+@pytest.mark.parametrize("case, source, error_type", BAD_GRADIENTS, ids=[c[0] for c in BAD_GRADIENTS])
+def test_pytorch_refuses_the_same_gradients(case, source, error_type):
+    torch = pytest.importorskip("torch")
+    with pytest.raises({"RuntimeError": RuntimeError, "TypeError": TypeError}[error_type]):
+        _torch_cases(torch)[case]()
+
+
+@pytest.mark.parametrize("source, expected", [
+    (HOOK.format(target="x", ret="g * 3", y="(x * 2)"), [6.0, 6.0]),
+    ("x = torch.ones(2, requires_grad=True)\ny = x * 2\ny.register_hook(lambda g: g + 1)\ny.sum().backward()",
+     [4.0, 4.0]),
+    (FUNCTION.format(ret="torch.ones(3, 2)"), [3.0, 3.0]),   # sums to the input's shape, as in PyTorch
+    (FUNCTION.format(ret="g * 5"), [5.0, 5.0]),
+])
+def test_gradients_of_the_right_size_still_pass(source, expected):
+    out, ns = _run(source)
+    assert out.ok, out.error
+    assert ns.get("x").grad.tolist() == expected
