@@ -485,6 +485,12 @@ def _short(msg, limit=300):
 
 
 # --------------------------------------------------------------------------- the interpreter
+def _numpy_seed_program(script):
+    """A program seeding the session's NumPy generator as run_python seeds NumPy's (and the recording
+    run did): scripts that draw with np.random (PyTorch-GAN's noise) draw the same numbers in every mode."""
+    return f"import numpy as _realcode_np\n_realcode_np.random.seed({int(script.seed)})\ndel _realcode_np\n"
+
+
 def run_interp(script, expected):
     from gradserve.engine import tensor as etensor
     from gradserve.engine.program import Limits, Namespace, run
@@ -497,6 +503,9 @@ def run_interp(script, expected):
             t.requires_grad_(True)
         ns.set(name, t)
     stdout = []
+    seeded = run(_numpy_seed_program(script), ns, limits)
+    if not seeded.ok:
+        return Result(False, error_type="SeedError", message=_short(seeded.error.to_dict().get("message", "")))
     for index, cell in enumerate(script.cells):
         for name in cell.load_before:
             items = {k: etensor(np.array(v, dtype=_widen(v.dtype))) for k, v in init_for(expected.init, index, name).items()}
@@ -579,6 +588,9 @@ def run_http(script, expected, client):
     stdout = []
     try:
         outputs = output_names(script, expected=expected)
+        rr = client.post(path + "/run", json={"program": _numpy_seed_program(script)}, headers=headers)
+        if rr.status_code != 200:
+            return Result(False, error_type=f"SeedError (HTTP {rr.status_code})", message=_short(rr.text))
         for i, cell in enumerate(script.cells):
             for name in cell.load_before:
                 items = {k: np.array(v, dtype=_widen(v.dtype), order="C")  # (ascontiguousarray makes 0-d arrays 1-d)

@@ -96,6 +96,8 @@ CAUSES = [
      "decorators and descriptors on program classes", "programs", "class A:\n    @property\n    def x(self): return 1"),
     (r"format", "str.format / format()", "programs", "'{:+.2f}'.format(torch.tensor(1.5))"),
     (r"__name__", "__name__ in programs", "programs", "if __name__ == '__main__': pass"),
+    (r"No module named 'sys'", "`import sys` refused in programs (SPEC: by design; PyTorch-GAN's WGAN scripts import it unused)",
+     "lead (SPEC decision)", "import sys"),
     (r"ImportError|ModuleNotFoundError|No module named", "another import is refused or missing", "programs", ""),
     (r"got range\)", "indexing a tensor with a Python range (x[range(n), y])", "engineapi",
      "x = torch.ones(3, 4); x[range(3), torch.tensor([0, 1, 2])]"),
