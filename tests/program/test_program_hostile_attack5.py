@@ -140,10 +140,6 @@ def _torch_cases(torch):
         def forward(ctx, x):
             return x * 2
 
-        @staticmethod
-        def backward(ctx, g):
-            return ctx.bad
-
     def hook(target_is_leaf, ret):
         x = torch.ones(2, requires_grad=True)
         y = x * 2
@@ -159,7 +155,8 @@ def _torch_cases(torch):
                 return ret
         F.apply(x).sum().backward()
 
-    return {"hook_leaf_bigger": lambda: hook(True, torch.ones(5)), "hook_leaf_smaller": lambda: hook(True, torch.ones(1)),
+    return {"hook_leaf_bigger": lambda: hook(True, torch.ones(5)),
+            "hook_leaf_smaller": lambda: hook(True, torch.ones(1)),
             "hook_inner_bigger": lambda: hook(False, torch.ones(5)), "hook_returns_str": lambda: hook(True, "x"),
             "function_bigger": lambda: function(torch.ones(100)), "function_smaller": lambda: function(torch.ones(1))}
 
