@@ -117,7 +117,8 @@ class Debugger:
         if not isinstance(line, int) or isinstance(line, bool):
             raise DebugError("a breakpoint needs a \"line\" (an integer)")
         if condition is not None and (not isinstance(condition, str) or len(condition) > MAX_CODE):
-            raise DebugError(f"the condition of the breakpoint at line {line} must be a string", line)
+            raise DebugError(f"the condition of the breakpoint at line {line} must be a string of at most "
+                             f"{MAX_CODE} characters", line)
         if line not in self.lines:
             raise DebugError(f"line {line} has no code to stop at; breakpoints go on lines that begin "
                              f"a statement", line)

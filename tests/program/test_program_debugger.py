@@ -225,6 +225,15 @@ def test_bad_breakpoint_line_is_reported_and_skipped():
     assert [p["line"] for p in s.pauses] == [3]
 
 
+@pytest.mark.parametrize("condition", [5, "x" * ((64 << 10) + 1)])
+def test_a_condition_that_is_not_a_string_or_too_long_says_which(condition):
+    """A 1 MB condition string was refused as "must be a string" (attack5)."""
+    outcome, s = debug("x = 1\ny = 2\n", breakpoints=[{"line": 2, "condition": condition}, {"line": 1}])
+    errors = [e for e in s.events if e["type"] == "error"]
+    assert "must be a string of at most 65536 characters" in errors[0]["error"]["message"]
+    assert [p["line"] for p in s.pauses] == [1] and outcome.ok
+
+
 def test_pause_timeout_cancels_the_run():
     script = Script([])
     script.emit = lambda event: script.events.append(event)   # nobody answers
