@@ -49,7 +49,7 @@ class _Ticker:
         self.lock = threading.Lock()
         self.wake = threading.Event()
         self.thread = None
-        self.stopping = False
+        self.halt = threading.Event()   # stop() asks the thread to end (it waits on it between ticks)
 
     def add(self, rt):
         with self.lock:
@@ -69,20 +69,19 @@ class _Ticker:
         """Ends the thread (no run may be active); the next run starts another."""
         with self.lock:
             thread, self.thread = self.thread, None
-            self.stopping = True
+            self.halt.set()
             self.wake.set()
         if thread is not None:
             thread.join()
         with self.lock:
-            self.stopping = False
+            self.halt.clear()
             self.wake.clear()
 
     def _tick(self):
         while True:
             self.wake.wait()
-            if self.stopping:
+            if self.halt.wait(TICK_S):
                 return
-            time.sleep(TICK_S)
             for rt in tuple(self.runs):
                 rt.check_at = 0
 
