@@ -11,6 +11,7 @@
 #   - `from transformer.Modules import ScaledDotProductAttention` -> `pass  # realcode-inlined: from transformer.Modules import ScaledDotProductAttention`: the package's own import, the module is pasted above (the files run one after the other)
 #   - `from transformer.SubLayers import MultiHeadAttention, PositionwiseFeedForward` -> `pass  # realcode-inlined: from transformer.SubLayers import MultiHeadAttention, PositionwiseFeedForward`: the package's own import, the module is pasted above (the files run one after the other)
 #   - `from transformer.Layers import EncoderLayer, DecoderLayer` -> `pass  # realcode-inlined: from transformer.Layers import EncoderLayer, DecoderLayer`: the package's own import, the module is pasted above (the files run one after the other)
+#   - after the model is built, `for m in transformer.modules(): ...` sets every nn.Dropout's p to 0 (one line added to the driver cell): -dropout 0 does not reach ScaledDotProductAttention, which MultiHeadAttention builds with its default attn_dropout=0.1, so a training step drew random attention masks and no two libraries' values could agree (checked: with those masks at 0 the engine's step-0 encoder and decoder outputs match PyTorch's to 1e-6)
 #   - `for batch in tqdm(training_data, mininterval=2, desc=desc, leave=False):` -> `for batch in training_data:`: tqdm's progress bar (terminal output) left out
 #   - `for batch in tqdm(validation_data, mininterval=2, desc=desc, leave=False):` -> `for batch in validation_data:`: tqdm's progress bar (terminal output) left out
 # realcode-input: train_src = np.concatenate([randint(2, 40, 9, 4), np.ones((2, 4), dtype='int64')])
@@ -575,6 +576,9 @@ transformer = Transformer(
     scale_emb_or_prj=opt.scale_emb_or_prj).to(device)
 
 # %% realcode-load: transformer
+for m in transformer.modules():  # realcode: attention dropout (attn_dropout=0.1) off, as -dropout 0 means (header)
+    if isinstance(m, nn.Dropout):
+        m.p = 0.0
 optimizer = ScheduledOptim(
     optim.Adam(transformer.parameters(), betas=(0.9, 0.98), eps=1e-09),
     opt.lr_mul, opt.d_model, opt.n_warmup_steps)
