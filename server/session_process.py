@@ -39,7 +39,7 @@ import threading
 import time
 from multiprocessing.connection import Connection
 
-from ..engine.program.runtime import stop_ticker
+from ..engine.program.runtime import start_ticker, stop_ticker
 from . import runtime
 from .wire_frames import FrameReader, send_frame
 from .worker import Worker, serve
@@ -333,6 +333,7 @@ def _session_child(ctl, fds, config, blas):
             controller.set_num_threads(threads)
     tune_gc()
     worker = SessionWorker(config)
+    start_ticker()   # the engine's ticker thread, before confine() allows no new thread
     serve(sock, cancel, worker, config.get("max_frame_bytes", 1 << 40), before_hello=lambda: confine(config))
 
 

@@ -430,6 +430,8 @@ def main(sock, cancel_conn, config):
     worker = Worker(config.get("device", "cpu"))
     try:
         runtime.new_namespace()  # import the interpreter now, not on the first request
+        from gradserve.engine.program.runtime import start_ticker
+        start_ticker()   # the interpreter's ticker thread (programs' time checks), before the limits
     except runtime.InterpreterUnavailable:
         pass
     _limit_self(worker.device, config.get("memory_bytes"), config.get("max_files", 256))

@@ -22,6 +22,7 @@ import numpy as np
 from ..autograd.state import state
 from ..tensor import Tensor
 from .errors import Abort, ProgramBaseException, exception_type_name, meta, to_program_exception
+from .runtime import CHECK_EVERY
 from .scopes import CompileError, Scope, build_scopes, check_nesting
 from .values import Function
 
@@ -286,7 +287,7 @@ class Debugger:
         rt = self.rt
         saved = (rt.steps, rt.check_at, rt.deadline, rt.abort)
         rt.steps = 0
-        rt.check_at = rt.step_limit + 1
+        rt.check_at = rt.step_limit + 1 if rt.ticked else min(CHECK_EVERY, rt.step_limit + 1)
         rt.deadline = _monotonic() + rt.wall_time
         rt.abort = None
         try:

@@ -17,6 +17,7 @@ __all__ = ["Runtime"]
 
 _monotonic = time.monotonic
 TICK_S = 0.02            # how often a running program checks its deadline, cancellation and memory
+CHECK_EVERY = 16          # statements between checks where no ticker thread could be started
 RSS_SLACK = 64 << 20      # interpreter noise allowed over session_bytes when judging by RSS
 # resident memory is read at most this often, unless a large result asks for it (rss_next set to 0). Longer than CPython's switch interval (5 ms): each read gives the GIL up for
 # a moment, and a thread waiting for it (a session's cancel listener) asks the running thread to
@@ -51,13 +52,27 @@ class _Ticker:
         self.thread = None
         self.halt = threading.Event()   # stop() asks the thread to end (it waits on it between ticks)
 
+    def start(self):
+        """Starts the thread unless it runs (a confined process starts it before it may start no
+        more threads); False where it cannot be started."""
+        with self.lock:
+            if self.thread is None:
+                thread = threading.Thread(target=self._tick, daemon=True, name="program-ticker")
+                try:
+                    thread.start()
+                except RuntimeError:   # "can't start new thread": RLIMIT_NPROC, or no memory for a stack
+                    return False
+                self.thread = thread
+            return True
+
     def add(self, rt):
+        """Counts ``rt`` among the running programs; False where there is no ticker (see Runtime.check)."""
+        if not self.start():
+            return False
         with self.lock:
             self.runs.add(rt)
-            if self.thread is None:
-                self.thread = threading.Thread(target=self._tick, daemon=True, name="program-ticker")
-                self.thread.start()
         self.wake.set()
+        return True
 
     def discard(self, rt):
         with self.lock:
@@ -89,6 +104,7 @@ class _Ticker:
 
 
 _ticker = _Ticker()
+start_ticker = _ticker.start
 stop_ticker = _ticker.stop
 
 
@@ -97,7 +113,7 @@ class Runtime:
                  "cancel", "depth", "max_depth", "abort", "out", "out_bytes", "out_limit", "on_stdout",
                  "on_log", "logs", "bound", "bound_set", "limits", "elem_limit", "str_limit", "seq_limit",
                  "session_limit", "mem_next", "mem_cost", "rss_base", "bytes_base", "base_exact", "bytes_known",
-                 "handled", "started", "rss_next", "text_budget", "debugger")
+                 "handled", "started", "rss_next", "text_budget", "debugger", "ticked")
 
     def __init__(self, namespace):
         self.namespace = namespace
@@ -134,6 +150,7 @@ class Runtime:
         self.started = 0.0
         self.rss_next = 0.0
         self.debugger = None      # the run's debugger.Debugger, in a debug run
+        self.ticked = True        # the ticker asks for this run's checks (else every CHECK_EVERY statements)
         self.text_budget = None   # characters program __repr__/__str__ may still return to the host's
                                   # printing of one value (None: not printing)
 
@@ -183,7 +200,9 @@ class Runtime:
                 self.bytes_base = self.namespace_bytes()
         self.mem_cost = 0.0
         self.mem_next = self.started + 0.05
-        _ticker.add(self)
+        self.ticked = _ticker.add(self)
+        if not self.ticked:
+            self.check_at = min(CHECK_EVERY, self.step_limit + 1)
 
     def count_text(self, text):
         """A program ``__repr__``/``__str__`` returned ``text`` to host code printing a value
@@ -212,7 +231,8 @@ class Runtime:
     # ------------------------------------------------------------------ checks
     def check(self):
         """Runs when a statement finds ``check_at`` reached: at the step limit, at each tick
-        (``_Ticker``), after a large result: step limit, deadline, cancellation, memory."""
+        (``_Ticker``), after a large result, and every CHECK_EVERY statements in a process where no
+        ticker thread could be started: step limit, deadline, cancellation, memory."""
         if self.abort is not None:
             raise self.abort.again()
         steps = self.steps
@@ -224,7 +244,7 @@ class Runtime:
         cancel = self.cancel
         if cancel is not None and cancel.is_set():
             self.fail(Abort("Cancelled", "the run was cancelled"))
-        self.check_at = self.step_limit + 1
+        self.check_at = self.step_limit + 1 if self.ticked else min(steps + CHECK_EVERY, self.step_limit + 1)
         self.check_memory(now)
 
     def check_deadline(self, now):

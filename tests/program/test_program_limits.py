@@ -158,3 +158,26 @@ def test_the_ticker_that_checks_the_deadline_stops_and_starts_again():
     assert (out.error.type, out.error.limit) == ("LimitExceeded", "wall_time")
     assert time.monotonic() - started < 2.0
     assert len(_tickers()) == 1
+
+
+def test_a_process_that_cannot_start_the_ticker_checks_every_few_statements(monkeypatch):
+    """Where no thread can be started (a confined process that did not start the ticker first:
+    RLIMIT_NPROC), runs check their limits every CHECK_EVERY statements instead, and still meet
+    the deadline; the ticker is started again once threads can be."""
+    import threading
+    from gradserve.engine.program import runtime
+    runtime.stop_ticker()
+    start = threading.Thread.start
+
+    def refuse(self):
+        if self.name == "program-ticker":
+            raise RuntimeError("can't start new thread")
+        return start(self)
+    monkeypatch.setattr(threading.Thread, "start", refuse)
+    ns = Namespace()
+    assert run("x = sum(range(10))", ns).ok and ns.get("x") == 45
+    assert not ns.runtime.ticked and _tickers() == []
+    out = run("while True:\n    pass", Namespace(), Limits(wall_time_s=0.1, steps=10**12))
+    assert (out.error.type, out.error.limit) == ("LimitExceeded", "wall_time")
+    monkeypatch.setattr(threading.Thread, "start", start)
+    assert run("y = 1", ns).ok and ns.runtime.ticked and len(_tickers()) == 1
