@@ -71,14 +71,13 @@ class _Ticker:
             return False
         with self.lock:
             self.runs.add(rt)
-        self.wake.set()
+            if not self.wake.is_set():
+                self.wake.set()
         return True
 
     def discard(self, rt):
         with self.lock:
             self.runs.discard(rt)
-            if not self.runs:
-                self.wake.clear()
 
     def stop(self):
         """Ends the thread (no run may be active); the next run starts another."""
@@ -93,11 +92,17 @@ class _Ticker:
             self.wake.clear()
 
     def _tick(self):
+        # idle (waiting on wake) only after a whole tick with no run: back-to-back runs (a training
+        # loop's steps sent one by one) do not wake the thread each, and it takes the GIL once a tick
         while True:
             self.wake.wait()
             if self.halt.wait(TICK_S):
                 return
-            for rt in tuple(self.runs):
+            with self.lock:
+                runs = tuple(self.runs)
+                if not runs:
+                    self.wake.clear()
+            for rt in runs:
                 rt.check_at = 0
 
 
