@@ -22,7 +22,6 @@ import numpy as np
 from ..autograd.state import state
 from ..tensor import Tensor
 from .errors import Abort, ProgramBaseException, exception_type_name, meta, to_program_exception
-from .runtime import CHECK_EVERY
 from .scopes import CompileError, Scope, build_scopes, check_nesting
 from .values import Function
 
@@ -287,7 +286,7 @@ class Debugger:
         rt = self.rt
         saved = (rt.steps, rt.check_at, rt.deadline, rt.abort)
         rt.steps = 0
-        rt.check_at = rt.step_limit + 1 if rt.ticked else min(CHECK_EVERY, rt.step_limit + 1)
+        rt.check_at = rt.next_check(0)
         rt.deadline = _monotonic() + rt.wall_time
         rt.abort = None
         try:

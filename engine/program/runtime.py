@@ -19,7 +19,8 @@ _monotonic = time.monotonic
 TICK_S = 0.02            # how often a running program checks its deadline, cancellation and memory
 CHECK_EVERY = 16          # statements between checks where no ticker thread could be started
 RSS_SLACK = 64 << 20      # interpreter noise allowed over session_bytes when judging by RSS
-# resident memory is read at most this often, unless a large result asks for it (rss_next set to 0). Longer than CPython's switch interval (5 ms): each read gives the GIL up for
+# resident memory is read at most this often, unless a large result asks for it (rss_next set to 0).
+# Longer than CPython's switch interval (5 ms): each read gives the GIL up for
 # a moment, and a thread waiting for it (a session's cancel listener) asks the running thread to
 # drop it only after a whole interval with no switch, so reads every 2 ms starved it: a cancel
 # landed only when a pure-Python loop ended
@@ -106,8 +107,6 @@ class _Ticker:
                 rt.check_at = 0
 
 
-
-
 _ticker = _Ticker()
 start_ticker = _ticker.start
 stop_ticker = _ticker.stop
@@ -165,7 +164,6 @@ class Runtime:
         self.active = True
         self.steps = 0
         self.step_limit = int(limits.steps)
-        self.check_at = self.step_limit + 1   # the ticker sets it to 0 when a check is due
         self.started = _monotonic()
         self.rss_next = self.started + RSS_EVERY_S   # resident memory is read below (rss_base): next in 20 ms
         self.wall_time = float(limits.wall_time_s)
@@ -206,8 +204,7 @@ class Runtime:
         self.mem_cost = 0.0
         self.mem_next = self.started + 0.05
         self.ticked = _ticker.add(self)
-        if not self.ticked:
-            self.check_at = min(CHECK_EVERY, self.step_limit + 1)
+        self.check_at = self.next_check(0)   # the ticker sets it to 0 when a check is due
 
     def count_text(self, text):
         """A program ``__repr__``/``__str__`` returned ``text`` to host code printing a value
@@ -249,8 +246,13 @@ class Runtime:
         cancel = self.cancel
         if cancel is not None and cancel.is_set():
             self.fail(Abort("Cancelled", "the run was cancelled"))
-        self.check_at = self.step_limit + 1 if self.ticked else min(steps + CHECK_EVERY, self.step_limit + 1)
+        self.check_at = self.next_check(steps)
         self.check_memory(now)
+
+    def next_check(self, steps):
+        """``check_at`` with no check due: the step limit where the ticker asks for the others,
+        else CHECK_EVERY statements on from ``steps``."""
+        return self.step_limit + 1 if self.ticked else min(steps + CHECK_EVERY, self.step_limit + 1)
 
     def check_deadline(self, now):
         if now > self.deadline:
