@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from .._numpy_context import allocator_var
 from ..autograd.state import state
 from ..limits import Limits
 from .compiler import Compiler
@@ -74,12 +75,15 @@ def run(source, namespace, limits=None, *, observer=None, cancel=None, on_stdout
     saved_recursion = sys.getrecursionlimit()
     errstate = np.errstate(all="ignore")   # PyTorch computes inf/nan without warnings
     host_warnings = warnings.catch_warnings()   # the engine's warnings go to the program (below)
+    allocator_token = None
     error = None
     before = dict(namespace.globals)   # what top-level names held, to release after a memory limit
     try:
         if saved_recursion < _RECURSION_LIMIT:
             sys.setrecursionlimit(_RECURSION_LIMIT)
         errstate.__enter__()
+        if allocator_var is not None:   # NumPy's reads of it stay cached while the error state is set
+            allocator_token = allocator_var.set(allocator_var.get())
         host_warnings.__enter__()
         warnings.simplefilter("always")     # each reaches the program's filters, which dedupe by its line
         warnings.showwarning = _to_program
@@ -111,6 +115,8 @@ def run(source, namespace, limits=None, *, observer=None, cancel=None, on_stdout
         error = _post_mortem(debugger, e) or _report(e, namespace, state.line)
     finally:
         host_warnings.__exit__(None, None, None)
+        if allocator_token is not None:
+            allocator_var.reset(allocator_token)
         errstate.__exit__(None, None, None)
         rt.debugger = None
         rt.end()
