@@ -5,7 +5,7 @@ import pytest
 
 from gradserve.engine.program import Limits, Namespace, run
 
-from python_oracle import assert_same_as_python, program_stdout
+from python_oracle import assert_same_as_python, program_stdout, python_stdout
 
 try:
     import torch as real_torch
@@ -258,3 +258,24 @@ def test_ufuncs_write_into_a_program_array_with_out(run_ok, run_err):
                           ("import numpy as np\nnp.add(np.ones(2), 1.5, out=np.zeros(2, dtype=np.int64))\n", "Cannot cast")):
         e = run_err(source)
         assert e.type in ("TypeError", "UFuncTypeError") and words in e.message, e.to_dict()
+
+
+SIZE_AS_ARRAY = """
+import torch
+import numpy as np
+torch.manual_seed(0)
+m = torch.nn.Linear(3, 4)
+n = sum([np.prod(p.size()) for p in m.parameters()])
+shape = np.array(torch.ones(2, 5).shape).tolist()
+z = np.zeros(torch.ones(2, 3).size()).shape
+print(int(n), shape, z, np.prod(torch.ones(2, 3, 4).shape) * 1.5)
+"""
+
+
+def test_a_torch_size_is_a_tuple_of_ints_to_numpy(run_ok):
+    # karpathy/pytorch-made's run.py counts parameters with sum([np.prod(p.size()) ...]): a torch.Size
+    # is a tuple subclass, which NumPy takes as a tuple in PyTorch
+    out, _ = run_ok(SIZE_AS_ARRAY)
+    assert out.stdout == "16 [2, 5] (2, 3) 36.0\n"
+    if real_torch is not None:
+        assert python_stdout(SIZE_AS_ARRAY) == out.stdout   # PyTorch and NumPy themselves

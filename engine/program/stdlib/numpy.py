@@ -18,7 +18,7 @@ import operator as _op
 import numpy as _np
 
 from ...ops.creation import register_array_type
-from ...tensor import Tensor
+from ...tensor import Size as _TorchSize, Tensor
 from .. import guards
 from . import builtins, check_sequence, step
 
@@ -416,6 +416,8 @@ def _host(x, depth=0):
         return x._v()
     if t is ndarray:
         return x._a
+    if t is _TorchSize:   # torch.Size is a tuple of ints, to NumPy as to PyTorch (np.prod(p.size()))
+        return tuple(x)
     if t is list or t is tuple:
         if depth == 0:
             guards.check_nested(x)
