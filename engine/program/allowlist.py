@@ -250,7 +250,7 @@ MODULES = {
     "torch.autograd.function": Module(
         host=_E + ".autograd.custom_function",
         names=("Function", "FunctionCtx", "InplaceFunction", "once_differentiable")),
-    "torch.linalg": Module(host=_E + ".linalg", names=("matrix_power",)),
+    "torch.linalg": Module(host=_E + ".linalg", names=("matrix_norm", "matrix_power", "norm", "vector_norm")),
     "torch.distributions": Module(
         host=_E + ".distributions",
         children={"categorical": "torch.distributions.categorical", "distribution": "torch.distributions.distribution",
