@@ -359,7 +359,7 @@ MODULES = {
         "ediff1d", "einsum", "empty", "empty_like", "equal", "euler_gamma", "exp", "exp2", "expand_dims",
         "expm1", "extract", "eye", "fabs", "finfo", "fix", "flatnonzero", "flip", "fliplr", "flipud",
         "float16", "float32", "float64", "float_", "float_power", "floor", "floor_divide", "fmax", "fmin",
-        "fmod", "full", "full_like", "geomspace", "gradient", "greater", "greater_equal", "half",
+        "fmod", "full", "full_like", "geomspace", "get_printoptions", "gradient", "greater", "greater_equal", "half",
         "heaviside", "histogram", "histogram_bin_edges", "hsplit", "hstack", "hypot", "identity", "iinfo",
         "imag", "indices", "inf", "inner", "insert", "int16", "int32", "int64", "int8", "int_", "intc",
         "interp", "intersect1d", "intp", "isclose", "iscomplex", "iscomplexobj", "isfinite", "isin",
