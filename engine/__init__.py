@@ -31,6 +31,7 @@ from .limits import LimitExceeded, Limits
 from . import graph  # noqa: E402 - after the ops it describes
 from . import keyword_aliases as _keyword_aliases
 from . import backends, linalg, nn, optim, utils
+from . import distributions  # noqa: E402 - built on the ops above
 from .nn.functional import (softmax, log_softmax, dropout, conv1d, conv2d, cosine_similarity,  # noqa: F401
                             pairwise_distance, max_pool1d, max_pool2d, avg_pool1d, adaptive_avg_pool1d, selu, celu,
                             threshold, layer_norm, group_norm,

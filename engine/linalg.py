@@ -1,4 +1,79 @@
-"""``torch.linalg``: what the engine has of it so far (matrix_power; the norms are ``torch.norm``)."""
-from .ops.linalg import matrix_power
+"""``torch.linalg``: what the engine has of it so far (matrix_power and the norms: vector_norm,
+matrix_norm without the singular-value orders, and norm, which picks one of them as PyTorch does)."""
+import math
+import numbers
 
-__all__ = ["matrix_power"]
+from .ops.linalg import matrix_power
+from .ops.reduction import norm as _pnorm
+
+__all__ = ["matrix_power", "matrix_norm", "norm", "vector_norm"]
+
+
+def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None, out=None):
+    """The vector ord-norm of x over dim (every element when dim is None): ord a number, inf or -inf."""
+    if isinstance(ord, bool) or not isinstance(ord, numbers.Number):
+        raise TypeError(f"linalg_vector_norm(): argument 'ord' must be Number, not {type(ord).__name__}")
+    result = _pnorm(x, p=ord, dim=dim, keepdim=keepdim, dtype=dtype)
+    if out is not None:
+        out.resize_(result.shape).copy_(result.detach())
+        return out
+    return result
+
+
+def _matrix_dims(x, dim):
+    if not isinstance(dim, (tuple, list)) or len(dim) != 2:
+        raise RuntimeError(f"linalg.matrix_norm: dim must be a 2-tuple. Got {dim!r}")
+    if x.dim() < 2:
+        raise RuntimeError("linalg.matrix_norm: The input tensor A must have at least 2 dimensions.")
+    d0, d1 = (d % x.dim() for d in dim)
+    if d0 == d1:
+        raise RuntimeError(f"linalg.matrix_norm: dims must be different. Got ({dim[0]}, {dim[1]})")
+    return d0, d1
+
+
+def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None, out=None):
+    """The matrix norm of A over the two dims: 'fro', inf / -inf (largest / smallest absolute row sum),
+    1 / -1 (absolute column sums). 'nuc', 2 and -2 need singular values, which the engine lacks."""
+    d0, d1 = _matrix_dims(A, dim)
+    if dtype is not None:
+        A = A.to(dtype)
+    if ord == "fro":
+        result = _pnorm(A, p=2, dim=(d0, d1), keepdim=keepdim)
+    elif ord in (math.inf, -math.inf, 1, -1):
+        along, across = (d1, d0) if ord in (math.inf, -math.inf) else (d0, d1)
+        sums = A.abs().sum(dim=along, keepdim=True)
+        result = sums.amax(dim=across, keepdim=True) if ord > 0 else sums.amin(dim=across, keepdim=True)
+        if not keepdim:
+            result = result.squeeze(max(d0, d1)).squeeze(min(d0, d1))
+    elif ord in ("nuc", 2, -2):
+        raise NotImplementedError(f"linalg.matrix_norm: ord={ord!r} needs the singular values (linalg.svdvals), "
+                                  f"which the engine does not have yet")
+    else:
+        raise RuntimeError(f"linalg.matrix_norm: Order {ord} not supported.")
+    if out is not None:
+        out.resize_(result.shape).copy_(result.detach())
+        return out
+    return result
+
+
+def norm(A, ord=None, dim=None, keepdim=False, *, dtype=None, out=None):
+    """PyTorch's linalg.norm: a vector norm over one dim (or over every element when ord and dim are
+    None), a matrix norm over two dims (or of a 2-D A when only ord is given)."""
+    if isinstance(dim, int):
+        dim = (dim,)
+    if dim is not None:
+        dim = tuple(dim)
+        if len(dim) == 1:
+            if isinstance(ord, str):
+                raise RuntimeError(f"linalg.vector_norm: Expected a numeric ord, but got ord={ord!r}")
+            return vector_norm(A, 2 if ord is None else ord, dim, keepdim, dtype=dtype, out=out)
+        if len(dim) == 2:
+            return matrix_norm(A, "fro" if ord is None else ord, dim, keepdim, dtype=dtype, out=out)
+        raise RuntimeError(f"linalg.norm: If dim is specified, it must be of length 1 or 2. Got {list(dim)}")
+    if ord is None:
+        return vector_norm(A, 2, None, keepdim, dtype=dtype, out=out)
+    if A.dim() == 1:
+        return vector_norm(A, ord, None, keepdim, dtype=dtype, out=out)
+    if A.dim() == 2:
+        return matrix_norm(A, ord, (-2, -1), keepdim, dtype=dtype, out=out)
+    raise RuntimeError(f"linalg.norm: If dim is not specified but ord is, the input must be 1D or 2D. Got {A.dim()}D.")

@@ -3,7 +3,10 @@
 A top-level name is a Python identifier that is not a keyword and does not start
 with an underscore (private and dunder names such as ``__builtins__`` belong to
 the interpreter, not to the session). A dotted path (``model.fc.weight``,
-``layers.0.bias``) continues with such names or with decimal indexes. The same
+``layers.0.bias``) continues with such names or with decimal indexes; checkpoint names and
+run outputs, which are state_dict names, may also continue with a module's own private names
+(``model._encoder._conv_1.weight``, of a module that sets ``self._encoder``), which the
+session finds in the module's registries only; dunder parts are refused everywhere. The same
 rule serves run inputs and outputs, ``/variables/{name}``, ``/graph?of=`` and
 checkpoint tensor names, so whatever a client may write it may also read back.
 """
@@ -16,8 +19,10 @@ NAME_PATTERN = r"^[A-Za-z][A-Za-z0-9_]*$"
 PATH_PATTERN = r"^[A-Za-z][A-Za-z0-9_]*(\.([A-Za-z][A-Za-z0-9_]*|[0-9]+))*$"
 
 
-def name_problem(name, dotted=False):
-    """Why ``name`` cannot name a variable (a short phrase), or None when it can."""
+def name_problem(name, dotted=False, module_private=False):
+    """Why ``name`` cannot name a variable (a short phrase), or None when it can. With
+    ``module_private`` (checkpoint names and run outputs: state_dict names), a dotted path's parts
+    after the first may be a module's own private names (``model._encoder._conv_1.weight``)."""
     if not isinstance(name, str) or not name:
         return "is empty" if name == "" else "is not a string"
     if len(name) > MAX_NAME_LENGTH:
@@ -30,14 +35,14 @@ def name_problem(name, dotted=False):
             return "is not a name" + (" or a dotted path such as model.fc.weight" if dotted else "")
         if keyword.iskeyword(part):
             return f"uses the keyword {part!r}"
-        if part.startswith("_"):
+        if part.startswith("__") or (part.startswith("_") and (i == 0 or not module_private)):
             return f"uses the private name {part[:40]!r} (names starting with '_' belong to the interpreter)"
     return None
 
 
-def check_name(name, field, dotted=False):
+def check_name(name, field, dotted=False, module_private=False):
     """Raises a 422 ApiError naming ``field`` when ``name`` is not a usable variable name."""
-    problem = name_problem(name, dotted)
+    problem = name_problem(name, dotted, module_private)
     if problem is not None:
         from .errors import ApiError
         shown = name[:80] if isinstance(name, str) else name

@@ -58,7 +58,7 @@ class RunService:
             raise ApiError(413, "LimitExceeded", f"limit exceeded: program_bytes: the program is larger than "
                                                  f"{limits.program_bytes} bytes", limit="program_bytes")
         for i, name in enumerate(spec.outputs or ()):
-            check_name(name, f"outputs.{i}", dotted=True)
+            check_name(name, f"outputs.{i}", dotted=True, module_private=True)
         if session.run_id is not None:
             self.metrics.rejected.labels("session_busy").inc()
             raise ApiError(409, "Conflict", "a run is already in progress in this session; wait for it or "

@@ -240,7 +240,9 @@ class Worker:
         if names is None:
             names = [n for n in dict.fromkeys(outcome.bound) if runtime.is_tensor(_lookup(ns, n))]
             names = names[:MAX_AUTO_OUTPUTS]
-        resolved = [(name, _lookup(ns, name, required=True)) for name in names]
+        given = header.get("outputs") is not None
+        resolved = [(name, _lookup(ns, name, required=True, field=f"outputs.{i}" if given else None))
+                    for i, name in enumerate(names)]
         values, grads, tensors = encode_run_outputs(resolved, bound, out, Caps.from_header(header))
         graph = runtime.graph_json(tensors, observer, ns, _graph_max_nodes(header)) if header.get("graph") else None
         return {"values": values, "grads": grads, "graph": _graph_buffer(graph, out), "stdout": outcome.stdout,
@@ -359,14 +361,15 @@ def _graph_max_nodes(header):
     return int(n) if isinstance(n, int) and n > 0 else runtime.GRAPH_ANSWER_MAX_NODES
 
 
-def _lookup(ns, name, required=False, status=422):
+def _lookup(ns, name, required=False, status=422, field=None):
     try:
         return ns.resolve(name)
     except (KeyError, AttributeError, IndexError, TypeError) as e:
         if not required:
             return None
+        extra = {"field": field} if field is not None else {}
         raise WorkerError(status, "KeyError", f"no variable or attribute {name!r} in the session",
-                          name=name, detail=_message(e)) from None
+                          name=name, detail=_message(e), **extra) from None
 
 
 def _check_budget(ns, nbytes, session_bytes):

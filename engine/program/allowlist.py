@@ -106,7 +106,8 @@ MODULES = {
     "torch": Module(
         host=_E,
         children={"nn": "torch.nn", "optim": "torch.optim", "autograd": "torch.autograd",
-                  "linalg": "torch.linalg", "utils": "torch.utils", "backends": "torch.backends"},
+                  "linalg": "torch.linalg", "utils": "torch.utils", "backends": "torch.backends",
+                  "distributions": "torch.distributions"},
         # NumPy arrays in, as PyTorch takes them (engine/program/stdlib/numpy.py)
         replaced={"from_numpy": _S + ".numpy:torch_from_numpy", "tensor": _S + ".numpy:torch_tensor",
                   "as_tensor": _S + ".numpy:torch_as_tensor"},
@@ -249,7 +250,15 @@ MODULES = {
     "torch.autograd.function": Module(
         host=_E + ".autograd.custom_function",
         names=("Function", "FunctionCtx", "InplaceFunction", "once_differentiable")),
-    "torch.linalg": Module(host=_E + ".linalg", names=("matrix_power",)),
+    "torch.linalg": Module(host=_E + ".linalg", names=("matrix_norm", "matrix_power", "norm", "vector_norm")),
+    "torch.distributions": Module(
+        host=_E + ".distributions",
+        children={"categorical": "torch.distributions.categorical", "distribution": "torch.distributions.distribution",
+                  "normal": "torch.distributions.normal"},
+        names=("Categorical", "Distribution", "Normal")),
+    "torch.distributions.categorical": Module(host=_E + ".distributions.categorical", names=("Categorical",)),
+    "torch.distributions.distribution": Module(host=_E + ".distributions.distribution", names=("Distribution",)),
+    "torch.distributions.normal": Module(host=_E + ".distributions.normal", names=("Normal",)),
     "torch.utils": Module(host=_E + ".utils", children={"data": "torch.utils.data"}),
     "torch.utils.data": Module(
         host=_E + ".utils.data",
@@ -350,7 +359,7 @@ MODULES = {
         "ediff1d", "einsum", "empty", "empty_like", "equal", "euler_gamma", "exp", "exp2", "expand_dims",
         "expm1", "extract", "eye", "fabs", "finfo", "fix", "flatnonzero", "flip", "fliplr", "flipud",
         "float16", "float32", "float64", "float_", "float_power", "floor", "floor_divide", "fmax", "fmin",
-        "fmod", "full", "full_like", "geomspace", "gradient", "greater", "greater_equal", "half",
+        "fmod", "full", "full_like", "geomspace", "get_printoptions", "gradient", "greater", "greater_equal", "half",
         "heaviside", "histogram", "histogram_bin_edges", "hsplit", "hstack", "hypot", "identity", "iinfo",
         "imag", "indices", "inf", "inner", "insert", "int16", "int32", "int64", "int8", "int_", "intc",
         "interp", "intersect1d", "intp", "isclose", "iscomplex", "iscomplexobj", "isfinite", "isin",
@@ -519,6 +528,13 @@ TYPES = {
     _E + ".nn.utils.rnn.PackedSequence": Type(attrs=(
         "batch_sizes", "count", "cpu", "cuda", "data", "detach", "double", "float", "half", "index", "is_cuda",
         "is_pinned", "sorted_indices", "to", "unsorted_indices")),
+    # ---- torch.distributions
+    _E + ".distributions.distribution.Distribution": Type(subclasses=True, attrs=(
+        "batch_shape", "entropy", "event_shape", "has_rsample", "log_prob", "mean", "mode", "perplexity", "rsample",
+        "sample", "sample_n", "set_default_validate_args", "stddev", "variance")),
+    _E + ".distributions.categorical.Categorical": Type(attrs=(
+        "enumerate_support", "has_enumerate_support", "logits", "param_shape", "probs")),
+    _E + ".distributions.normal.Normal": Type(data=True, attrs=("cdf",)),   # data: loc, scale
     # ---- data loading: datasets and samplers a session builds (and programs derive from)
     _E + ".utils.data.Dataset": Type(subclasses=True, data=True, settable=ANY, base=True),
     _E + ".utils.data.Sampler": Type(subclasses=True, data=True, settable=ANY, base=True),

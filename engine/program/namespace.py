@@ -152,6 +152,15 @@ def _step(value, part, path):
             return value[int(part)]
         except Exception:
             pass
+    if part[:1] == "_" and part[:2] != "__" and _is_module(value):
+        # a module's own private names (self._encoder = Encoder(...)) are state_dict names, as in
+        # PyTorch: found in its registries of parameters, buffers and submodules, never as attributes
+        d = getattr(value, "__dict__", None)
+        if isinstance(d, dict):
+            for kind in ("_parameters", "_buffers", "_modules"):
+                reg = d.get(kind)
+                if isinstance(reg, dict) and part in reg and reg[part] is not None:
+                    return reg[part]
     if not part or part[0] == "_":
         raise KeyError(path)
     try:

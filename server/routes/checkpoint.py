@@ -98,7 +98,7 @@ def read_safetensors(data, max_elements, max_tensors=1 << 14):
                 raise _bad("'__metadata__' must map names to strings", "checkpoint.__metadata__")
             continue
         field = f"checkpoint.{name[:80]}"
-        check_name(name, field, dotted=True)
+        check_name(name, field, dotted=True, module_private=True)
         if not isinstance(entry, dict):
             raise _bad("each tensor's entry must be an object with dtype, shape and data_offsets", field)
         dtype = entry.get("dtype")

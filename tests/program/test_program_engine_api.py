@@ -328,3 +328,17 @@ def test_unique_index_fill_and_matrix_power_in_programs(run_ok, run_err):
                    "import torch\nb = torch.linalg.matrix_power(torch.ones(2000, 2000), 2 ** 40)\n"):
         e = run_err(source)
         assert e.type == "LimitExceeded" and "matrix_power" in e.message, e.to_dict()
+
+
+def test_linalg_norms_in_programs(run_ok):
+    # rasbt/machine-learning-book ch12: torch.linalg.norm(t1, ord=2, dim=1)
+    out, ns = run_ok("""
+    import torch
+    from torch.linalg import vector_norm
+    t = torch.tensor([[3.0, 4.0], [6.0, 8.0]], requires_grad=True)
+    n = torch.linalg.norm(t, ord=2, dim=1)
+    n.sum().backward()
+    print(n.tolist(), torch.linalg.matrix_norm(t, ord=1).item(), vector_norm(t, ord=float('inf')).item())
+    """)
+    assert out.stdout == "[5.0, 10.0] 12.0 8.0\n"
+    assert ns.get("t").grad.tolist() == [pytest.approx([0.6, 0.8])] * 2

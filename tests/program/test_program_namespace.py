@@ -243,3 +243,38 @@ def test_memory_kept_where_the_walk_used_not_to_look_still_meets_the_session_lim
     assert outcomes[0].ok and outcomes[1].ok
     assert not outcomes[2].ok and outcomes[2].error.limit == "session_bytes"
     assert ns.nbytes() == 40_000_000 + (12 if place == "tensor_hook" else 0)   # and the last x
+
+
+PRIVATE_MODEL = """
+class Inner(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self._conv = nn.Linear(2, 3)
+        self.register_buffer('_size', torch.zeros(3))
+        self._note = torch.ones(1)
+
+class Outer(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self._enc = Inner()
+
+model = Outer()
+"""
+
+
+def test_a_modules_private_state_dict_names_resolve_and_load(run_ok):
+    # zalandoresearch/pytorch-vq-vae: self._encoder, self._vq_vae._embedding, buffer _ema_cluster_size
+    _, ns = run_ok(PRIVATE_MODEL)
+    names = set(ns.tensors())
+    assert names == {"model._enc._conv.weight", "model._enc._conv.bias", "model._enc._size"}
+    weight = ns.resolve("model._enc._conv.weight")
+    ns.load_tensors({"model._enc._conv.weight": gs.full((3, 2), 0.5), "model._enc._size": gs.ones(3)})
+    assert ns.resolve("model._enc._conv.weight") is weight and weight.tolist() == [[0.5, 0.5]] * 3
+    assert ns.resolve("model._enc._size").tolist() == [1.0, 1.0, 1.0]
+    # only the registries: a plain private attribute, the registries themselves and dunders stay out
+    for missing in ("model._enc._note", "model._modules", "model._enc._parameters", "model.__dict__",
+                    "model._enc.__class__"):
+        with pytest.raises(KeyError):
+            ns.resolve(missing)
+        with pytest.raises(KeyError):
+            ns.load_tensors({missing + ".x": gs.ones(1)})

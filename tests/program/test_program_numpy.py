@@ -5,7 +5,7 @@ import pytest
 
 from gradserve.engine.program import Limits, Namespace, run
 
-from python_oracle import assert_same_as_python, program_stdout
+from python_oracle import assert_same_as_python, program_stdout, python_stdout
 
 try:
     import torch as real_torch
@@ -151,7 +151,7 @@ def test_programs_never_hold_a_host_ndarray(run_ok, run_err):
                  "view", "tobytes", "__reduce__"):
         e = run_err(f"import numpy as np\na = np.ones(3)\nx = a.{attr}")
         assert e.type == "AttributeError", (attr, e.to_dict())
-    for name in ("save", "load", "fromfile", "memmap", "ctypeslib", "lib", "frombuffer", "set_printoptions"):
+    for name in ("save", "load", "fromfile", "memmap", "ctypeslib", "lib", "frombuffer"):   # (set_printoptions: the session's own, test_set_printoptions_is_the_sessions_own)
         e = run_err(f"import numpy as np\nx = np.{name}(1)")
         assert e.type in ("AttributeError", "TypeError"), (name, e.to_dict())
     assert run_err("import numpy as np\nx = np.array([object()])").type in ("NameError", "TypeError")
@@ -258,3 +258,50 @@ def test_ufuncs_write_into_a_program_array_with_out(run_ok, run_err):
                           ("import numpy as np\nnp.add(np.ones(2), 1.5, out=np.zeros(2, dtype=np.int64))\n", "Cannot cast")):
         e = run_err(source)
         assert e.type in ("TypeError", "UFuncTypeError") and words in e.message, e.to_dict()
+
+
+SIZE_AS_ARRAY = """
+import torch
+import numpy as np
+torch.manual_seed(0)
+m = torch.nn.Linear(3, 4)
+n = sum([np.prod(p.size()) for p in m.parameters()])
+shape = np.array(torch.ones(2, 5).shape).tolist()
+z = np.zeros(torch.ones(2, 3).size()).shape
+print(int(n), shape, z, np.prod(torch.ones(2, 3, 4).shape) * 1.5)
+"""
+
+
+def test_a_torch_size_is_a_tuple_of_ints_to_numpy(run_ok):
+    # karpathy/pytorch-made's run.py counts parameters with sum([np.prod(p.size()) ...]): a torch.Size
+    # is a tuple subclass, which NumPy takes as a tuple in PyTorch
+    out, _ = run_ok(SIZE_AS_ARRAY)
+    assert out.stdout == "16 [2, 5] (2, 3) 36.0\n"
+    if real_torch is not None:
+        assert python_stdout(SIZE_AS_ARRAY) == out.stdout   # PyTorch and NumPy themselves
+
+
+def test_set_printoptions_is_the_sessions_own(run_ok, run_err):
+    # rasbt/machine-learning-book ch12: np.set_printoptions(precision=3) before printing arrays
+    host_before = np.get_printoptions()
+    out, ns = run_ok("""
+    import numpy as np
+    np.set_printoptions(precision=3, suppress=True)
+    a = np.array([1 / 3, 2 / 3, 1e-9])
+    print(a, repr(a), np.get_printoptions()["precision"])
+    np.set_printoptions(threshold=np.inf)
+    print(len(str(np.arange(2000))) > 7000, len(str(np.arange(200000))) < 100)
+    """)
+    with np.printoptions(precision=3, suppress=True):   # NumPy's own answer for the first line
+        want = f"{np.array([1 / 3, 2 / 3, 1e-9])} {np.array([1 / 3, 2 / 3, 1e-9])!r} 3"
+    assert out.stdout.splitlines() == [want, "True True"]
+    out, _ = run_ok("import numpy as np\nprint(np.array([1 / 3]))", ns)        # the session keeps them
+    assert out.stdout == "[0.333]\n"
+    out, _ = run_ok("import numpy as np\nprint(np.array([1 / 3]))")            # another session does not see them
+    assert out.stdout == "[0.33333333]\n"
+    assert np.get_printoptions() == host_before                                 # nor does the host
+    for bad, kind in [("np.set_printoptions(formatter={'float': str})", "TypeError"),
+                      ("np.set_printoptions(precision=10 ** 6)", "ValueError"),
+                      ("np.set_printoptions(precision='x')", "TypeError"),
+                      ("np.set_printoptions(nanstr='n' * 100)", "ValueError")]:
+        assert run_err("import numpy as np\n" + bad).type == kind, bad

@@ -366,6 +366,18 @@ def run_python(script, library, inputs, grad_inputs, init, record_init=None):
     random.seed(script.seed)
     np.random.seed(script.seed)
     lib.manual_seed(script.seed)
+    # Each script starts as in a fresh kernel, with gradients on, and leaves the process's grad mode as it
+    # found it: karpathy/pytorch-made's run.py ends on torch.set_grad_enabled(False) (its last test epoch),
+    # which turned autograd off for every script run after it in this process.
+    grad_was = lib.is_grad_enabled()
+    lib.set_grad_enabled(True)
+    try:
+        return _run_cells(script, lib, glob, out, init, record_init)
+    finally:
+        lib.set_grad_enabled(grad_was)
+
+
+def _run_cells(script, lib, glob, out, init, record_init):
     try:
         for index, cell in enumerate(script.cells):
             for name in cell.load_before:

@@ -66,3 +66,22 @@ def test_comparison_tolerates_float32_noise_scaled_to_magnitude():
     noisy = {k: (v * (1 + 1e-6)).astype(v.dtype) for k, v in expected.values.items()}
     result = harness.Result(True, noisy, dict(expected.grads))
     assert harness.verdict(script, expected, result) == "pass"
+
+
+def test_an_in_process_run_leaves_grad_mode_as_it_found_it(tmp_path):
+    # karpathy/pytorch-made's run.py ends on torch.set_grad_enabled(False): every script run after it in
+    # the same process (status.py, a pytest worker) found autograd off
+    import gradserve.engine as gs
+    path = tmp_path / "off.py"
+    path.write_text("# realcode: x/y @ 0\n# realcode: https://github.com/x/y\n# realcode-output: on\nimport torch\n"
+                    "on = torch.is_grad_enabled()\ntorch.set_grad_enabled(False)\n")
+    script = harness.load_script(path)
+    with gs.no_grad():
+        result = harness.run_python(script, "gradserve.engine", {}, set(), {})
+        assert result.ok and not gs.is_grad_enabled()
+    assert result.values["on"] == np.array(True)   # the script itself started with gradients on
+    try:
+        assert harness.run_python(script, "gradserve.engine", {}, set(), {}).ok
+        assert gs.is_grad_enabled()                  # its set_grad_enabled(False) did not outlive it
+    finally:
+        gs.set_grad_enabled(True)

@@ -18,7 +18,7 @@ import operator as _op
 import numpy as _np
 
 from ...ops.creation import register_array_type
-from ...tensor import Tensor
+from ...tensor import Size as _TorchSize, Tensor
 from .. import guards
 from . import builtins, check_sequence, step
 
@@ -274,10 +274,14 @@ class ndarray:
         return complex(self._a)
 
     def __repr__(self):
-        return _np.array_repr(self._a)
+        a = self._a
+        with _PrintOptions(a):
+            return _np.array_repr(a)
 
     def __str__(self):
-        return _np.array_str(self._a)
+        a = self._a
+        with _PrintOptions(a):
+            return _np.array_str(a)
 
     def __format__(self, spec):
         if spec and self._a.size == 1:
@@ -416,6 +420,8 @@ def _host(x, depth=0):
         return x._v()
     if t is ndarray:
         return x._a
+    if t is _TorchSize:   # torch.Size is a tuple of ints, to NumPy as to PyTorch (np.prod(p.size()))
+        return tuple(x)
     if t is list or t is tuple:
         if depth == 0:
             guards.check_nested(x)
@@ -929,8 +935,71 @@ def isscalar(x):
     return type(x) in (int, float, bool, complex, str)
 
 
-def set_printoptions(*args, **kwargs):
-    raise TypeError("np.set_printoptions changes the host's NumPy for everyone: not available in programs")
+# Print options are the session's own (rasbt/machine-learning-book's np.set_printoptions(precision=3)):
+# kept in its state and applied around each of its arrays' str/repr with np.printoptions, which NumPy 2
+# holds in a context variable, so no other session (thread) sees them. formatter (host NumPy would call
+# program functions) and override_repr are refused; arrays above _FULL_PRINT_MAX elements print summarised
+# whatever threshold says, and precision is at most _MAX_PRECISION digits (what the host builds is bounded).
+_PRINT_KEYS = ("precision", "threshold", "edgeitems", "linewidth", "suppress", "nanstr", "infstr", "sign",
+               "floatmode", "legacy")
+_FULL_PRINT_MAX = 100_000
+_MAX_PRECISION = 64
+
+
+def _session_printoptions():
+    from . import session_state
+    try:
+        return session_state("numpy.printoptions", dict)
+    except Exception:  # noqa: BLE001 - outside a run (the host formatting a value): NumPy's defaults
+        return {}
+
+
+class _PrintOptions:
+    """The session's print options around one array's formatting."""
+    __slots__ = ("opts", "cm")
+
+    def __init__(self, a):
+        opts = _session_printoptions()
+        if opts and a.size > _FULL_PRINT_MAX and opts.get("threshold", 1000) >= a.size:
+            opts = {**opts, "threshold": 1000}
+        self.opts = opts
+
+    def __enter__(self):
+        self.cm = _np.printoptions(**self.opts) if self.opts else None
+        if self.cm is not None:
+            self.cm.__enter__()
+
+    def __exit__(self, *exc):
+        if self.cm is not None:
+            self.cm.__exit__(*exc)
+
+
+def set_printoptions(precision=None, threshold=None, edgeitems=None, linewidth=None, suppress=None, nanstr=None,
+                     infstr=None, formatter=None, sign=None, floatmode=None, *, legacy=None, override_repr=None):
+    if formatter is not None or override_repr is not None:
+        raise TypeError("np.set_printoptions: formatter and override_repr are not available in programs")
+    given = dict(precision=precision, threshold=threshold, edgeitems=edgeitems, linewidth=linewidth,
+                 suppress=suppress, nanstr=nanstr, infstr=infstr, sign=sign, floatmode=floatmode, legacy=legacy)
+    given = {k: _host(v) for k, v in given.items() if v is not None}
+    for k, v in given.items():
+        if k in ("nanstr", "infstr", "sign", "floatmode", "legacy") and not isinstance(v, (str, bool)):
+            raise TypeError(f"np.set_printoptions: {k} must be a string")
+        if isinstance(v, str) and len(v) > 32:
+            raise ValueError(f"np.set_printoptions: {k} is longer than 32 characters")
+    if "precision" in given and isinstance(given["precision"], int) and given["precision"] > _MAX_PRECISION:
+        raise ValueError(f"np.set_printoptions: precision above {_MAX_PRECISION} is not available in programs")
+    opts = _session_printoptions()
+    merged = {**opts, **given}
+    with _np.printoptions(**merged):   # NumPy's own checks of the values (its errors), on this context only
+        pass
+    opts.clear()
+    opts.update(merged)
+
+
+def get_printoptions():
+    with _np.printoptions(**_session_printoptions()):
+        got = _np.get_printoptions()
+    return {k: got[k] for k in _PRINT_KEYS + ("formatter",) if k in got}
 
 
 def seterr(*args, **kwargs):
@@ -945,6 +1014,7 @@ PINF, NINF, NAN = _np.inf, -_np.inf, _np.nan
 # what the allowlist names for programs
 __all__ = sorted(set(_TABLE) | {
     "array", "asarray", "asanyarray", "empty", "einsum", "iinfo", "finfo", "isscalar", "set_printoptions",
+    "get_printoptions",
     "seterr", "ndarray", "dtype", "pi", "e", "inf", "nan", "euler_gamma", "newaxis", "bool_", "int8", "int16",
     "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float16", "float32", "float64", "complex64",
     "complex128", "half", "single", "double", "int_", "intc", "intp", "uint", "longlong", "float_", "cdouble",

@@ -1,0 +1,43 @@
+"""torch.distributions in programs: every import form, Categorical and Normal objects a program holds
+(their public API only), gradients through log_prob and rsample."""
+import math
+
+import pytest
+
+
+def test_import_forms_and_categorical_sampling(run_ok):
+    out, ns = run_ok("""
+    import torch
+    from torch.distributions.categorical import Categorical
+    from torch.distributions import Normal
+    import torch.distributions as D
+    torch.manual_seed(1)
+    logits = torch.tensor([[1.0, 1.0, 3.0]], requires_grad=True)
+    m = Categorical(logits=logits)
+    samples = m.sample((10,))
+    lp = m.log_prob(torch.tensor([2]))
+    (lp.sum() + m.entropy().sum()).backward()
+    n = D.Normal(torch.zeros(2, requires_grad=True), 2.0)
+    x = n.rsample((3,))
+    print(samples.shape, samples.dtype, m.batch_shape, torch.distributions.Categorical is Categorical, Normal is D.Normal)
+    """)
+    assert out.stdout == "torch.Size([10, 1]) torch.int64 torch.Size([1]) True True\n"
+    assert ns.get("lp").item() == pytest.approx(3 - math.log(2 * math.e + math.exp(3)))
+    assert ns.get("logits").grad is not None and ns.get("x").shape == (3, 2) and ns.get("x").requires_grad
+
+
+def test_distribution_private_state_stays_out_of_reach(run_err):
+    err = run_err("""
+    import torch
+    m = torch.distributions.Categorical(probs=torch.tensor([0.5, 0.5]))
+    m._param
+    """)
+    assert err.type == "AttributeError"
+
+
+def test_argument_errors_reach_the_program_as_pytorchs(run_err):
+    err = run_err("""
+    import torch
+    torch.distributions.Normal(torch.zeros(1), torch.zeros(1))
+    """)
+    assert err.type == "ValueError" and "GreaterThan" in err.message and err.line == 3
