@@ -344,6 +344,7 @@ MODULES = {
     "warnings": Module(host=_S + ".warnings", names=(
         "catch_warnings", "filterwarnings", "resetwarnings", "showwarning", "simplefilter", "warn",
     )),
+    "contextlib": Module(host=_S + ".contextlib", names=("contextmanager", "nullcontext", "suppress")),
     "enum": Module(host=_S + ".enum", names=("Enum", "EnumMeta", "EnumType", "IntEnum", "StrEnum", "auto", "unique")),
     "numpy": Module(host=_S + ".numpy", children={"random": "numpy.random", "linalg": "numpy.linalg"}, names=(
         "abs", "absolute", "add", "all", "allclose", "amax", "amin", "angle", "any", "append", "arange",
@@ -551,6 +552,10 @@ TYPES = {
     _S + ".random.Random": Type(attrs=_RANDOM_API),
     _S + ".itertools.chain": Type(attrs=("from_iterable",)),
     _S + ".functools.partial": Type(attrs=("args", "func", "keywords")),
+    _S + ".contextlib.contextmanager": Type(),
+    _S + ".contextlib._GeneratorContextManager": Type(),
+    _S + ".contextlib.nullcontext": Type(),
+    _S + ".contextlib.suppress": Type(),
     _S + ".functools._Cached": Type(attrs=("cache_clear", "cache_info")),
     _S + ".functools._CacheInfo": Type(attrs=("count", "currsize", "hits", "index", "maxsize", "misses")),
     _S + ".functools.cmp_to_key": Type(),
