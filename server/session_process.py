@@ -42,7 +42,7 @@ from multiprocessing.connection import Connection
 from ..engine.program.runtime import start_ticker, stop_ticker
 from . import runtime
 from .wire_frames import FrameReader, send_frame
-from .worker import Worker, serve
+from .worker import STACK_SHARED_WORKER_BYTES, Worker, run_on_stack, serve, stack_for
 
 log = logging.getLogger("gradserve.sessions")
 
@@ -333,8 +333,12 @@ def _session_child(ctl, fds, config, blas):
             controller.set_num_threads(threads)
     tune_gc()
     worker = SessionWorker(config)
+    _no_new_privs()  # per thread, inherited: the main thread and every thread started from here on
     start_ticker()   # the engine's ticker thread, before confine() allows no new thread
-    serve(sock, cancel, worker, config.get("max_frame_bytes", 1 << 40), before_hello=lambda: confine(config))
+    # served on a thread with a stack for the deepest nesting the session's memory allows (worker.
+    # run_on_stack), mapped before confine() measures the address space
+    run_on_stack(lambda: serve(sock, cancel, worker, config.get("max_frame_bytes", 1 << 40),
+                               before_hello=lambda: confine(config)), session_stack_bytes(config))
 
 
 # The cyclic collector's youngest-generation threshold in a session process (Python's default: 700).
@@ -364,6 +368,16 @@ def address_space_bytes():
     """Bytes of address space this process maps now."""
     with open("/proc/self/statm") as f:
         return int(f.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
+
+
+def session_stack_bytes(config):
+    """The stack a session process serves on: for data up to the address space ``confine`` lets the
+    session map beyond what it maps at the start (without a memory limit, a shared worker's)."""
+    memory = int(config.get("memory_bytes") or 0)
+    if not memory:
+        return STACK_SHARED_WORKER_BYTES
+    threads = max(1, int(config.get("threads", 1)))
+    return stack_for(memory + memory // 4 + AS_HEADROOM + AS_PER_THREAD * threads)
 
 
 def confine(config):

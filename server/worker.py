@@ -437,8 +437,78 @@ def main(sock, cancel_conn, config):
         start_ticker()   # the interpreter's ticker thread (programs' time checks), before the limits
     except runtime.InterpreterUnavailable:
         pass
-    _limit_self(worker.device, config.get("memory_bytes"), config.get("max_files", 256))
-    serve(sock, cancel_conn, worker, config.get("max_frame_bytes", 1 << 40))
+    memory = config.get("memory_bytes")
+    run_on_stack(lambda: serve(sock, cancel_conn, worker, config.get("max_frame_bytes", 1 << 40)),
+                 stack_for(memory) if worker.device == "cpu" and memory else STACK_SHARED_WORKER_BYTES,
+                 # the stack is mapped by now: an address-space limit leaves the data its room
+                 before=lambda stack: _limit_self(worker.device, memory and memory + stack,
+                                                  config.get("max_files", 256)))
+
+
+# The C stack programs run on. CPython recurses in C with no depth check when it hashes a tuple
+# (tuplehash: about 65 bytes of stack a level; hash(t), {t}, {t: 1}, t in s, Counter, lru_cache) and
+# when it frees a slice of slices (about 33 bytes a level), while a level of nesting costs a program
+# 48 bytes of heap (a 1-tuple) and one step: on the 8 MiB main-thread stack a tuple nested ~130,000
+# deep, well within a session's memory, overflowed the stack and killed the process (hostile pass 5,
+# F1; in a shared GPU worker, every session there). Commands are served on a thread whose stack is
+# STACK_PER_HEAP_BYTE times the memory the process may map for data, so any nesting the limits let
+# a program build can be hashed and freed; its pages are touched only by such recursion. Measured
+# (python 3.11): 64 MiB of stack hashed 1.03M levels and freed 2.05M levels of slices.
+STACK_PER_HEAP_BYTE = 1.5
+STACK_MIN_BYTES = 64 << 20
+STACK_SHARED_WORKER_BYTES = 8 << 30   # a shared worker (a GPU's) without an address-space limit
+
+
+def stack_for(data_bytes):
+    """The serving thread's stack for a process that may map ``data_bytes`` for data."""
+    return max(STACK_MIN_BYTES, int(STACK_PER_HEAP_BYTE * data_bytes)) + STACK_MIN_BYTES
+
+
+def run_on_stack(target, stack_bytes, before=None):
+    """Runs ``target()`` on a thread with a ``stack_bytes`` stack and returns what it returns (raises
+    what it raises); the calling thread waits, after running ``before(stack)`` (the stack's size, 0
+    without the thread) once the thread and its stack exist, before ``target`` starts. Where the kernel refuses so large a stack, a half as
+    large one is tried, down to STACK_MIN_BYTES; below that ``target`` runs on the calling thread.
+    Records the stack with the engine's memory accounting (a thread's stack counts in the process's
+    data size, which bounds what a session holds). Threads ``target`` starts get the default stack."""
+    from gradserve.engine.program.memory import reserve_stack
+    result = {}
+    go = threading.Event()
+
+    def body():
+        go.wait()
+        try:
+            result["value"] = target()
+        except BaseException as e:  # handed to the calling thread
+            result["error"] = e
+
+    size = int(stack_bytes)
+    thread = None
+    while size >= STACK_MIN_BYTES:
+        try:
+            threading.stack_size(size)
+            thread = threading.Thread(target=body, daemon=True, name="gradserve-runs")
+            thread.start()
+            break
+        except (RuntimeError, ValueError, MemoryError):
+            thread = None
+            size //= 2
+        finally:
+            threading.stack_size(0)
+    if thread is None:
+        if before is not None:
+            before(0)
+        return target()
+    reserve_stack(size)
+    try:
+        if before is not None:
+            before(size)
+    finally:
+        go.set()
+    thread.join()
+    if "error" in result:
+        raise result["error"]
+    return result.get("value")
 
 
 def serve(sock, cancel_conn, worker, max_frame_bytes=1 << 40, before_hello=None):

@@ -33,7 +33,18 @@ from .errors import exception_args
 from .generators import ProgramGenerator
 from .values import BoundMethod, Function, ProgramIterator
 
-__all__ = ["tensor_bytes", "module_tensors", "read_rss", "read_statm", "held_at_most"]
+__all__ = ["tensor_bytes", "module_tensors", "read_rss", "read_statm", "held_at_most", "reserve_stack"]
+
+# Bytes of this process's data size that are the stack of the thread programs run on (a session
+# process and a shared worker run them on a thread with a large stack, server/worker.run_on_stack):
+# private writable memory no array lies in, left out of held_at_most's bound.
+_stack_reserved = 0
+
+
+def reserve_stack(nbytes):
+    """Records that ``nbytes`` of this process's data size are a thread's stack (see held_at_most)."""
+    global _stack_reserved
+    _stack_reserved = max(0, int(nbytes))
 
 _WALK_BUDGET = 200_000
 _ndarray = np.ndarray
@@ -406,10 +417,13 @@ def held_at_most(data=None):
     because each array the walk counts is one that owns its memory or views memory no array it
     counts owns (``_base``), and all such memory is private writable memory of this process,
     counted by data whether touched or not; memory freed to malloc but not to the system only
-    makes the bound looser. None where no such bound holds: when CuPy is loaded (a GPU array's
-    memory is not the process's), or statm cannot be read."""
+    makes the bound looser. A thread stack recorded with ``reserve_stack`` is left out: no array
+    lies there. None where no such bound holds: when CuPy is loaded (a GPU array's memory is not
+    the process's), or statm cannot be read."""
     if "cupy" in sys.modules:
         return None
     if data is None:
         data = read_statm()[1]
-    return data
+    if data is None:
+        return None
+    return max(0, data - _stack_reserved)
