@@ -796,7 +796,79 @@ def _tuple_get(obj, name):
 def _range_get(obj, name):
     if name not in ("start", "stop", "step", "count", "index"):
         raise _attr_error(obj, name)
+    if name == "count":
+        return lambda value: int(range_contains(obj, value))
+    if name == "index":
+        return lambda value: _range_index(obj, value)
     return getattr(obj, name)
+
+
+def _range_step(rt):
+    rt.steps += 1
+    if rt.steps >= rt.check_at:
+        rt.check()
+
+
+def range_contains(r, value):
+    """``value in r`` as Python answers it, without Python's scan for a value that is not an int:
+    CPython compares such a value (a float, a tensor, a list) with every item of the range in C,
+    so ``1.5 in range(10**12)`` held the process past its deadline and the worker was killed
+    (hostile pass 6, F2; in a shared GPU worker, every session on it). Numbers are answered
+    at once (a float or complex equals an item only if it is an integral value in the range);
+    anything else is compared item by item here, a step each, as ``any`` does."""
+    t = type(value)
+    if t is int or t is bool:
+        return value in r
+    if isinstance(value, (int, np.integer)):
+        return int(value) in r
+    if isinstance(value, (float, np.floating)):
+        value = float(value)
+        return math.isfinite(value) and value.is_integer() and int(value) in r
+    if isinstance(value, complex):
+        return value.imag == 0 and range_contains(r, value.real)
+    from .builtin_functions import _current_builtins
+    builtins = _current_builtins()
+    rt = builtins.rt if builtins is not None else None
+    for item in r:
+        if rt is not None:
+            _range_step(rt)
+        if item == value:
+            return True
+    return False
+
+
+def _range_index(r, value):
+    if range_contains(r, value):
+        if isinstance(value, (int, float, complex, np.integer, np.floating)):
+            return r.index(int(value.real if isinstance(value, complex) else value))
+        for i, item in enumerate(r):   # counted by range_contains already: found within its steps
+            if item == value:
+                return i
+    raise PROGRAM_EXCEPTIONS["ValueError"](f"{value!r} is not in range" if type(value) in (int, bool)
+                                           else "sequence.index(x): x not in sequence")
+
+
+# values whose == with anything is C's own and quick: a list of them is searched in C
+_QUICK_EQ = frozenset((int, float, str, bytes, bool, type(None), complex))
+_SCAN_IN_C = 4096
+
+
+def sequence_contains(seq, value):
+    """``value in seq`` for a list, tuple or deque: Python's own search, except where each comparison
+    runs host code (a tensor's ==: microseconds each) over a long sequence, which no limit could
+    interrupt (5 million tensors held the process past its deadline and the worker was killed):
+    then compared here, a step each, with Python's identity test first."""
+    if len(seq) <= _SCAN_IN_C or type(value) in _QUICK_EQ:
+        return value in seq
+    from .builtin_functions import _current_builtins
+    builtins = _current_builtins()
+    rt = builtins.rt if builtins is not None else None
+    for item in seq:
+        if rt is not None:
+            _range_step(rt)
+        if item is value or item == value:
+            return True
+    return False
 
 
 def _slice_get(obj, name):

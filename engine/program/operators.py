@@ -8,7 +8,7 @@ import operator
 
 from ..tensor import Tensor
 from . import guards
-from .access import _LIMITS
+from .access import _LIMITS, range_contains as _range_contains, sequence_contains as _sequence_contains
 
 __all__ = ["BINARY", "INPLACE", "UNARY", "COMPARE"]
 
@@ -223,11 +223,16 @@ def _cmp(op):
 
 
 def _in(a, b):
+    tb = type(b)
+    if tb is range:   # Python scans a range in C for anything but an int (access.range_contains)
+        return _range_contains(b, a)
+    if tb is list or tb is tuple:   # host == on each item of a long list: counted (access.sequence_contains)
+        return _sequence_contains(b, a)
     return a in b
 
 
 def _not_in(a, b):
-    return a not in b
+    return not _in(a, b)
 
 
 COMPARE = {
