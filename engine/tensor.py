@@ -211,9 +211,13 @@ class Tensor:
         return bool(self._data.reshape(()))
 
     def __float__(self):
+        if self._data.size != 1:   # PyTorch: ValueError here, RuntimeError from item()
+            raise ValueError("only one element tensors can be converted to Python scalars")
         return float(self.item())
 
     def __int__(self):
+        if self._data.size != 1:
+            raise ValueError("only one element tensors can be converted to Python scalars")
         return int(self.item())
 
     def __index__(self):
@@ -222,6 +226,8 @@ class Tensor:
         return int(self.item())
 
     def __complex__(self):
+        if self._data.size != 1:
+            raise ValueError("only one element tensors can be converted to Python scalars")
         return complex(self.item())
 
     __hash__ = object.__hash__

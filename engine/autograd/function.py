@@ -249,7 +249,10 @@ class Op(Node):
             inputs = _on_one_device(inputs)
             arrays = [x._data if isinstance(x, Tensor) else x for x in inputs]
             edges = [_edge(x) for x in inputs]
-        data = node.forward(*arrays, **params)
+        try:
+            data = node.forward(*arrays, **params)
+        except ValueError as e:
+            raise _broadcast_error(e) from None
         if type(data) is not _ndarray and isinstance(data, _np_generic):
             data = np.asarray(data)
         if not (tracked and record):
@@ -376,3 +379,32 @@ def __getattr__(name):
         from . import custom_function
         return getattr(custom_function, name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+_NUMPY_BROADCAST = "operands could not be broadcast together"
+_SHAPE_TEXT = re.compile(r"\(([0-9, ]*)\)")
+
+
+def _broadcast_error(e):
+    """An op's forward failing in NumPy's broadcasting (``F.mse_loss``, ``torch.where``, ``torch.lerp``,
+    ``torch.maximum`` of shapes (2,) and (3,)) is PyTorch's RuntimeError with PyTorch's message, not
+    NumPy's ValueError (hostile pass 6, F4); any other ValueError is raised as it was."""
+    text = str(e)
+    if not text.startswith(_NUMPY_BROADCAST):
+        return e
+    shapes = []
+    for group in _SHAPE_TEXT.findall(text.split("remapped", 1)[0].split(" and requested shape", 1)[0]):
+        shapes.append(tuple(int(d) for d in group.replace(" ", "").split(",") if d))
+    out = shapes[0] if shapes else ()
+    for shape in shapes[1:]:
+        n = max(len(out), len(shape))
+        a = (1,) * (n - len(out)) + tuple(out)
+        b = (1,) * (n - len(shape)) + tuple(shape)
+        merged = []
+        for i, (x, y) in enumerate(zip(a, b)):
+            if x != y and x != 1 and y != 1:
+                return RuntimeError(f"The size of tensor a ({x}) must match the size of tensor b ({y}) "
+                                    f"at non-singleton dimension {i}")
+            merged.append(y if x == 1 else x)
+        out = tuple(merged)
+    return RuntimeError(f"shapes cannot be broadcast together: {text}")
