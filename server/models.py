@@ -74,7 +74,8 @@ class SessionInfo(BaseModel):
     expires_at: datetime
     variables: dict[str, VariableInfo]
     bytes: int
-    omitted: int | None = Field(None, description="variables past the server's max_tensors, not listed")
+    omitted: int | None = Field(None, description="variables past the server's max_tensors, or with names longer "
+                                "than 256 characters (a variable name's limit), not listed")
 
 
 class RunRequest(_Body):

@@ -22,6 +22,7 @@ from gradserve.engine.limits import LimitExceeded
 
 from . import runtime
 from .json_codec import dumps
+from .names import MAX_NAME_LENGTH
 from .outputs import Caps, OutputRefused, encode_run_outputs
 from .wire_frames import FrameReader, pack_array, send_frame, unpack_array
 
@@ -173,12 +174,16 @@ class Worker:
 
     def op_describe(self, header, buffers):
         ns = self._namespace(header)
-        tensors = ns.tensors()
+        # names the API would refuse (names.MAX_NAME_LENGTH) are counted, not listed: a chain of 16,000
+        # modules listed 257 MB of names, and each GET held the API's event loop for seconds
+        skipped = [0]
+        tensors = ns.tensors(max_name=MAX_NAME_LENGTH, skipped=skipped)
         cap = header.get("max_tensors") or len(tensors)
         variables = {name: runtime.tensor_info(t) for name, t in itertools.islice(tensors.items(), cap)}
         reply = {"variables": variables, "bytes": int(ns.nbytes())}
-        if len(tensors) > cap:
-            reply["omitted"] = len(tensors) - cap
+        omitted = max(0, len(tensors) - cap) + skipped[0]
+        if omitted:
+            reply["omitted"] = omitted
         return reply, []
 
     # ------------------------------------------------------------ runs
@@ -314,7 +319,12 @@ class Worker:
     # ------------------------------------------------------------ checkpoints
     def op_save(self, header, buffers):
         out = []
-        held = self._namespace(header).tensors()
+        skipped = [0]   # names a checkpoint could not be restored from (names.MAX_NAME_LENGTH) are refused
+        held = self._namespace(header).tensors(max_name=MAX_NAME_LENGTH, skipped=skipped)
+        if skipped[0]:  # (16,000 of them, 8,000 characters each, were a 125 MB header safetensors refused: 500)
+            raise WorkerError(422, "ValueError", f"{skipped[0]} of the session's tensors and parameters have "
+                              f"names longer than {MAX_NAME_LENGTH} characters (modules nested too deeply); "
+                              f"a checkpoint names each as a variable is named, so it cannot hold them")
         cap = header.get("max_tensors")
         if cap is not None and len(held) > cap:
             raise WorkerError(413, "LimitExceeded", f"limit exceeded: max_tensors: the session holds {len(held)} "

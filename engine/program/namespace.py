@@ -65,15 +65,16 @@ class Namespace:
             value = _step(value, part, path)
         return value
 
-    def tensors(self):
+    def tensors(self, max_name=None, skipped=None):
         """Every top-level tensor, and every module parameter and buffer by its
-        dotted name (``model.fc.weight``), for checkpoints."""
+        dotted name (``model.fc.weight``), for checkpoints. With ``max_name``, those whose
+        names would be longer are counted in ``skipped[0]``, not listed (memory.module_tensors)."""
         out = {}
         for name, value in self.globals.items():
             if isinstance(value, Tensor):
                 out[name] = value
             elif _is_module(value):
-                module_tensors(name + ".", value, out)
+                module_tensors(name + ".", value, out, max_name, skipped)
         return out
 
     def load_tensors(self, tensors):
