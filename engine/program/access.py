@@ -14,6 +14,7 @@ is refused.
 """
 import importlib
 import math
+import operator as _operator
 import pathlib
 import re
 import types
@@ -790,7 +791,7 @@ def _number_get(obj, name):
 def _tuple_get(obj, name):
     if name not in ("count", "index"):
         raise _attr_error(obj, name)
-    return getattr(obj, name)
+    return _list_count(obj) if name == "count" else _list_index(obj)
 
 
 def _range_get(obj, name):
@@ -853,16 +854,77 @@ _QUICK_EQ = frozenset((int, float, str, bytes, bool, type(None), complex))
 _SCAN_IN_C = 4096
 
 
+def _counting():
+    """A step counter for a loop over a program's data: the current run's runtime (None outside a run)."""
+    from .builtin_functions import _current_builtins
+    builtins = _current_builtins()
+    return builtins.rt if builtins is not None else None
+
+
+def _slow_scan(seq, value):
+    """Whether ``value`` must be searched for in ``seq`` a step at a time (see sequence_contains)."""
+    return len(seq) > _SCAN_IN_C and type(value) not in _QUICK_EQ
+
+
+def sequence_index(seq, value, start=0, stop=None):
+    """``seq.index(value, start, stop)`` with sequence_contains's counting; Python's error."""
+    n = len(seq)
+    if not _slow_scan(seq, value):
+        return seq.index(value, start, n if stop is None else stop)
+    start, stop, _ = slice(start, stop).indices(n)
+    rt = _counting()
+    for i in range(start, stop):
+        if rt is not None:
+            _range_step(rt)
+        item = seq[i]
+        if item is value or item == value:
+            return i
+    return [].index(value)   # Python's own ValueError, with its message
+
+
+def sequence_count(seq, value):
+    """``seq.count(value)`` with sequence_contains's counting."""
+    if not _slow_scan(seq, value):
+        return seq.count(value)
+    rt = _counting()
+    n = 0
+    for item in seq:
+        if rt is not None:
+            _range_step(rt)
+        if item is value or item == value:
+            n += 1
+    return n
+
+
+def sequence_compare(op, a, b):
+    """``op(a, b)`` (==, !=, <, <=, >, >=) for two lists or two tuples as Python compares them (the
+    first items that differ decide), a step an item where they are long: each item's == may be
+    host code (a tensor's), which no limit could interrupt in Python's own loop."""
+    if len(a) <= _SCAN_IN_C or len(b) <= _SCAN_IN_C:
+        return op(a, b)
+    if len(a) != len(b) and op in (_operator.eq, _operator.ne):
+        return op is _operator.ne
+    rt = _counting()
+    for x, y in zip(a, b):
+        if rt is not None:
+            _range_step(rt)
+        if not (x is y or x == y):
+            if op is _operator.eq:
+                return False
+            if op is _operator.ne:
+                return True
+            return op(x, y)
+    return op(len(a), len(b))
+
+
 def sequence_contains(seq, value):
     """``value in seq`` for a list, tuple or deque: Python's own search, except where each comparison
     runs host code (a tensor's ==: microseconds each) over a long sequence, which no limit could
     interrupt (5 million tensors held the process past its deadline and the worker was killed):
     then compared here, a step each, with Python's identity test first."""
-    if len(seq) <= _SCAN_IN_C or type(value) in _QUICK_EQ:
+    if not _slow_scan(seq, value):
         return value in seq
-    from .builtin_functions import _current_builtins
-    builtins = _current_builtins()
-    rt = builtins.rt if builtins is not None else None
+    rt = _counting()
     for item in seq:
         if rt is not None:
             _range_step(rt)
@@ -925,8 +987,28 @@ def _builtins():
     return _current_builtins()
 
 
+def _list_count(lst):
+    return lambda value: sequence_count(lst, value)
+
+
+def _list_index(lst):
+    def index(value, start=0, stop=None):
+        return sequence_index(lst, value, start, stop)
+    return index
+
+
+def _list_remove(lst):
+    def remove(value):
+        if _slow_scan(lst, value):
+            del lst[sequence_index(lst, value)]
+        else:
+            lst.remove(value)
+    return remove
+
+
 # list methods that count steps and check sizes
-_LIST_FACTORIES = {"extend": _list_extend, "sort": _list_sort}
+_LIST_FACTORIES = {"extend": _list_extend, "sort": _list_sort, "count": _list_count, "index": _list_index,
+                   "remove": _list_remove}
 
 
 def _tensor_numpy(t):

@@ -5,10 +5,12 @@ matrix products of tensors). Tensors take the first branch of each function,
 so an op on tensors costs one type test more than the op itself.
 """
 import operator
+from collections import deque as _deque
 
 from ..tensor import Tensor
 from . import guards
-from .access import _LIMITS, range_contains as _range_contains, sequence_contains as _sequence_contains
+from .access import (_LIMITS, range_contains as _range_contains, sequence_compare as _sequence_compare,
+                     sequence_contains as _sequence_contains)
 
 __all__ = ["BINARY", "INPLACE", "UNARY", "COMPARE"]
 
@@ -212,11 +214,14 @@ UNARY = {"USub": operator.neg, "UAdd": operator.pos, "Invert": operator.invert, 
 
 def _cmp(op):
     def compare(a, b):
-        if type(a) is Tensor and type(b) is Tensor:
+        ta = type(a)
+        if ta is Tensor and type(b) is Tensor:
             if a._data.shape != b._data.shape:
                 _check_broadcast(a, b)
         elif isinstance(a, Tensor) or isinstance(b, Tensor):
             _check_broadcast(a, b)
+        elif (ta is list or ta is tuple) and type(b) is ta:   # long ones a step an item (access.sequence_compare)
+            return _sequence_compare(op, a, b)
         return op(a, b)
     compare.__name__ = op.__name__
     return compare
@@ -226,7 +231,7 @@ def _in(a, b):
     tb = type(b)
     if tb is range:   # Python scans a range in C for anything but an int (access.range_contains)
         return _range_contains(b, a)
-    if tb is list or tb is tuple:   # host == on each item of a long list: counted (access.sequence_contains)
+    if tb is list or tb is tuple or tb is _deque:   # host == on each item of a long list: counted (access.sequence_contains)
         return _sequence_contains(b, a)
     return a in b
 

@@ -63,3 +63,51 @@ def test_numbers_in_a_huge_range_answer_at_once(run_ok):
 def test_a_short_list_of_tensors_still_uses_python_search(run_ok):
     out, ns = run_ok("t = torch.ones(1)\nl = [torch.zeros(1), t]\nx = t in l\ny = torch.tensor([2.0]) in l")
     assert ns.globals["x"] is True and ns.globals["y"] is False
+
+
+@pytest.mark.parametrize("source", [
+    "l = [torch.ones(1)] * 300000\nx = l.count(torch.tensor(-1.0))",
+    "l = [torch.ones(1)] * 300000\nx = l.index(torch.tensor(-1.0))",
+    "l = [torch.ones(1)] * 300000\nl.remove(torch.tensor(-1.0))",
+    "l = (torch.ones(1),) * 300000\nx = l.count(torch.tensor(-1.0))",
+    "l = [torch.ones(1)] * 300000\nm = [torch.ones(1)] * 300000\nx = l == m",
+    "l = (torch.ones(1),) * 300000\nm = (torch.ones(1),) * 300000\nx = l < m",
+    "import collections\nd = collections.deque([torch.ones(1)] * 300000)\nx = torch.tensor(-1.0) in d",
+])
+def test_list_methods_and_comparisons_that_run_host_code_per_item_count_steps(run_err, source):
+    err = run_err(source, limits=SMALL)
+    assert err.type == "LimitExceeded" and err.limit == "steps", err.to_dict()
+
+
+SEQ_CASES = [
+    "a.count(2)", "a.count(7)", "a.index(3)", "a.index(3, 5000)", "a.index(3, -3)", "a.index(9)", "a.index(3, 2, 1)",
+    "a == b", "a != b", "a < b", "a <= b", "a > b", "a >= b", "a == a", "a < a", "a == b[:-1]", "a < b[:-1]",
+    "a[:-1] < a", "3 in a", "9 in a",
+]
+
+
+@pytest.mark.parametrize("kind", ["list", "tuple"])
+@pytest.mark.parametrize("expr", SEQ_CASES)
+def test_long_sequences_answer_as_python(run_ok, kind, expr):
+    a = [i % 5 for i in range(6000)]
+    b = list(a)
+    b[4000] = 2.5
+    make = f"a = {kind}([i % 5 for i in range(6000)])\nb = list(a)\nb[4000] = 2.5\nb = {kind}(b)\n"
+    env = {"a": (tuple if kind == "tuple" else list)(a), "b": (tuple if kind == "tuple" else list)(b)}
+    try:
+        want = ("ok", eval(expr, env))
+    except ValueError as e:
+        want = ("ValueError", str(e))
+    # the same expressions with a tensor in the list take the counted path
+    for extra in ("", "a = type(a)(list(a) + [torch.ones(1)])\nb = type(b)(list(b) + [torch.ones(1)])\n"):
+        if extra and ("==" in expr or "<" in expr or ">" in expr or "!=" in expr):
+            continue
+        src = make + extra + f"try:\n    got = ('ok', {expr})\nexcept ValueError as e:\n    got = ('ValueError', str(e))\n"
+        out, ns = run_ok(src)
+        assert ns.globals["got"] == want, (expr, extra)
+
+
+def test_remove_and_index_find_a_tensor_by_identity_in_a_long_list(run_ok):
+    out, ns = run_ok("t = torch.ones(1)\nl = [torch.zeros(1)] * 5000 + [t] + [torch.zeros(1)]\n"
+                     "i = l.index(t)\nl.remove(t)\nn = len(l)\nc = l.count(t)")
+    assert (ns.globals["i"], ns.globals["n"], ns.globals["c"]) == (5000, 5001, 0)
