@@ -245,6 +245,13 @@ class AnswerStream(Response):
         self.background = None
         self.init_headers(headers)
 
+    _release = None   # AnswerBudget's: called once the answer is sent or abandoned
+
+    def __del__(self):  # an answer never sent (its request failed first) gives its budget back too
+        release, self._release = self._release, None
+        if release is not None:
+            release()
+
     async def __call__(self, scope, receive, send):
         pieces, self._pieces = self._pieces, None
         gone = asyncio.Event()
@@ -269,13 +276,76 @@ class AnswerStream(Response):
             watcher.cancel()
             pieces.close()
             del pieces
+            release = getattr(self, "_release", None)
+            if release is not None:
+                self._release = None
+                release()
 
 
-def response(tree, encoding, status_code=200):
-    """The HTTP answer for ``tree``: binary, one JSON document when small, else streamed JSON."""
-    if encoding == "binary":
-        return binary_response(tree, status_code)
-    if tensor_bytes(tree) <= OFFLOAD_BYTES:
-        return Response(dumps(materialize(tree, encoding)), status_code=status_code, media_type="application/json")
-    return AnswerStream(_coalesced(stream_json(tree, encoding)), in_thread=True, status_code=status_code,
-                        media_type="application/json")
+def response(tree, encoding, status_code=200, release=None):
+    """The HTTP answer for ``tree``: binary, one JSON document when small, else streamed JSON.
+    ``release()`` runs once the answer no longer holds the tree's bytes (sent, or its client gone)."""
+    try:
+        if encoding == "binary":
+            stream = binary_response(tree, status_code)
+        elif tensor_bytes(tree) <= OFFLOAD_BYTES:
+            return Response(dumps(materialize(tree, encoding)), status_code=status_code,
+                            media_type="application/json")
+        else:
+            stream = AnswerStream(_coalesced(stream_json(tree, encoding)), in_thread=True, status_code=status_code,
+                                  media_type="application/json")
+    except BaseException:
+        if release is not None:
+            release()
+        raise
+    else:
+        if release is None or type(stream) is not AnswerStream:
+            return stream
+        stream._release = release
+        release = None
+        return stream
+    finally:
+        if release is not None:   # a plain Response: the tree's bytes are its body's now, and small
+            release()
+
+
+# Answers up to this many tensor bytes are not charged to the answer budget.
+ANSWER_FREE_BYTES = 1 << 20
+RETRY_AFTER_S = 1
+
+
+class AnswerBudget:
+    """Bytes of tensor answers the API process may hold at once while they are sent, over every request
+    (hostile pass 6, F5). An answer is held until its client has read it: four clients reading 512 MiB
+    binary answers slowly held 2.1 GB of the API process, and nothing bounded how many sessions could do
+    that at once (the API serves everyone; its memory is not a session's). Answers over
+    ANSWER_FREE_BYTES are charged before they are sent and given back when sent or abandoned; one that
+    would pass ``total`` is refused at once (503, Retry-After) and its bytes let go, while the run's
+    results stay in the session (GET .../variables/{name}). Runs on the event loop: no lock."""
+
+    def __init__(self, total):
+        self.total = int(total)
+        self.used = 0
+        self.refused = 0
+
+    def response(self, tree, encoding):
+        """``response(tree, encoding)`` charged to the budget; ApiError 503 when it is spent."""
+        nbytes = tensor_bytes(tree)
+        if nbytes <= ANSWER_FREE_BYTES:
+            return response(tree, encoding)
+        if self.used + nbytes > self.total and self.used > 0:
+            self.refused += 1
+            from .errors import ApiError
+            raise ApiError(503, "Unavailable", f"the server is sending other large answers just now "
+                                               f"(answer_budget_bytes: {self.total} bytes at once); the run's "
+                                               f"results stay in the session: fetch them again in {RETRY_AFTER_S} s "
+                                               f"(GET /v1/sessions/{{id}}/variables/{{name}})",
+                           headers={"Retry-After": str(RETRY_AFTER_S)}, limit="answer_budget_bytes")
+        self.used += nbytes
+        released = []
+
+        def release():
+            if not released:
+                released.append(True)
+                self.used -= nbytes
+        return response(tree, encoding, release=release)

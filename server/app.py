@@ -13,6 +13,7 @@ from . import errors, openapi
 from .backends import make_backend
 from .body_limit import BodySizeLimit
 from .body_parser import BodyParser
+from .answers import AnswerBudget
 from .parse_budget import ParseBudget
 from .host_check import TrustedHosts
 from .metrics import BudgetCollector, Metrics
@@ -79,6 +80,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     # bodies and WebSocket messages being read and parsed, all together; uvicorn's WebSocket protocol
     # charges it too when it runs with app.state.ws_protocol (``gradserve serve`` does)
     app.state.parse_budget = ParseBudget(settings.parse_budget_bytes)
+    app.state.answer_budget = AnswerBudget(settings.answer_budget_bytes)
     app.state.ws_protocol = budgeted_protocol(app.state.parse_budget)
     metrics.registry.register(BudgetCollector(app.state.parse_budget))
     # Routes are matched in order, router by router: the run route, the hot path, comes first.

@@ -54,6 +54,9 @@ class Settings:
     ws_auth_timeout_s: float = 10.0
     json_max_elements: int = 1 << 22      # numbers a JSON answer may hold; past it 413 (ask for base64/binary)
     answer_max_bytes: int = 1 << 30       # tensor bytes one answer may carry
+    # tensor bytes of HTTP answers the API process holds at once while they are sent (answers.AnswerBudget);
+    # past it 503 + Retry-After. None: twice answer_max_bytes.
+    answer_budget_bytes: int | None = None
     output_max_depth: int = 32            # list nesting in a run output
     output_max_items: int = 1 << 20       # list entries in one run's outputs
     graph_answer_max_nodes: int = 200_000 # nodes a graph answer (graph=true, GET .../graph) carries: ~52 MB of JSON
@@ -105,6 +108,8 @@ class Settings:
         if self.parse_budget_bytes is None:
             from .parse_budget import cost
             self.parse_budget_bytes = max(1 << 30, cost(max(self.max_body_bytes, self.ws_max_message_bytes)))
+        if self.answer_budget_bytes is None:
+            self.answer_budget_bytes = 2 * self.answer_max_bytes
         if self.max_sessions is None:
             self.max_sessions = default_max_sessions(self.limits.session_bytes)
         if self.max_sessions < 1:

@@ -114,7 +114,7 @@ _BINARY_ANSWER = {200: {"content": {answers.BINARY_MEDIA_TYPE: {"schema": {"type
 
 
 @router.post("/run", response_model=RunResult,
-             responses={**_BINARY_ANSWER, **errors(401, 404, 408, 409, 410, 413, 422, 429)})
+             responses={**_BINARY_ANSWER, **errors(401, 404, 408, 409, 410, 413, 422, 429, 503)})
 async def run(request: Request, body: RunRequest, session=Depends(auth.session)):
     """Runs a program in the session: inputs are bound first; answers values, gradients, graph and stdout.
 
@@ -127,4 +127,4 @@ async def run(request: Request, body: RunRequest, session=Depends(auth.session))
     spec = RunSpec(program=body.program, inputs=body.inputs, outputs=body.outputs, graph=body.graph,
                    encoding=body.encoding, size_hint=int(request.headers.get("content-length") or 0))
     tree = await state.runs.execute(session, spec, run_id=state.runs.new_run_id(), transport="http")
-    return answers.response(tree, body.encoding)
+    return state.answer_budget.response(tree, body.encoding)

@@ -28,7 +28,7 @@ _NAME = Path(max_length=MAX_NAME_LENGTH, pattern=PATH_PATTERN,
             responses={200: {"content": {answers.BINARY_MEDIA_TYPE: {"schema": {"type": "string", "format": "binary"}}},
                              "description": "the value and gradient; with encoding=binary, a JSON header of "
                                             "Inference-Header-Content-Length bytes and then the tensors' bytes"},
-                       **errors(401, 404, 410, 413, 422)})
+                       **errors(401, 404, 410, 413, 422, 503)})
 async def get_variable(request: Request, name: str = _NAME, encoding: Literal["json", "base64", "binary"] = "json",
                        session=Depends(auth.session)):
     """A variable's value and gradient."""
@@ -42,7 +42,7 @@ async def get_variable(request: Request, name: str = _NAME, encoding: Literal["j
         raise ApiError(413, "LimitExceeded", f"limit exceeded: json_max_elements: a JSON answer holds at most {cap} "
                                              f"numbers and {name!r} has more; ask for encoding=base64 or binary",
                        limit="json_max_elements", name=name)
-    return answers.response(tree, encoding)
+    return request.app.state.answer_budget.response(tree, encoding)
 
 
 class BinaryTensorRoute(APIRoute):
@@ -123,7 +123,7 @@ async def get_graph(request: Request, of: str = Query(max_length=MAX_NAME_LENGTH
             responses={200: {"content": {answers.BINARY_MEDIA_TYPE: {"schema": {"type": "string", "format": "binary"}}},
                              "description": "the node's value and gradient; with encoding=binary, a JSON header "
                                             "of Inference-Header-Content-Length bytes and then the tensors' bytes"},
-                       **errors(401, 404, 410, 413, 422)})
+                       **errors(401, 404, 410, 413, 422, 503)})
 async def get_node(request: Request, node_id: int = Path(ge=0, le=2**53),
                    run: str = Query(min_length=1, max_length=128, description="the run's id (its events' \"run\")"),
                    encoding: Literal["json", "base64", "binary"] = "json", session=Depends(auth.session)):
@@ -139,4 +139,4 @@ async def get_node(request: Request, node_id: int = Path(ge=0, le=2**53),
         raise ApiError(413, "LimitExceeded", f"limit exceeded: json_max_elements: a JSON answer holds at most {cap} "
                                              f"numbers and node {node_id} has more; ask for encoding=base64 or binary",
                        limit="json_max_elements")
-    return answers.response(tree, encoding)
+    return request.app.state.answer_budget.response(tree, encoding)
