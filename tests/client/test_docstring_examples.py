@@ -1,0 +1,31 @@
+"""The client's docstrings are what a newcomer reads first (``help(gradserve.client)``): their
+indented examples must be Python that runs when pasted. A ``\\n`` written inside a docstring that
+is not raw becomes a real line break in the text, and the pasted string literal is then cut in two."""
+import ast
+import inspect
+import textwrap
+
+import gradserve.client as client
+
+
+def _examples(doc):
+    """The indented blocks of a docstring (after its first line), dedented."""
+    blocks, block = [], []
+    for line in doc.splitlines()[1:] + [""]:
+        if line.startswith("    ") or (block and not line.strip()):
+            block.append(line)
+        elif block:
+            blocks.append(textwrap.dedent("\n".join(block)))
+            block = []
+    if block:
+        blocks.append(textwrap.dedent("\n".join(block)))
+    return [b for b in blocks if b.strip()]
+
+
+def test_the_package_docstring_example_parses_and_runs_a_three_line_program():
+    examples = _examples(inspect.getdoc(client) and client.__doc__)
+    assert examples, "the package docstring shows an example"
+    tree = ast.parse(examples[0])      # a SyntaxError before: the program's string literal was cut at each \n
+    programs = [n.args[0].value for n in ast.walk(tree)
+                if isinstance(n, ast.Call) and getattr(n.func, "attr", None) == "run"]
+    assert programs == ["x = torch.ones(3, requires_grad=True)\ny = (x * x).sum()\ny.backward()"]
