@@ -29,3 +29,19 @@ def test_the_package_docstring_example_parses_and_runs_a_three_line_program():
     programs = [n.args[0].value for n in ast.walk(tree)
                 if isinstance(n, ast.Call) and getattr(n.func, "attr", None) == "run"]
     assert programs == ["x = torch.ones(3, requires_grad=True)\ny = (x * x).sum()\ny.backward()"]
+
+
+def test_the_clients_say_what_their_arguments_default_to():
+    # Client() with no address reads GRADSERVE_URL, and no api_key GRADSERVE_API_KEY: a newcomer
+    # reading help(Client) learns it there (the README did not say it either)
+    for cls in (client.Client, client.AsyncClient):
+        doc = inspect.getdoc(cls)
+        for word in ("GRADSERVE_URL", "http://127.0.0.1:8000", "GRADSERVE_API_KEY", "max_retries", "timeout"):
+            assert word in doc, (cls.__name__, word)
+
+
+def test_the_clients_read_their_address_and_key_from_the_environment(monkeypatch):
+    monkeypatch.setenv("GRADSERVE_URL", "http://127.0.0.1:9/")
+    monkeypatch.setenv("GRADSERVE_API_KEY", "k1")
+    with client.Client() as c:
+        assert (c.base_url, c.api_key) == ("http://127.0.0.1:9", "k1")
