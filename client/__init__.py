@@ -1,4 +1,4 @@
-"""gradserve.client: a thin SDK for a gradserve server (httpx, websockets and NumPy only).
+r"""gradserve.client: a thin SDK for a gradserve server (httpx, websockets and NumPy only).
 
     from gradserve.client import Client
 

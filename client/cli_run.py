@@ -38,9 +38,9 @@ def add_run_parser(subparsers) -> argparse.ArgumentParser:
     parser.add_argument("--output", "-o", action="append", default=None, metavar="NAME",
                         help="a value to print (repeatable; default: every tensor it binds)")
     parser.add_argument("--url", default=os.environ.get("GRADSERVE_URL"),
-                        help="server to use (default: start an embedded one)")
+                        help="server to use (default: $GRADSERVE_URL, else start an embedded one)")
     parser.add_argument("--device", default="cpu", choices=["cpu", "cuda"])
-    parser.add_argument("--api-key", default=None, help="API key, if the server needs one")
+    parser.add_argument("--api-key", default=None, help="API key, if the server needs one (default: $GRADSERVE_API_KEY)")
     parser.add_argument("--no-progress", action="store_true", help="do not draw a progress bar")
     parser.add_argument("--debug", action="store_true",
                         help="run under the debugger: a pdb-like prompt at each pause (c, s, n, r, p EXPR, "

@@ -82,6 +82,13 @@ class Client(_Base):
     ``with Client("http://127.0.0.1:8000") as c:`` then ``with c.session() as s: s.run(...)``.
     Connection errors and 503 answers are retried with capped exponential backoff and jitter;
     a run is repeated only when it provably did not start.
+
+    Arguments: ``base_url`` (default: ``$GRADSERVE_URL``, else ``http://127.0.0.1:8000``);
+    ``api_key``, the Bearer key that creating a session needs on a server started with
+    ``GRADSERVE_API_KEYS`` (default: ``$GRADSERVE_API_KEY``); ``timeout`` in seconds or an
+    ``httpx.Timeout`` (default: 90 s to read, room for a run's 30 s wall time plus queueing, 10 s to
+    connect); ``max_retries`` (2) or a whole ``RetryPolicy`` as ``retry``; ``transport``, an httpx
+    transport (``httpx.MockTransport`` in tests).
     """
 
     def __init__(self, base_url: str | None = None, api_key: str | None = None,
@@ -143,6 +150,13 @@ class AsyncClient(_Base):
     """The asynchronous twin of ``Client``: same methods, awaited.
 
     ``async with AsyncClient(url) as c:`` then ``async with c.session() as s: await s.run(...)``.
+
+    Arguments: ``base_url`` (default: ``$GRADSERVE_URL``, else ``http://127.0.0.1:8000``);
+    ``api_key``, the Bearer key that creating a session needs on a server started with
+    ``GRADSERVE_API_KEYS`` (default: ``$GRADSERVE_API_KEY``); ``timeout`` in seconds or an
+    ``httpx.Timeout`` (default: 90 s to read, room for a run's 30 s wall time plus queueing, 10 s to
+    connect); ``max_retries`` (2) or a whole ``RetryPolicy`` as ``retry``; ``transport``, an
+    ``httpx.AsyncBaseTransport``.
     """
 
     def __init__(self, base_url: str | None = None, api_key: str | None = None,

@@ -80,16 +80,20 @@ class ProgramError(APIError):
         self.limit = limit
         # What the program printed before it failed (the server sends it with the error).
         self.stdout: str = body.get("stdout", "") if isinstance(body, dict) else ""
-        # Set by lazy tensors: the recorded statement that failed.
+        # Set by lazy tensors: the recorded statement that failed, and ``file:line`` of the user code
+        # that recorded it (``line``/``col`` are then in the program the client generated).
         self.statement: str | None = None
+        self.origin: str | None = None
 
     def __str__(self) -> str:
         where = ""
-        if self.line is not None:
+        if self.line is not None and not self.statement:
             where = f" at line {self.line}" + (f", col {self.col}" if self.col is not None else "")
         text = f"{self.type}{where}: {self.message}"
         if self.statement:
             text += f"\n  in recorded operation: {self.statement}"
+            if self.origin:
+                text += f"\n  recorded at {self.origin}"
         return text
 
     def to_dict(self) -> dict:

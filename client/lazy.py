@@ -16,6 +16,8 @@ from __future__ import annotations
 
 import asyncio
 import itertools
+import os
+import sys
 import threading
 from collections import namedtuple
 from contextlib import contextmanager
@@ -67,12 +69,24 @@ def _literal_float(x: float) -> str:
     return repr(x)
 
 
+_PACKAGE = os.path.dirname(os.path.abspath(__file__)) + os.sep
+
+
+def _origin() -> str | None:
+    """``file:line`` of the first caller outside this package: where user code recorded a statement."""
+    frame = sys._getframe(1)
+    while frame is not None and frame.f_code.co_filename.startswith(_PACKAGE):
+        frame = frame.f_back
+    return None if frame is None else f"{frame.f_code.co_filename}:{frame.f_lineno}"
+
+
 class _Statement:
-    __slots__ = ("text", "defines")
+    __slots__ = ("text", "defines", "origin")
 
     def __init__(self, text: str, defines: tuple["RemoteTensor", ...]):
         self.text = text
         self.defines = defines
+        self.origin = _origin()
 
 
 class _Batch:
@@ -100,6 +114,7 @@ class _Batch:
             first_failed = exc.line - len(_HEADER) - 1
             if 0 <= first_failed < len(self.statements):
                 exc.statement = self.statements[first_failed].text
+                exc.origin = self.statements[first_failed].origin
             first_failed = max(0, first_failed)
         else:  # nothing says what ran: none of the batch can be trusted
             for tensor, _ in self.uploads.values():

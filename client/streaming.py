@@ -19,8 +19,8 @@ from websockets.asyncio.client import connect as async_connect
 from websockets.exceptions import ConnectionClosed, InvalidStatus
 from websockets.sync.client import connect as sync_connect
 
-from .errors import (APIConnectionError, APIError, GradserveError, RunCancelled,
-                     error_from_response, parse_body)
+from .errors import (APIConnectionError, APIError, AuthError, GradserveError, RunCancelled, SessionGone,
+                     SessionNotFound, error_from_response, parse_body)
 from .events import Cancelled, Error, Event, Log, Result, parse_event
 from .progress import ProgressBar
 from .results import RunResult
@@ -42,6 +42,13 @@ def _handshake_error(exc: InvalidStatus) -> APIError:
     return error_from_response(response.status_code, parse_body(response.body or b""))
 
 
+# Close codes the server gives a stream whose session ended (deleted, expired), whose worker died, or that
+# sent no token: raised as what an HTTP call on that session raises.
+_CLOSED_FOR = {4404: (SessionNotFound, "the session has ended (deleted or expired) or does not exist"),
+               4410: (SessionGone, "the worker holding this session died; its state is lost"),
+               4401: (AuthError, "the stream was closed: no session token")}
+
+
 class _StreamState:
     """The I/O-free part of a stream: what to send first, and what each message means."""
 
@@ -51,6 +58,7 @@ class _StreamState:
         self.finished = False
         self.result: RunResult | None = None
         self._raise: GradserveError | None = None
+        self._notice: GradserveError | None = None
         self._bar = (progress if isinstance(progress, ProgressBar)
                      else ProgressBar() if progress else None)
 
@@ -79,6 +87,8 @@ class _StreamState:
             return None
         if self._bar is not None and isinstance(event, Log):
             self._bar.update(event)
+        if isinstance(event, Error) and event.run is None:
+            self._notice = event.error  # a connection-wide error (the one before a close says why)
         if self.run_id is None:  # watching: every run's events, no end
             return event
         if isinstance(event, Result):
@@ -93,6 +103,11 @@ class _StreamState:
 
     def connection_lost(self, exc: BaseException) -> GradserveError:
         self._end(finished=False)
+        code = getattr(getattr(exc, "rcvd", None), "code", None)
+        if code in _CLOSED_FOR:  # the session ended (or its worker died): not a network fault to retry
+            cls, message = _CLOSED_FOR[code]
+            notice = self._notice
+            return notice if isinstance(notice, cls) else cls(message)
         return APIConnectionError(f"the stream closed before the run finished: {exc}")
 
     def _end(self, finished: bool) -> None:

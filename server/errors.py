@@ -66,6 +66,30 @@ def tensor_error(e):
     return ApiError(422, "ValidationError", str(e), **fields)
 
 
+def _validation_detail(err, request):
+    """One of FastAPI's validation errors as ``{"field", "message"}``, in words a caller can act on
+    where FastAPI's own would puzzle one: a body that is not JSON (FastAPI puts the character's
+    position into the field: ``body.12: JSON decode error``), JSON sent with another Content-Type
+    (curl's ``-d`` sends ``application/x-www-form-urlencoded``; FastAPI then hands the bytes to the
+    model: ``Input should be a valid dictionary``), and no body at all. Other content types stay
+    refused: a browser sends them cross-origin without asking first."""
+    loc = tuple(err.get("loc", ()))
+    kind = err.get("type")
+    if loc[:1] == ("body",) and kind == "json_invalid":
+        reason = (err.get("ctx") or {}).get("error") or "JSON decode error"
+        at = f" at char {loc[1]}" if len(loc) > 1 and isinstance(loc[1], int) else ""
+        return {"field": "body", "message": f"the request body is not valid JSON: {reason}{at}"}
+    if loc == ("body",) and isinstance(err.get("input"), (bytes, bytearray)):
+        content_type = request.headers.get("content-type") or "none"
+        return {"field": "body", "message": "the body must be a JSON object sent with "
+                                            f"Content-Type: application/json (this request's Content-Type: "
+                                            f"{content_type[:100]})"}
+    if loc == ("body",) and kind == "missing":
+        return {"field": "body", "message": "the request needs a JSON object as its body "
+                                            "(with Content-Type: application/json)"}
+    return {"field": ".".join(str(p) for p in loc), "message": err.get("msg", "")}
+
+
 def install(app: FastAPI):
     @app.exception_handler(ApiError)
     async def _api_error(request: Request, exc: ApiError):
@@ -83,13 +107,12 @@ def install(app: FastAPI):
 
     @app.exception_handler(RequestValidationError)
     async def _validation_error(request: Request, exc: RequestValidationError):
-        details = []
-        for err in exc.errors():
-            where = ".".join(str(p) for p in err.get("loc", ()))
-            details.append({"field": where, "message": err.get("msg", "")})
+        details = [_validation_detail(err, request) for err in exc.errors()]
         summary = "; ".join(f"{d['field']}: {d['message']}" for d in details[:5]) or "invalid request"
-        return JSONResponse({"error": {"type": "ValidationError", "message": summary, "details": details}},
-                            status_code=422)
+        error = {"type": "ValidationError", "message": summary}
+        if details:  # the field at the top, as every other 4xx names it; all of them in details
+            error["field"] = details[0]["field"]
+        return JSONResponse({"error": {**error, "details": details}}, status_code=422)
 
     @app.exception_handler(TensorFormatError)
     async def _tensor_error(request: Request, exc: TensorFormatError):

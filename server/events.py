@@ -36,6 +36,9 @@ class _StdoutRun:
         return {**self.event, "text": "".join(self.texts)}
 
 
+CLOSE = object()  # in a queue: close the connection with the queue's close_code once what is before it is sent
+
+
 class EventQueue:
     """One connection's outgoing events."""
 
@@ -44,6 +47,16 @@ class EventQueue:
         self.items = deque()
         self.dropped = {}  # run id -> {"node", "backward", "log", "seq"}
         self._ready = asyncio.Event()
+        self.close_code = None
+
+    def close_after(self, event, code):
+        """Send ``event`` (never dropped) after what is queued, then close the connection with ``code``."""
+        if self.close_code is not None:
+            return
+        self.close_code = code
+        self.items.append(event)
+        self.items.append(CLOSE)
+        self._ready.set()
 
     def __len__(self):
         return len(self.items)

@@ -39,6 +39,15 @@ class Session:
     placement: object = None
     run_id: str | None = None                   # the run in progress (one at a time per session)
     watchers: set = field(default_factory=set)  # WebSocket connections receiving every run's events
+    streams: set = field(default_factory=set)   # every WebSocket connection open on it (objects with end())
+    ended: bool = False                         # deleted or expired: its streams are closed (4404)
+
+    def end(self):
+        """The session is gone from the registry: its WebSocket connections say so and close with 4404
+        (as one opened now would be refused), instead of staying open and silent."""
+        self.ended = True
+        for stream in list(self.streams):
+            stream.end()
 
     @property
     def expires_at(self):
@@ -82,7 +91,10 @@ class SessionRegistry:
         return session
 
     def remove(self, session_id):
-        return self.sessions.pop(session_id, None)
+        session = self.sessions.pop(session_id, None)
+        if session is not None:
+            session.end()
+        return session
 
     def expired(self):
         now = time.time()

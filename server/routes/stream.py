@@ -16,7 +16,7 @@ from fastapi import APIRouter, WebSocket, WebSocketDisconnect
 from fastapi.responses import JSONResponse
 
 from ..errors import SESSION_NOT_FOUND, ApiError
-from ..events import EventQueue, SharedEvent
+from ..events import CLOSE, EventQueue, SharedEvent
 from ..body_parser import PROCESS_BYTES
 from ..json_bodies import BigPayload, dumps_off_loop
 from ..backends.base import BackendUnavailable, SessionGone
@@ -150,6 +150,9 @@ class Connection:
 
     async def serve(self, first):
         sender = asyncio.create_task(self._send_events())
+        self.session.streams.add(self)
+        if self.session.ended:  # removed between authentication and now
+            self.end()
         try:
             if first is not None:
                 await self._handle(first, 0)
@@ -166,6 +169,7 @@ class Connection:
             pass
         finally:
             self.session.watchers.discard(self.queue)
+            self.session.streams.discard(self)
             if self.cluster_watch is not None:
                 self.cluster_watch.cancel()
             for run_id, task in self.runs.items():
@@ -350,6 +354,18 @@ class Connection:
             log.exception("watching session %s failed", self.session.id)
             self._notice("InternalError", "watching this session failed; it has been logged")
 
+    def end(self):
+        """The session has ended (deleted or expired): say so, then close with 4404."""
+        self.session.watchers.discard(self.queue)
+        self.queue.close_after({"type": "error", "run": None, "seq": self._next_seq(),
+                                "error": {"type": SESSION_NOT_FOUND[0],
+                                          "message": "the session has ended (deleted or expired)"}}, 4404)
+
+    def _next_seq(self):
+        seq = self.own_seq
+        self.own_seq += 1
+        return seq
+
     def _notice(self, type_, message, run=None, status=None, paused=..., **fields):
         """An error that belongs to no started run (bad message, busy session). ``paused`` (a refused debug
         command: whether the run is paused, None when unknown) marks it as leaving the run as it was."""
@@ -370,6 +386,9 @@ class Connection:
         try:
             while True:
                 event = await self.queue.get()
+                if event is CLOSE:
+                    await self.ws.close(code=self.queue.close_code)
+                    return
                 if self.queue.overflowing:
                     await self.ws.close(code=1013)
                     return

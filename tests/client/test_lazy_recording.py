@@ -265,3 +265,24 @@ def test_async_lazy_tensors_await_their_values():
                 assert "await" in repr(x)
                 return len(server.runs)
     assert asyncio.run(main()) == 3
+
+
+def test_a_failed_statement_names_the_line_of_user_code_that_recorded_it(session, server):
+    # The server's line and column point into the program the client generated (header included),
+    # which the user never wrote: the error says where in the user's own code the operation came from.
+    x = session.tensor([1.0])
+    bad = x @ x; recorded_at = f"{__file__}:{bad_line()}"   # noqa: E702 (the same line, on purpose)
+    server.error = {"type": "RuntimeError", "message": "matmul: 1-D", "line": 3, "col": 8, "traceback": []}
+    with pytest.raises(ProgramError) as info:
+        bad.numpy()
+    assert info.value.statement == "rt_2 = rt_1 @ rt_1"
+    text = str(info.value)
+    assert info.value.origin == recorded_at
+    assert f"recorded at {recorded_at}" in text
+    assert "line 3" not in text and "col 8" not in text      # the generated program's position
+    assert info.value.line == 3                              # (still there for those who want it)
+
+
+def bad_line():
+    import sys
+    return sys._getframe(1).f_lineno
