@@ -454,9 +454,13 @@ class Tensor:
         """Returns the type name if dtype is not given, else casts this tensor to dtype."""
         if dtype is None:
             return _function._LEGACY_TYPE_NAMES.get(self.dtype.name, "torch.Tensor")
-        if isinstance(dtype, str) and dtype in _LEGACY_DTYPES:
-            dtype = _LEGACY_DTYPES[dtype]
-        elif isinstance(dtype, type):
+        if isinstance(dtype, str):   # 'torch.FloatTensor', or 'torch.cuda.FloatTensor' (to the GPU)
+            cuda = dtype.startswith("torch.cuda.")
+            legacy = _LEGACY_DTYPES.get("torch." + dtype[len("torch.cuda."):] if cuda else dtype)
+            if legacy is None:
+                raise ValueError(f"invalid type: '{dtype}'")
+            return self.to("cuda", legacy) if cuda else self.to(legacy)
+        if isinstance(dtype, type):
             from .tensor_types import tensor_type_dtype
             dtype = tensor_type_dtype(dtype) or dtype
         return self.to(dtype)

@@ -815,14 +815,16 @@ class Embedding(Function):
 def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, scale_grad_by_freq=False,
               sparse=False):
     """Looks up rows of weight by the integer indices in input."""
-    if input._data.dtype.kind not in "iu":
-        raise RuntimeError("Expected tensor for argument #1 'indices' to have one of the following scalar types: "
-                           f"Long, Int; but got {input.type()} instead (while checking arguments for embedding)")
     n = weight.shape[0]
-    if padding_idx is not None:
+    if padding_idx is not None:   # PyTorch's Python-level check, before the op's own
         if not -n <= padding_idx < n:
             raise AssertionError("Padding_idx must be within num_embeddings")
         padding_idx = padding_idx + n if padding_idx < 0 else padding_idx
+    if weight._data.ndim != 2:
+        raise RuntimeError("'weight' must be 2-D")
+    if input._data.dtype.kind not in "iu":
+        raise RuntimeError("Expected tensor for argument #1 'indices' to have one of the following scalar types: "
+                           f"Long, Int; but got {input.type()} instead (while checking arguments for embedding)")
     idx = input._data
     if idx.size and (int(idx.min()) < 0 or int(idx.max()) >= n):
         raise IndexError("index out of range in self")

@@ -180,3 +180,28 @@ def test_accelerator_reports_the_cuda_device_or_none(lib):
     available = lib.accelerator.is_available()
     current = lib.accelerator.current_accelerator()
     assert (current is None) == (not available) or (current is not None and current.type == "cuda")
+
+
+@pytest.mark.parametrize("name", ["foo", "torch.FooTensor", "float32"])
+def test_type_of_an_unknown_name_is_pytorchs_value_error(lib, name):
+    with pytest.raises(ValueError, match=f"invalid type: '{name}'"):
+        lib.randn(2).type(name)
+
+
+@pytest.mark.parametrize("name, dtype", [("torch.DoubleTensor", "float64"), ("torch.LongTensor", "int64"),
+                                         ("torch.BoolTensor", "bool")])
+def test_type_by_legacy_name_casts(lib, name, dtype):
+    t = lib.tensor([1.5, 0.0]).type(name)
+    assert str(t.dtype) == "torch." + dtype and t.type() == name
+
+
+@pytest.mark.parametrize("weight, indices, kw, error, message", [
+    ((5,), [0, 1], {}, RuntimeError, "'weight' must be 2-D"),
+    ((2, 3, 4), [0], {}, RuntimeError, "'weight' must be 2-D"),
+    ((5,), [0.5], {}, RuntimeError, "'weight' must be 2-D"),      # the weight is checked before the indices
+    ((5, 2), [0.5], {}, RuntimeError, "Expected tensor for argument #1 'indices'"),
+    ((5,), [0], {"padding_idx": 9}, AssertionError, "Padding_idx must be within num_embeddings"),
+])
+def test_embedding_refuses_what_pytorch_refuses_in_its_order(lib, weight, indices, kw, error, message):
+    with pytest.raises(error, match=message):
+        lib.nn.functional.embedding(lib.tensor(indices), lib.randn(*weight), **kw)
