@@ -342,3 +342,23 @@ def test_linalg_norms_in_programs(run_ok):
     """)
     assert out.stdout == "[5.0, 10.0] 12.0 8.0\n"
     assert ns.get("t").grad.tolist() == [pytest.approx([0.6, 0.8])] * 2
+
+
+def test_cross_kron_dist_in_programs(run_ok, run_err):
+    out, ns = run_ok("""
+    import torch
+    a = torch.tensor([[1.0, 0.0, 0.0]], requires_grad=True)
+    c = torch.linalg.cross(a, torch.tensor([[0.0, 1.0, 0.0]]))
+    d = a.cross(torch.tensor([[0.0, 0.0, 1.0]]), dim=1)
+    k = torch.kron(torch.tensor([1, 2]), torch.tensor([1, 10]))
+    n = torch.dist(a, torch.zeros(3))
+    (c.sum() + n).backward()
+    print(c.tolist(), d.tolist(), k.tolist(), a.kron(a).shape, n.item(), torch.cross(a, a, dim=1).tolist())
+    """)
+    assert out.stdout == ("[[0.0, 0.0, 1.0]] [[0.0, -1.0, 0.0]] [1, 10, 2, 20] torch.Size([1, 9]) 1.0 "
+                          "[[0.0, 0.0, 0.0]]\n")
+    assert ns.get("a").grad.tolist() == [[2.0, 0.0, -1.0]]  # sum(a x e2) = a0 - a2, plus a / |a|
+    for source in ("import torch\nb = torch.kron(torch.ones(3000, 3000), torch.ones(3000, 3000))\n",
+                   "import torch\nb = torch.ones(3000, 3000).kron(torch.ones(3000, 3000))\n"):
+        e = run_err(source)
+        assert e.type == "LimitExceeded", e.to_dict()
