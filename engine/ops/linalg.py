@@ -613,6 +613,31 @@ def dist(input, other, p=2):
     return norm(diff, p=p)
 
 
+def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary"):
+    """The p-norm distance between each row of x1 (..., P, M) and each row of x2 (..., R, M):
+    (..., P, R), batch dims broadcast. Computed as the norm of the broadcast differences (every
+    compute_mode alike), so its gradients are sub's and norm's: zero where a distance is zero."""
+    from .reduction import norm
+    for name, x in (("X1", x1), ("X2", x2)):
+        if x._data.ndim < 2:
+            raise RuntimeError(f"cdist only supports at least 2D tensors, {name} got: {x._data.ndim}D")
+    if x1._data.shape[-1] != x2._data.shape[-1]:
+        raise RuntimeError(f"X1 and X2 must have the same number of columns. X1: {x1._data.shape[-1]} "
+                           f"X2: {x2._data.shape[-1]}")
+    for name, x in (("X1", x1), ("X2", x2)):
+        if x._data.dtype.kind != "f":
+            raise RuntimeError(f"cdist only supports floating-point dtypes, {name} got: {_name(x, _SCALAR_TYPE)}")
+    if x1._data.dtype != x2._data.dtype:
+        raise RuntimeError(f"expected scalar type {_name(x1, _SCALAR_TYPE)} but found {_name(x2, _SCALAR_TYPE)}")
+    if p < 0:
+        raise RuntimeError("cdist only supports non-negative p values")
+    batch = broadcast_shapes(x1._data.shape[:-2], x2._data.shape[:-2])
+    (pn, m), rn = x1._data.shape[-2:], x2._data.shape[-2]
+    check_elements(tuple(batch) + (pn, rn, m), "cdist differences")
+    diff = unsqueeze(x1, -2) - unsqueeze(x2, -3)
+    return norm(diff, p=p, dim=-1)
+
+
 def _register_cross():
     Tensor.cross = cross
     Tensor.kron = kron
@@ -620,4 +645,4 @@ def _register_cross():
 
 
 _register_cross()
-__all__ += ["cross", "kron", "dist"]
+__all__ += ["cross", "kron", "dist", "cdist"]

@@ -362,3 +362,11 @@ def test_cross_kron_dist_in_programs(run_ok, run_err):
                    "import torch\nb = torch.ones(3000, 3000).kron(torch.ones(3000, 3000))\n"):
         e = run_err(source)
         assert e.type == "LimitExceeded", e.to_dict()
+
+
+def test_cdist_in_programs(run_ok, run_err):
+    out, _ = run_ok("import torch\nd = torch.cdist(torch.tensor([[0.0, 0.0], [3.0, 4.0]]), torch.zeros(1, 2))\n"
+                    "print(d.tolist())\n")
+    assert out.stdout == "[[0.0], [5.0]]\n"
+    e = run_err("import torch\nd = torch.cdist(torch.ones(20000, 2), torch.ones(20000, 2))\n")
+    assert e.type == "LimitExceeded", e.to_dict()
