@@ -452,7 +452,7 @@ TYPES = {
             "mean", "median", "min", "minimum", "minimum_", "mm", "moveaxis", "movedim", "mul", "mul_",
             "multiply", "multiply_", "mv", "nan_to_num", "nan_to_num_", "narrow", "nbytes", "ndim",
             "ndimension", "ne", "neg", "neg_", "negative", "negative_", "nelement", "new", "new_empty", "new_full",
-            "index_fill", "index_fill_", "matrix_power", "unique", "cross", "dist", "kron",
+            "index_fill", "index_fill_", "matrix_power", "unique", "cross", "dist", "kron", "unfold",
             "new_ones", "new_tensor", "new_zeros", "nonzero", "norm", "normal_", "not_equal", "numel", "numpy",
             "outer", "permute", "pow", "pow_", "prelu", "prod", "random_", "ravel", "reciprocal", "reciprocal_",
             "register_hook", "relu", "relu_", "remainder", "remainder_", "repeat", "repeat_interleave",

@@ -370,3 +370,12 @@ def test_cdist_in_programs(run_ok, run_err):
     assert out.stdout == "[[0.0], [5.0]]\n"
     e = run_err("import torch\nd = torch.cdist(torch.ones(20000, 2), torch.ones(20000, 2))\n")
     assert e.type == "LimitExceeded", e.to_dict()
+
+
+def test_tensor_unfold_in_programs(run_ok, run_err):
+    out, ns = run_ok("import torch\nx = torch.arange(6.0, requires_grad=True)\nw = x.unfold(0, 3, 1)\n"
+                     "w.sum().backward()\nprint(w.tolist())\n")
+    assert out.stdout == "[[0.0, 1.0, 2.0], [1.0, 2.0, 3.0], [2.0, 3.0, 4.0], [3.0, 4.0, 5.0]]\n"
+    assert ns.get("x").grad.tolist() == [1.0, 2.0, 3.0, 3.0, 2.0, 1.0]
+    e = run_err("import torch\nw = torch.ones(200000).unfold(0, 100000, 1)\n")
+    assert e.type == "LimitExceeded", e.to_dict()
