@@ -379,3 +379,11 @@ def test_tensor_unfold_in_programs(run_ok, run_err):
     assert ns.get("x").grad.tolist() == [1.0, 2.0, 3.0, 3.0, 2.0, 1.0]
     e = run_err("import torch\nw = torch.ones(200000).unfold(0, 100000, 1)\n")
     assert e.type == "LimitExceeded", e.to_dict()
+
+
+def test_kthvalue_in_programs(run_ok):
+    out, ns = run_ok("import torch\nx = torch.tensor([[3.0, 1.0, 2.0]], requires_grad=True)\n"
+                     "v, i = torch.kthvalue(x, 2, dim=1)\nr = x.kthvalue(3)\nv.sum().backward()\n"
+                     "print(v.tolist(), i.tolist(), r.values.tolist(), r.indices.tolist())\n")
+    assert out.stdout == "[2.0] [2] [3.0] [0]\n"
+    assert ns.get("x").grad.tolist() == [[0.0, 0.0, 1.0]]
