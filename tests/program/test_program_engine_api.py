@@ -387,3 +387,11 @@ def test_kthvalue_in_programs(run_ok):
                      "print(v.tolist(), i.tolist(), r.values.tolist(), r.indices.tolist())\n")
     assert out.stdout == "[2.0] [2] [3.0] [0]\n"
     assert ns.get("x").grad.tolist() == [[0.0, 0.0, 1.0]]
+
+
+def test_float_power_and_copysign_in_programs(run_ok):
+    out, ns = run_ok("import torch\nx = torch.tensor([2.0, -3.0], requires_grad=True)\n"
+                     "p = torch.float_power(x, 2)\nc = x.copysign(torch.tensor([-1.0, 1.0]))\n"
+                     "(p.sum() + c.sum()).backward()\nprint(p.dtype, p.tolist(), c.tolist())\n")
+    assert out.stdout == "torch.float64 [4.0, 9.0] [-2.0, 3.0]\n"
+    assert ns.get("x").grad.tolist() == [3.0, -7.0]   # 2x, plus sign(x) * sign(c)
