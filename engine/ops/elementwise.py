@@ -914,8 +914,9 @@ def copysign(input, other, *, out=None):
     dt = result_dtype(input, other)
     if not dt.is_floating_point:
         dt = _dt.get_default_dtype()
-    if not isinstance(other, Tensor):
-        other = Tensor._make(np.asarray(_float(other)), False, None)
+    if not isinstance(other, Tensor):   # a number: one sign for all (and no device to match)
+        a = abs(input.to(dt))
+        return neg(a) if math.copysign(1.0, _float(other)) < 0 else a
     from .shape import broadcast_shapes
     broadcast_shapes(input.shape, other.shape)   # PyTorch's message, operands in its order
     a = abs(input.to(dt))
