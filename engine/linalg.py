@@ -77,3 +77,8 @@ def norm(A, ord=None, dim=None, keepdim=False, *, dtype=None, out=None):
     if A.dim() == 2:
         return matrix_norm(A, ord, (-2, -1), keepdim, dtype=dtype, out=out)
     raise RuntimeError(f"linalg.norm: If dim is not specified but ord is, the input must be 1D or 2D. Got {A.dim()}D.")
+
+
+from .ops.linalg import linalg_cross as cross  # noqa: E402
+
+__all__ += ["cross"]

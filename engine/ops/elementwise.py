@@ -25,6 +25,7 @@ __all__ = [
     "less", "less_equal", "not_equal", "equal", "logical_and", "logical_or", "logical_xor",
     "logical_not", "bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_not", "isnan", "isinf",
     "isfinite", "isclose", "allclose", "nan_to_num", "signbit", "xlogy", "hypot", "logaddexp",
+    "float_power", "copysign",
 ]
 
 _ndarray = np.ndarray
@@ -881,6 +882,47 @@ def xlogy(input, other):
     return where(input == 0, 0.0, mul(input, log(other)))
 
 
+def float_power(input, exponent, *, out=None):
+    """input ** exponent computed in double precision (float64 result whatever the dtypes), so its
+    gradients are pow's."""
+    if not isinstance(input, Tensor) and not isinstance(exponent, Tensor):
+        raise TypeError("float_power() expects at least one tensor argument")
+    f64 = _dt.float64
+    base = input.to(f64) if isinstance(input, Tensor) else _float(input)
+    exp_ = exponent.to(f64) if isinstance(exponent, Tensor) else _float(exponent)
+    return pow(base, exp_)
+
+
+def _float_power_(self, exponent):
+    if self._data.dtype != np.float64:
+        raise RuntimeError(f"the base given to float_power_ has dtype {_SCALAR_NAME.get(self._data.dtype.name, self._data.dtype.name)} "
+                           f"but the operation's result requires dtype Double")
+    return self._inplace(float_power, exponent)
+
+
+_SCALAR_NAME = {"float32": "Float", "float16": "Half", "int64": "Long", "int32": "Int", "int16": "Short",
+                "int8": "Char", "uint8": "Byte", "bool": "Bool"}
+
+
+def copysign(input, other, *, out=None):
+    """The magnitude of input with the sign (sign bit: -0.0 counts as negative) of other, broadcast;
+    integer inputs give the default float dtype. Written as where(signbit(other), -|input|, |input|):
+    input's gradient is sign(input) * sign(result) (zero at input == 0, as PyTorch's), other's none."""
+    if not isinstance(input, Tensor):
+        raise TypeError(f"copysign() received an invalid combination of arguments - got "
+                        f"({type(input).__name__}, {type(other).__name__})")
+    dt = result_dtype(input, other)
+    if not dt.is_floating_point:
+        dt = _dt.get_default_dtype()
+    if not isinstance(other, Tensor):   # a number: one sign for all (and no device to match)
+        a = abs(input.to(dt))
+        return neg(a) if math.copysign(1.0, _float(other)) < 0 else a
+    from .shape import broadcast_shapes
+    broadcast_shapes(input.shape, other.shape)   # PyTorch's message, operands in its order
+    a = abs(input.to(dt))
+    return where(signbit(other), neg(a), a)
+
+
 def hypot(input, other):
     return sqrt(add(mul(input, input), mul(other, other)))
 
@@ -1122,6 +1164,10 @@ def _register():
     for name in _INPLACE:
         setattr(Tensor, name + "_", _make_inplace(g[name]))
     Tensor.where = _where_method
+    Tensor.float_power = float_power
+    Tensor.float_power_ = _float_power_
+    Tensor.copysign = copysign
+    Tensor.copysign_ = _make_inplace(copysign)
     Tensor.fill_ = fill_
     Tensor.zero_ = zero_
     Tensor.__iadd__ = Tensor.add_

@@ -553,3 +553,96 @@ def matrix_power(input, n):
 
 
 Tensor.matrix_power = matrix_power
+
+
+# ------------------------------------------------------------------ cross, kron, dist
+def _cross(input, other, dim, name):
+    from .shape import broadcast_tensors, roll
+    if input._data.dtype != other._data.dtype:
+        raise RuntimeError(f"expected scalar type {_name(input, _SCALAR_TYPE)} but found {_name(other, _SCALAR_TYPE)}")
+    if input._data.ndim != other._data.ndim:
+        raise RuntimeError(f"linalg.cross: inputs must have the same number of dimensions.")
+    a, b = broadcast_tensors(input, other)
+    d = _wrap_dim(dim, a._data.ndim)
+    if input._data.shape[d] != 3 or other._data.shape[d] != 3:
+        raise RuntimeError(f"linalg.cross: inputs dimension {dim} must have length 3. "
+                           f"Got {input._data.shape[d]} and {other._data.shape[d]}")
+    # c_i = a_{i+1} b_{i+2} - a_{i+2} b_{i+1} (indices mod 3); roll's gradients are its own
+    return roll(a, -1, d) * roll(b, -2, d) - roll(a, -2, d) * roll(b, -1, d)
+
+
+def cross(input, other, dim=None, *, out=None):
+    """The cross product of input and other (3-vectors along dim; broadcast over the rest). Without
+    dim, the first dimension of length 3, as PyTorch's deprecated default."""
+    if dim is None:
+        if input._data.ndim == other._data.ndim:
+            shape = broadcast_shapes(input._data.shape, other._data.shape)
+            dim = next((i for i, s in enumerate(shape) if s == 3), -1)
+        else:
+            dim = -1
+    return _cross(input, other, dim, "cross")
+
+
+def linalg_cross(input, other, *, dim=-1, out=None):
+    """torch.linalg.cross: the cross product along dim (default the last)."""
+    return _cross(input, other, dim, "linalg.cross")
+
+
+def kron(input, other, *, out=None):
+    """The Kronecker product: each element of input times all of other, in blocks. Written as a
+    broadcast product of interleaved unsqueezes, so its gradients are mul's and reshape's."""
+    from .elementwise import result_dtype
+    sa, sb = input._data.shape, other._data.shape
+    n = max(len(sa), len(sb))
+    sa = (1,) * (n - len(sa)) + tuple(sa)
+    sb = (1,) * (n - len(sb)) + tuple(sb)
+    shape = tuple(x * y for x, y in zip(sa, sb))
+    check_elements(shape, "kron result")
+    a = reshape(input, tuple(v for s in sa for v in (s, 1)))
+    b = reshape(other, tuple(v for s in sb for v in (1, s)))
+    return reshape(a * b, shape)
+
+
+def dist(input, other, p=2):
+    """The p-norm of input - other (broadcast), over every element."""
+    from .reduction import norm
+    from .elementwise import sub
+    diff = sub(input, other)
+    if not diff.is_floating_point():
+        diff = diff.float()
+    return norm(diff, p=p)
+
+
+def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary"):
+    """The p-norm distance between each row of x1 (..., P, M) and each row of x2 (..., R, M):
+    (..., P, R), batch dims broadcast. Computed as the norm of the broadcast differences (every
+    compute_mode alike), so its gradients are sub's and norm's: zero where a distance is zero."""
+    from .reduction import norm
+    for name, x in (("X1", x1), ("X2", x2)):
+        if x._data.ndim < 2:
+            raise RuntimeError(f"cdist only supports at least 2D tensors, {name} got: {x._data.ndim}D")
+    if x1._data.shape[-1] != x2._data.shape[-1]:
+        raise RuntimeError(f"X1 and X2 must have the same number of columns. X1: {x1._data.shape[-1]} "
+                           f"X2: {x2._data.shape[-1]}")
+    for name, x in (("X1", x1), ("X2", x2)):
+        if x._data.dtype.kind != "f":
+            raise RuntimeError(f"cdist only supports floating-point dtypes, {name} got: {_name(x, _SCALAR_TYPE)}")
+    if x1._data.dtype != x2._data.dtype:
+        raise RuntimeError(f"expected scalar type {_name(x1, _SCALAR_TYPE)} but found {_name(x2, _SCALAR_TYPE)}")
+    if p < 0:
+        raise RuntimeError("cdist only supports non-negative p values")
+    batch = broadcast_shapes(x1._data.shape[:-2], x2._data.shape[:-2])
+    (pn, m), rn = x1._data.shape[-2:], x2._data.shape[-2]
+    check_elements(tuple(batch) + (pn, rn, m), "cdist differences")
+    diff = unsqueeze(x1, -2) - unsqueeze(x2, -3)
+    return norm(diff, p=p, dim=-1)
+
+
+def _register_cross():
+    Tensor.cross = cross
+    Tensor.kron = kron
+    Tensor.dist = dist
+
+
+_register_cross()
+__all__ += ["cross", "kron", "dist", "cdist"]

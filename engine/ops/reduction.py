@@ -22,7 +22,7 @@ from .indexing import Gather
 
 __all__ = ["sum", "mean", "prod", "max", "min", "amax", "amin", "argmax", "argmin", "var", "std",
            "var_mean", "std_mean", "logsumexp", "norm", "cumsum", "cumprod", "all", "any",
-           "count_nonzero", "sort", "argsort", "topk", "median", "return_types"]
+           "count_nonzero", "sort", "argsort", "topk", "median", "kthvalue", "return_types"]
 
 _int64 = np.int64
 
@@ -305,6 +305,12 @@ class TopkValues(SelectAlong):
     backward_name = "TopkBackward0"
 
 
+class KthvalueValues(SelectAlong):
+    __slots__ = ()
+    op = "kthvalue"
+    backward_name = "KthvalueBackward0"
+
+
 # --------------------------------------------------------------- spread
 class Var(Reduction):
     """var with ``correction`` (Bessel's by default): d/dx = 2 (x - mean) / (N - correction)."""
@@ -485,6 +491,7 @@ class return_types:
     sort = _named_pair("sort")
     topk = _named_pair("topk")
     median = _named_pair("median")
+    kthvalue = _named_pair("kthvalue")
 
 
 def _dtype_np(dtype):
@@ -728,10 +735,26 @@ def median(input, dim=None, keepdim=False):
     return _select(MedianDim, return_types.median, input, index, d, keepdim)
 
 
+def kthvalue(input, k, dim=-1, keepdim=False, *, out=None):
+    """The k-th smallest element along dim (k from 1), as (values, indices); NaN sorts last, as
+    PyTorch's. The gradient goes to the element picked (SelectAlong, as median's)."""
+    x = input._data
+    d = _wrap_dim(dim, x.ndim)
+    n = x.shape[d] if x.ndim else 1
+    if x.ndim:
+        _require_nonempty(x, "kthvalue", (d,))
+    if not 1 <= k <= n:
+        raise RuntimeError(f"kthvalue(): selected number k out of range for dimension {d}")
+    if x.ndim == 0:
+        return _select(KthvalueValues, return_types.kthvalue, input, _xp(x).zeros((), _int64), 0, keepdim)
+    index = _argsort(x, d, False)[(slice(None),) * d + (slice(k - 1, k),)]
+    return _select(KthvalueValues, return_types.kthvalue, input, index, d, keepdim)
+
+
 def _register():
     for name in ("sum", "mean", "prod", "amax", "amin", "argmax", "argmin", "var", "std", "logsumexp",
                  "norm", "cumsum", "cumprod", "all", "any", "count_nonzero", "sort", "argsort", "topk",
-                 "median"):
+                 "median", "kthvalue"):
         setattr(Tensor, name, globals()[name])
     Tensor.max = max
     Tensor.min = min

@@ -1177,3 +1177,33 @@ def _restride(self, result):
 
 
 _register()
+
+
+def unfold(self, dimension, size, step):
+    """``x.unfold(dimension, size, step)``: every window of ``size`` elements along dimension, ``step``
+    apart, as a new last dimension (dimension becomes the window count). PyTorch returns a strided
+    view; here the windows are gathered with index_select (its gradient adds overlapping windows
+    back), so the result is a copy: writes to it do not reach x."""
+    from .indexing import index_select
+    x = self._data
+    d = _wrap_dim(dimension, x.ndim)
+    n = x.shape[d] if x.ndim else 1
+    if size > n:
+        raise RuntimeError(f"maximum size for tensor at dimension {d} is {n} but size is {size}")
+    if size < 0:
+        raise RuntimeError(f"size is {size} but must be >= 0")
+    if step <= 0:
+        raise RuntimeError(f"step is {step} but must be > 0")
+    windows = (n - size) // step + 1
+    shape = x.shape[:d] + (windows,) + x.shape[d + 1:] + (size,) if x.ndim else (size,)  # 0-d: (size,)
+    check_elements(shape, "unfold result")
+    src = self if x.ndim else reshape(self, (1,))
+    idx = np.arange(windows)[:, None] * step + np.arange(size)[None, :]
+    from .creation import tensor as _tensor
+    out = index_select(src, d, _tensor(idx.reshape(-1), dtype=_dt.int64, device=self.device))
+    out = reshape(out, src._data.shape[:d] + (windows, size) + src._data.shape[d + 1:])
+    out = movedim(out, d + 1, -1)
+    return out if x.ndim else reshape(out, shape)
+
+
+Tensor.unfold = unfold

@@ -212,6 +212,13 @@ def check_kron(a, b, *rest, **kwargs):
         check_shape(tuple(x * y for x, y in zip(sa, sb)))
 
 
+def check_cdist(x1, x2, *rest, **kwargs):
+    """``torch.cdist``: its (..., P, R) result and the (..., P, R, M) differences it norms fit."""
+    if isinstance(x1, Tensor) and isinstance(x2, Tensor) and x1._data.ndim >= 2 and x2._data.ndim >= 2:
+        batch = broadcast_shape(x1._data.shape[:-2], x2._data.shape[:-2])
+        check_shape(tuple(batch) + (x1._data.shape[-2], x2._data.shape[-2], x1._data.shape[-1]))
+
+
 def check_cartesian_prod(*tensors):
     n = 1
     for t in tensors:

@@ -342,3 +342,56 @@ def test_linalg_norms_in_programs(run_ok):
     """)
     assert out.stdout == "[5.0, 10.0] 12.0 8.0\n"
     assert ns.get("t").grad.tolist() == [pytest.approx([0.6, 0.8])] * 2
+
+
+def test_cross_kron_dist_in_programs(run_ok, run_err):
+    out, ns = run_ok("""
+    import torch
+    a = torch.tensor([[1.0, 0.0, 0.0]], requires_grad=True)
+    c = torch.linalg.cross(a, torch.tensor([[0.0, 1.0, 0.0]]))
+    d = a.cross(torch.tensor([[0.0, 0.0, 1.0]]), dim=1)
+    k = torch.kron(torch.tensor([1, 2]), torch.tensor([1, 10]))
+    n = torch.dist(a, torch.zeros(3))
+    (c.sum() + n).backward()
+    print(c.tolist(), d.tolist(), k.tolist(), a.kron(a).shape, n.item(), torch.cross(a, a, dim=1).tolist())
+    """)
+    assert out.stdout == ("[[0.0, 0.0, 1.0]] [[0.0, -1.0, 0.0]] [1, 10, 2, 20] torch.Size([1, 9]) 1.0 "
+                          "[[0.0, 0.0, 0.0]]\n")
+    assert ns.get("a").grad.tolist() == [[2.0, 0.0, -1.0]]  # sum(a x e2) = a0 - a2, plus a / |a|
+    for source in ("import torch\nb = torch.kron(torch.ones(3000, 3000), torch.ones(3000, 3000))\n",
+                   "import torch\nb = torch.ones(3000, 3000).kron(torch.ones(3000, 3000))\n"):
+        e = run_err(source)
+        assert e.type == "LimitExceeded", e.to_dict()
+
+
+def test_cdist_in_programs(run_ok, run_err):
+    out, _ = run_ok("import torch\nd = torch.cdist(torch.tensor([[0.0, 0.0], [3.0, 4.0]]), torch.zeros(1, 2))\n"
+                    "print(d.tolist())\n")
+    assert out.stdout == "[[0.0], [5.0]]\n"
+    e = run_err("import torch\nd = torch.cdist(torch.ones(20000, 2), torch.ones(20000, 2))\n")
+    assert e.type == "LimitExceeded", e.to_dict()
+
+
+def test_tensor_unfold_in_programs(run_ok, run_err):
+    out, ns = run_ok("import torch\nx = torch.arange(6.0, requires_grad=True)\nw = x.unfold(0, 3, 1)\n"
+                     "w.sum().backward()\nprint(w.tolist())\n")
+    assert out.stdout == "[[0.0, 1.0, 2.0], [1.0, 2.0, 3.0], [2.0, 3.0, 4.0], [3.0, 4.0, 5.0]]\n"
+    assert ns.get("x").grad.tolist() == [1.0, 2.0, 3.0, 3.0, 2.0, 1.0]
+    e = run_err("import torch\nw = torch.ones(200000).unfold(0, 100000, 1)\n")
+    assert e.type == "LimitExceeded", e.to_dict()
+
+
+def test_kthvalue_in_programs(run_ok):
+    out, ns = run_ok("import torch\nx = torch.tensor([[3.0, 1.0, 2.0]], requires_grad=True)\n"
+                     "v, i = torch.kthvalue(x, 2, dim=1)\nr = x.kthvalue(3)\nv.sum().backward()\n"
+                     "print(v.tolist(), i.tolist(), r.values.tolist(), r.indices.tolist())\n")
+    assert out.stdout == "[2.0] [2] [3.0] [0]\n"
+    assert ns.get("x").grad.tolist() == [[0.0, 0.0, 1.0]]
+
+
+def test_float_power_and_copysign_in_programs(run_ok):
+    out, ns = run_ok("import torch\nx = torch.tensor([2.0, -3.0], requires_grad=True)\n"
+                     "p = torch.float_power(x, 2)\nc = x.copysign(torch.tensor([-1.0, 1.0]))\n"
+                     "(p.sum() + c.sum()).backward()\nprint(p.dtype, p.tolist(), c.tolist())\n")
+    assert out.stdout == "torch.float64 [4.0, 9.0] [-2.0, 3.0]\n"
+    assert ns.get("x").grad.tolist() == [3.0, -7.0]   # 2x, plus sign(x) * sign(c)
