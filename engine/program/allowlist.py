@@ -537,7 +537,7 @@ TYPES = {
     # ---- torch.distributions
     _E + ".distributions.distribution.Distribution": Type(subclasses=True, attrs=(
         "batch_shape", "entropy", "event_shape", "has_rsample", "log_prob", "mean", "mode", "perplexity", "rsample",
-        "sample", "sample_n", "set_default_validate_args", "stddev", "variance")),
+        "sample", "sample_n", "stddev", "variance")),   # not set_default_validate_args: process-wide state
     _E + ".distributions.categorical.Categorical": Type(attrs=(
         "enumerate_support", "has_enumerate_support", "logits", "param_shape", "probs")),
     _E + ".distributions.normal.Normal": Type(data=True, attrs=("cdf",)),   # data: loc, scale

@@ -41,3 +41,14 @@ def test_argument_errors_reach_the_program_as_pytorchs(run_err):
     torch.distributions.Normal(torch.zeros(1), torch.zeros(1))
     """)
     assert err.type == "ValueError" and "GreaterThan" in err.message and err.line == 3
+
+
+def test_programs_cannot_change_the_process_wide_validation_default(run_err):
+    # Distribution.set_default_validate_args sets a class attribute: in a shared worker one session
+    # would turn argument checks off for every other
+    from gradserve.engine.distributions.distribution import Distribution
+    for src in ("torch.distributions.Distribution.set_default_validate_args(False)",
+                "torch.distributions.Normal(0.0, 1.0).set_default_validate_args(False)"):
+        err = run_err("import torch\n" + src + "\n")
+        assert err.type == "AttributeError", err
+    assert Distribution._validate_default is True
