@@ -827,9 +827,7 @@ def range_contains(r, value):
         return math.isfinite(value) and value.is_integer() and int(value) in r
     if isinstance(value, complex):
         return value.imag == 0 and range_contains(r, value.real)
-    from .builtin_functions import _current_builtins
-    builtins = _current_builtins()
-    rt = builtins.rt if builtins is not None else None
+    rt = _counting()
     for item in r:
         if rt is not None:
             _range_step(rt)
