@@ -1,5 +1,6 @@
 """Tensor creation: from data, filled, ranges and random, with PyTorch's dtype rules."""
 import numbers
+from itertools import chain
 
 import numpy as np
 
@@ -89,10 +90,55 @@ def _host_arrays(data, depth=0):
     convert = _ARRAY_TYPES.get(type(data))
     if convert is not None:
         return convert(data)
-    if type(data) in (list, tuple) and depth < _MAX_NESTING and \
-            any(type(x) in _ARRAY_TYPES or type(x) in (list, tuple) for x in data):
+    if type(data) in (list, tuple) and depth < _MAX_NESTING:
+        types = set(map(type, data))   # at C speed: a list of numbers is not walked in Python
+        if types.isdisjoint(_ARRAY_TYPES) and not (types & _SEQUENCES and _holds_arrays(data, depth + 1)):
+            return data
         return [_host_arrays(x, depth + 1) for x in data]
     return data
+
+
+def _holds_arrays(rows, depth):
+    """Whether nested sequences ``rows`` hold a registered array type at any depth."""
+    while depth < _MAX_NESTING:
+        rows = [x for x in rows if type(x) in _SEQUENCES]
+        if not rows:
+            return False
+        types = set()
+        for row in rows:
+            types.update(map(type, row))
+        if not types.isdisjoint(_ARRAY_TYPES):
+            return True
+        if not types & _SEQUENCES:
+            return False
+        rows = list(chain.from_iterable(rows))
+        depth += 1
+    return False
+
+
+_SEQUENCES = {list, tuple}
+_PLAIN_NUMBERS = {bool, int, float}
+
+
+def _plain_dtype(data, shape):
+    """The dtype of ``data`` when it is regular nesting (lists and tuples of ``shape``) of Python
+    bools, ints and floats, read a depth at a time at C speed (``map`` over each depth's rows)
+    instead of an element at a time in Python: a list of ten million floats takes a fraction of a
+    second, not tens of seconds of host code no deadline interrupts. None for anything else (empty,
+    ragged, NumPy values, tensors, other types): the general walk answers, with its errors."""
+    if not shape or 0 in shape:
+        return None
+    rows = [data]   # the sequences at one depth, all of that depth's length
+    for n in shape[1:]:
+        rows = list(chain.from_iterable(rows))
+        if not set(map(type, rows)) <= _SEQUENCES or set(map(len, rows)) != {n}:
+            return None
+    types = set(map(type, chain.from_iterable(rows)))
+    if not types <= _PLAIN_NUMBERS:
+        return None
+    if float in types:
+        return _dt.get_default_dtype()
+    return _dt.int64 if int in types else _dt.bool
 
 
 def _scalar_dtype(x):
@@ -124,6 +170,9 @@ def _inspect(data):
         d = d[0]
     if isinstance(d, np.ndarray) and d.ndim and shape:
         shape.extend(d.shape)   # NumPy arrays in a sequence are sequences too, as PyTorch reads them
+    plain = _plain_dtype(data, shape)
+    if plain is not None:
+        return tuple(shape), plain, False
     ndim = len(shape)
     found = None
     has_tensor = False
@@ -132,7 +181,8 @@ def _inspect(data):
         x, dim = stack.pop()
         if isinstance(x, (list, tuple)):
             if dim >= ndim:
-                raise ValueError(f"expected a number at dim {dim} (got a sequence of length {len(x)})")
+                # PyTorch's words: its conversion of the element to a number fails
+                raise TypeError(f"must be real number, not {type(x).__name__}")
             if len(x) != shape[dim]:
                 raise ValueError(f"expected sequence of length {shape[dim]} at dim {dim} (got {len(x)})")
             stack.extend((item, dim + 1) for item in x)
@@ -149,7 +199,7 @@ def _inspect(data):
             found = dtype if found is None else _dt._promote_pair(found, dtype)
             continue
         if dim != ndim:
-            raise ValueError(f"expected sequence of length {shape[dim]} at dim {dim} (got a scalar)")
+            raise TypeError("not a sequence")   # PyTorch's words
         dtype = _scalar_dtype(x)
         has_tensor = has_tensor or isinstance(x, Tensor)
         found = dtype if found is None else _dt._promote_pair(found, dtype)

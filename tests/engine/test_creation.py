@@ -64,10 +64,13 @@ def test_tensor_of_zero_dim_tensors(lib):
     assert lib.tensor([lib.tensor(1.0, dtype=lib.float64), 2.0]).dtype == lib.float64
 
 
-@pytest.mark.parametrize("data", [[[1, 2], [3]], [[1, 2], 3], [1, [2, 3]], [[[1.0]], [[1.0, 2.0]]]])
-def test_ragged_lists_raise_value_error(data):
-    with pytest.raises(ValueError):
-        gs.tensor(data)
+@pytest.mark.parametrize("data, error", [([[1, 2], [3]], ValueError), ([[1, 2], 3], TypeError),
+                                         ([1, [2, 3]], TypeError), ([[[1.0]], [[1.0, 2.0]]], ValueError)])
+def test_ragged_lists_raise_pytorchs_error_type(lib, data, error):
+    # a row of the wrong length is a ValueError; a number where a row belongs, or a row where a number
+    # belongs, is PyTorch's TypeError from converting it
+    with pytest.raises(error):
+        lib.tensor(data)
 
 
 def test_tensor_of_unsupported_element_raises():
@@ -331,3 +334,73 @@ def test_random_fill_bumps_the_version():
     v = x._version[0]
     x.uniform_()
     assert x._version[0] == v + 1
+
+
+# ------------------------------------------------------------------ tensor(data): plain numbers at C speed
+PLAIN = [
+    [1.0, 2, True], [True, False, True], [1, True], [[1, 2], [3, 4]], ((1.5, 2), (3, 4)), [(1, 2), [3, 4.0]],
+    [[[True], [False]], [[True], [True]]], [[[1], [2]], [[3], [4]]], [[0.5] * 7] * 3, [2 ** 40, -3],
+    [[1.0, 2.0], (3, False)],
+]
+
+
+@pytest.mark.parametrize("data", PLAIN)
+def test_nested_plain_numbers_give_pytorchs_dtype_and_values(lib, data):
+    t = lib.tensor(data)
+    expected = {"float": lib.float32, "int": lib.int64, "bool": lib.bool}[
+        "float" if "float" in repr(_leaf_types(data)) else "int" if "int" in repr(_leaf_types(data)) else "bool"]
+    assert t.dtype == expected
+    assert np.array_equal(t.numpy(), np.array(data, dtype=t.numpy().dtype))
+
+
+def _leaf_types(data):
+    if isinstance(data, (list, tuple)):
+        return set().union(*(_leaf_types(x) for x in data))
+    return {type(data).__name__}
+
+
+def test_nested_plain_numbers_follow_the_default_dtype(lib):
+    old = lib.get_default_dtype()
+    lib.set_default_dtype(lib.float64)
+    try:
+        assert lib.tensor([[1, 2.5], [3, 4]]).dtype == lib.float64
+        assert lib.tensor([[1, 2], [3, 4]]).dtype == lib.int64
+    finally:
+        lib.set_default_dtype(old)
+
+
+def test_nested_plain_numbers_are_not_walked_an_element_at_a_time(monkeypatch):
+    """Regular nesting of Python numbers is typed a depth at a time (set(map(type, ...))): the
+    element walk, seconds of host code for ten million floats, is not entered."""
+    from gradserve.engine.ops import creation
+
+    def walked(x):
+        raise AssertionError("the element walk ran")
+    monkeypatch.setattr(creation, "_scalar_dtype", walked)
+    assert gs.tensor([[1.0, 2.0]] * 1000).shape == (1000, 2)
+    assert gs.tensor([True] * 10).dtype == gs.bool
+    with pytest.raises(AssertionError, match="element walk"):   # anything else still is
+        gs.tensor([np.float64(1.0), 2.0])
+
+
+@pytest.mark.parametrize("data, message", [
+    ([[1, 2], [3]], "expected sequence of length 2 at dim 1 (got 1)"),
+    ([[1, 2], (3, 4, 5)], "expected sequence of length 2 at dim 1 (got 3)"),
+    ([[[1.0], [2.0]], [[1.0], [2.0, 3.0]]], "expected sequence of length 1 at dim 2 (got 2)"),
+])
+def test_ragged_plain_numbers_still_raise_pytorchs_value_error(lib, data, message):
+    with pytest.raises(ValueError, match=message.replace("(", r"\(").replace(")", r"\)")):
+        lib.tensor(data)
+
+
+@pytest.mark.parametrize("data, message", [([[1.0, 2.0], [3.0, [4.0]]], "must be real number, not list"),
+                                           ([[1.0, 2.0], 3.0], "not a sequence")])
+def test_a_number_and_a_row_in_each_others_place_raise_pytorchs_type_error(lib, data, message):
+    with pytest.raises(TypeError, match=message):
+        lib.tensor(data)
+
+
+@pytest.mark.parametrize("data, name", [([1.0, None], "NoneType"), ([[1, "a"]], "str")])
+def test_plain_numbers_beside_other_types_still_raise_type_error(data, name):
+    with pytest.raises(TypeError, match=f"Could not infer dtype of {name}"):
+        gs.tensor(data)
