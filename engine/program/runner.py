@@ -23,6 +23,7 @@ from .compiler import Compiler
 from .errors import (PROGRAM_EXCEPTIONS, Abort, ProgramError, ProgramBaseException, exception_type_name, locate, meta,
                      to_program_exception)
 from .debugger import DebugError, debugger_observer
+from .runtime import Interrupted
 from .scopes import CompileError, build_scopes, check_nesting
 from .values import Frame
 
@@ -100,12 +101,25 @@ def run(source, namespace, limits=None, *, observer=None, cancel=None, on_stdout
         rt.debugger = debugger
         frame = Frame(namespace.globals)
         last = len(compiled) - 1
-        for i, (statement, line, col) in enumerate(compiled):
-            statement(frame)
-            try:
-                rt.after_statement(final=i == last)
-            except Abort as a:
-                raise locate(a, line, col, "<module>")
+        rt.arm()
+        try:
+            for i, (statement, line, col) in enumerate(compiled):
+                statement(frame)
+                try:
+                    rt.after_statement(final=i == last)
+                except Abort as a:
+                    raise locate(a, line, col, "<module>")
+        finally:
+            # no interrupt (Runtime.interrupt) is raised past this point; one raised while disarming
+            # stands for the abort the ticker recorded, raised again below
+            while True:
+                try:
+                    rt.disarm()
+                    break
+                except Interrupted:
+                    continue
+        if rt.abort is not None:   # the ticker interrupted host code after the last statement's check
+            raise rt.abort.again()
     except Abort as a:
         error = _from_abort(a)
     except ProgramBaseException as e:

@@ -3,6 +3,7 @@ output and logs, memory checks. One object per session, reset at each run; the
 compiled program (and every function it defines) refers to it, so a function
 defined in one run counts against the limits of the run that calls it.
 """
+import ctypes
 import gc
 import os
 import threading
@@ -26,6 +27,28 @@ RSS_SLACK = 64 << 20      # interpreter noise allowed over session_bytes when ju
 # landed only when a pure-Python loop ended
 RSS_EVERY_S = 0.02
 MAX_LOGS_KEPT = 10_000
+# A run past its deadline (or cancelled) this long without reaching a statement is stuck in host code
+# (an engine loop over a ten-million-item list): the ticker interrupts it there (Runtime.interrupt),
+# well before the server's grace period ends and it replaces the session's process, losing its state
+INTERRUPT_AFTER_S = 0.25
+
+# CPython's PyThreadState_SetAsyncExc(thread id, exception class, or NULL to withdraw it), prototyped
+# here (not through the shared ctypes.pythonapi attribute, whose argtypes other code may set)
+_set_async_exc = ctypes.PYFUNCTYPE(ctypes.c_int, ctypes.c_ulong, ctypes.py_object)(
+    ("PyThreadState_SetAsyncExc", ctypes.pythonapi))
+_clear_async_exc = ctypes.PYFUNCTYPE(ctypes.c_int, ctypes.c_ulong, ctypes.c_void_p)(
+    ("PyThreadState_SetAsyncExc", ctypes.pythonapi))
+_pending = {}   # thread id -> the Abort an Interrupted raised in that thread stands for
+
+
+class Interrupted(Abort):
+    """Raised by CPython in a run's thread, at its next bytecode, when the ticker finds the run stuck
+    in host code past its deadline or its cancellation (``Runtime.interrupt``). CPython makes it
+    with no arguments: it takes the abort the ticker recorded for its thread."""
+
+    def __init__(self):
+        a = _pending.pop(threading.get_ident(), None) or Abort("Cancelled", "the run was interrupted")
+        super().__init__(a.type, a.message, a.limit)
 
 
 class _Ticker:
@@ -103,8 +126,11 @@ class _Ticker:
                 runs = tuple(self.runs)
                 if not runs:
                     self.wake.clear()
+            now = _monotonic()
             for rt in runs:
                 rt.check_at = 0
+                if rt.interruptible:
+                    rt.interrupt_if_stuck(now)
 
 
 _ticker = _Ticker()
@@ -117,7 +143,8 @@ class Runtime:
                  "cancel", "depth", "max_depth", "abort", "out", "out_bytes", "out_limit", "on_stdout",
                  "on_log", "logs", "bound", "bound_set", "limits", "elem_limit", "str_limit", "seq_limit",
                  "session_limit", "mem_next", "mem_cost", "rss_base", "bytes_base", "base_exact", "bytes_known",
-                 "handled", "started", "rss_next", "text_budget", "debugger", "ticked")
+                 "handled", "started", "rss_next", "text_budget", "debugger", "ticked", "thread_id",
+                 "interruptible", "interrupting", "cancel_seen")
 
     def __init__(self, namespace):
         self.namespace = namespace
@@ -157,6 +184,10 @@ class Runtime:
         self.ticked = True        # the ticker asks for this run's checks (else every CHECK_EVERY statements)
         self.text_budget = None   # characters program __repr__/__str__ may still return to the host's
                                   # printing of one value (None: not printing)
+        self.thread_id = None     # the thread running the program (arm)
+        self.interruptible = False   # its statements are running: the ticker may interrupt it (arm/disarm)
+        self.interrupting = False    # an Interrupted is pending or raised in it
+        self.cancel_seen = None   # when the ticker first found the run cancelled
 
     # ------------------------------------------------------------------ runs
     def begin(self, limits, cancel, on_stdout, on_log):
@@ -217,6 +248,56 @@ class Runtime:
                 raise limit_abort("string_length", f"limit exceeded: string_length: printing this value would "
                                                    f"build more than {self.str_limit} characters")
 
+    def arm(self):
+        """The program's statements start: from here until ``disarm`` the ticker may interrupt the
+        run's thread where it is stuck in host code (``interrupt_if_stuck``)."""
+        self.thread_id = threading.get_ident()
+        self.interrupting = False
+        self.cancel_seen = None
+        self.interruptible = True
+
+    def disarm(self):
+        """The statements have ended: no interrupt is raised in the thread after this returns, and one
+        the ticker asked for that has not been raised yet is withdrawn. An Interrupted may still be
+        raised in this call (before it takes the lock): the caller calls it again until it returns."""
+        with _ticker.lock:
+            self.interruptible = False
+            if self.interrupting:
+                self.interrupting = False
+                _pending.pop(self.thread_id, None)
+                _clear_async_exc(self.thread_id, None)
+
+    def interrupt_if_stuck(self, now):
+        """Called by the ticker at each tick: a run past its deadline, or cancelled, for
+        INTERRUPT_AFTER_S without reaching a statement's check is stuck in host code (an engine loop
+        over a huge list, a program __eq__ called from a C loop): Interrupted is raised in its thread
+        at its next bytecode, and the run fails with the limit (or the cancellation) it overran, its
+        session kept. A statement would have failed it at once (check). A paused debug run has
+        stopped its clock, and waits without running host code."""
+        debugger = self.debugger
+        if self.interrupting or (debugger is not None and debugger.paused):
+            return
+        cancel = self.cancel
+        if cancel is not None and cancel.is_set():
+            if self.cancel_seen is None:
+                self.cancel_seen = now
+            if now - self.cancel_seen > INTERRUPT_AFTER_S:
+                self.interrupt(Abort("Cancelled", "the run was cancelled"))
+            return
+        if now > self.deadline + INTERRUPT_AFTER_S:
+            self.interrupt(self.deadline_abort())
+
+    def interrupt(self, abort):
+        with _ticker.lock:
+            if not self.interruptible or self.interrupting:
+                return
+            if self.abort is None:
+                self.abort = abort
+            self.check_at = 0   # what runs after it (a program's finally) fails again at its statement
+            self.interrupting = True
+            _pending[self.thread_id] = self.abort
+            _set_async_exc(self.thread_id, Interrupted)
+
     def end(self):
         self.active = False
         _ticker.discard(self)
@@ -256,8 +337,10 @@ class Runtime:
 
     def check_deadline(self, now):
         if now > self.deadline:
-            self.fail(limit_abort("wall_time", f"limit exceeded: wall_time: the run took longer than "
-                                               f"{self.wall_time:g} s"))
+            self.fail(self.deadline_abort())
+
+    def deadline_abort(self):
+        return limit_abort("wall_time", f"limit exceeded: wall_time: the run took longer than {self.wall_time:g} s")
 
     def fail(self, abort):
         self.abort = abort

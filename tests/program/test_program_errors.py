@@ -263,4 +263,6 @@ def test_slow_last_statement_past_the_deadline_is_a_located_wall_time_error():
     outcome = run("x = 1\nb = a @ a @ a @ a", ns, Limits(wall_time_s=0.001))
     assert not outcome.ok
     assert outcome.error.type == "LimitExceeded" and outcome.error.limit == "wall_time"
-    assert (outcome.error.line, outcome.error.col) == (2, 1)
+    # after the statement (its check), or inside its expression where the ticker interrupted the host
+    # code between two products (runtime.Runtime.interrupt), depending on how long they take
+    assert (outcome.error.line, outcome.error.col) in ((2, 1), (2, 5))
