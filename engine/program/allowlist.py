@@ -160,7 +160,7 @@ MODULES = {
     "torch.nn": Module(
         host=_E + ".nn",
         children={"functional": "torch.nn.functional", "init": "torch.nn.init", "utils": "torch.nn.utils",
-                  "parallel": "torch.nn.parallel"},
+                  "parallel": "torch.nn.parallel", "parameter": "torch.nn.parameter", "modules": "torch.nn.modules"},
         names=(
             "AdaptiveAvgPool1d", "AdaptiveAvgPool2d", "AvgPool1d", "AvgPool2d", "BCELoss", "BCEWithLogitsLoss",
             "BatchNorm1d", "BatchNorm2d", "BatchNorm3d", "Bilinear", "CELU", "Conv1d", "Conv2d",
@@ -212,6 +212,10 @@ MODULES = {
             "interpolate", "upsample", "upsample_bilinear", "upsample_nearest",
         )),
     "torch.nn.parallel": Module(host=_E + ".nn.parallel", names=("DataParallel", "data_parallel")),
+    # where PyTorch defines what torch.nn exports (pygcn: from torch.nn.parameter import Parameter,
+    # from torch.nn.modules.module import Module); torch.nn.modules' layers are filled in below
+    "torch.nn.parameter": Module(host=_E + ".nn.parameter", names=("Parameter", "UninitializedParameter")),
+    "torch.nn.modules.module": Module(host=_E + ".nn.modules.module", names=("Module",)),
     # the switches scripts flip: the flags are the session's own, the probes answer "not here"
     "torch.backends": Module(host=_E + ".backends", children={"cudnn": "torch.backends.cudnn",
                                                                "mps": "torch.backends.mps"}),
@@ -400,6 +404,10 @@ MODULES = {
         "ABC", "ABCMeta", "abstractclassmethod", "abstractmethod", "abstractproperty", "abstractstaticmethod",
     )),
 }
+
+MODULES["torch.nn.modules"] = Module(
+    host=_E + ".nn.modules", children={"module": "torch.nn.modules.module"},
+    names=tuple(n for n in MODULES["torch.nn"].names if n not in ("Parameter", "UninitializedParameter")))
 
 # --------------------------------------------------------------------------- types
 _MODULE_API = (
