@@ -144,7 +144,7 @@ MODULES = {
             "pairwise_distance", "permute", "pow", "prod", "promote_types", "rand", "rand_like", "randint",
             "randint_like", "randn", "randn_like", "randperm", "ravel", "reciprocal", "relu", "remainder",
             "repeat", "repeat_interleave", "reshape", "result_type", "return_types", "roll", "rot90", "round",
-            "rsqrt", "scalar_tensor", "scatter", "scatter_add", "seed", "select", "selu", "set_default_dtype",
+            "rsqrt", "scalar_tensor", "scatter", "scatter_add", "searchsorted", "bucketize", "seed", "select", "selu", "set_default_dtype",
             "set_detect_anomaly", "set_grad_enabled", "set_printoptions", "set_rng_state", "sgn", "short",
             "sigmoid", "sign", "signbit", "sin", "sinh", "softmax", "sort", "split", "sqrt", "square",
             "squeeze", "stack", "std", "std_mean", "sub", "subtract", "sum", "sum_to", "swapaxes", "swapdims",
