@@ -217,6 +217,8 @@ def _items(data):
 
 def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=False):
     """Constructs a tensor with no autograd history by copying data."""
+    if type(data) is range:   # a sequence to PyTorch (torch.LongTensor(range(140)) in pygcn/pyGAT's loaders)
+        data = list(data)
     if _ARRAY_TYPES:
         data = _host_arrays(data)
     dtype = _dt.as_dtype(dtype) if dtype is not None else None

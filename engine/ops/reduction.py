@@ -22,7 +22,8 @@ from .indexing import Gather
 
 __all__ = ["sum", "mean", "prod", "max", "min", "amax", "amin", "argmax", "argmin", "var", "std",
            "var_mean", "std_mean", "logsumexp", "norm", "cumsum", "cumprod", "all", "any",
-           "count_nonzero", "sort", "argsort", "topk", "median", "kthvalue", "return_types"]
+           "count_nonzero", "sort", "argsort", "topk", "median", "kthvalue", "searchsorted", "bucketize",
+           "return_types"]
 
 _int64 = np.int64
 
@@ -749,6 +750,48 @@ def kthvalue(input, k, dim=-1, keepdim=False, *, out=None):
         return _select(KthvalueValues, return_types.kthvalue, input, _xp(x).zeros((), _int64), 0, keepdim)
     index = _argsort(x, d, False)[(slice(None),) * d + (slice(k - 1, k),)]
     return _select(KthvalueValues, return_types.kthvalue, input, index, d, keepdim)
+
+
+def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=None, sorter=None, out=None):
+    """Indices where the values of input would be inserted into the innermost dimension of
+    sorted_sequence to keep it sorted (no gradient: the answer is an index)."""
+    if side is not None and side not in ("left", "right"):
+        raise RuntimeError(f"torch.searchsorted(): side can only be 'left' or 'right' but got {side}")
+    if side == "left" and right:
+        raise RuntimeError("torch.searchsorted(): side and right can't be set to opposites, got side of left "
+                           "while right was True")
+    side = side or ("right" if right else "left")
+    seq = sorted_sequence._data
+    scalar = not isinstance(input, Tensor)
+    vals = _xp(seq).asarray(input) if scalar else input._data
+    xp = _xp(seq)
+    if sorter is not None:
+        seq = xp.take_along_axis(seq, sorter._data, axis=-1)
+    if seq.ndim == 0:
+        raise RuntimeError("torch.searchsorted(): boundaries tensor should have positive dimension, but got 0 dimension")
+    if seq.ndim == 1 or scalar:
+        if seq.ndim != 1:
+            raise RuntimeError("torch.searchsorted(): input value can be a scalar only when boundaries tensor "
+                               f"dimension is 1, but we got boundaries tensor dim({seq.ndim})")
+        index = xp.searchsorted(seq, vals, side=side)
+    else:
+        if seq.shape[:-1] != vals.shape[:-1]:
+            raise RuntimeError("torch.searchsorted(): boundaries tensor should be 1 dimension or the first N-1 "
+                               "dimensions of boundaries tensor and input value tensor must match, but we got "
+                               f"boundaries tensor {list(seq.shape)} and input value tensor {list(vals.shape)}")
+        rows = seq.reshape(-1, seq.shape[-1])
+        queries = vals.reshape(-1, vals.shape[-1])
+        index = xp.stack([xp.searchsorted(r, q, side=side) for r, q in zip(rows, queries)]).reshape(vals.shape) \
+            if rows.shape[0] else xp.zeros(vals.shape, _int64)
+    index = xp.asarray(index, dtype=np.int32 if out_int32 else _int64)
+    return Tensor._make(index, False, None)
+
+
+def bucketize(input, boundaries, *, out_int32=False, right=False, out=None):
+    """The index of the bucket of boundaries (1-D, sorted) each value of input falls in."""
+    if boundaries._data.ndim != 1:
+        raise RuntimeError(f"boundaries tensor must be 1 dimension, but got dim({boundaries._data.ndim})")
+    return searchsorted(boundaries, input, out_int32=out_int32, right=right)
 
 
 def _register():

@@ -108,7 +108,7 @@ MODULES = {
     "torch": Module(
         host=_E,
         children={"nn": "torch.nn", "optim": "torch.optim", "autograd": "torch.autograd",
-                  "linalg": "torch.linalg", "utils": "torch.utils", "backends": "torch.backends",
+                  "linalg": "torch.linalg", "utils": "torch.utils", "backends": "torch.backends", "sparse": "torch.sparse",
                   "distributions": "torch.distributions"},
         # NumPy arrays in, as PyTorch takes them (engine/program/stdlib/numpy.py)
         replaced={"from_numpy": _S + ".numpy:torch_from_numpy", "tensor": _S + ".numpy:torch_tensor",
@@ -144,7 +144,7 @@ MODULES = {
             "pairwise_distance", "permute", "pow", "prod", "promote_types", "rand", "rand_like", "randint",
             "randint_like", "randn", "randn_like", "randperm", "ravel", "reciprocal", "relu", "remainder",
             "repeat", "repeat_interleave", "reshape", "result_type", "return_types", "roll", "rot90", "round",
-            "rsqrt", "scalar_tensor", "scatter", "scatter_add", "seed", "select", "selu", "set_default_dtype",
+            "rsqrt", "scalar_tensor", "scatter", "scatter_add", "searchsorted", "sparse_coo_tensor", "spmm", "bucketize", "seed", "select", "selu", "set_default_dtype",
             "set_detect_anomaly", "set_grad_enabled", "set_printoptions", "set_rng_state", "sgn", "short",
             "sigmoid", "sign", "signbit", "sin", "sinh", "softmax", "sort", "split", "sqrt", "square",
             "squeeze", "stack", "std", "std_mean", "sub", "subtract", "sum", "sum_to", "swapaxes", "swapdims",
@@ -160,7 +160,7 @@ MODULES = {
     "torch.nn": Module(
         host=_E + ".nn",
         children={"functional": "torch.nn.functional", "init": "torch.nn.init", "utils": "torch.nn.utils",
-                  "parallel": "torch.nn.parallel"},
+                  "parallel": "torch.nn.parallel", "parameter": "torch.nn.parameter", "modules": "torch.nn.modules"},
         names=(
             "AdaptiveAvgPool1d", "AdaptiveAvgPool2d", "AvgPool1d", "AvgPool2d", "BCELoss", "BCEWithLogitsLoss",
             "BatchNorm1d", "BatchNorm2d", "BatchNorm3d", "Bilinear", "CELU", "Conv1d", "Conv2d",
@@ -212,6 +212,12 @@ MODULES = {
             "interpolate", "upsample", "upsample_bilinear", "upsample_nearest",
         )),
     "torch.nn.parallel": Module(host=_E + ".nn.parallel", names=("DataParallel", "data_parallel")),
+    # where PyTorch defines what torch.nn exports (pygcn: from torch.nn.parameter import Parameter,
+    # from torch.nn.modules.module import Module); torch.nn.modules' layers are filled in below
+    # sparse COO tensors (held dense, engine/ops/sparse.py): pygcn's torch.sparse.FloatTensor and spmm
+    "torch.sparse": Module(host=_E + ".sparse", names=("DoubleTensor", "FloatTensor", "LongTensor", "mm", "sum")),
+    "torch.nn.parameter": Module(host=_E + ".nn.parameter", names=("Parameter", "UninitializedParameter")),
+    "torch.nn.modules.module": Module(host=_E + ".nn.modules.module", names=("Module",)),
     # the switches scripts flip: the flags are the session's own, the probes answer "not here"
     "torch.backends": Module(host=_E + ".backends", children={"cudnn": "torch.backends.cudnn",
                                                                "mps": "torch.backends.mps"}),
@@ -401,6 +407,10 @@ MODULES = {
     )),
 }
 
+MODULES["torch.nn.modules"] = Module(
+    host=_E + ".nn.modules", children={"module": "torch.nn.modules.module"},
+    names=tuple(n for n in MODULES["torch.nn"].names if n not in ("Parameter", "UninitializedParameter")))
+
 # --------------------------------------------------------------------------- types
 _MODULE_API = (
     "add_module", "apply", "buffers", "children", "cpu", "cuda", "double", "eval", "extra_repr", "float",
@@ -465,7 +475,7 @@ TYPES = {
             "signbit", "sin", "sin_", "sinh", "sinh_", "size", "softmax", "sort", "split", "sqrt", "sqrt_",
             "square", "square_", "squeeze", "squeeze_", "std", "stride", "sub", "sub_", "subtract",
             "subtract_", "sum", "sum_to_size", "swapaxes", "swapdims", "t", "t_", "take", "take_along_dim",
-            "tan", "tan_", "tanh", "tanh_", "tensor_split", "tile", "to", "tolist", "topk", "trace",
+            "tan", "tan_", "tanh", "tanh_", "tensor_split", "tile", "to", "to_sparse", "tolist", "topk", "trace",
             "transpose", "transpose_", "tril", "tril_", "triu", "triu_", "true_divide", "true_divide_", "trunc",
             "trunc_", "type", "type_as", "unbind", "unflatten", "uniform_", "unsqueeze", "unsqueeze_", "var",
             "vdot", "view", "view_as", "where", "xlogy", "xlogy_", "zero_",
@@ -509,6 +519,10 @@ TYPES = {
     # the legacy typed constructors (torch.LongTensor, ...): classes of this metaclass
     _E + ".tensor_types._TensorType": Type(),
     _E + ".tensor_types.TypedTensor": Type(subclasses=True),
+    _E + ".sparse._SparseType": Type(),
+    _E + ".sparse.SparseTypedTensor": Type(subclasses=True),
+    _E + ".ops.sparse.SparseTensor": Type(attrs=("coalesce", "dense_dim", "indices", "is_coalesced", "sparse_dim",
+                                                 "to_dense", "values")),
     # ---- modules
     _E + ".nn.module.Module": Type(subclasses=True, data=True, settable=ANY, base=True, attrs=_MODULE_API),
     _E + ".nn.module.RemovableHandle": Type(attrs=("remove",)),

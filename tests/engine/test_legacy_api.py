@@ -168,6 +168,13 @@ def test_grad_read_through_a_squeeze_that_did_nothing_is_none(lib):
     assert v.grad_fn.name() == "SqueezeBackward1"
 
 
+def test_a_python_range_is_a_sequence_of_data(lib):
+    assert lib.LongTensor(range(3)).tolist() == [0, 1, 2]
+    assert lib.tensor(range(2, 8, 3)).tolist() == [2, 5] and lib.tensor(range(2)).dtype == lib.int64
+    assert lib.FloatTensor(range(2)).tolist() == [0.0, 1.0]
+    assert lib.tensor(range(0)).shape == (0,)
+
+
 def test_indexing_with_a_python_range(lib):
     x = lib.arange(12.0).reshape(3, 4)
     assert x[range(3), lib.tensor([0, 1, 2])].tolist() == [0.0, 5.0, 10.0]

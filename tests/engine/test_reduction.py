@@ -408,3 +408,27 @@ def test_function_and_method_exist(name):
     assert callable(getattr(gs, name))
     if torch is not None and hasattr(torch.Tensor, name):
         assert callable(getattr(gs.Tensor, name))
+
+
+@pytest.mark.parametrize("right", [False, True])
+def test_searchsorted_rows_match_pytorch_on_both_sides(lib, right):
+    # nerf-pytorch's sample_pdf: a batch of CDFs (rows) searched by a batch of uniform draws, ties included
+    rng = np.random.default_rng(0)
+    cdf = np.sort(rng.random((3, 5)), -1).astype("float32")
+    u = rng.random((3, 4)).astype("float32")
+    u[0, 0], u[1, 1] = cdf[0, 2], cdf[1, 0]
+    got = lib.searchsorted(lib.tensor(cdf), lib.tensor(u), right=right)
+    assert got.dtype == lib.int64 and not got.requires_grad
+    assert got.tolist() == [[int(np.searchsorted(c, v, side="right" if right else "left")) for v in q]
+                            for c, q in zip(cdf, u)]
+    assert lib.searchsorted(lib.tensor(cdf[0]), lib.tensor(u), side="right" if right else "left").shape == (3, 4)
+
+
+def test_searchsorted_scalars_int32_sorter_and_bucketize(lib):
+    seq = lib.tensor([3.0, 1.0, 2.0])
+    assert lib.searchsorted(lib.tensor([1.0, 2.0, 3.0]), 2.5).item() == 2
+    assert lib.searchsorted(seq, lib.tensor([2.0]), sorter=lib.tensor([1, 2, 0])).tolist() == [1]
+    assert lib.searchsorted(lib.tensor([1.0, 2.0]), lib.tensor([1.5]), out_int32=True).dtype == lib.int32
+    assert lib.bucketize(lib.tensor([[0.5, 2.0]]), lib.tensor([1.0, 2.0, 3.0]), right=True).tolist() == [[0, 2]]
+    with pytest.raises(RuntimeError):
+        lib.searchsorted(lib.ones(2, 3), lib.ones(3, 3))

@@ -395,3 +395,20 @@ def test_float_power_and_copysign_in_programs(run_ok):
                      "(p.sum() + c.sum()).backward()\nprint(p.dtype, p.tolist(), c.tolist())\n")
     assert out.stdout == "torch.float64 [4.0, 9.0] [-2.0, 3.0]\n"
     assert ns.get("x").grad.tolist() == [3.0, -7.0]   # 2x, plus sign(x) * sign(c)
+
+
+def test_sparse_coo_tensors_and_spmm_in_programs(run_ok):
+    # pygcn: torch.sparse.FloatTensor(indices, values, size) and torch.spmm(adj, support)
+    _, ns = run_ok("""
+    import torch
+    i = torch.tensor([[0, 1, 1], [1, 0, 2]])
+    adj = torch.sparse.FloatTensor(i, torch.tensor([1.0, 2.0, 3.0]), torch.Size([2, 3]))
+    x = torch.ones(3, 2, requires_grad=True)
+    y = torch.spmm(adj, x)
+    y.sum().backward()
+    e = torch.eye(2).to_sparse()
+    ok = (adj.is_sparse, isinstance(adj, torch.sparse.FloatTensor), y.tolist(), x.grad.tolist(),
+          e.coalesce().values().tolist(), torch.sparse_coo_tensor(i, torch.ones(3)).to_dense().shape == (2, 3))
+    """)
+    assert ns.get("ok") == (True, True, [[1.0, 1.0], [5.0, 5.0]], [[2.0, 2.0], [1.0, 1.0], [3.0, 3.0]],
+                            [1.0, 1.0], True)

@@ -45,6 +45,23 @@ def test_from_imports_bind_names_of_the_module(run_ok):
     assert ns.get("ok") == (True, 2.0, 3.14)
 
 
+def test_the_modules_pytorch_defines_nn_in_are_importable(run_ok):
+    # pygcn's layers.py: a layer written against the modules where PyTorch defines Parameter and Module
+    _, ns = run_ok("""
+    import torch
+    from torch.nn.parameter import Parameter
+    from torch.nn.modules.module import Module
+    import torch.nn.modules as modules
+    class GraphConvolution(Module):
+        def __init__(self):
+            super(GraphConvolution, self).__init__()
+            self.weight = Parameter(torch.FloatTensor(2, 3))
+    ok = (len(list(GraphConvolution().parameters())), Parameter is torch.nn.Parameter, Module is torch.nn.Module,
+          modules.Linear is torch.nn.Linear, modules.module.Module is torch.nn.Module)
+    """)
+    assert ns.get("ok") == (1, True, True, True, True)
+
+
 def test_future_imports_are_accepted_and_change_nothing(run_ok):
     out, ns = run_ok("from __future__ import print_function, division, annotations\nx = 3 / 2\nprint(x)")
     assert out.stdout == "1.5\n" and "print_function" not in ns.names()

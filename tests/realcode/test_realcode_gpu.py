@@ -16,7 +16,10 @@ LEFT_OUT = {"examples/super_resolution",          # its --accel flag defaults to
             "examples/dcgan",                     # the same (opt.accel = False): it stays on the cpu
             "examples/mnist",                     # 25 s a run, past the interpreter's 30 s wall limit under load
             "examples/mnist_forward_forward",     # with an accelerator its loaders shuffle (accel_kwargs): not the CPU's order
-            "rasbt/appendix_a_part1"}             # it only prints torch.cuda.is_available(): nothing moves to a device
+            "rasbt/appendix_a_part1",             # it only prints torch.cuda.is_available(): nothing moves to a device
+            "nerf/run_nerf"}                      # on CUDA run_nerf.py relies on its __main__'s
+                                                  # torch.set_default_tensor_type('torch.cuda.FloatTensor'), which the
+                                                  # driver leaves out: its CPU rays would meet the CUDA weights
 SCRIPTS = [s for s in harness.discover() if PICKS_CUDA.search(s.text) and s.id not in LEFT_OUT]
 XFAIL = json.loads((harness.HERE / "xfail.json").read_text()) if (harness.HERE / "xfail.json").exists() else {}
 # Failing on CUDA only (they pass on the CPU), with the cause found when they were added:
