@@ -439,7 +439,9 @@ class RayBackend(WorkerBackend):
         await host.cancel.remote(sid, digest, header["run"])
         done, _ = await asyncio.wait({task}, timeout=self.grace_s)
         if done:
-            return task.result()
+            reply, out = task.result()
+            reply["deadline_passed"] = True   # its Cancelled is the deadline's (runs.deadline_error)
+            return reply, out
         # The run ignored the cancel (a long C-level call): its process goes, and with it the session.
         task.cancel()
         if not await host.kill.remote(sid):
