@@ -100,6 +100,7 @@ class RunService:
             raise error from None
         finally:
             session.run_id = None
+            session.paused = False
             self.in_flight -= 1
             self.metrics.queued.dec()
             self.metrics.run_finished(transport, outcome, time.perf_counter() - started)

@@ -38,6 +38,7 @@ class Session:
     last_used: float
     placement: object = None
     run_id: str | None = None                   # the run in progress (one at a time per session)
+    paused: bool = False                        # that run waits in the debugger (events.RunEvents sets it)
     watchers: set = field(default_factory=set)  # WebSocket connections receiving every run's events
     streams: set = field(default_factory=set)   # every WebSocket connection open on it (objects with end())
     ended: bool = False                         # deleted or expired: its streams are closed (4404)
