@@ -120,6 +120,10 @@ class Namespace:
                 current = _step(parent, leaf, path)
             except KeyError:
                 current = None
+            if isinstance(current, Tensor) and _step(parent, leaf, path) is not current:
+                # a property that makes a new tensor on each access (x.T, x.data): filling it changes nothing
+                raise TypeError(f"{path!r} is computed on each access, not a stored tensor: writing into it "
+                                f"would change nothing")
         if not isinstance(current, Tensor):
             raise KeyError(path)
         if tuple(current.shape) != tuple(t.shape):

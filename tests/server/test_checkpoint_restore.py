@@ -71,3 +71,15 @@ def test_a_matching_checkpoint_still_restores_in_place_and_rebinds_top_level_nam
     assert values["m.weight"]["data"] == [[0.5, 0.5], [0.5, 0.5]]
     out = session.ok("print(opt.param_groups[0]['params'][0] is m.weight)")
     assert out["stdout"] == "True\n"
+
+
+def test_a_put_into_a_computed_attribute_is_refused_instead_of_changing_nothing(session):
+    """PUT /variables/x.T wrote into a transposed copy made for the occasion: 204, and x unchanged."""
+    session.ok("x = torch.ones(3, requires_grad=True)\n(x * 2).sum().backward()")
+    for name in ("x.T", "x.data"):
+        r = session.put(f"/variables/{name}", json=[1.0, 2.0, 3.0])
+        assert r.status_code == 422 and r.json()["error"]["type"] == "TypeError", (name, r.text)
+        assert "computed on each access" in r.json()["error"]["message"]
+    assert session.get("/variables/x").json()["value"]["data"] == [1.0, 1.0, 1.0]
+    assert session.put("/variables/x.grad", json=[1.0, 2.0, 3.0]).status_code == 204   # a stored tensor
+    assert session.get("/variables/x.grad").json()["value"]["data"] == [1.0, 2.0, 3.0]
