@@ -36,6 +36,9 @@ class _StdoutRun:
         return {**self.event, "text": "".join(self.texts)}
 
 
+# Events after which a debug run no longer waits in the debugger (see worker_calls.call).
+_UNPAUSING = frozenset({"resumed", "result", "error", "cancelled"})
+
 CLOSE = object()  # in a queue: close the connection with the queue's close_code once what is before it is sent
 
 
@@ -110,6 +113,11 @@ class RunEvents:
         return self.own is not None or bool(self.session.watchers)
 
     def publish(self, event):
+        kind = event["type"]
+        if kind == "paused":
+            self.session.paused = True
+        elif kind in _UNPAUSING:
+            self.session.paused = False
         event["run"] = self.run_id
         event["seq"] = self.seq
         self.seq += 1

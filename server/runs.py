@@ -100,6 +100,7 @@ class RunService:
             raise error from None
         finally:
             session.run_id = None
+            session.paused = False
             self.in_flight -= 1
             self.metrics.queued.dec()
             self.metrics.run_finished(transport, outcome, time.perf_counter() - started)
@@ -150,13 +151,25 @@ class RunService:
             raise session_gone() from None
         if reply.get("failed"):
             error = reply["error"]
-            if error.get("type") == "Cancelled" and events.own is not None:
+            if error.get("type") == "Cancelled" and reply.get("deadline_passed"):
+                error = deadline_error(error, limits.wall_time_s)
+            elif error.get("type") == "Cancelled" and events.own is not None:
                 raise Cancelled()
             raise ApiError.from_error(reply["status"], error, extra={"stdout": reply.get("stdout", ""),
                                                                      "elapsed_ms": reply.get("elapsed_ms")})
         if not reply.get("ok"):
             raise ApiError.from_error(reply.get("status", 500), reply.get("error", {}))
         return answers.run_skeleton(reply, out), sum(len(b) for b in out)
+
+
+def deadline_error(error, wall_time_s):
+    """A run the API's deadline cancelled, as the wall-time error it is. The worker's own clock starts
+    with the program, the API's when the command reaches the worker: host work before the program
+    (counting a large session's bytes, binding inputs) can let the API's deadline, which allows the
+    grace period on top, fire first, and the worker then reports a plain Cancelled. The client took
+    that 408 for a cancel of its own (RunCancelled) instead of LimitExceeded."""
+    return {**error, "type": "LimitExceeded", "limit": "wall_time",
+            "message": f"limit exceeded: wall_time: the run took longer than {wall_time_s:g} s"}
 
 
 def _worker_run_id(session, run_id):

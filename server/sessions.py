@@ -38,6 +38,7 @@ class Session:
     last_used: float
     placement: object = None
     run_id: str | None = None                   # the run in progress (one at a time per session)
+    paused: bool = False                        # that run waits in the debugger (events.RunEvents sets it)
     watchers: set = field(default_factory=set)  # WebSocket connections receiving every run's events
     streams: set = field(default_factory=set)   # every WebSocket connection open on it (objects with end())
     ended: bool = False                         # deleted or expired: its streams are closed (4404)
@@ -89,6 +90,17 @@ class SessionRegistry:
             return None
         session.last_used = now
         return session
+
+    def touch(self, session):
+        """A use of ``session`` over a connection opened earlier (its WebSocket): refreshes its idle clock
+        as authenticating a request does; False once it has ended or expired (past its TTL or idle
+        timeout), when nothing new may start in it. Without this a stream's runs neither counted as use
+        (the session was culled at its idle timeout while in use) nor stopped at its TTL."""
+        now = time.time()
+        if session.ended or session.expired(now):
+            return False
+        session.last_used = now
+        return True
 
     def remove(self, session_id):
         session = self.sessions.pop(session_id, None)

@@ -79,37 +79,57 @@ class Namespace:
 
     def load_tensors(self, tensors):
         """Restores tensors by name into existing modules and variables (in place,
-        so optimizers keep their parameters), or binds new top-level tensors."""
-        self.runtime.bytes_known = None
+        so optimizers keep their parameters), or binds new top-level tensors.
+
+        All or nothing: every name is resolved and checked before anything changes, so a
+        checkpoint that names a missing part, or a tensor of another shape than the one it
+        would fill, is refused with the session as it was (PyTorch's load_state_dict raises
+        RuntimeError "size mismatch for ..." for the latter)."""
+        plan = []   # (tensor to fill in place, or None to bind the top-level name, path, new tensor)
         for path, t in tensors.items():
             if not isinstance(t, Tensor):
                 raise TypeError(f"{path}: expected a Tensor, got {type(t).__name__}")
-            parent_path, _, leaf = path.rpartition(".")
-            if not parent_path:
-                current = self.globals.get(leaf)
-                if isinstance(current, Tensor) and tuple(current.shape) == tuple(t.shape):
-                    _assign(current, t)
-                else:
-                    self.globals[leaf] = t
-                continue
-            parent = self.resolve(parent_path)
-            current = None
-            d = getattr(parent, "__dict__", None)
-            if isinstance(d, dict):
-                for kind in ("_parameters", "_buffers"):
-                    reg = d.get(kind)
-                    if reg is not None and leaf in reg:
-                        current = reg[leaf]
-                        break
+            plan.append((self._load_target(path, t), path, t))
+        self.runtime.bytes_known = None
+        for current, path, t in plan:
             if current is None:
-                try:
-                    current = _step(parent, leaf, path)
-                except KeyError:
-                    current = None
-            if isinstance(current, Tensor):
-                _assign(current, t)
+                self.globals[path] = t
             else:
-                raise KeyError(path)
+                _assign(current, t)
+
+    def _load_target(self, path, t):
+        """The tensor ``path`` names, to be filled with ``t`` in place; None for a top-level name
+        that ``t`` rebinds. KeyError when nothing holds a tensor there, RuntimeError on a size mismatch."""
+        parent_path, _, leaf = path.rpartition(".")
+        if not parent_path:
+            current = self.globals.get(leaf)
+            if isinstance(current, Tensor) and tuple(current.shape) == tuple(t.shape):
+                return current
+            return None
+        parent = self.resolve(parent_path)
+        current = None
+        d = getattr(parent, "__dict__", None)
+        if isinstance(d, dict):
+            for kind in ("_parameters", "_buffers"):
+                reg = d.get(kind)
+                if reg is not None and leaf in reg:
+                    current = reg[leaf]
+                    break
+        if current is None:
+            try:
+                current = _step(parent, leaf, path)
+            except KeyError:
+                current = None
+            if isinstance(current, Tensor) and _step(parent, leaf, path) is not current:
+                # a property that makes a new tensor on each access (x.T, x.data): filling it changes nothing
+                raise TypeError(f"{path!r} is computed on each access, not a stored tensor: writing into it "
+                                f"would change nothing")
+        if not isinstance(current, Tensor):
+            raise KeyError(path)
+        if tuple(current.shape) != tuple(t.shape):
+            raise RuntimeError(f"size mismatch for {path}: copying a param with shape {_size(t)} from "
+                               f"checkpoint, the shape in current model is {_size(current)}.")
+        return current
 
     def nbytes(self):
         """Bytes of the tensors this session's variables hold (each array counted once)."""
@@ -131,6 +151,10 @@ class Namespace:
         self.default_dtype = state.default_dtype
         self.print_options = state.print_options
         state.generator, state.default_dtype, state.print_options = saved
+
+
+def _size(t):
+    return f"torch.Size([{', '.join(str(n) for n in t.shape)}])"
 
 
 def _assign(current, new):

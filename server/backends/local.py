@@ -44,13 +44,14 @@ MAX_FRAME_BYTES = 1 << 36
 
 class _Command:
     """One command in flight to a worker, with its deadline clock."""
-    __slots__ = ("req", "run_id", "fut", "deadline_s", "grace_s", "timer", "killed")
+    __slots__ = ("req", "run_id", "fut", "deadline_s", "grace_s", "timer", "killed", "deadline_passed")
 
     def __init__(self, req, run_id, fut, deadline_s, grace_s):
         self.req, self.run_id, self.fut = req, run_id, fut
         self.deadline_s, self.grace_s = deadline_s, grace_s
         self.timer = None
         self.killed = False
+        self.deadline_passed = False  # the run was cancelled because its deadline passed (not by a user)
 
     def stop_clock(self):
         if self.timer is not None:
@@ -204,7 +205,10 @@ class _WorkerProcess:
                 self._start_clock(command)
             try:
                 self._send(header, buffers)  # a whole frame at once: messages never interleave
-                return await command.fut
+                reply = await command.fut
+                if command.deadline_passed:
+                    reply[0]["deadline_passed"] = True
+                return reply
             except SessionGone:
                 if command.killed:
                     raise RunDeadline(run_id) from None
@@ -223,6 +227,7 @@ class _WorkerProcess:
     def _deadline_passed(self, command):
         if command.fut.done():
             return
+        command.deadline_passed = True
         self.send_cancel(command.run_id)
         command.timer = self.loop.call_later(command.grace_s, self._ignored_cancel, command)
 

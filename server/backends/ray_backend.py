@@ -75,6 +75,9 @@ class ClusterSessions(SessionRegistry):
                        ttl_expires_at=now, idle_timeout_s=0.0, last_used=now,
                        placement=RayPlacement(session_id, digest))
 
+    def touch(self, session):
+        return True   # each command carries the token's digest: its host checks expiry and counts the use
+
     def remove(self, session_id):
         return None
 
@@ -436,7 +439,9 @@ class RayBackend(WorkerBackend):
         await host.cancel.remote(sid, digest, header["run"])
         done, _ = await asyncio.wait({task}, timeout=self.grace_s)
         if done:
-            return task.result()
+            reply, out = task.result()
+            reply["deadline_passed"] = True   # its Cancelled is the deadline's (runs.deadline_error)
+            return reply, out
         # The run ignored the cancel (a long C-level call): its process goes, and with it the session.
         task.cancel()
         if not await host.kill.remote(sid):

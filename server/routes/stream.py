@@ -221,6 +221,9 @@ class Connection:
                 return self._notice("ValidationError", "a run needs an \"id\" (a string of at most 128 characters)")
             if run_id in self.runs and not self.runs[run_id].done():
                 return self._notice("Conflict", f"run {run_id!r} is already in progress", run=run_id)
+            if not self.state.sessions.touch(self.session):   # the sweeper frees it once no run holds it
+                return self._notice(SESSION_NOT_FOUND[0], "the session has ended (expired): create a new one",
+                                    run=run_id, status=404)
             self.runs = {k: t for k, t in self.runs.items() if not t.done()}
             self.runs[run_id] = asyncio.create_task(self._run(run_id, message, size, charge))
             return True
@@ -241,6 +244,7 @@ class Connection:
                                                          "watchers already; close one first", limit="max_watchers")
                 self.session.watchers.add(self.queue)
         elif kind == "debug":
+            self.state.sessions.touch(self.session)   # a paused run past its session's expiry may still finish
             await self._debug(message)
         elif kind == "ping":
             self._notice_event({"type": "pong"})

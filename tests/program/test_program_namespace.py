@@ -118,6 +118,19 @@ def test_load_tensors_binds_new_top_level_tensors_and_refuses_unknown_paths():
         ns.load_tensors({"nothing.here": gs.ones(1)})
 
 
+def test_load_tensors_is_all_or_nothing_and_refuses_a_size_mismatch(run_ok):
+    _, ns = run_ok("keep = torch.tensor([3.0])\nm = nn.Linear(2, 2)")
+    weight = ns.resolve("m.weight").detach().numpy().copy()
+    with pytest.raises(KeyError):
+        ns.load_tensors({"keep": gs.tensor([9.0]), "m.nope": gs.ones(1)})
+    with pytest.raises(RuntimeError, match=r"size mismatch for m.weight: copying a param with shape "
+                                           r"torch.Size\(\[3\]\) from checkpoint, the shape in current model "
+                                           r"is torch.Size\(\[2, 2\]\)"):
+        ns.load_tensors({"keep": gs.tensor([9.0]), "m.weight": gs.zeros(3)})
+    assert ns.get("keep").tolist() == [3.0]
+    assert np.array_equal(ns.resolve("m.weight").detach().numpy(), weight)
+
+
 def test_nbytes_counts_each_array_once(run_ok):
     _, ns = run_ok("""
     a = torch.zeros(1000)
