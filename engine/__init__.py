@@ -22,6 +22,7 @@ from .ops.creation import *  # noqa: F401,F403
 from .ops.elementwise import *  # noqa: F401,F403
 from .ops.reduction import *  # noqa: F401,F403
 from .ops.linalg import *  # noqa: F401,F403
+from .ops.factorizations import *  # noqa: F401,F403
 from .ops.shape import *  # noqa: F401,F403
 from .ops.indexing import *  # noqa: F401,F403
 from .ops.sparse import sparse_coo_tensor, spmm  # noqa: F401

@@ -1,12 +1,35 @@
-"""``torch.linalg``: what the engine has of it so far (matrix_power and the norms: vector_norm,
-matrix_norm without the singular-value orders, and norm, which picks one of them as PyTorch does)."""
+"""``torch.linalg``: the inverse, solves, determinants and factorizations (ops/factorizations.py),
+matrix_power, and the norms: vector_norm, matrix_norm, and norm, which picks one of them as
+PyTorch does."""
 import math
 import numbers
 
+from .ops import factorizations as _f
+from .ops.factorizations import LinAlgError
 from .ops.linalg import matrix_power
 from .ops.reduction import norm as _pnorm
 
-__all__ = ["matrix_power", "matrix_norm", "norm", "vector_norm"]
+__all__ = ["matrix_power", "matrix_norm", "norm", "vector_norm", "LinAlgError", "inv", "inv_ex", "solve", "det",
+           "slogdet", "cholesky", "cholesky_ex", "solve_triangular", "eigh", "eigvalsh", "svd", "svdvals", "qr",
+           "pinv", "lstsq", "matrix_rank"]
+
+inv = _f.linalg_inv
+inv_ex = _f.linalg_inv_ex
+solve = _f.linalg_solve
+det = _f.linalg_det
+slogdet = _f.linalg_slogdet
+cholesky = _f.linalg_cholesky
+cholesky_ex = _f.linalg_cholesky_ex
+solve_triangular = _f.linalg_solve_triangular
+eigh = _f.linalg_eigh
+eigvalsh = _f.linalg_eigvalsh
+svd = _f.linalg_svd
+svdvals = _f.linalg_svdvals
+qr = _f.linalg_qr
+pinv = _f.linalg_pinv
+lstsq = _f.linalg_lstsq
+matrix_rank = _f.linalg_matrix_rank
+
 
 
 def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None, out=None):
@@ -33,7 +56,8 @@ def _matrix_dims(x, dim):
 
 def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None, out=None):
     """The matrix norm of A over the two dims: 'fro', inf / -inf (largest / smallest absolute row sum),
-    1 / -1 (absolute column sums). 'nuc', 2 and -2 need singular values, which the engine lacks."""
+    1 / -1 (absolute column sums), 'nuc' (the sum of the singular values), 2 / -2 (the largest /
+    smallest singular value)."""
     d0, d1 = _matrix_dims(A, dim)
     if dtype is not None:
         A = A.to(dtype)
@@ -46,8 +70,11 @@ def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None, out=No
         if not keepdim:
             result = result.squeeze(max(d0, d1)).squeeze(min(d0, d1))
     elif ord in ("nuc", 2, -2):
-        raise NotImplementedError(f"linalg.matrix_norm: ord={ord!r} needs the singular values (linalg.svdvals), "
-                                  f"which the engine does not have yet")
+        rest = [d for d in range(A.dim()) if d not in (d0, d1)]
+        s = svdvals(A.permute(rest + [d0, d1]))
+        result = s.sum(-1) if ord == "nuc" else s.amax(-1) if ord == 2 else s.amin(-1)
+        if keepdim:
+            result = result.unsqueeze(min(d0, d1)).unsqueeze(max(d0, d1))
     else:
         raise RuntimeError(f"linalg.matrix_norm: Order {ord} not supported.")
     if out is not None:

@@ -530,8 +530,7 @@ _register()
 
 def matrix_power(input, n):
     """input (a square matrix, or a batch) to the integer power n >= 0, by repeated squaring with
-    matmul, so its gradients are matmul's; n = 0 is the identity. A negative n needs the inverse,
-    which the engine does not have yet."""
+    matmul, so its gradients are matmul's; n = 0 is the identity, a negative n the inverse's power."""
     from .creation import eye
     if input.ndim < 2 or input.shape[-1] != input.shape[-2]:
         raise RuntimeError(f"linalg.matrix_power: A must be batches of square matrices, but they are "
@@ -539,7 +538,8 @@ def matrix_power(input, n):
                            f"matrices")
     n = operator.index(n)
     if n < 0:
-        raise RuntimeError("linalg.matrix_power: negative powers need linalg.inv, which is not available")
+        from .factorizations import linalg_inv
+        input, n = linalg_inv(input), -n
     if n == 0:
         return eye(input.shape[-1], dtype=input.dtype, device=input.device).expand(tuple(input.shape)).clone()
     result, base = None, input

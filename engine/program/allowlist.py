@@ -116,7 +116,8 @@ MODULES = {
         names=(
             "BoolTensor", "ByteTensor", "CharTensor", "DoubleTensor", "FloatTensor", "Generator", "HalfTensor",
             "IntTensor", "LongTensor", "ShortTensor", "Size", "Tensor", "e", "inf", "nan", "newaxis", "pi", "abs",
-            "index_fill", "matrix_power", "unique", "absolute", "accelerator", "acos", "adaptive_avg_pool1d", "add", "addbmm",
+            "index_fill", "matrix_power", "unique", "cholesky", "cholesky_inverse", "cholesky_solve", "det", "inverse",
+            "logdet", "pinverse", "qr", "slogdet", "svd", "triangular_solve", "absolute", "accelerator", "acos", "adaptive_avg_pool1d", "add", "addbmm",
             "addcdiv", "addcmul", "addmm", "addmv", "addr", "adjoint", "all", "allclose", "amax", "amin", "any",
             "arange", "arccos", "arcsin", "arctan", "arctan2", "argmax", "argmin", "argsort", "argwhere",
             "as_tensor", "asin", "atan", "atan2", "atleast_1d", "atleast_2d", "atleast_3d", "avg_pool1d",
@@ -259,14 +260,20 @@ MODULES = {
     "torch.autograd.function": Module(
         host=_E + ".autograd.custom_function",
         names=("Function", "FunctionCtx", "InplaceFunction", "once_differentiable")),
-    "torch.linalg": Module(host=_E + ".linalg", names=("cross", "matrix_norm", "matrix_power", "norm", "vector_norm")),
+    "torch.linalg": Module(host=_E + ".linalg", names=(
+        "cholesky", "cholesky_ex", "cross", "det", "eigh", "eigvalsh", "inv", "inv_ex", "lstsq",
+        "matrix_norm", "matrix_power", "matrix_rank", "norm", "pinv", "qr", "slogdet", "solve", "solve_triangular",
+        "svd", "svdvals", "vector_norm")),
     "torch.distributions": Module(
         host=_E + ".distributions",
         children={"categorical": "torch.distributions.categorical", "distribution": "torch.distributions.distribution",
+                  "multivariate_normal": "torch.distributions.multivariate_normal",
                   "normal": "torch.distributions.normal"},
-        names=("Categorical", "Distribution", "Normal")),
+        names=("Categorical", "Distribution", "MultivariateNormal", "Normal")),
     "torch.distributions.categorical": Module(host=_E + ".distributions.categorical", names=("Categorical",)),
     "torch.distributions.distribution": Module(host=_E + ".distributions.distribution", names=("Distribution",)),
+    "torch.distributions.multivariate_normal": Module(host=_E + ".distributions.multivariate_normal",
+                                                      names=("MultivariateNormal",)),
     "torch.distributions.normal": Module(host=_E + ".distributions.normal", names=("Normal",)),
     "torch.utils": Module(host=_E + ".utils", children={"data": "torch.utils.data"}),
     "torch.utils.data": Module(
@@ -463,7 +470,8 @@ TYPES = {
             "mean", "median", "min", "minimum", "minimum_", "mm", "moveaxis", "movedim", "mul", "mul_",
             "multiply", "multiply_", "mv", "nan_to_num", "nan_to_num_", "narrow", "nbytes", "ndim",
             "ndimension", "ne", "neg", "neg_", "negative", "negative_", "nelement", "new", "new_empty", "new_full",
-            "index_fill", "index_fill_", "matrix_power", "unique", "cross", "dist", "kron", "unfold", "kthvalue", "float_power",
+            "index_fill", "index_fill_", "matrix_power", "unique", "cholesky", "cholesky_inverse", "cholesky_solve",
+            "det", "inverse", "logdet", "pinverse", "qr", "slogdet", "svd", "triangular_solve", "cross", "dist", "kron", "unfold", "kthvalue", "float_power",
             "float_power_", "copysign", "copysign_",
             "new_ones", "new_tensor", "new_zeros", "nonzero", "norm", "normal_", "not_equal", "numel", "numpy",
             "outer", "permute", "pow", "pow_", "prelu", "prod", "random_", "ravel", "reciprocal", "reciprocal_",
@@ -496,6 +504,17 @@ TYPES = {
     "torch.return_types.topk": Type(attrs=("count", "index", "indices", "values")),
     "torch.return_types.median": Type(attrs=("count", "index", "indices", "values")),
     "torch.return_types.kthvalue": Type(attrs=("count", "index", "indices", "values")),
+    "torch.return_types.slogdet": Type(attrs=("count", "index", "logabsdet", "sign")),
+    "torch.return_types.linalg_slogdet": Type(attrs=("count", "index", "logabsdet", "sign")),
+    "torch.return_types.linalg_eigh": Type(attrs=("count", "eigenvalues", "eigenvectors", "index")),
+    "torch.return_types.linalg_svd": Type(attrs=("S", "U", "Vh", "count", "index")),
+    "torch.return_types.svd": Type(attrs=("S", "U", "V", "count", "index")),
+    "torch.return_types.linalg_qr": Type(attrs=("Q", "R", "count", "index")),
+    "torch.return_types.qr": Type(attrs=("Q", "R", "count", "index")),
+    "torch.return_types.linalg_lstsq": Type(attrs=("count", "index", "rank", "residuals", "singular_values", "solution")),
+    "torch.return_types.triangular_solve": Type(attrs=("cloned_coefficient", "count", "index", "solution")),
+    "torch.return_types.linalg_inv_ex": Type(attrs=("count", "index", "info", "inverse")),
+    "torch.return_types.linalg_cholesky_ex": Type(attrs=("L", "count", "index", "info")),
     # ---- autograd
     _E + ".autograd.function.Node": Type(
         subclasses=True,
@@ -555,6 +574,8 @@ TYPES = {
     _E + ".distributions.categorical.Categorical": Type(attrs=(
         "enumerate_support", "has_enumerate_support", "logits", "param_shape", "probs")),
     _E + ".distributions.normal.Normal": Type(data=True, attrs=("cdf",)),   # data: loc, scale
+    _E + ".distributions.multivariate_normal.MultivariateNormal": Type(data=True, attrs=(   # data: loc
+        "covariance_matrix", "precision_matrix", "scale_tril")),
     # ---- data loading: datasets and samplers a session builds (and programs derive from)
     _E + ".utils.data.Dataset": Type(subclasses=True, data=True, settable=ANY, base=True),
     _E + ".utils.data.Sampler": Type(subclasses=True, data=True, settable=ANY, base=True),

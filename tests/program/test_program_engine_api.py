@@ -412,3 +412,41 @@ def test_sparse_coo_tensors_and_spmm_in_programs(run_ok):
     """)
     assert ns.get("ok") == (True, True, [[1.0, 1.0], [5.0, 5.0]], [[2.0, 2.0], [1.0, 1.0], [3.0, 3.0]],
                             [1.0, 1.0], True)
+
+
+def test_a_program_uses_dense_linear_algebra_and_multivariate_normal(run_ok):
+    """torch.linalg's inverse, solves and factorizations, the Tensor methods, a singular input's
+    error (a RuntimeError: torch.linalg.LinAlgError itself is not offered to programs), and the
+    PPO-PyTorch pattern MultivariateNormal(action_mean, cov_mat), reached from a program."""
+    _, ns = run_ok("""
+from torch.distributions import MultivariateNormal
+a = torch.tensor([[4.0, 1.0], [1.0, 3.0]], requires_grad=True)
+b = torch.tensor([1.0, 2.0])
+x = torch.linalg.solve(a, b)
+inv_ok = torch.allclose(a.inverse() @ b, x)
+L = torch.linalg.cholesky(a)
+vals, vecs = torch.linalg.eigh(a)
+U, S, Vh = torch.linalg.svd(a)
+Q, R = torch.linalg.qr(a)
+sign, logabsdet = torch.linalg.slogdet(a)
+loss = x.sum() + a.det() + L.sum() + vals.sum() + S.sum() + R.sum() + logabsdet + torch.linalg.pinv(a).sum()
+loss.backward()
+names = [x.grad_fn.name(), L.grad_fn.name(), vals.grad_fn.name(), S.grad_fn.name(), Q.grad_fn.name()]
+rank = torch.linalg.matrix_rank(a).item()
+try:
+    torch.linalg.inv(torch.zeros(2, 2))
+    caught = None
+except RuntimeError as e:
+    caught = str(e)
+cov_mat = torch.diag(torch.full((2,), 0.25)).unsqueeze(dim=0)
+dist = MultivariateNormal(torch.zeros(3, 2), cov_mat)
+action = dist.sample()
+logp_shape = list(dist.log_prob(action).shape)
+entropy_shape = list(dist.entropy().shape)
+grad_finite = bool(torch.isfinite(a.grad).all())
+""")
+    assert ns.get("inv_ok") is True and ns.get("rank") == 2 and ns.get("grad_finite") is True
+    assert ns.get("names") == ["LinalgSolveExBackward0", "LinalgCholeskyExBackward0", "LinalgEighBackward0",
+                               "LinalgSvdBackward0", "LinalgQrBackward0"]
+    assert (ns.get("caught") or "").startswith("linalg.inv: The diagonal element 1 is zero")
+    assert ns.get("logp_shape") == [3] and ns.get("entropy_shape") == [3]
