@@ -119,7 +119,7 @@ def run(source, namespace, limits=None, *, observer=None, cancel=None, on_stdout
                 except Interrupted:
                     continue
         if rt.abort is not None:   # the ticker interrupted host code after the last statement's check
-            raise rt.abort.again()
+            raise locate(rt.abort.again(), line, col, "<module>")
     except Abort as a:
         error = _from_abort(a)
     except ProgramBaseException as e:

@@ -10,15 +10,17 @@ import pytest
 
 from gradserve.engine.program import Limits, Namespace, run, runtime
 
-SLOW = Limits(wall_time_s=0.3)
+SLOW = Limits(wall_time_s=0.1)
 GRACE_S = 2.0   # the server's cancel_grace_s: a run must end within it past its deadline
 
 
 @pytest.fixture(scope="module")
 def stuck():
-    """A session holding a list whose torch.stack takes seconds of host code (no statement runs)."""
+    """A session holding a list whose torch.stack takes seconds of host code (no statement runs),
+    allocating nothing the collector walks (a collection is C code no interrupt stops, and in a test
+    process holding a whole suite's objects each one takes long)."""
     ns = Namespace()
-    out = run("keep = 41\nl = [torch.ones(1)] * 3_000_000", ns, Limits())
+    out = run("keep = 41\nl = [torch.ones(1)] * 6_000_000", ns, Limits())
     assert out.ok, out.error
     return ns
 
@@ -32,7 +34,6 @@ def timed(source, ns, limits, cancel=None):
 @pytest.mark.parametrize("source, line", [
     ("t = torch.stack(l)", 1),
     ("x = 1\nt = torch.cat(l)", 2),
-    ("x = torch.nn.utils.parameters_to_vector(l)", 1),
 ])
 def test_a_host_loop_past_the_deadline_fails_with_wall_time_and_keeps_the_session(stuck, source, line):
     out, elapsed = timed(source, stuck, SLOW)
