@@ -101,14 +101,14 @@ def run(source, namespace, limits=None, *, observer=None, cancel=None, on_stdout
         rt.debugger = debugger
         frame = Frame(namespace.globals)
         last = len(compiled) - 1
+        line = col = None
         rt.arm()
         try:
             for i, (statement, line, col) in enumerate(compiled):
                 statement(frame)
-                try:
-                    rt.after_statement(final=i == last)
-                except Abort as a:
-                    raise locate(a, line, col, "<module>")
+                rt.after_statement(final=i == last)
+        except Abort as a:   # the statement's own, or its check's, or an interrupt between statements
+            raise locate(a, line, col, "<module>")
         finally:
             # no interrupt (Runtime.interrupt) is raised past this point; one raised while disarming
             # stands for the abort the ticker recorded, raised again below
