@@ -123,3 +123,23 @@ def test_graph_export_summarises_cuda_tensors():
     doc = gs.graph.to_json((x * 2).sum())
     assert doc["nodes"][0]["value"]["head"] == [1.0, "NaN"]
     json.dumps(doc, allow_nan=False)
+
+
+def test_cuda_empty_cache_frees_the_pools_unused_blocks_and_is_a_no_op_without_a_gpu(monkeypatch):
+    """torch.cuda.empty_cache() (PPO-PyTorch calls it when it picks the GPU): CuPy's pool gives its
+    unused blocks back; without a GPU it does nothing, as PyTorch's."""
+    import gradserve.engine as gs
+    freed = []
+    import cupy
+    monkeypatch.setattr(cupy.get_default_memory_pool(), "free_all_blocks", lambda stream=None: freed.append(1))
+    gs.cuda.empty_cache()
+    assert freed == ([1] if gs.cuda.is_available() else [])
+
+
+def test_cuda_get_device_name_names_the_device():
+    import gradserve.engine as gs
+    if gs.cuda.is_available():
+        assert isinstance(gs.cuda.get_device_name(), str) and gs.cuda.get_device_name(gs.device("cuda:0"))
+    else:
+        with pytest.raises(AssertionError, match="not compiled with CUDA"):
+            gs.cuda.get_device_name()
