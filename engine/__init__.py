@@ -44,6 +44,7 @@ from .nn.functional import (softmax, log_softmax, dropout, conv1d, conv2d, cosin
 
 _autograd_engine.graph_ops = _tensor_ops
 _keyword_aliases.install(globals(), Tensor)
+_keyword_aliases.install(vars(linalg))   # torch.linalg.inv(A, out=B) wrote nothing into B before
 
 
 def result_type(tensor1, tensor2):

@@ -92,10 +92,11 @@ def _with_out(fn):
     return call
 
 
-def install(namespace, tensor_cls):
-    """Rebinds the functions of ``namespace`` (a module dict) and the methods of ``tensor_cls``
-    that take ``dim``/``keepdim`` to versions that also take the aliases; a function reachable
-    under several names gets one wrapper."""
+def install(namespace, tensor_cls=None):
+    """Rebinds the functions of ``namespace`` (a module dict: torch's, torch.linalg's) and the methods
+    of ``tensor_cls`` that take ``dim``/``keepdim`` to versions that also take the aliases, and those
+    that take ``out`` to versions that write it; a function reachable under several names gets one
+    wrapper."""
     done = {}
 
     def wrapped(fn):
@@ -114,6 +115,6 @@ def install(namespace, tensor_cls):
                     outs[id(fn)] = _with_out(fn)
                 fn = outs[id(fn)]
             namespace[name] = fn
-    for name, fn in list(vars(tensor_cls).items()):
+    for name, fn in list(vars(tensor_cls).items()) if tensor_cls is not None else ():
         if not name.startswith("_") and inspect.isfunction(fn):
             setattr(tensor_cls, name, wrapped(fn))

@@ -528,7 +528,7 @@ def _register():
 _register()
 
 
-def matrix_power(input, n):
+def matrix_power(input, n, *, out=None):   # out: written by keyword_aliases
     """input (a square matrix, or a batch) to the integer power n >= 0, by repeated squaring with
     matmul, so its gradients are matmul's; n = 0 is the identity, a negative n the inverse's power."""
     from .creation import eye

@@ -23,6 +23,10 @@ CASES = {
     "exp": lambda T, o: T.exp(T.zeros(2, 2), out=o),
     "cat": lambda T, o: T.cat([T.ones(1, 2), T.zeros(1, 2)], out=o),
     "zeros": lambda T, o: T.zeros(2, 2, out=o),
+    # torch.linalg's functions, in a namespace of their own (they were accepted and ignored)
+    "linalg_inv": lambda T, o: T.linalg.inv(T.tensor([[4.0, 1.0], [1.0, 3.0]]), out=o),
+    "linalg_solve": lambda T, o: T.linalg.solve(T.tensor([[4.0, 1.0], [1.0, 3.0]]), T.eye(2), out=o),
+    "linalg_matrix_power": lambda T, o: T.linalg.matrix_power(T.tensor([[1.0, 1.0], [0.0, 1.0]]), 3, out=o),
 }
 
 
