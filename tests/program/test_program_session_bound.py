@@ -4,6 +4,8 @@ within session_bytes, since the session cannot hold more than the process. These
 hold more than session_bytes where that bound might not see it (lazily zeroed pages, views, the
 NumPy shim, closures, generators, hooks, memory freed to malloc) and the limit still fires, at the
 run that crosses it; and the figures reported stay the walk's."""
+import ctypes
+import ctypes.util
 import gc
 import sys
 
@@ -24,6 +26,18 @@ def process_data(monkeypatch):
     data = memory.held_at_most()
     assert data is not None and data > 0
     return data
+
+
+def release_free_heap():
+    """Hands the heap's free pages back to the system (glibc's malloc_trim), so the next run's
+    resident growth is what it allocates: memory an earlier test (or run) freed to malloc but not
+    to the system is resident already, and reusing it does not grow the process (CI failed this
+    way once glibc's mmap threshold had risen and 4 MB arrays came from the heap)."""
+    name = ctypes.util.find_library("c")
+    trim = getattr(ctypes.CDLL(name), "malloc_trim", None) if name else None
+    if trim is None:
+        pytest.skip("needs glibc's malloc_trim to make resident growth follow allocation")
+    trim(0)
 
 
 def test_a_run_within_the_bound_skips_the_walk_and_the_figure_is_still_the_walks(process_data):
@@ -120,11 +134,14 @@ def test_transient_growth_is_judged_by_what_the_session_held(process_data):
     from gradserve.engine.program.runtime import RSS_SLACK
     limit = process_data + 16 * MB
     over_bound = 16 * MB + RSS_SLACK + 64 * MB   # over bound + slack, far under limit + slack
-    fn = "def f(n):\n    xs = [torch.ones(1024 * 1024) for _ in range(n)]\n    return len(xs)\n"
+    # resident memory is sampled every 20 ms: f holds its arrays for 0.2 s, so a sample sees the peak
+    fn = ("def f(n):\n    xs = [torch.ones(1024 * 1024) for _ in range(n)]\n    t = time.monotonic()\n"
+          "    while time.monotonic() - t < 0.2:\n        pass\n    return len(xs)\n")
     ns = Namespace()
-    out = run("import torch\n" + fn + f"r = f({over_bound // (4 * MB)})", ns, Limits(session_bytes=limit))
+    out = run("import time\nimport torch\n" + fn + f"r = f({over_bound // (4 * MB)})", ns, Limits(session_bytes=limit))
     assert out.ok, out.error.to_dict()
     gc.collect()
+    release_free_heap()
     too_much = limit + RSS_SLACK + 64 * MB
     out = run(f"r = f({too_much // (4 * MB)})", ns, Limits(session_bytes=limit))
     assert not out.ok and out.error.limit == "session_bytes"
