@@ -1118,6 +1118,13 @@ def _col2im_tap_major(cols, in_shape, kernel, dilation, padding):
 # the forward's im2col columns are kept for the weight gradient up to this size (bytes); larger
 # ones are gathered again in backward rather than held through the forward pass
 KEEP_COLUMNS_BYTES = 64 << 20
+# a same-size convolution whose tap-major columns would pass this size (bytes) runs over the batch in
+# chunks of samples whose columns stay within it: columns of a whole CIFAR ResNet batch (100 x 16 x
+# 32 x 32, 59 MB) were written once into pages the kernel had to fault in and zero, and read back from
+# memory by the product; a chunk's 4 MB reuse the heap's pages and stay in cache (forward 24.6 -> 14.7
+# ms, CPU time, one BLAS thread). Chunked, the columns are not kept: backward gathers each chunk's
+# again, from cache, for the weight gradient.
+CHUNK_COLUMNS_BYTES = 4 << 20
 
 
 class Conv(Function):
@@ -1146,8 +1153,11 @@ class Conv(Function):
         self.tap_major = _is_same_size_conv(kernel, dilation, padding, stride, groups)
         if self.tap_major:
             oh, ow = x4.shape[2:]
-            cols = _im2col_tap_major(x4, kernel, dilation, padding)
             wmat = _tap_major_weight(w4)
+            k = _tap_major_chunk(x4, x4.shape, kernel)
+            if k < n:
+                return self._chunked_forward(x, x4, wmat, b, k, kernel)
+            cols = _im2col_tap_major(x4, kernel, dilation, padding)
         else:
             cols = _run(Im2Col, x4, kernel=kernel, dilation=dilation, padding=padding, stride=stride)
             oh, ow = cols.shape[4], cols.shape[5]
@@ -1169,7 +1179,10 @@ class Conv(Function):
         oh, ow = _shape_2d(g.shape)[2:]
         gmat = F.reshape(g, (n, groups, o // groups, oh * ow))      # (N, G, O/G, L)
         gx = gw = gb = None
-        if self.tap_major and not isinstance(g, Tensor):
+        if self.tap_major and not isinstance(g, Tensor) and cols is None \
+                and _tap_major_chunk(x, x_shape4, kernel) < n:
+            gx, gw = self._chunked_backward(gmat, x.reshape(x_shape4), w, x_shape4, kernel)
+        elif self.tap_major and not isinstance(g, Tensor):
             if self.next_functions[0][0] is not None:
                 gcols = _tap_major_weight(_as_2d(w)).swapaxes(-1, -2) @ gmat      # (N, 1, k * C, L)
                 gcols = gcols.reshape(n, kernel[0] * kernel[1], x_shape4[1], oh * ow)
@@ -1209,6 +1222,65 @@ class Conv(Function):
                 xp = _xp(g)
                 gb = (gmat.reshape(n, o, oh * ow) @ xp.ones(oh * ow, dtype=g.dtype)).sum(0)
         return gx, gw, gb
+
+    def _chunked_forward(self, x, x4, wmat, b, k, kernel):
+        """The tap-major forward over chunks of ``k`` samples (CHUNK_COLUMNS_BYTES): each chunk's
+        columns, then its product written into the output in place."""
+        n, c, h, w = x4.shape
+        o = wmat.shape[1]
+        xp = _xp(x4)
+        out = xp.empty((n, 1, o, h * w), dtype=x4.dtype)
+        for s in range(0, n, k):
+            cols = _im2col_tap_major(x4[s:s + k], kernel, self.dilation, self.padding)
+            xp.matmul(wmat, cols.reshape(-1, 1, cols.shape[1] * c, h * w), out=out[s:s + k])
+        out = out.reshape((n, o) + ((w,) if x.ndim == 3 else (h, w)))
+        if b is not None:
+            out += b.reshape((o,) + (1,) * (out.ndim - 2))
+        return out
+
+    def _chunked_backward(self, gmat, x4, w, x_shape4, kernel):
+        """Both products of the tap-major backward over the forward's chunks: each chunk's input
+        gradient columns and their col2im, and its columns gathered again for its share of the
+        weight gradient."""
+        n, c, h, wd = x_shape4
+        xp = _xp(x4)
+        k = _tap_major_chunk(x4, x_shape4, kernel)
+        taps = kernel[0] * kernel[1]
+        want_x, want_w = self.next_functions[0][0] is not None, self.next_functions[1][0] is not None
+        w_t = _tap_major_weight(_as_2d(w)).swapaxes(-1, -2) if want_x else None     # (1, k * C, O)
+        gx = xp.empty(x_shape4, dtype=gmat.dtype) if want_x else None
+        gw = None
+        for s in range(0, n, k):
+            g = gmat[s:s + k]
+            m = g.shape[0]
+            if want_x:
+                gcols = (w_t @ g).reshape(m, taps, c, h * wd)
+                gx[s:s + k] = _col2im_tap_major(gcols, (m, c, h, wd), kernel, self.dilation, self.padding)
+            if want_w:
+                cols = _im2col_tap_major(x4[s:s + k], kernel, self.dilation, self.padding)
+                part = _weight_grad(g, cols.reshape(m, 1, taps * c, h * wd))
+                if gw is None:
+                    gw = part
+                else:
+                    gw += part
+        if gx is not None:
+            gx = gx.reshape(self.x_shape)
+        if gw is not None:
+            o = gw.shape[1]
+            gw = gw.reshape((o,) + kernel + (c,))                                  # (O, kh, kw, C)
+            gw = xp.ascontiguousarray(gw.transpose(0, 3, 1, 2)).reshape(self.w_shape)
+        return gx, gw
+
+
+def _tap_major_chunk(x, shape, kernel):
+    """Samples per chunk of a tap-major convolution of input ``x`` of ``shape`` (N, C, H, W): all of
+    them while their columns fit CHUNK_COLUMNS_BYTES, and always on a GPU (CuPy's pool hands out
+    memory without faults, and one large product beats many)."""
+    n, c, h, w = shape
+    if _xp(x) is not np:
+        return n
+    per_sample = kernel[0] * kernel[1] * c * h * w * x.dtype.itemsize
+    return n if per_sample * n <= CHUNK_COLUMNS_BYTES else max(1, CHUNK_COLUMNS_BYTES // per_sample)
 
 
 def _tap_major_weight(w4):

@@ -396,3 +396,58 @@ def test_weight_and_bias_gradients_on_each_product_layout(out_channels, in_chann
                 want[o, :, i, j] = np.einsum("ncyx,nyx->c", window, g[:, o])
     np.testing.assert_allclose(wg.grad.numpy(), want, rtol=1e-4, atol=1e-4)
     np.testing.assert_allclose(bg.grad.numpy(), g.sum((0, 2, 3)), rtol=1e-5, atol=1e-5)
+
+
+# ------------------------------------------------------------------ chunked same-size convolutions
+# a same-size convolution whose tap-major columns pass CHUNK_COLUMNS_BYTES runs over chunks of samples;
+# these cases set the budget to one sample's columns and a bit more, so chunks of 1 and of 2 samples
+# (with a shorter last chunk) run on small inputs
+CHUNKED_CASES = {
+    "conv2d_bias": (lambda T, x, w, b: T.nn.functional.conv2d(x, w, b, padding=1), [(5, 3, 4, 5), (4, 3, 3, 3), (4,)]),
+    "conv2d_5x5_dilated": (lambda T, x, w: T.nn.functional.conv2d(x, w, padding=(2, 4), dilation=(1, 2)),
+                           [(3, 2, 5, 6), (3, 2, 5, 5)]),
+    "conv1d": (lambda T, x, w, b: T.nn.functional.conv1d(x, w, b, padding="same"), [(4, 3, 7), (2, 3, 4), (2,)]),
+}
+
+
+def _chunk_budget(monkeypatch, samples, x_shape, kernel_taps, itemsize):
+    per_sample = kernel_taps * int(np.prod(x_shape[1:])) * itemsize
+    monkeypatch.setattr(F, "CHUNK_COLUMNS_BYTES", samples * per_sample + per_sample // 2)
+
+
+@pytest.mark.parametrize("samples", [1, 2])
+@pytest.mark.parametrize("name", list(CHUNKED_CASES))
+def test_chunked_convolution_passes_gradcheck_and_gradgradcheck(monkeypatch, name, samples):
+    fn, shapes = CHUNKED_CASES[name]
+    _chunk_budget(monkeypatch, samples, shapes[0], int(np.prod(shapes[1][2:])), 8)
+    check_gradients(fn, shapes)
+
+
+@needs_torch
+@pytest.mark.parametrize("samples", [1, 2])
+@pytest.mark.parametrize("name", list(CHUNKED_CASES))
+def test_chunked_convolution_matches_torch(monkeypatch, name, samples):
+    fn, shapes = CHUNKED_CASES[name]
+    _chunk_budget(monkeypatch, samples, shapes[0], int(np.prod(shapes[1][2:])), 4)
+    compare_with_torch(fn, shapes)
+
+
+def test_chunked_convolution_keeps_no_columns_and_equals_the_whole_batch(monkeypatch):
+    """Chunked, the forward keeps only x and w (backward gathers each chunk's columns again), and its
+    output and both gradients are the unchunked convolution's."""
+    rng = np.random.default_rng(5)
+    x = rng.standard_normal((7, 3, 6, 5)).astype(np.float32)
+    w = rng.standard_normal((4, 3, 3, 3)).astype(np.float32)
+    g = rng.standard_normal((7, 4, 6, 5)).astype(np.float32)
+    results = []
+    for budget in (F.CHUNK_COLUMNS_BYTES, 2 * 27 * 30 * 4):   # the whole batch, then chunks of 2
+        monkeypatch.setattr(F, "CHUNK_COLUMNS_BYTES", budget)
+        xg, wg = gs.tensor(x, requires_grad=True), gs.tensor(w, requires_grad=True)
+        out = F.conv2d(xg, wg, padding=1)
+        results.append((out.grad_fn.extra, out.detach().numpy()))
+        out.backward(gs.tensor(g))
+        results[-1] += (xg.grad.numpy(), wg.grad.numpy())
+    (kept_whole, *whole), (kept_chunked, *chunked) = results
+    assert len(kept_whole) == 1 and kept_chunked == ()
+    for a, b in zip(whole, chunked):
+        np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-5)
