@@ -903,18 +903,7 @@ class Im2Col(Function):
     def forward(self, x, kernel, dilation, padding, stride):
         self.in_shape, self.kernel, self.dilation, self.padding, self.stride = \
             x.shape, kernel, dilation, padding, stride
-        xp = _xp(x)
-        (pl, pr), (kw, dw) = padding[1], (kernel[1], dilation[1])
-        if stride == (1, 1) and pl + pr == dw * (kw - 1):
-            return _im2col_same_width(x, kernel, dilation, padding)
-        x = xp.ascontiguousarray(_padded(x, padding, 0))
-        n, c = x.shape[:2]
-        (kh, kw), (dh, dw), (sh, sw) = kernel, dilation, stride
-        oh = (x.shape[2] - dh * (kh - 1) - 1) // sh + 1
-        ow = (x.shape[3] - dw * (kw - 1) - 1) // sw + 1
-        s0, s1, s2, s3 = x.strides
-        windows = _as_strided(xp, x, (n, c, kh, kw, oh, ow), (s0, s1, s2 * dh, s3 * dw, s2 * sh, s3 * sw))
-        return xp.ascontiguousarray(windows)
+        return _im2col(x, kernel, dilation, padding, stride)
 
     def backward(self, F, g):
         return (_run(Col2Im, g, in_shape=self.in_shape, kernel=self.kernel, dilation=self.dilation,
@@ -933,6 +922,22 @@ class Col2Im(Function):
     def backward(self, F, g):
         return (_run(Im2Col, g, kernel=self.kernel, dilation=self.dilation, padding=self.padding,
                      stride=self.stride),)
+
+
+def _im2col(x, kernel, dilation, padding, stride):
+    """Im2Col on an array: (N, C, H, W) -> (N, C, kh, kw, oh, ow)."""
+    xp = _xp(x)
+    (pl, pr), (kw, dw) = padding[1], (kernel[1], dilation[1])
+    if stride == (1, 1) and pl + pr == dw * (kw - 1):
+        return _im2col_same_width(x, kernel, dilation, padding)
+    x = xp.ascontiguousarray(_padded(x, padding, 0))
+    n, c = x.shape[:2]
+    (kh, kw), (dh, dw), (sh, sw) = kernel, dilation, stride
+    oh = (x.shape[2] - dh * (kh - 1) - 1) // sh + 1
+    ow = (x.shape[3] - dw * (kw - 1) - 1) // sw + 1
+    s0, s1, s2, s3 = x.strides
+    windows = _as_strided(xp, x, (n, c, kh, kw, oh, ow), (s0, s1, s2 * dh, s3 * dw, s2 * sh, s3 * sw))
+    return xp.ascontiguousarray(windows)
 
 
 def _clipped_tap(i, dilation, stride, pad, size, out):
@@ -1118,8 +1123,8 @@ def _col2im_tap_major(cols, in_shape, kernel, dilation, padding):
 # the forward's im2col columns are kept for the weight gradient up to this size (bytes); larger
 # ones are gathered again in backward rather than held through the forward pass
 KEEP_COLUMNS_BYTES = 64 << 20
-# a same-size convolution whose tap-major columns would pass this size (bytes) runs over the batch in
-# chunks of samples whose columns stay within it: columns of a whole CIFAR ResNet batch (100 x 16 x
+# a convolution whose im2col columns would pass this size (bytes) runs over the batch in chunks of
+# samples whose columns stay within it (CPU only): columns of a whole CIFAR ResNet batch (100 x 16 x
 # 32 x 32, 59 MB) were written once into pages the kernel had to fault in and zero, and read back from
 # memory by the product; a chunk's 4 MB reuse the heap's pages and stay in cache (forward 24.6 -> 14.7
 # ms, CPU time, one BLAS thread). Chunked, the columns are not kept: backward gathers each chunk's
@@ -1137,7 +1142,7 @@ class Conv(Function):
     stride-1 convolution of one group (the usual 3x3 padding 1) orders its columns tap-major,
     (N, kh * kw * C, L), and its weight to match, so that im2col and col2im move whole samples
     per tap (_im2col_tap_major)."""
-    __slots__ = ("stride", "padding", "dilation", "groups", "x_shape", "w_shape", "tap_major")
+    __slots__ = ("stride", "padding", "dilation", "groups", "x_shape", "w_shape", "tap_major", "chunk")
     op = "convolution"
     backward_name = "ConvolutionBackward0"
     saves = (0, 1)
@@ -1151,25 +1156,96 @@ class Conv(Function):
         o = w4.shape[0]
         kernel = w4.shape[2:]
         self.tap_major = _is_same_size_conv(kernel, dilation, padding, stride, groups)
-        if self.tap_major:
-            oh, ow = x4.shape[2:]
-            wmat = _tap_major_weight(w4)
-            k = _tap_major_chunk(x4, x4.shape, kernel)
-            if k < n:
-                return self._chunked_forward(x, x4, wmat, b, k, kernel)
-            cols = _im2col_tap_major(x4, kernel, dilation, padding)
+        oh, ow = _conv_out_size(x4.shape, kernel, dilation, padding, stride)
+        wmat = _tap_major_weight(w4) if self.tap_major else _group_weight(w4, groups)
+        k = self.chunk = self._chunk(x4, oh * ow, kernel)
+        if k < n:
+            out = self._chunked_forward(x4, wmat, k, kernel, oh * ow)
         else:
-            cols = _run(Im2Col, x4, kernel=kernel, dilation=dilation, padding=padding, stride=stride)
-            oh, ow = cols.shape[4], cols.shape[5]
-            wmat = _group_weight(w4, groups)
-        cols = cols.reshape(n, groups, w4.shape[1] * kernel[0] * kernel[1], oh * ow)   # N may be 0
-        if cols.nbytes <= KEEP_COLUMNS_BYTES:
-            self.keep(cols)
-        out = wmat @ cols          # (N, G, O/G, L)
+            cols = self._columns(x4, kernel, oh * ow)
+            if cols.nbytes <= KEEP_COLUMNS_BYTES:
+                self.keep(cols)
+            out = wmat @ cols          # (N, G, O/G, L)
         out = out.reshape((n, o) + ((ow,) if x.ndim == 3 else (oh, ow)))
         if b is not None:
             out += b.reshape((o,) + (1,) * (out.ndim - 2))
         return out
+
+    def _columns(self, x4, kernel, size):
+        """The (M, G, C/G * kh * kw, oh * ow) columns of samples ``x4``, in this convolution's layout."""
+        m, c = x4.shape[:2]
+        if self.tap_major:
+            cols = _im2col_tap_major(x4, kernel, self.dilation, self.padding)
+        else:
+            cols = _im2col(x4, kernel, self.dilation, self.padding, self.stride)
+        return cols.reshape(m, self.groups, c // self.groups * kernel[0] * kernel[1], size)   # M may be 0
+
+    def _chunk(self, x4, size, kernel):
+        """Samples per chunk (CHUNK_COLUMNS_BYTES): the whole batch while its columns fit, and always
+        on a GPU (CuPy's pool hands out memory without faults, and one large product beats many)."""
+        n, c = x4.shape[:2]
+        if _xp(x4) is not np:
+            return n
+        per_sample = kernel[0] * kernel[1] * c * size * x4.dtype.itemsize
+        return n if per_sample * n <= CHUNK_COLUMNS_BYTES else max(1, CHUNK_COLUMNS_BYTES // per_sample)
+
+    def _chunked_forward(self, x4, wmat, k, kernel, size):
+        """The forward over chunks of ``k`` samples: each chunk's columns, then its product written
+        into the output in place. Nothing is kept: backward gathers each chunk's columns again."""
+        n = x4.shape[0]
+        xp = _xp(x4)
+        out = xp.empty((n, self.groups, wmat.shape[1], size), dtype=x4.dtype)
+        for s in range(0, n, k):
+            xp.matmul(wmat, self._columns(x4[s:s + k], kernel, size), out=out[s:s + k])
+        return out
+
+    def _chunked_backward(self, gmat, x, w, kernel, out_size):
+        """Both products of the backward over the forward's chunks: each chunk's input-gradient
+        columns and their col2im, and its columns gathered again for its share of the weight
+        gradient (x is saved only for that, and w only for the input's gradient: grad_needs)."""
+        n, c, h, wd = x_shape4 = _shape_2d(self.x_shape)
+        k = self.chunk
+        oh, ow = out_size
+        size = oh * ow
+        xp = _xp(gmat)
+        want_x, want_w = self.next_functions[0][0] is not None, self.next_functions[1][0] is not None
+        x4 = x.reshape(x_shape4) if want_w else None
+        w_t = None
+        if want_x:   # w is saved only for the input's gradient (grad_needs)
+            w4 = _as_2d(w)
+            w_t = (_tap_major_weight(w4) if self.tap_major else _group_weight(w4, self.groups)).swapaxes(-1, -2)
+        gx = xp.empty(x_shape4, dtype=gmat.dtype) if want_x else None
+        gw = None
+        dilation, padding, stride = self.dilation, self.padding, self.stride
+        for s in range(0, n, k):
+            g = gmat[s:s + k]
+            m = g.shape[0]
+            if want_x:
+                gcols = w_t @ g                                              # (M, G, C/G * kh * kw, L)
+                shape = (m, c, h, wd)
+                if self.tap_major:
+                    gcols = gcols.reshape(m, kernel[0] * kernel[1], c, size)
+                    gx[s:s + k] = _col2im_tap_major(gcols, shape, kernel, dilation, padding)
+                else:
+                    gcols = gcols.reshape((m, c) + kernel + (oh, ow))
+                    if stride == (1, 1) and ow == wd:
+                        gx[s:s + k] = _col2im_same_width(gcols, shape, kernel, dilation, padding)
+                    else:
+                        gx[s:s + k] = _col2im(gcols, shape, kernel, dilation, padding, stride)
+            if want_w:
+                part = _weight_grad(g, self._columns(x4[s:s + k], kernel, size))
+                if gw is None:
+                    gw = part
+                else:
+                    gw += part
+        if gx is not None:
+            gx = gx.reshape(self.x_shape)
+        if gw is not None:
+            if self.tap_major:
+                gw = gw.reshape((self.w_shape[0],) + kernel + (c,))             # (O, kh, kw, C)
+                gw = xp.ascontiguousarray(gw.transpose(0, 3, 1, 2))
+            gw = gw.reshape(self.w_shape)
+        return gx, gw
 
     def backward(self, F, g, x, w, cols=None):
         groups, dilation, padding, stride = self.groups, self.dilation, self.padding, self.stride
@@ -1179,9 +1255,8 @@ class Conv(Function):
         oh, ow = _shape_2d(g.shape)[2:]
         gmat = F.reshape(g, (n, groups, o // groups, oh * ow))      # (N, G, O/G, L)
         gx = gw = gb = None
-        if self.tap_major and not isinstance(g, Tensor) and cols is None \
-                and _tap_major_chunk(x, x_shape4, kernel) < n:
-            gx, gw = self._chunked_backward(gmat, x.reshape(x_shape4), w, x_shape4, kernel)
+        if self.chunk < n and not isinstance(g, Tensor):
+            gx, gw = self._chunked_backward(gmat, x, w, kernel, (oh, ow))
         elif self.tap_major and not isinstance(g, Tensor):
             if self.next_functions[0][0] is not None:
                 gcols = _tap_major_weight(_as_2d(w)).swapaxes(-1, -2) @ gmat      # (N, 1, k * C, L)
@@ -1223,64 +1298,11 @@ class Conv(Function):
                 gb = (gmat.reshape(n, o, oh * ow) @ xp.ones(oh * ow, dtype=g.dtype)).sum(0)
         return gx, gw, gb
 
-    def _chunked_forward(self, x, x4, wmat, b, k, kernel):
-        """The tap-major forward over chunks of ``k`` samples (CHUNK_COLUMNS_BYTES): each chunk's
-        columns, then its product written into the output in place."""
-        n, c, h, w = x4.shape
-        o = wmat.shape[1]
-        xp = _xp(x4)
-        out = xp.empty((n, 1, o, h * w), dtype=x4.dtype)
-        for s in range(0, n, k):
-            cols = _im2col_tap_major(x4[s:s + k], kernel, self.dilation, self.padding)
-            xp.matmul(wmat, cols.reshape(-1, 1, cols.shape[1] * c, h * w), out=out[s:s + k])
-        out = out.reshape((n, o) + ((w,) if x.ndim == 3 else (h, w)))
-        if b is not None:
-            out += b.reshape((o,) + (1,) * (out.ndim - 2))
-        return out
 
-    def _chunked_backward(self, gmat, x4, w, x_shape4, kernel):
-        """Both products of the tap-major backward over the forward's chunks: each chunk's input
-        gradient columns and their col2im, and its columns gathered again for its share of the
-        weight gradient."""
-        n, c, h, wd = x_shape4
-        xp = _xp(x4)
-        k = _tap_major_chunk(x4, x_shape4, kernel)
-        taps = kernel[0] * kernel[1]
-        want_x, want_w = self.next_functions[0][0] is not None, self.next_functions[1][0] is not None
-        w_t = _tap_major_weight(_as_2d(w)).swapaxes(-1, -2) if want_x else None     # (1, k * C, O)
-        gx = xp.empty(x_shape4, dtype=gmat.dtype) if want_x else None
-        gw = None
-        for s in range(0, n, k):
-            g = gmat[s:s + k]
-            m = g.shape[0]
-            if want_x:
-                gcols = (w_t @ g).reshape(m, taps, c, h * wd)
-                gx[s:s + k] = _col2im_tap_major(gcols, (m, c, h, wd), kernel, self.dilation, self.padding)
-            if want_w:
-                cols = _im2col_tap_major(x4[s:s + k], kernel, self.dilation, self.padding)
-                part = _weight_grad(g, cols.reshape(m, 1, taps * c, h * wd))
-                if gw is None:
-                    gw = part
-                else:
-                    gw += part
-        if gx is not None:
-            gx = gx.reshape(self.x_shape)
-        if gw is not None:
-            o = gw.shape[1]
-            gw = gw.reshape((o,) + kernel + (c,))                                  # (O, kh, kw, C)
-            gw = xp.ascontiguousarray(gw.transpose(0, 3, 1, 2)).reshape(self.w_shape)
-        return gx, gw
-
-
-def _tap_major_chunk(x, shape, kernel):
-    """Samples per chunk of a tap-major convolution of input ``x`` of ``shape`` (N, C, H, W): all of
-    them while their columns fit CHUNK_COLUMNS_BYTES, and always on a GPU (CuPy's pool hands out
-    memory without faults, and one large product beats many)."""
-    n, c, h, w = shape
-    if _xp(x) is not np:
-        return n
-    per_sample = kernel[0] * kernel[1] * c * h * w * x.dtype.itemsize
-    return n if per_sample * n <= CHUNK_COLUMNS_BYTES else max(1, CHUNK_COLUMNS_BYTES // per_sample)
+def _conv_out_size(shape, kernel, dilation, padding, stride):
+    """(oh, ow) of a convolution of an (N, C, H, W) input."""
+    return tuple((size + lo + hi - d * (k - 1) - 1) // st + 1
+                 for size, (lo, hi), k, d, st in zip(shape[2:], padding, kernel, dilation, stride))
 
 
 def _tap_major_weight(w4):

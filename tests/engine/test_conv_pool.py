@@ -407,20 +407,43 @@ CHUNKED_CASES = {
     "conv2d_5x5_dilated": (lambda T, x, w: T.nn.functional.conv2d(x, w, padding=(2, 4), dilation=(1, 2)),
                            [(3, 2, 5, 6), (3, 2, 5, 5)]),
     "conv1d": (lambda T, x, w, b: T.nn.functional.conv1d(x, w, b, padding="same"), [(4, 3, 7), (2, 3, 4), (2,)]),
+    # the general layout: strided, grouped, depthwise, and stride 1 with narrower output rows
+    "conv2d_stride_2": (lambda T, x, w, b: T.nn.functional.conv2d(x, w, b, stride=2, padding=1),
+                        [(5, 3, 6, 5), (4, 3, 3, 3), (4,)]),
+    "conv2d_groups_dilated": (lambda T, x, w: T.nn.functional.conv2d(x, w, groups=2, dilation=(2, 1), stride=(1, 2)),
+                              [(3, 4, 7, 6), (6, 2, 2, 3)]),
+    "conv2d_depthwise": (lambda T, x, w: T.nn.functional.conv2d(x, w, padding=1, groups=3), [(4, 3, 5, 5), (6, 1, 3, 3)]),
+    "conv2d_valid": (lambda T, x, w: T.nn.functional.conv2d(x, w), [(3, 2, 5, 6), (3, 2, 3, 2)]),
 }
 
 
-def _chunk_budget(monkeypatch, samples, x_shape, kernel_taps, itemsize):
-    per_sample = kernel_taps * int(np.prod(x_shape[1:])) * itemsize
+def _chunk_budget(monkeypatch, samples, fn, shapes, itemsize):
+    """A budget for chunks of ``samples``: one sample's columns are its kernel's taps times its
+    channels times the output's positions (CHUNK_COLUMNS_BYTES's unit, Conv._chunk)."""
+    out = fn(gs, *[gs.zeros(*shape) for shape in shapes])
+    taps = int(np.prod(shapes[1][2:]))
+    per_sample = taps * shapes[0][1] * int(np.prod(out.shape[2:])) * itemsize
     monkeypatch.setattr(F, "CHUNK_COLUMNS_BYTES", samples * per_sample + per_sample // 2)
+
+
+def _count_chunked(monkeypatch):
+    calls = []
+    for name in ("_chunked_forward", "_chunked_backward"):
+        def counted(*args, _method=getattr(F.Conv, name), _name=name):
+            calls.append(_name)
+            return _method(*args)
+        monkeypatch.setattr(F.Conv, name, counted)
+    return calls
 
 
 @pytest.mark.parametrize("samples", [1, 2])
 @pytest.mark.parametrize("name", list(CHUNKED_CASES))
 def test_chunked_convolution_passes_gradcheck_and_gradgradcheck(monkeypatch, name, samples):
     fn, shapes = CHUNKED_CASES[name]
-    _chunk_budget(monkeypatch, samples, shapes[0], int(np.prod(shapes[1][2:])), 8)
+    _chunk_budget(monkeypatch, samples, fn, shapes, 8)
+    calls = _count_chunked(monkeypatch)
     check_gradients(fn, shapes)
+    assert "_chunked_forward" in calls and "_chunked_backward" in calls
 
 
 @needs_torch
@@ -428,8 +451,10 @@ def test_chunked_convolution_passes_gradcheck_and_gradgradcheck(monkeypatch, nam
 @pytest.mark.parametrize("name", list(CHUNKED_CASES))
 def test_chunked_convolution_matches_torch(monkeypatch, name, samples):
     fn, shapes = CHUNKED_CASES[name]
-    _chunk_budget(monkeypatch, samples, shapes[0], int(np.prod(shapes[1][2:])), 4)
+    _chunk_budget(monkeypatch, samples, fn, shapes, 4)
+    calls = _count_chunked(monkeypatch)
     compare_with_torch(fn, shapes)
+    assert "_chunked_forward" in calls and "_chunked_backward" in calls
 
 
 def test_chunked_convolution_keeps_no_columns_and_equals_the_whole_batch(monkeypatch):
@@ -451,3 +476,23 @@ def test_chunked_convolution_keeps_no_columns_and_equals_the_whole_batch(monkeyp
     assert len(kept_whole) == 1 and kept_chunked == ()
     for a, b in zip(whole, chunked):
         np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("needs", ["input", "weight", "bias"])
+def test_chunked_convolution_computes_only_the_gradients_needed(monkeypatch, needs):
+    """Backward gets w only when the input needs its gradient (grad_needs): chunked, a first layer
+    (its input a constant) and a frozen weight take the same care as the whole batch."""
+    rng = np.random.default_rng(6)
+    x = rng.standard_normal((5, 2, 6, 6)).astype(np.float32)
+    w = rng.standard_normal((3, 2, 3, 3)).astype(np.float32)
+    b = np.zeros(3, dtype=np.float32)
+    grads = []
+    for budget in (F.CHUNK_COLUMNS_BYTES, 18 * 36 * 4 * 2):   # the whole batch, then chunks of 2
+        monkeypatch.setattr(F, "CHUNK_COLUMNS_BYTES", budget)
+        xg, wg, bg = (gs.tensor(a, requires_grad=name == needs) for a, name in
+                      ((x, "input"), (w, "weight"), (b, "bias")))
+        F.conv2d(xg, wg, bg, padding=1).pow(2).sum().backward()
+        got = {name: t.grad for name, t in (("input", xg), ("weight", wg), ("bias", bg))}
+        assert [name for name, grad in got.items() if grad is not None] == [needs]
+        grads.append(got[needs].numpy())
+    np.testing.assert_allclose(grads[0], grads[1], rtol=1e-5, atol=1e-5)
