@@ -187,7 +187,10 @@ class Session(_SessionBase):
         return path
 
     def restore_checkpoint(self, path: str | os.PathLike) -> None:
-        """Load a safetensors file into the session (into existing modules, else as variables)."""
+        """Load a safetensors file into the session, all or nothing: module parameters and buffers
+        (``model.fc.weight``) go into the session's modules of those names, which must exist (run the
+        program that builds them first), in place so optimizers keep them; top-level tensors are bound
+        as variables. A missing module raises ``ProgramError`` (``KeyError``) naming the entry."""
         self._lazy.invalidate()
         content = Path(path).read_bytes()
         self._client._call(protocol.put_checkpoint(self.id, self.token, content))

@@ -336,13 +336,19 @@ class Worker:
         ns = self._namespace(header)
         arrays = {name: unpack_array(entry, buffers) for name, entry in header["tensors"].items()}
         _check_budget(ns, sum(a.nbytes for a in arrays.values()), header.get("session_bytes"))
-        self._load(ns, {name: runtime.tensor_from_array(a, False, self.device) for name, a in arrays.items()})
+        self._load(ns, {name: runtime.tensor_from_array(a, False, self.device) for name, a in arrays.items()},
+                   checkpoint=True)
         return {"restored": len(arrays)}, []
 
-    def _load(self, ns, tensors):
+    def _load(self, ns, tensors, checkpoint=False):
         try:
             ns.load_tensors(tensors)
-        except (KeyError, ValueError, TypeError, RuntimeError) as e:
+        except KeyError as e:
+            # load_tensors says only which path failed to resolve ("head", "model.0"): name the entry that
+            # needs it and what to do, since the usual cause is a fresh session without the program's modules
+            message, extra = _missing_target(ns, tensors, e, checkpoint)
+            raise WorkerError(422, "KeyError", message, **extra) from None
+        except (ValueError, TypeError, RuntimeError) as e:
             raise WorkerError(422, type(e).__name__, _message(e)) from None
 
 
@@ -352,6 +358,37 @@ def _ignore(event):
 
 def _message(e):
     return e.args[0] if isinstance(e, KeyError) and e.args else str(e)
+
+
+def _missing_target(ns, tensors, error, checkpoint):
+    """(message, extra fields) for a load that named something the session does not hold: the first
+    entry whose module (or the tensor inside it) is missing, and what to do about it."""
+    missing = _message(error)
+    entry, holder = (missing if missing in tensors else None), None
+    for path in tensors:
+        parent = path.rpartition(".")[0]
+        if not parent:
+            continue
+        try:
+            ns.resolve(parent)
+        except (KeyError, AttributeError, IndexError, TypeError):
+            entry, holder = path, parent
+            break
+    entry = entry or missing
+    where = "the checkpoint's entry" if checkpoint else "the variable"
+    if holder is not None:
+        top = holder.partition(".")[0]
+        message = (f"{where} {entry!r} goes into {holder!r}, which this session does not have: module "
+                   f"parameters are restored into the modules that hold them, so run the program that builds "
+                   f"{top!r} first")
+    else:
+        parent, _, leaf = entry.rpartition(".")
+        message = f"{where} {entry!r} names no tensor: {parent!r} holds no parameter, buffer or tensor {leaf!r}"
+    extra = {"name": entry}
+    if checkpoint:
+        message += "; nothing was restored"
+        extra["field"] = "checkpoint"
+    return message, extra
 
 
 def _graph_buffer(graph, out):
