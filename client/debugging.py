@@ -224,6 +224,17 @@ class _DebugState:
             self.on_event(event)
 
     @staticmethod
+    def refused_breakpoints(event: Event) -> "DebugCommandError | None":
+        """The error for the run's own breakpoint list refused by the server (a line with no code, a
+        condition that is not an expression), seen while waiting for a pause: the run would go on
+        without any of them, so iterating raises instead of finishing as if they never matched.
+        (A list sent from a pause is answered to ``Pause.breakpoints``, which raises there.)"""
+        if isinstance(event, CommandRefused) and event.command == "breakpoints":
+            return DebugCommandError(f"the run's breakpoints were refused, so it was cancelled: {event.message}",
+                                     "breakpoints")
+        return None
+
+    @staticmethod
     def answer(event: Event, command: str):
         """The event that answers ``command``, or None to keep reading."""
         if isinstance(event, CommandRefused):
@@ -275,6 +286,10 @@ class DebugRun:
                 self._state.pause = Pause(self, event)
                 return self._state.pause
             self._state.seen(event)
+            refused = self._state.refused_breakpoints(event)
+            if refused is not None:
+                self._stream.close()    # cancels the run, which would go on without them
+                raise refused
         raise StopIteration
 
     def wait(self):
@@ -342,6 +357,10 @@ class AsyncDebugRun:
                 self._state.pause = AsyncPause(self, event)
                 return self._state.pause
             self._state.seen(event)
+            refused = self._state.refused_breakpoints(event)
+            if refused is not None:
+                await self._stream.close()
+                raise refused
         raise StopAsyncIteration
 
     async def wait(self):

@@ -152,7 +152,9 @@ class Session(_SessionBase):
         ``breakpoints``: lines, ``(line, condition)`` pairs or ``{"line", "condition"}`` dicts;
         ``pause_on``: ``["exception"]`` by default (a post-mortem pause), ``"anomaly"`` to stop at
         the first NaN/Inf; ``on_event`` receives the run's other events (stdout, log, ...) as they
-        come. The run's ``RunResult`` is ``.result`` once the iteration ended.
+        come. The run's ``RunResult`` is ``.result`` once the iteration ended. A breakpoint the server
+        refuses (a line with no code, a condition that is not an expression) cancels the run and
+        raises ``DebugCommandError`` from the iteration, saying which.
         """
         return DebugRun(EventStream(*self._debug_args(program, inputs, outputs, breakpoints, pause_on,
                                                       trace, encoding)), on_event)

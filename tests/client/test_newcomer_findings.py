@@ -1,0 +1,47 @@
+"""Findings of a newcomer's first hour with the SDK (tests/newcomer_log.md), one test each."""
+import asyncio
+
+import pytest
+
+from gradserve.client import AsyncClient, DebugCommandError
+
+PROGRAM = "total = 0\nfor i in range(5):\n    total = total + i\n\n# a comment\ndone = total\n"
+
+
+@pytest.mark.parametrize("breakpoints, words", [
+    ([(3, "i >")], "not an expression"),      # a condition that does not parse
+    ([4], "no code to stop at"),              # a blank line
+    ([99], "no code to stop at"),             # past the end
+    ([(3, "i == 2"), 5], "no code to stop at"),   # one bad entry among good ones
+])
+def test_s2_a_refused_breakpoint_raises_instead_of_a_run_without_pauses(session, breakpoints, words):
+    """S2: the server refused the list with an error event and ran on without any breakpoint; the
+    iteration yielded nothing and raised nothing, so the run seemed to ignore the breakpoints."""
+    run = session.debug(PROGRAM, breakpoints=breakpoints)
+    with pytest.raises(DebugCommandError, match=words) as caught:
+        for pause in run:
+            pause.continue_()
+    assert caught.value.command == "breakpoints"
+    run.close()
+    assert session.run("x = 1", outputs=["x"]).values["x"] == 1     # the session is free again
+
+
+def test_s2_good_breakpoints_still_pause(session):
+    run = session.debug(PROGRAM, breakpoints=[(3, "i == 2")])
+    assert [(p.line, p.locals["i"]) for p in run] == [(3, "2")]
+    assert run.result is not None
+
+
+def test_s2_the_async_debugger_raises_too(server_url):
+    async def main():
+        async with AsyncClient(server_url) as client:
+            s = await client.session()
+            try:
+                run = s.debug(PROGRAM, breakpoints=[(3, "i >")])
+                with pytest.raises(DebugCommandError, match="not an expression"):
+                    async for pause in run:
+                        await pause.continue_()
+                await run.close()
+            finally:
+                await s.close()
+    asyncio.run(main())
