@@ -701,7 +701,7 @@ function onEvent(ev) {
     case "node": addNode(runFor(ev), ev.node); break;
     case "module": {  // a module call, announced before the first node its forward makes
       const r = runFor(ev);
-      r.calls.set(ev.call, { call: ev.call, path: ev.path, class: ev.class, parent: ev.parent });
+      r.calls.set(ev.call, { call: ev.call, path: ev.path, class: ev.class, parent: ev.parent, name: ev.name });
       r.structureDirty = true;
       break;
     }

@@ -54,3 +54,89 @@ def test_h1_a_dotted_variable_put_into_a_missing_module_says_so(session):
     assert r.status_code == 422, r.text
     error = r.json()["error"]                   # was {"type": "KeyError", "message": "enc"}
     assert error["name"] == "enc.weight" and "run the program that builds 'enc' first" in error["message"], error
+
+
+TWO_ROOTS = """torch.manual_seed(0)
+lstm = nn.LSTM(3, 4, batch_first=True)
+head = nn.Linear(4, 1)
+def make():
+    return nn.Linear(4, 1)
+total = 0
+for n in [2, 3]:
+    out, (h, c) = lstm(torch.randn(1, n, 3))
+    total = total + head(h[-1]).sum() + make()(h[-1]).sum()
+total.backward()
+"""
+
+
+def _two_roots_graph(session):
+    graph = session.ok(TWO_ROOTS, outputs=["total"], graph=True)["graph"]
+    return graph, {m["call"]: m for m in graph["modules"]}
+
+
+def test_h5_a_module_called_at_top_level_is_named_by_its_variable(session):
+    """H5: lstm and head, called at top level, both had the path "" and no name: the viewer titled their
+    boxes "LSTM" and "Linear" and their parameters were "weight", "bias", as for any other Linear."""
+    graph, calls = _two_roots_graph(session)
+    roots = [m for m in calls.values() if m["parent"] is None]
+    assert [(m["path"], m.get("name"), m["class"]) for m in roots] == [
+        ("", "lstm", "LSTM"), ("", "head", "Linear"), ("", None, "Linear")] * 2   # make()'s Linear has no variable
+    # a parameter sits in the call of the module that owns it, so it is told apart by that call's name
+    leaves = [n for n in graph["nodes"] if n["kind"] == "leaf" and n["name"] == "weight"]
+    assert {calls[n["call"]].get("name") for n in leaves} == {"head", None}
+
+
+def test_h5_the_stream_names_root_modules_too(live_server, session):
+    from websockets.sync.client import connect
+    with connect(f"{live_server.ws_url}/v1/sessions/{session.id}/stream?token={session.token}") as ws:
+        ws.send(json.dumps({"type": "run", "id": "r", "program": TWO_ROOTS, "trace": True}))
+        modules = []
+        while True:
+            event = json.loads(ws.recv(timeout=60))
+            if event["type"] == "module":
+                modules.append((event["path"], event.get("name"), event["class"]))
+            if event["type"] in ("result", "error"):
+                assert event["type"] == "result", event
+                break
+    assert modules[:3] == [("", "lstm", "LSTM"), ("", "head", "Linear"), ("", None, "Linear")]
+
+
+DRAW_BOXES = r"""
+const fs = require("fs");
+global.performance = global.performance || require("perf_hooks").performance;
+require("vm").runInThisContext(fs.readFileSync(process.argv[2], "utf8") + "\nglobal.GradGraph = GradGraph;");
+const graph = JSON.parse(fs.readFileSync(0, "utf8"));
+const r = { nodes: new Map(), consumers: new Map(), calls: new Map(), folds: new Map(), selected: null, state: "done" };
+(graph.modules || []).forEach((m) => r.calls.set(m.call, m));
+const inputs = new Map();
+graph.edges.forEach((e) => { if (!inputs.has(e.to)) inputs.set(e.to, []); inputs.get(e.to)[e.input_index] = e.from; });
+graph.nodes.forEach((raw) => {
+  if (raw.kind === "output") return;
+  const n = Object.assign({}, raw, { inputs: Array.from(inputs.get(raw.id) || [], (s) => (s === undefined ? null : s)) });
+  r.nodes.set(n.id, n);
+  n.inputs.forEach((s) => { if (s === null) return; if (!r.consumers.has(s)) r.consumers.set(s, []); r.consumers.get(s).push(n.id); });
+});
+GradGraph.layout(r);
+console.log(JSON.stringify(r.boxes.map((b) => b.label)));
+"""
+
+
+def test_h5_the_viewer_titles_a_root_module_box_with_its_variable(session, tmp_path):
+    """draw.js (the viewer's and the notebook's layout) titles a root call's box "head · Linear"."""
+    import shutil
+    import subprocess
+    from pathlib import Path
+    import pytest
+    node = shutil.which("node")
+    if node is None:
+        pytest.skip("needs node to run draw.js")
+    graph, _ = _two_roots_graph(session)
+    script = tmp_path / "boxes.js"
+    script.write_text(DRAW_BOXES)
+    draw_js = Path(__file__).resolve().parents[2] / "client" / "static" / "draw.js"
+    out = subprocess.run([node, str(script), str(draw_js)], input=json.dumps(graph), capture_output=True,
+                         text=True, timeout=60)
+    assert out.returncode == 0, out.stderr[-2000:]
+    labels = json.loads(out.stdout)
+    assert "lstm · LSTM" in labels and "head · Linear" in labels, labels
+    assert "Linear" in labels                     # make()'s module, held by no variable
