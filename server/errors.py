@@ -87,6 +87,13 @@ def _validation_detail(err, request):
     if loc == ("body",) and kind == "missing":
         return {"field": "body", "message": "the request needs a JSON object as its body "
                                             "(with Content-Type: application/json)"}
+    if kind == "string_pattern_mismatch" and loc[:1] in (("path",), ("query",)) and isinstance(err.get("input"), str):
+        # a variable name the route's pattern refused (/variables/_x, ?of=1x): say why in words, as the
+        # route's own check does for keywords, not with the regular expression
+        from .names import name_problem
+        problem = name_problem(err["input"], dotted=True)
+        if problem is not None:
+            return {"field": ".".join(str(p) for p in loc), "message": f"{err['input'][:80]!r} {problem}"}
     return {"field": ".".join(str(p) for p in loc), "message": err.get("msg", "")}
 
 

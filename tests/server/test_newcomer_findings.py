@@ -140,3 +140,17 @@ def test_h5_the_viewer_titles_a_root_module_box_with_its_variable(session, tmp_p
     labels = json.loads(out.stdout)
     assert "lstm · LSTM" in labels and "head · Linear" in labels, labels
     assert "Linear" in labels                     # make()'s module, held by no variable
+
+
+def test_h2_a_refused_variable_name_says_why_in_words(session):
+    """H2: PUT /variables/_x answered pydantic's "String should match pattern '^[A-Za-z]...$'"."""
+    cases = {"_x": "private name '_x'", "1x": "is not a name", "a.__class__": "private name '__class__'",
+             "x-y": "is not a name"}
+    for name, words in cases.items():
+        r = session.put(f"/variables/{name}", json=[1.0])
+        assert r.status_code == 422, (name, r.text)
+        error = r.json()["error"]
+        assert error["type"] == "ValidationError" and error["field"] == "path.name", error
+        assert words in error["message"] and "pattern" not in error["message"], (name, error)
+    r = session.get("/graph", params={"of": "_hidden"})
+    assert r.status_code == 422 and "private name '_hidden'" in r.json()["error"]["message"], r.text
