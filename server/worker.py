@@ -248,7 +248,12 @@ class Worker:
         given = header.get("outputs") is not None
         resolved = [(name, _lookup(ns, name, required=True, field=f"outputs.{i}" if given else None))
                     for i, name in enumerate(names)]
-        values, grads, tensors = encode_run_outputs(resolved, bound, out, Caps.from_header(header))
+        try:
+            values, grads, tensors = encode_run_outputs(resolved, bound, out, Caps.from_header(header))
+        except OutputRefused as e:   # name the asked-for output's place, as a missing one's error does
+            if given and e.error.get("name") in names and "field" not in e.error:
+                e.error["field"] = f"outputs.{names.index(e.error['name'])}"
+            raise
         graph = runtime.graph_json(tensors, observer, ns, _graph_max_nodes(header)) if header.get("graph") else None
         return {"values": values, "grads": grads, "graph": _graph_buffer(graph, out), "stdout": outcome.stdout,
                 "elapsed_ms": elapsed_ms}, out

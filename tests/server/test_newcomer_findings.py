@@ -154,3 +154,14 @@ def test_h2_a_refused_variable_name_says_why_in_words(session):
         assert words in error["message"] and "pattern" not in error["message"], (name, error)
     r = session.get("/graph", params={"of": "_hidden"})
     assert r.status_code == 422 and "private name '_hidden'" in r.json()["error"]["message"], r.text
+
+
+def test_h3_an_output_that_cannot_be_answered_names_its_field(session):
+    """H3: outputs=["x", "a"] with a a str answered 422 with "name" but no "field", where a missing
+    output's 422 says "field": "outputs.1"."""
+    r = session.run("x = torch.ones(1)\na = 'text'", outputs=["x", "a"])
+    assert r.status_code == 422, r.text
+    error = r.json()["error"]
+    assert error["type"] == "TypeError" and error["name"] == "a" and error["field"] == "outputs.1", error
+    r = session.run("x = torch.ones(1)", outputs=["x", "missing"])
+    assert r.json()["error"]["field"] == "outputs.1", r.text
