@@ -296,7 +296,16 @@ def to_json(*tensors, names=None, ids=None, max_nodes=None):
             edges.append({"from": ids.assign(t)[0], "to": nid, "input_index": 0})
     graph = {"nodes": nodes, "edges": edges}
     if ids.calls:
-        graph["modules"] = list(ids.calls.values())
+        # the module calls this graph's nodes were made under, with the calls enclosing them: not every
+        # call of the run (a 50-step loop's graph of its last loss has 4 calls of its 200)
+        used = set()
+        for n in nodes:
+            call = n.get("call")
+            while call is not None and call not in used and call in ids.calls:
+                used.add(call)
+                call = ids.calls[call].get("parent")
+        if used:
+            graph["modules"] = [info for call, info in ids.calls.items() if call in used]
     return graph
 
 

@@ -165,3 +165,18 @@ def test_h3_an_output_that_cannot_be_answered_names_its_field(session):
     assert error["type"] == "TypeError" and error["name"] == "a" and error["field"] == "outputs.1", error
     r = session.run("x = torch.ones(1)", outputs=["x", "missing"])
     assert r.json()["error"]["field"] == "outputs.1", r.text
+
+
+def test_h4_a_graph_lists_only_the_module_calls_its_nodes_were_made_under(session):
+    """H4: the graph of a 50-step loop's last loss had its 13 nodes and all 200 module calls of the run."""
+    program = ("torch.manual_seed(0)\nmodel = nn.Sequential(nn.Linear(4, 8), nn.ReLU(), nn.Linear(8, 1))\n"
+               "x = torch.randn(16, 4)\nfor step in range(50):\n    loss = model(x).pow(2).mean()\n    loss.backward()\n")
+    graph = session.ok(program, outputs=["loss"], graph=True)["graph"]
+    calls = {m["call"]: m for m in graph["modules"]}
+    used = {n["call"] for n in graph["nodes"] if n.get("call") is not None}
+    # the last step's Sequential and its 3 layers, and the first step's calls its parameters were first
+    # seen under (a parameter leaf keeps the call it was reported in): 7 of the run's 200
+    assert len(calls) <= 7, graph["modules"]
+    assert used <= set(calls)
+    assert {m["call"] for m in calls.values() if m["parent"] is not None} <= used
+    assert all(m["parent"] is None or m["parent"] in calls for m in calls.values())
