@@ -45,3 +45,28 @@ def test_s2_the_async_debugger_raises_too(server_url):
             finally:
                 await s.close()
     asyncio.run(main())
+
+
+def test_s3_a_session_used_after_its_client_closed_raises_an_api_error(server_url):
+    """S3: httpx's bare RuntimeError("Cannot send a request, as the client has been closed.") escaped."""
+    from gradserve.client import APIConnectionError, APIError, Client
+    with Client(server_url) as client:
+        s = client.session()
+    with pytest.raises(APIConnectionError, match="this client is closed") as caught:
+        s.run("x = 1")
+    assert isinstance(caught.value, APIError)
+    with Client(server_url) as again:                      # the session itself lives on: attach and delete it
+        again.attach(s.id, s.token).close()
+
+
+def test_s3_the_async_client_too(server_url):
+    from gradserve.client import APIConnectionError
+
+    async def main():
+        async with AsyncClient(server_url) as client:
+            s = await client.session()
+        with pytest.raises(APIConnectionError, match="this client is closed"):
+            await s.run("x = 1")
+        async with AsyncClient(server_url) as again:
+            await again.attach(s.id, s.token).close()
+    asyncio.run(main())
