@@ -96,6 +96,10 @@ class Client(_Base):
     ``httpx.Timeout`` (default: 90 s to read, room for a run's 30 s wall time plus queueing, 10 s to
     connect); ``max_retries`` (2) or a whole ``RetryPolicy`` as ``retry``; ``transport``, an httpx
     transport (``httpx.MockTransport`` in tests).
+
+    A timeout (``APITimeoutError``) stops waiting, not the run: it goes on on the server until it ends
+    or reaches its wall time, and the session answers ``Conflict`` to another run meanwhile. To stop a
+    run from the client, stream it (``session.stream``) and ``cancel()`` it.
     """
 
     def __init__(self, base_url: str | None = None, api_key: str | None = None,
