@@ -180,3 +180,19 @@ def test_h4_a_graph_lists_only_the_module_calls_its_nodes_were_made_under(sessio
     assert used <= set(calls)
     assert {m["call"] for m in calls.values() if m["parent"] is not None} <= used
     assert all(m["parent"] is None or m["parent"] in calls for m in calls.values())
+
+
+def test_w1_a_run_message_reusing_the_id_of_a_run_in_progress_is_a_409_that_says_the_run_goes_on(live_server, session):
+    """README: a run on a busy session is, over the WebSocket, an error event with "status": 409. A run
+    message reusing the id of the run in progress got a Conflict error event without a status (and
+    under that run's id, so it read like that run's own failure)."""
+    from websockets.sync.client import connect
+    busy = "import time\nt = time.time()\nwhile time.time() - t < 1:\n    pass\n"
+    with connect(f"{live_server.ws_url}/v1/sessions/{session.id}/stream?token={session.token}") as ws:
+        ws.send(json.dumps({"type": "run", "id": "a", "program": busy}))
+        assert json.loads(ws.recv(timeout=30))["type"] == "started"
+        ws.send(json.dumps({"type": "run", "id": "a", "program": "x = 1"}))
+        event = json.loads(ws.recv(timeout=30))
+        assert event["type"] == "error" and event["status"] == 409, event
+        assert "that run goes on" in event["error"]["message"], event
+        assert json.loads(ws.recv(timeout=30))["type"] == "result"
