@@ -95,6 +95,8 @@ class _PauseBase:
         self.locals: dict = event.locals
         self.exception: dict | None = event.raw.get("exception")   # a post-mortem pause's error
         self.node: dict | None = event.raw.get("node")             # an anomaly pause's op
+        # a breakpoint whose condition raised (it stops, as in pdb): {"condition", "type", "message"}
+        self.condition_error: dict | None = event.condition_error
         self.source: str | None = run._state.source                # the program, for showing lines
         self.resumed = False
 

@@ -70,3 +70,29 @@ def test_s3_the_async_client_too(server_url):
         async with AsyncClient(server_url) as again:
             await again.attach(s.id, s.token).close()
     asyncio.run(main())
+
+
+def test_s5_a_breakpoint_whose_condition_raises_says_so_in_its_pause(session):
+    """S5: a condition that raises stops the run, as pdb does, but the pause looked like a hit (pdb prints
+    "*** Error in condition"): with undefined_var > 1 it paused at every iteration for no visible reason."""
+    run = session.debug(PROGRAM, breakpoints=[(3, "undefined_var > 1"), (6, "total == 10")])
+    pauses = [(p.line, p.condition_error) for p in run]
+    assert len(pauses) == 6, pauses                      # 5 failures of line 3's condition, and line 6's hit
+    line, failed = pauses[0]
+    assert line == 3 and failed["condition"] == "undefined_var > 1" and failed["type"] == "NameError", failed
+    assert "undefined_var" in failed["message"], failed
+    assert pauses[-1] == (6, None)                       # a condition that holds: no error
+    assert run.result is not None
+
+
+def test_s5_the_cli_prints_the_failed_condition(server_url, tmp_path):
+    import io
+    from gradserve.client.cli_debug import debug_program_file
+    path = tmp_path / "prog.py"
+    path.write_text("for i in range(2):\n    j = i\n")
+    out = io.StringIO()
+    answers = iter(["c", "c", "c", "c"])
+    code = debug_program_file(server_url, str(path), {}, None, "cpu", None, [{"line": 2, "condition": "nope > 1"}],
+                              out=out, err=out, input_fn=lambda prompt: next(answers))
+    assert code == 0, out.getvalue()
+    assert "*** Error in condition 'nope > 1': NameError" in out.getvalue(), out.getvalue()
