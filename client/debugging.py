@@ -212,6 +212,7 @@ class _DebugState:
         self.on_event = on_event
         self.source = stream._state.first_message.get("program")
         self.pause = None
+        self.paused_once = False
         self.stdout_parts: list[str] = []
         self.events: list[Event] = []
 
@@ -225,16 +226,23 @@ class _DebugState:
         if self.on_event is not None:
             self.on_event(event)
 
-    @staticmethod
-    def refused_breakpoints(event: Event) -> "DebugCommandError | None":
+    def refused_breakpoints(self, event: Event) -> "DebugCommandError | None":
         """The error for the run's own breakpoint list refused by the server (a line with no code, a
-        condition that is not an expression), seen while waiting for a pause: the run would go on
-        without any of them, so iterating raises instead of finishing as if they never matched.
-        (A list sent from a pause is answered to ``Pause.breakpoints``, which raises there.)"""
-        if isinstance(event, CommandRefused) and event.command == "breakpoints":
-            return DebugCommandError(f"the run's breakpoints were refused, so it was cancelled: {event.message}",
-                                     "breakpoints")
-        return None
+        condition that is not an expression): the run would go on without those, so iterating raises
+        instead of finishing as if they never matched. Only the refusals of the list the run started
+        with count: they come before any pause, marked not paused and with the breakpoint's line (a
+        list sent from a pause is answered to ``Pause.breakpoints``, which raises there; another
+        watcher's refused command, which every watcher sees, is none of this run's business)."""
+        if isinstance(event, Paused):
+            self.paused_once = True
+        if self.paused_once or not isinstance(event, CommandRefused) or event.command != "breakpoints":
+            return None
+        raw = event.raw if isinstance(event.raw, dict) else {}
+        error = raw.get("error") if isinstance(raw.get("error"), dict) else {}
+        if raw.get("paused") is not False or error.get("line") is None:
+            return None
+        return DebugCommandError(f"the run's breakpoints were refused, so it was cancelled: {event.message}",
+                                 "breakpoints")
 
     @staticmethod
     def answer(event: Event, command: str):
@@ -284,6 +292,7 @@ class DebugRun:
         self._state.pause = None
         for event in self._stream:
             if isinstance(event, Paused):
+                self._state.paused_once = True
                 self._state.events.append(event)
                 self._state.pause = Pause(self, event)
                 return self._state.pause
@@ -355,6 +364,7 @@ class AsyncDebugRun:
         self._state.pause = None
         async for event in self._stream:
             if isinstance(event, Paused):
+                self._state.paused_once = True
                 self._state.events.append(event)
                 self._state.pause = AsyncPause(self, event)
                 return self._state.pause

@@ -96,3 +96,27 @@ def test_s5_the_cli_prints_the_failed_condition(server_url, tmp_path):
                               out=out, err=out, input_fn=lambda prompt: next(answers))
     assert code == 0, out.getvalue()
     assert "*** Error in condition 'nope > 1': NameError" in out.getvalue(), out.getvalue()
+
+
+def test_s2_another_watchers_refused_breakpoints_do_not_end_this_run(session, server_url):
+    """Every watcher sees a refused debug command: one sent by another watcher (the viewer) to this run
+    while it runs must not be taken for the refusal of this run's own breakpoints."""
+    import json
+    import time
+    from websockets.sync.client import connect
+    program = ("for i in range(40):\n    y = torch.randn(300, 300) @ torch.randn(300, 300)\n"
+               "z = 0\ndone = 1\n")       # busy for a while in few steps (the test server allows 200,000)
+    run = session.debug(program, breakpoints=[4], outputs=["done"])
+    ws_url = server_url.replace("http://", "ws://") + f"/v1/sessions/{session.id}/stream"
+    with connect(ws_url) as watcher:
+        watcher.send(json.dumps({"type": "watch", "token": session.token}))
+        run._stream.open()
+        deadline = time.monotonic() + 10
+        while run.run_id is None and time.monotonic() < deadline:
+            time.sleep(0.01)
+        time.sleep(0.05)                      # the run is busy in its loop, not paused
+        watcher.send(json.dumps({"type": "debug", "id": run.run_id, "command": "breakpoints",
+                                 "breakpoints": [{"line": 99}]}))
+        lines = [p.line for p in run]
+    assert lines == [4]
+    assert run.result is not None and run.result.values["done"] == 1
