@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import base64
 import json
-from typing import Any, Callable
+from typing import Any, Callable, Iterable
 
 import numpy as np
 
@@ -40,7 +40,11 @@ class DebugCommandError(GradserveError):
         self.command = command
 
 
-def breakpoint_list(breakpoints) -> list[dict]:
+# what session.debug and Pause.breakpoints take: lines, (line, condition) pairs or {"line", "condition"} dicts
+Breakpoints = Iterable["int | tuple[int, str | None] | dict"]
+
+
+def breakpoint_list(breakpoints: Breakpoints | None) -> list[dict]:
     """Breakpoints as the wire wants them, from ints, ``(line, condition)`` pairs or dicts."""
     out = []
     for b in breakpoints or ():
@@ -146,7 +150,7 @@ class Pause(_PauseBase):
         """Run program statements in the paused frame; what they assign persists."""
         self._run._ask(self._exec_message(code, frame))
 
-    def breakpoints(self, breakpoints) -> list[dict]:
+    def breakpoints(self, breakpoints: Breakpoints) -> list[dict]:
         """Replace the run's breakpoints; returns the list the run took."""
         answer = self._run._ask({"command": "breakpoints", "breakpoints": breakpoint_list(breakpoints)})
         return answer.breakpoints
@@ -183,7 +187,7 @@ class AsyncPause(_PauseBase):
     async def exec(self, code: str, frame: int | None = None) -> None:
         await self._run._ask(self._exec_message(code, frame))
 
-    async def breakpoints(self, breakpoints) -> list[dict]:
+    async def breakpoints(self, breakpoints: Breakpoints) -> list[dict]:
         answer = await self._run._ask({"command": "breakpoints", "breakpoints": breakpoint_list(breakpoints)})
         return answer.breakpoints
 

@@ -5,14 +5,15 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Callable, Iterable
 
 from . import protocol
 from .encoding import BINARY_INPUT_BYTES, encode_input, encode_tensor, numpy_bytes
 from .errors import SessionGone, SessionNotFound
 from .lazy import LazyProgram, RemoteTensor, TorchNamespace
 from .results import RunResult, SessionInfo, VariableInfo
-from .debugging import AsyncDebugRun, DebugRun, breakpoint_list
+from .debugging import AsyncDebugRun, Breakpoints, DebugRun, breakpoint_list
+from .events import Event
 from .streaming import AsyncEventStream, EventStream, _StreamState, run_message, stream_url
 
 if TYPE_CHECKING:
@@ -145,8 +146,9 @@ class Session(_SessionBase):
                                               encoding))
 
     def debug(self, program: str, inputs: dict | None = None, outputs: list[str] | None = None,
-              breakpoints=None, pause_on=None, trace: bool = False, encoding: str = "auto",
-              on_event=None) -> DebugRun:
+              breakpoints: Breakpoints | None = None, pause_on: Iterable[str] | None = None,
+              trace: bool = False, encoding: str = "auto",
+              on_event: Callable[[Event], None] | None = None) -> DebugRun:
         """Run a program under the debugger (SPEC section 4): iterate the answer for its pauses.
 
         ``breakpoints``: lines, ``(line, condition)`` pairs or ``{"line", "condition"}`` dicts;
@@ -245,8 +247,9 @@ class AsyncSession(_SessionBase):
                                                    encoding))
 
     def debug(self, program: str, inputs: dict | None = None, outputs: list[str] | None = None,
-              breakpoints=None, pause_on=None, trace: bool = False, encoding: str = "auto",
-              on_event=None) -> AsyncDebugRun:
+              breakpoints: Breakpoints | None = None, pause_on: Iterable[str] | None = None,
+              trace: bool = False, encoding: str = "auto",
+              on_event: Callable[[Event], None] | None = None) -> AsyncDebugRun:
         """``async for pause in session.debug(...)``: the async twin of ``Session.debug``."""
         return AsyncDebugRun(AsyncEventStream(*self._debug_args(program, inputs, outputs, breakpoints,
                                                                 pause_on, trace, encoding)), on_event)

@@ -120,3 +120,15 @@ def test_s2_another_watchers_refused_breakpoints_do_not_end_this_run(session, se
         lines = [p.line for p in run]
     assert lines == [4]
     assert run.result is not None and run.result.values["done"] == 1
+
+
+def test_s6_the_debugger_entry_points_have_type_hints():
+    """S6: session.debug(breakpoints=None, pause_on=None, on_event=None) and Pause.breakpoints(breakpoints)
+    were the SDK's only public parameters without annotations (help() and IDEs showed nothing)."""
+    import typing
+    from gradserve.client import AsyncPause, AsyncSession, Pause, Session
+    for fn in (Session.debug, AsyncSession.debug):
+        hints = typing.get_type_hints(fn)
+        assert {"breakpoints", "pause_on", "on_event"} <= set(hints), hints
+    for fn in (Pause.breakpoints, AsyncPause.breakpoints):
+        assert "breakpoints" in typing.get_type_hints(fn)
