@@ -142,6 +142,11 @@ class NodeIds:
         if nid in table or len(table) < self.max_records:
             table[nid] = value
 
+    @property
+    def issued(self):
+        """How many node ids were given out (ids are 0 to issued - 1)."""
+        return self._next
+
     def _new_id(self):
         nid = self._next
         self._next += 1

@@ -96,7 +96,7 @@ class Worker:
         self._current = None  # (run id, cancel Event) of the run in progress
         self._debug = None    # runtime.DebugChannel of the run in progress, in a debug run
         self._precancelled = set()
-        self.traces = {}  # session id -> (run id, {node id: [value, grad]}) of its last traced run
+        self.traces = {}  # session id -> (run id, {node id: [value, grad]}, node ids issued) of its last traced run
 
     # ------------------------------------------------------------ dispatch
     def handle(self, header, buffers):
@@ -228,7 +228,7 @@ class Worker:
                 names = runtime.node_names(observer, ns)
                 if names:
                     events.emit({"type": "names", "names": {str(k): v for k, v in names.items()}})
-                self.traces[header["session"]] = (run_id, observer.tensors)
+                self.traces[header["session"]] = (run_id, observer.tensors, observer.ids.issued)
         finally:
             with self._lock:
                 self._current = None
@@ -298,12 +298,16 @@ class Worker:
     def op_node(self, header, buffers):
         """The value and gradient a node of the session's last traced run held (kept up to TRACE_KEEP_BYTES)."""
         self._namespace(header)
-        run_id, kept = self.traces.get(header["session"], (None, {}))
+        run_id, kept, issued = self.traces.get(header["session"], (None, {}, 0))
         if run_id is None or header.get("run") != run_id:
             run = str(header.get("run")).partition("/")[2] or header.get("run")  # the session's own run id
             raise WorkerError(404, "NotFound", f"run {run!r} is not this session's last traced run "
                               "(only its nodes' tensors are kept)", run=run)
-        entry = kept.get(header.get("node"))
+        node = header.get("node")
+        entry = kept.get(node)
+        if entry is None and isinstance(node, int) and not 0 <= node < issued:
+            raise WorkerError(404, "NotFound", f"this run made no node {node} (its nodes are 0 to {issued - 1})",
+                              node=node)
         if entry is None:
             raise WorkerError(404, "NotFound", f"node {header.get('node')!r} of this run has no kept tensor "
                               f"(tensors past {TRACE_KEEP_BYTES} bytes in all, or "

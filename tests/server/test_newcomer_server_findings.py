@@ -196,3 +196,18 @@ def test_w1_a_run_message_reusing_the_id_of_a_run_in_progress_is_a_409_that_says
         assert event["type"] == "error" and event["status"] == 409, event
         assert "that run goes on" in event["error"]["message"], event
         assert json.loads(ws.recv(timeout=30))["type"] == "result"
+
+
+def test_h6_a_node_the_run_never_made_is_said_to_be_none_of_its_nodes(live_server, session):
+    """H6: GET /nodes/99?run=RUN of a 3-node run answered that node 99 "has no kept tensor (tensors past
+    33554432 bytes in all, or 1048576 elements each, are not kept)": the wrong reason."""
+    from websockets.sync.client import connect
+    with connect(f"{live_server.ws_url}/v1/sessions/{session.id}/stream?token={session.token}") as ws:
+        ws.send(json.dumps({"type": "run", "id": "t", "trace": True,
+                            "program": "w = torch.ones(2, requires_grad=True)\ny = (w * 2).sum()\ny.backward()"}))
+        while json.loads(ws.recv(timeout=60))["type"] not in ("result", "error"):
+            pass
+    assert session.get("/nodes/0", params={"run": "t"}).status_code == 200
+    r = session.get("/nodes/99", params={"run": "t"})
+    assert r.status_code == 404, r.text
+    assert r.json()["error"]["message"] == "this run made no node 99 (its nodes are 0 to 2)", r.text
