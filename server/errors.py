@@ -81,9 +81,12 @@ def _validation_detail(err, request):
         return {"field": "body", "message": f"the request body is not valid JSON: {reason}{at}"}
     if loc == ("body",) and isinstance(err.get("input"), (bytes, bytearray)):
         content_type = request.headers.get("content-type") or "none"
+        binary = ("; a binary body (Triton's binary tensor extension) needs the Inference-Header-Content-Length "
+                  "header: the length of the JSON header in front of the tensors' bytes"
+                  if content_type.split(";")[0].strip().lower() == "application/octet-stream" else "")
         return {"field": "body", "message": "the body must be a JSON object sent with "
                                             f"Content-Type: application/json (this request's Content-Type: "
-                                            f"{content_type[:100]})"}
+                                            f"{content_type[:100]}){binary}"}
     if loc == ("body",) and kind == "missing":
         return {"field": "body", "message": "the request needs a JSON object as its body "
                                             "(with Content-Type: application/json)"}

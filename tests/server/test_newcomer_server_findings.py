@@ -211,3 +211,19 @@ def test_h6_a_node_the_run_never_made_is_said_to_be_none_of_its_nodes(live_serve
     r = session.get("/nodes/99", params={"run": "t"})
     assert r.status_code == 404, r.text
     assert r.json()["error"]["message"] == "this run made no node 99 (its nodes are 0 to 2)", r.text
+
+
+def test_h8_a_binary_body_without_its_header_length_says_what_is_missing(session):
+    """H8: a Triton binary run body (application/octet-stream) sent without Inference-Header-Content-Length
+    answered only "the body must be a JSON object sent with Content-Type: application/json"."""
+    head = json.dumps({"program": "y = x * 2", "outputs": ["y"],
+                       "inputs": {"x": {"shape": [3], "dtype": "float32", "binary_data_size": 12}}}).encode()
+    body = head + struct.pack("<3f", 1, 2, 3)
+    r = session.client.post(f"/v1/sessions/{session.id}/run", content=body,
+                            headers={**session.headers, "Content-Type": "application/octet-stream"})
+    assert r.status_code == 422, r.text
+    assert "needs the Inference-Header-Content-Length header" in r.json()["error"]["message"], r.text
+    r = session.client.post(f"/v1/sessions/{session.id}/run", content=body,
+                            headers={**session.headers, "Content-Type": "application/octet-stream",
+                                     "Inference-Header-Content-Length": str(len(head))})
+    assert r.status_code == 200 and r.json()["values"]["y"]["data"] == [2.0, 4.0, 6.0], r.text
