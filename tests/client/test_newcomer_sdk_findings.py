@@ -132,3 +132,26 @@ def test_s6_the_debugger_entry_points_have_type_hints():
         assert {"breakpoints", "pause_on", "on_event"} <= set(hints), hints
     for fn in (Pause.breakpoints, AsyncPause.breakpoints):
         assert "breakpoints" in typing.get_type_hints(fn)
+
+
+def test_s7_a_session_held_by_a_paused_debug_run_says_so(session):
+    """S7: leaving `for pause in run:` with break leaves the run paused on the server, holding the session:
+    every run answered "a run is already in progress in this session; wait for it or cancel it", which
+    waiting does not help (it waits 10 minutes) and which did not say how to cancel it."""
+    from gradserve.client import Conflict
+    run = session.debug("for i in range(3):\n    j = i\n", breakpoints=[2])
+    for pause in run:
+        break
+    with pytest.raises(Conflict, match="paused in the debugger") as caught:
+        session.run("x = 1")
+    assert "close the DebugRun" in str(caught.value)
+    run.close()                                       # cancels the paused run: the session is free again
+    import time
+    deadline = time.monotonic() + 10
+    while True:
+        try:
+            assert session.run("x = 1", outputs=["x"]).values["x"] == 1
+            break
+        except Conflict:
+            assert time.monotonic() < deadline
+            time.sleep(0.05)
