@@ -140,6 +140,9 @@ class DebugPrompt:
             node = pause.node
             made = f", made at line {node['line']}" if node.get("line") else ""
             self.say(f"*** anomaly: {node['op']} ({node['phase']}{made}) produced NaN or Inf")
+        elif pause.reason == "breakpoint" and getattr(pause, "condition_error", None):
+            failed = pause.condition_error
+            self.say(f"*** Error in condition {failed.get('condition')!r}: {failed.get('type')}: {failed.get('message')}")
         frame = pause.stack[-1] if pause.stack else {"function": "<module>"}
         self.say(f"> {self.name}({pause.line}){frame['function']}()")
         self.say(f"-> {self._text(pause.line).strip()}")

@@ -66,6 +66,13 @@ class _Base:
             retry_after=retry_after_seconds(response.headers.get("retry-after")),
             session_route=call.session_route)
 
+    def _check_open(self, call: protocol.Call) -> None:
+        """A closed client raises ``APIConnectionError`` saying so (httpx's own is a bare RuntimeError)."""
+        if self._http.is_closed:
+            raise APIConnectionError(f"{call.method} {call.path}: this client is closed (its `with` block ended, "
+                                     f"or close() was called); use its sessions inside the block, or make a new "
+                                     f"client and attach(session_id, token)")
+
     @staticmethod
     def _connection_error(call: protocol.Call, exc: httpx.TransportError) -> APIError:
         cls = APITimeoutError if isinstance(exc, httpx.TimeoutException) else APIConnectionError
@@ -89,6 +96,10 @@ class Client(_Base):
     ``httpx.Timeout`` (default: 90 s to read, room for a run's 30 s wall time plus queueing, 10 s to
     connect); ``max_retries`` (2) or a whole ``RetryPolicy`` as ``retry``; ``transport``, an httpx
     transport (``httpx.MockTransport`` in tests).
+
+    A timeout (``APITimeoutError``) stops waiting, not the run: it goes on on the server until it ends
+    or reaches its wall time, and the session answers ``Conflict`` to another run meanwhile. To stop a
+    run from the client, stream it (``session.stream``) and ``cancel()`` it.
     """
 
     def __init__(self, base_url: str | None = None, api_key: str | None = None,
@@ -99,6 +110,7 @@ class Client(_Base):
                                   transport=transport)
 
     def _call(self, call: protocol.Call) -> Any:
+        self._check_open(call)
         attempt = 0
         while True:
             try:
@@ -168,6 +180,7 @@ class AsyncClient(_Base):
                                        transport=transport)
 
     async def _call(self, call: protocol.Call) -> Any:
+        self._check_open(call)
         attempt = 0
         while True:
             try:

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import base64
 import json
-from typing import Any, Callable
+from typing import Any, Callable, Iterable
 
 import numpy as np
 
@@ -40,7 +40,11 @@ class DebugCommandError(GradserveError):
         self.command = command
 
 
-def breakpoint_list(breakpoints) -> list[dict]:
+# what session.debug and Pause.breakpoints take: lines, (line, condition) pairs or {"line", "condition"} dicts
+Breakpoints = Iterable["int | tuple[int, str | None] | dict"]
+
+
+def breakpoint_list(breakpoints: Breakpoints | None) -> list[dict]:
     """Breakpoints as the wire wants them, from ints, ``(line, condition)`` pairs or dicts."""
     out = []
     for b in breakpoints or ():
@@ -95,6 +99,8 @@ class _PauseBase:
         self.locals: dict = event.locals
         self.exception: dict | None = event.raw.get("exception")   # a post-mortem pause's error
         self.node: dict | None = event.raw.get("node")             # an anomaly pause's op
+        # a breakpoint whose condition raised (it stops, as in pdb): {"condition", "type", "message"}
+        self.condition_error: dict | None = event.condition_error
         self.source: str | None = run._state.source                # the program, for showing lines
         self.resumed = False
 
@@ -144,7 +150,7 @@ class Pause(_PauseBase):
         """Run program statements in the paused frame; what they assign persists."""
         self._run._ask(self._exec_message(code, frame))
 
-    def breakpoints(self, breakpoints) -> list[dict]:
+    def breakpoints(self, breakpoints: Breakpoints) -> list[dict]:
         """Replace the run's breakpoints; returns the list the run took."""
         answer = self._run._ask({"command": "breakpoints", "breakpoints": breakpoint_list(breakpoints)})
         return answer.breakpoints
@@ -181,7 +187,7 @@ class AsyncPause(_PauseBase):
     async def exec(self, code: str, frame: int | None = None) -> None:
         await self._run._ask(self._exec_message(code, frame))
 
-    async def breakpoints(self, breakpoints) -> list[dict]:
+    async def breakpoints(self, breakpoints: Breakpoints) -> list[dict]:
         answer = await self._run._ask({"command": "breakpoints", "breakpoints": breakpoint_list(breakpoints)})
         return answer.breakpoints
 
@@ -210,6 +216,7 @@ class _DebugState:
         self.on_event = on_event
         self.source = stream._state.first_message.get("program")
         self.pause = None
+        self.paused_once = False
         self.stdout_parts: list[str] = []
         self.events: list[Event] = []
 
@@ -222,6 +229,24 @@ class _DebugState:
             self.stdout_parts.append(event.text)
         if self.on_event is not None:
             self.on_event(event)
+
+    def refused_breakpoints(self, event: Event) -> "DebugCommandError | None":
+        """The error for the run's own breakpoint list refused by the server (a line with no code, a
+        condition that is not an expression): the run would go on without those, so iterating raises
+        instead of finishing as if they never matched. Only the refusals of the list the run started
+        with count: they come before any pause, marked not paused and with the breakpoint's line (a
+        list sent from a pause is answered to ``Pause.breakpoints``, which raises there; another
+        watcher's refused command, which every watcher sees, is none of this run's business)."""
+        if isinstance(event, Paused):
+            self.paused_once = True
+        if self.paused_once or not isinstance(event, CommandRefused) or event.command != "breakpoints":
+            return None
+        raw = event.raw if isinstance(event.raw, dict) else {}
+        error = raw.get("error") if isinstance(raw.get("error"), dict) else {}
+        if raw.get("paused") is not False or error.get("line") is None:
+            return None
+        return DebugCommandError(f"the run's breakpoints were refused, so it was cancelled: {event.message}",
+                                 "breakpoints")
 
     @staticmethod
     def answer(event: Event, command: str):
@@ -271,10 +296,15 @@ class DebugRun:
         self._state.pause = None
         for event in self._stream:
             if isinstance(event, Paused):
+                self._state.paused_once = True
                 self._state.events.append(event)
                 self._state.pause = Pause(self, event)
                 return self._state.pause
             self._state.seen(event)
+            refused = self._state.refused_breakpoints(event)
+            if refused is not None:
+                self._stream.close()    # cancels the run, which would go on without them
+                raise refused
         raise StopIteration
 
     def wait(self):
@@ -338,10 +368,15 @@ class AsyncDebugRun:
         self._state.pause = None
         async for event in self._stream:
             if isinstance(event, Paused):
+                self._state.paused_once = True
                 self._state.events.append(event)
                 self._state.pause = AsyncPause(self, event)
                 return self._state.pause
             self._state.seen(event)
+            refused = self._state.refused_breakpoints(event)
+            if refused is not None:
+                await self._stream.close()
+                raise refused
         raise StopAsyncIteration
 
     async def wait(self):

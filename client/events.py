@@ -101,6 +101,7 @@ class Paused(Event):
     col: int | None = None
     stack: list = field(default_factory=list)
     locals: dict = field(default_factory=dict)
+    condition_error: dict | None = None   # a breakpoint whose condition raised: {"condition", "type", "message"}
 
 
 @dataclass(frozen=True)
@@ -165,7 +166,9 @@ def parse_event(message: dict) -> Event:
         return Error(**common, error=error_from_event(message))
     if kind == "paused":
         return Paused(**common, reason=message.get("reason"), line=message.get("line"), col=message.get("col"),
-                      stack=list(message.get("stack") or []), locals=dict(message.get("locals") or {}))
+                      stack=list(message.get("stack") or []), locals=dict(message.get("locals") or {}),
+                      condition_error=message.get("condition_error") if isinstance(message.get("condition_error"),
+                                                                                    dict) else None)
     if kind == "resumed":
         return Resumed(**common, command=message.get("command"))
     if kind == "evaluated":

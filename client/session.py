@@ -5,14 +5,15 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Callable, Iterable
 
 from . import protocol
 from .encoding import BINARY_INPUT_BYTES, encode_input, encode_tensor, numpy_bytes
 from .errors import SessionGone, SessionNotFound
 from .lazy import LazyProgram, RemoteTensor, TorchNamespace
 from .results import RunResult, SessionInfo, VariableInfo
-from .debugging import AsyncDebugRun, DebugRun, breakpoint_list
+from .debugging import AsyncDebugRun, Breakpoints, DebugRun, breakpoint_list
+from .events import Event
 from .streaming import AsyncEventStream, EventStream, _StreamState, run_message, stream_url
 
 if TYPE_CHECKING:
@@ -145,14 +146,17 @@ class Session(_SessionBase):
                                               encoding))
 
     def debug(self, program: str, inputs: dict | None = None, outputs: list[str] | None = None,
-              breakpoints=None, pause_on=None, trace: bool = False, encoding: str = "auto",
-              on_event=None) -> DebugRun:
+              breakpoints: Breakpoints | None = None, pause_on: Iterable[str] | None = None,
+              trace: bool = False, encoding: str = "auto",
+              on_event: Callable[[Event], None] | None = None) -> DebugRun:
         """Run a program under the debugger (SPEC section 4): iterate the answer for its pauses.
 
         ``breakpoints``: lines, ``(line, condition)`` pairs or ``{"line", "condition"}`` dicts;
         ``pause_on``: ``["exception"]`` by default (a post-mortem pause), ``"anomaly"`` to stop at
         the first NaN/Inf; ``on_event`` receives the run's other events (stdout, log, ...) as they
-        come. The run's ``RunResult`` is ``.result`` once the iteration ended.
+        come. The run's ``RunResult`` is ``.result`` once the iteration ended. A breakpoint the server
+        refuses (a line with no code, a condition that is not an expression) cancels the run and
+        raises ``DebugCommandError`` from the iteration, saying which.
         """
         return DebugRun(EventStream(*self._debug_args(program, inputs, outputs, breakpoints, pause_on,
                                                       trace, encoding)), on_event)
@@ -187,7 +191,10 @@ class Session(_SessionBase):
         return path
 
     def restore_checkpoint(self, path: str | os.PathLike) -> None:
-        """Load a safetensors file into the session (into existing modules, else as variables)."""
+        """Load a safetensors file into the session, all or nothing: module parameters and buffers
+        (``model.fc.weight``) go into the session's modules of those names, which must exist (run the
+        program that builds them first), in place so optimizers keep them; top-level tensors are bound
+        as variables. A missing module raises ``ProgramError`` (``KeyError``) naming the entry."""
         self._lazy.invalidate()
         content = Path(path).read_bytes()
         self._client._call(protocol.put_checkpoint(self.id, self.token, content))
@@ -240,8 +247,9 @@ class AsyncSession(_SessionBase):
                                                    encoding))
 
     def debug(self, program: str, inputs: dict | None = None, outputs: list[str] | None = None,
-              breakpoints=None, pause_on=None, trace: bool = False, encoding: str = "auto",
-              on_event=None) -> AsyncDebugRun:
+              breakpoints: Breakpoints | None = None, pause_on: Iterable[str] | None = None,
+              trace: bool = False, encoding: str = "auto",
+              on_event: Callable[[Event], None] | None = None) -> AsyncDebugRun:
         """``async for pause in session.debug(...)``: the async twin of ``Session.debug``."""
         return AsyncDebugRun(AsyncEventStream(*self._debug_args(program, inputs, outputs, breakpoints,
                                                                 pause_on, trace, encoding)), on_event)

@@ -142,6 +142,11 @@ class NodeIds:
         if nid in table or len(table) < self.max_records:
             table[nid] = value
 
+    @property
+    def issued(self):
+        """How many node ids were given out (ids are 0 to issued - 1)."""
+        return self._next
+
     def _new_id(self):
         nid = self._next
         self._next += 1
@@ -296,7 +301,16 @@ def to_json(*tensors, names=None, ids=None, max_nodes=None):
             edges.append({"from": ids.assign(t)[0], "to": nid, "input_index": 0})
     graph = {"nodes": nodes, "edges": edges}
     if ids.calls:
-        graph["modules"] = list(ids.calls.values())
+        # the module calls this graph's nodes were made under, with the calls enclosing them: not every
+        # call of the run (a 50-step loop's graph of its last loss has 4 calls of its 200)
+        used = set()
+        for n in nodes:
+            call = n.get("call")
+            while call is not None and call not in used and call in ids.calls:
+                used.add(call)
+                call = ids.calls[call].get("parent")
+        if used:
+            graph["modules"] = [info for call, info in ids.calls.items() if call in used]
     return graph
 
 
@@ -309,7 +323,8 @@ class GraphObserver:
     consumer), ``{"type": "backward", "node": id, "grad": summary}`` and, just
     before the first node made inside a module's ``forward``, ``{"type":
     "module", "call", "path", "class", "parent"}`` for that call (and its
-    callers not yet reported). A node carries the ``module`` path and the
+    callers not yet reported; a root call also carries the ``name`` of the
+    variable that holds its module, when ``name_roots`` was given a namer). A node carries the ``module`` path and the
     ``call`` it was made under; a parameter or buffer is named by its path in
     the outermost module called (``fc1.weight``), an input by its variable name
     (``name_tensors``).
@@ -325,9 +340,10 @@ class GraphObserver:
         self.on_event = on_event
         self.ids = NodeIds()
         self.names = {}      # id(tensor) -> (name, tensor): parameters, buffers, inputs known by name
-        self.frames = []     # [module, path, call id, reported] of the module calls in progress
+        self.frames = []     # [module, path, call id, reported, root name] of the module calls in progress
         self._children = {}  # (id(parent), id(child)) -> the child's path relative to the parent
         self._next_call = 0
+        self.root_namer = None   # module -> the program's variable holding it (name_roots), for root calls
         self.keep_bytes = keep_bytes
         self.kept_bytes = 0
         self.tensors = {}
@@ -338,6 +354,13 @@ class GraphObserver:
         for name, t in named.items():
             if isinstance(t, Tensor):
                 self.names.setdefault(id(t), (name, t, False))
+
+    def name_roots(self, namer):
+        """``namer(module)`` gives the name of the program variable that holds a module (or None): a
+        module called outside any other's ``forward`` (a root: its path is "") is then reported with
+        that ``name``, so that two top-level modules of one class (``lstm``/``head``, ``enc``/``dec``)
+        are told apart where their parameters are named by their path in them (``weight``)."""
+        self.root_namer = namer
 
     def enter_module(self, module):
         """A module's forward begins (called by Module.__call__ while this observer is installed)."""
@@ -355,7 +378,8 @@ class GraphObserver:
         else:
             path = ""
             self._name_parameters(module)
-        self.frames.append([module, path, None, False])
+        name = self.root_namer(module) if not path and self.root_namer is not None else None
+        self.frames.append([module, path, None, False, name])
 
     def exit_module(self):
         self.frames.pop()
@@ -376,6 +400,8 @@ class GraphObserver:
                     self._next_call += 1
                     frame[3] = True
                     info = {"call": frame[2], "path": frame[1], "class": type(frame[0]).__name__, "parent": parent}
+                    if frame[4] is not None:
+                        info["name"] = frame[4]
                     if len(self.ids.calls) < self.ids.max_records:
                         self.ids.calls[frame[2]] = info
                     self.on_event(dict(info, type="module"))

@@ -81,12 +81,22 @@ def _validation_detail(err, request):
         return {"field": "body", "message": f"the request body is not valid JSON: {reason}{at}"}
     if loc == ("body",) and isinstance(err.get("input"), (bytes, bytearray)):
         content_type = request.headers.get("content-type") or "none"
+        binary = ("; a binary body (Triton's binary tensor extension) needs the Inference-Header-Content-Length "
+                  "header: the length of the JSON header in front of the tensors' bytes"
+                  if content_type.split(";")[0].strip().lower() == "application/octet-stream" else "")
         return {"field": "body", "message": "the body must be a JSON object sent with "
                                             f"Content-Type: application/json (this request's Content-Type: "
-                                            f"{content_type[:100]})"}
+                                            f"{content_type[:100]}){binary}"}
     if loc == ("body",) and kind == "missing":
         return {"field": "body", "message": "the request needs a JSON object as its body "
                                             "(with Content-Type: application/json)"}
+    if kind == "string_pattern_mismatch" and loc[:1] in (("path",), ("query",)) and isinstance(err.get("input"), str):
+        # a variable name the route's pattern refused (/variables/_x, ?of=1x): say why in words, as the
+        # route's own check does for keywords, not with the regular expression
+        from .names import name_problem
+        problem = name_problem(err["input"], dotted=True)
+        if problem is not None:
+            return {"field": ".".join(str(p) for p in loc), "message": f"{err['input'][:80]!r} {problem}"}
     return {"field": ".".join(str(p) for p in loc), "message": err.get("msg", "")}
 
 

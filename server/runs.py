@@ -61,6 +61,13 @@ class RunService:
             check_name(name, f"outputs.{i}", dotted=True, module_private=True)
         if session.run_id is not None:
             self.metrics.rejected.labels("session_busy").inc()
+            if getattr(session, "paused", False):   # it will not end by itself soon: say what holds the session and how to free it
+                raise ApiError(409, "Conflict", "a debug run of this session is paused in the debugger and holds "
+                                                "the session until it is resumed or cancelled (in Python: close the "
+                                                "DebugRun, or use it in a with block; at the gradserve run --debug "
+                                                "prompt: q; or from the viewer); without a command it is cancelled "
+                                                f"after pause_timeout_s ({self.settings.pause_timeout_s:g} s)",
+                               run=session.run_id, paused=True)
             raise ApiError(409, "Conflict", "a run is already in progress in this session; wait for it or "
                                             "cancel it", run=session.run_id)
         if self.in_flight >= self.settings.max_queued_runs:

@@ -60,9 +60,35 @@ def _variables(namespace):
 
 
 def name_inputs(observer, namespace, bound):
-    """Names the run's inputs and the session's tensors from earlier runs for the observer."""
+    """Names the run's inputs and the session's tensors from earlier runs for the observer, and the
+    modules the program calls at top level by the variables that hold them when they are called."""
     observer.name_tensors(bound)
     observer.name_tensors(_variables(namespace)[0])
+    observer.name_roots(_root_namer(namespace))
+
+
+def _root_namer(namespace):
+    """module -> the top-level variable that holds it (None if none does), looked up in the session's
+    live globals when the observer first sees the module called as a root; a hit is remembered while
+    the variable still holds it, a miss until the program binds another top-level name (so a module
+    built and called inside a function costs one scan per new global, not one per call)."""
+    hits, misses = {}, {}
+    variables = namespace.globals
+
+    def name_of(module):
+        key = id(module)
+        name = hits.get(key)
+        if name is not None and variables.get(name) is module:
+            return name
+        if misses.get(key) == len(variables):
+            return None
+        for name, value in variables.items():
+            if value is module and not name.startswith("_"):
+                hits[key] = name
+                return name
+        misses[key] = len(variables)
+        return None
+    return name_of
 
 
 def node_names(observer, namespace):

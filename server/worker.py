@@ -96,7 +96,7 @@ class Worker:
         self._current = None  # (run id, cancel Event) of the run in progress
         self._debug = None    # runtime.DebugChannel of the run in progress, in a debug run
         self._precancelled = set()
-        self.traces = {}  # session id -> (run id, {node id: [value, grad]}) of its last traced run
+        self.traces = {}  # session id -> (run id, {node id: [value, grad]}, node ids issued) of its last traced run
 
     # ------------------------------------------------------------ dispatch
     def handle(self, header, buffers):
@@ -228,7 +228,7 @@ class Worker:
                 names = runtime.node_names(observer, ns)
                 if names:
                     events.emit({"type": "names", "names": {str(k): v for k, v in names.items()}})
-                self.traces[header["session"]] = (run_id, observer.tensors)
+                self.traces[header["session"]] = (run_id, observer.tensors, observer.ids.issued)
         finally:
             with self._lock:
                 self._current = None
@@ -248,7 +248,12 @@ class Worker:
         given = header.get("outputs") is not None
         resolved = [(name, _lookup(ns, name, required=True, field=f"outputs.{i}" if given else None))
                     for i, name in enumerate(names)]
-        values, grads, tensors = encode_run_outputs(resolved, bound, out, Caps.from_header(header))
+        try:
+            values, grads, tensors = encode_run_outputs(resolved, bound, out, Caps.from_header(header))
+        except OutputRefused as e:   # name the asked-for output's place, as a missing one's error does
+            if given and e.error.get("name") in names and "field" not in e.error:
+                e.error["field"] = f"outputs.{names.index(e.error['name'])}"
+            raise
         graph = runtime.graph_json(tensors, observer, ns, _graph_max_nodes(header)) if header.get("graph") else None
         return {"values": values, "grads": grads, "graph": _graph_buffer(graph, out), "stdout": outcome.stdout,
                 "elapsed_ms": elapsed_ms}, out
@@ -293,12 +298,16 @@ class Worker:
     def op_node(self, header, buffers):
         """The value and gradient a node of the session's last traced run held (kept up to TRACE_KEEP_BYTES)."""
         self._namespace(header)
-        run_id, kept = self.traces.get(header["session"], (None, {}))
+        run_id, kept, issued = self.traces.get(header["session"], (None, {}, 0))
         if run_id is None or header.get("run") != run_id:
             run = str(header.get("run")).partition("/")[2] or header.get("run")  # the session's own run id
             raise WorkerError(404, "NotFound", f"run {run!r} is not this session's last traced run "
                               "(only its nodes' tensors are kept)", run=run)
-        entry = kept.get(header.get("node"))
+        node = header.get("node")
+        entry = kept.get(node)
+        if entry is None and isinstance(node, int) and not 0 <= node < issued:
+            raise WorkerError(404, "NotFound", f"this run made no node {node} (its nodes are 0 to {issued - 1})",
+                              node=node)
         if entry is None:
             raise WorkerError(404, "NotFound", f"node {header.get('node')!r} of this run has no kept tensor "
                               f"(tensors past {TRACE_KEEP_BYTES} bytes in all, or "
@@ -336,13 +345,19 @@ class Worker:
         ns = self._namespace(header)
         arrays = {name: unpack_array(entry, buffers) for name, entry in header["tensors"].items()}
         _check_budget(ns, sum(a.nbytes for a in arrays.values()), header.get("session_bytes"))
-        self._load(ns, {name: runtime.tensor_from_array(a, False, self.device) for name, a in arrays.items()})
+        self._load(ns, {name: runtime.tensor_from_array(a, False, self.device) for name, a in arrays.items()},
+                   checkpoint=True)
         return {"restored": len(arrays)}, []
 
-    def _load(self, ns, tensors):
+    def _load(self, ns, tensors, checkpoint=False):
         try:
             ns.load_tensors(tensors)
-        except (KeyError, ValueError, TypeError, RuntimeError) as e:
+        except KeyError as e:
+            # load_tensors says only which path failed to resolve ("head", "model.0"): name the entry that
+            # needs it and what to do, since the usual cause is a fresh session without the program's modules
+            message, extra = _missing_target(ns, tensors, e, checkpoint)
+            raise WorkerError(422, "KeyError", message, **extra) from None
+        except (ValueError, TypeError, RuntimeError) as e:
             raise WorkerError(422, type(e).__name__, _message(e)) from None
 
 
@@ -352,6 +367,37 @@ def _ignore(event):
 
 def _message(e):
     return e.args[0] if isinstance(e, KeyError) and e.args else str(e)
+
+
+def _missing_target(ns, tensors, error, checkpoint):
+    """(message, extra fields) for a load that named something the session does not hold: the first
+    entry whose module (or the tensor inside it) is missing, and what to do about it."""
+    missing = _message(error)
+    entry, holder = (missing if missing in tensors else None), None
+    for path in tensors:
+        parent = path.rpartition(".")[0]
+        if not parent:
+            continue
+        try:
+            ns.resolve(parent)
+        except (KeyError, AttributeError, IndexError, TypeError):
+            entry, holder = path, parent
+            break
+    entry = entry or missing
+    where = "the checkpoint's entry" if checkpoint else "the variable"
+    if holder is not None:
+        top = holder.partition(".")[0]
+        message = (f"{where} {entry!r} goes into {holder!r}, which this session does not have: module "
+                   f"parameters are restored into the modules that hold them, so run the program that builds "
+                   f"{top!r} first")
+    else:
+        parent, _, leaf = entry.rpartition(".")
+        message = f"{where} {entry!r} names no tensor: {parent!r} holds no parameter, buffer or tensor {leaf!r}"
+    extra = {"name": entry}
+    if checkpoint:
+        message += "; nothing was restored"
+        extra["field"] = "checkpoint"
+    return message, extra
 
 
 def _graph_buffer(graph, out):

@@ -159,11 +159,18 @@ var GradGraph = (typeof window !== "undefined" && window.GradGraph) || (() => {
     return g;
   }
 
+  function moduleLabel(info) {
+    // "encoder.layers.0 · TransformerEncoderLayer"; a module called at top level has the path "" and is
+    // titled by the program variable that holds it ("head · Linear"), else by its class alone
+    const path = info.path || info.name;
+    return path ? `${path} · ${info.class}` : info.class;
+  }
+
   function signature(item, memo) {
     if (!item.group) return `${item.op}@${item.line}`;
     if (memo.has(item)) return memo.get(item);
     let s;
-    if (item.kind === "module") s = `M${item.info ? `${item.info.path}:${item.info.class}` : "?"}`;
+    if (item.kind === "module") s = `M${item.info ? `${item.info.path || item.info.name || ""}:${item.info.class}` : "?"}`;
     else if (item.kind === "loop") s = `L${item.items.length}:${item.items[0].items.map((i) => signature(i, memo)).join(",")}`;
     else s = `G${item.items.map((i) => signature(i, memo)).join(",")}`;
     memo.set(item, s);
@@ -242,7 +249,7 @@ var GradGraph = (typeof window !== "undefined" && window.GradGraph) || (() => {
       if (g) return g;
       const info = r.calls.get(id);
       const parent = info && info.parent !== null && info.parent !== undefined && r.calls.has(info.parent) ? callGroup(info.parent) : root;
-      g = newGroup("module", `c${id}`, info ? (info.path ? `${info.path} · ${info.class}` : info.class) : `call ${id}`, parent);
+      g = newGroup("module", `c${id}`, info ? moduleLabel(info) : `call ${id}`, parent);
       g.info = info;
       parent.items.push(g);
       byCall.set(id, g);

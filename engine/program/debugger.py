@@ -162,19 +162,26 @@ class Debugger:
                                                        or depth == self.mode_depth and fr is self.mode_frame)):
             return self.pause("step", line, col)
         conditions = self.breakpoints.get(line)
-        if conditions is not None and self._hit(conditions, fr, fn):
-            return self.pause("breakpoint", line, col)
+        if conditions is not None:
+            hit, failed = self._hit(conditions, fr, fn)
+            if hit:
+                return self.pause("breakpoint", line, col, **({"condition_error": failed} if failed else {}))
 
     def _hit(self, conditions, fr, fn):
+        """(whether a breakpoint's condition holds, the error of the condition that failed or None)."""
         for condition in conditions:
             if condition is None:
-                return True
+                return True, None
             try:
                 if bool(self._evaluate(condition, len(self.frames) - 1)):
-                    return True
-            except (ProgramBaseException, Exception):
-                return True   # as pdb: a condition that fails stops, so the failure can be looked at
-        return False
+                    return True, None
+            except (ProgramBaseException, Exception) as e:
+                # as pdb: a condition that fails stops, so the failure can be looked at; the pause says why
+                # ("condition_error"), as pdb prints "*** Error in condition", instead of looking like a hit
+                pe = e if isinstance(e, ProgramBaseException) else to_program_exception(e)
+                return True, {"condition": condition, "type": exception_type_name(pe),
+                              "message": _message_of(pe, self.namespace)}
+        return False, None
 
     def breakpoint_call(self):
         """The program called ``breakpoint()``."""

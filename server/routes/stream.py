@@ -220,7 +220,9 @@ class Connection:
             if not isinstance(run_id, str) or not run_id or len(run_id) > 128:
                 return self._notice("ValidationError", "a run needs an \"id\" (a string of at most 128 characters)")
             if run_id in self.runs and not self.runs[run_id].done():
-                return self._notice("Conflict", f"run {run_id!r} is already in progress", run=run_id)
+                return self._notice("Conflict", f"run {run_id!r} is already in progress: this run message was "
+                                    f"refused and that run goes on; give each run an id of its own",
+                                    run=run_id, status=409)
             if not self.state.sessions.touch(self.session):   # the sweeper frees it once no run holds it
                 return self._notice(SESSION_NOT_FOUND[0], "the session has ended (expired): create a new one",
                                     run=run_id, status=404)

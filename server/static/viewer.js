@@ -567,6 +567,8 @@ function showPauseWhy(ev) {
   const row = (k, v, cls) => { const tr = table.insertRow(); const th = document.createElement("th"); th.textContent = k; tr.appendChild(th); const td = tr.insertCell(); td.textContent = v; if (cls) td.className = cls; };
   const e = ev.exception, n = ev.node && typeof ev.node === "object" ? ev.node : null;
   if (ev.reason === "exception" && e) row("raised", `${e.type || "Error"}: ${e.message || ""}`, "err");
+  const c = ev.condition_error && typeof ev.condition_error === "object" ? ev.condition_error : null;
+  if (ev.reason === "breakpoint" && c) row("condition failed", `${c.condition || ""} → ${c.type || "Error"}: ${c.message || ""}`, "err");
   if (ev.reason === "anomaly" && n) {
     row("NaN/Inf", `${n.op || "an op"} · ${n.phase || ""}${n.line ? ` · made at line ${n.line}` : ""}`, "err");
     (n.inputs || []).forEach((s, i) => { if (s) row(n.phase === "backward" ? "gradient in" : `input ${i}`, valueText(s)); });
@@ -701,7 +703,7 @@ function onEvent(ev) {
     case "node": addNode(runFor(ev), ev.node); break;
     case "module": {  // a module call, announced before the first node its forward makes
       const r = runFor(ev);
-      r.calls.set(ev.call, { call: ev.call, path: ev.path, class: ev.class, parent: ev.parent });
+      r.calls.set(ev.call, { call: ev.call, path: ev.path, class: ev.class, parent: ev.parent, name: ev.name });
       r.structureDirty = true;
       break;
     }
