@@ -412,6 +412,25 @@ MODULES = {
     "abc": Module(host=_S + ".abc", names=(
         "ABC", "ABCMeta", "abstractclassmethod", "abstractmethod", "abstractproperty", "abstractstaticmethod",
     )),
+    # constants, exit and the output streams; nothing of the host's interpreter (no modules, path, frames)
+    "sys": Module(host=_S + ".sys", names=(
+        "argv", "byteorder", "exit", "float_info", "hexversion", "maxsize", "platform", "stderr", "stdout",
+        "version", "version_info",
+    )),
+    # path strings and an empty environment: no files, processes or host environment
+    "os": Module(host=_S + ".os", children={"path": "os.path"}, names=(
+        "altsep", "curdir", "devnull", "environ", "extsep", "fspath", "getenv", "linesep", "name", "pardir",
+        "pathsep", "sep",
+    )),
+    "os.path": Module(host=_S + ".os_path", names=(
+        "basename", "commonprefix", "curdir", "dirname", "exists", "extsep", "isabs", "isdir", "isfile", "join",
+        "lexists", "normpath", "pardir", "sep", "split", "splitext",
+    )),
+    "types": Module(host=_S + ".types", names=("SimpleNamespace",)),
+    "pprint": Module(host=_S + ".pprint", names=(
+        "PrettyPrinter", "isreadable", "isrecursive", "pformat", "pp", "pprint", "saferepr",
+    )),
+    "struct": Module(host=_S + ".struct", names=("calcsize", "error", "iter_unpack", "pack", "unpack")),
 }
 
 MODULES["torch.nn.modules"] = Module(
@@ -650,6 +669,14 @@ TYPES = {
         "get_state", "rand", "randint", "randn", "random_sample", "ranf", "sample", "seed", "set_state")),
     _S + ".numpy_random.Generator": Type(attrs=_NP_RANDOM_API + ("integers",)),
     _S + ".abc.ABC": Type(base=True),
+    _S + ".sys._Stream": Type(attrs=("encoding", "flush", "isatty", "write", "writelines")),
+    _S + ".sys._VersionInfo": Type(attrs=("count", "index", "major", "micro", "minor", "releaselevel", "serial")),
+    _S + ".sys._FloatInfo": Type(attrs=(
+        "count", "dig", "epsilon", "index", "mant_dig", "max", "max_10_exp", "max_exp", "min", "min_10_exp",
+        "min_exp", "radix", "rounds")),
+    _S + ".os._Environ": Type(attrs=("copy", "get", "items", "keys", "setdefault", "values")),
+    _S + ".types.SimpleNamespace": Type(data=True, settable=ANY),
+    _S + ".pprint.PrettyPrinter": Type(attrs=("isreadable", "isrecursive", "pformat", "pprint")),
     _S + ".abc.ABCMeta": Type(),
 }
 
