@@ -431,6 +431,11 @@ MODULES = {
         "PrettyPrinter", "isreadable", "isrecursive", "pformat", "pp", "pprint", "saferepr",
     )),
     "struct": Module(host=_S + ".struct", names=("calcsize", "error", "iter_unpack", "pack", "unpack")),
+    # the progress bar training loops are wrapped in (not standard, but everywhere): iterates, draws nothing
+    "tqdm": Module(host=_S + ".tqdm", children={"auto": "tqdm.auto", "notebook": "tqdm.notebook"},
+                   names=("tqdm", "trange")),
+    "tqdm.auto": Module(host=_S + ".tqdm", names=("tqdm", "trange")),
+    "tqdm.notebook": Module(host=_S + ".tqdm", names=("tqdm", "trange")),
 }
 
 MODULES["torch.nn.modules"] = Module(
@@ -677,6 +682,9 @@ TYPES = {
     _S + ".os._Environ": Type(attrs=("copy", "get", "items", "keys", "setdefault", "values")),
     _S + ".types.SimpleNamespace": Type(data=True, settable=ANY),
     _S + ".pprint.PrettyPrinter": Type(attrs=("isreadable", "isrecursive", "pformat", "pprint")),
+    _S + ".tqdm.tqdm": Type(data=True, attrs=(
+        "clear", "close", "refresh", "reset", "set_description", "set_description_str", "set_postfix",
+        "set_postfix_str", "update", "write")),
     _S + ".abc.ABCMeta": Type(),
 }
 

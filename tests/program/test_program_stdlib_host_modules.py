@@ -325,3 +325,39 @@ def test_struct_takes_numbers_and_bytes_only(run_err):
     """)
     assert out == "error\n" * 4 + "True\n"
     assert run_err("import struct\nstruct.unpack('i', [1, 2, 3, 4])").type == "TypeError"
+
+
+# --------------------------------------------------------------------------- tqdm
+def test_tqdm_iterates_what_it_wraps_and_draws_nothing():
+    out = program_stdout("""
+    from tqdm.auto import tqdm
+    import tqdm as tq
+    from tqdm import trange
+    total = 0
+    for i in tqdm(range(5), desc="epochs", leave=False):
+        total += i
+    bar = tq.tqdm(total=10)
+    bar.update(3)
+    bar.set_description("d")
+    bar.set_postfix(loss=1.0)
+    bar.close()
+    with tqdm([1, 2]) as t:
+        for v in t:
+            total += v
+    for j in trange(3):
+        total += j
+    def gen():
+        yield 7
+    tqdm.write("written")
+    it = tqdm(range(4))
+    print(total, bar.n, bar.total, len(it), list(tqdm(gen())), it.n, [x for x in it], it.n)
+    """)
+    assert out == "written\n16 3 10 4 [7] 0 [0, 1, 2, 3] 4\n"
+
+
+def test_tqdm_counts_steps_and_refuses_files(run_err, small_limits):
+    e = run_err("from tqdm import tqdm\nfor i in tqdm(range(10**9)):\n    pass\n", limits=small_limits)
+    assert e.type == "LimitExceeded"
+    assert run_err("from tqdm import tqdm\nimport sys\nt = tqdm(range(2), file=sys.stderr)").type == "TypeError"
+    assert run_err("from tqdm import tqdm\nx = tqdm(range(2))._it").type == "AttributeError"
+    assert run_err("import tqdm\ntqdm.tqdm = None").type == "AttributeError"
