@@ -431,6 +431,12 @@ MODULES = {
         "PrettyPrinter", "isreadable", "isrecursive", "pformat", "pp", "pprint", "saferepr",
     )),
     "struct": Module(host=_S + ".struct", names=("calcsize", "error", "iter_unpack", "pack", "unpack")),
+    # regular expressions on a Pike VM (engine/program/stdlib/re.py): no backtracking, every step counted
+    "re": Module(host=_S + ".re", names=(
+        "A", "ASCII", "DOTALL", "I", "IGNORECASE", "M", "MULTILINE", "Match", "NOFLAG", "Pattern", "S", "U",
+        "UNICODE", "VERBOSE", "X", "compile", "error", "escape", "findall", "finditer", "fullmatch", "match",
+        "purge", "search", "split", "sub", "subn",
+    )),
     # the progress bar training loops are wrapped in (not standard, but everywhere): iterates, draws nothing
     "tqdm": Module(host=_S + ".tqdm", children={"auto": "tqdm.auto", "notebook": "tqdm.notebook"},
                    names=("tqdm", "trange")),
@@ -682,6 +688,11 @@ TYPES = {
     _S + ".os._Environ": Type(attrs=("copy", "get", "items", "keys", "setdefault", "values")),
     _S + ".types.SimpleNamespace": Type(data=True, settable=ANY),
     _S + ".pprint.PrettyPrinter": Type(attrs=("isreadable", "isrecursive", "pformat", "pprint")),
+    _S + ".re.Pattern": Type(data=True, attrs=(
+        "findall", "finditer", "fullmatch", "match", "search", "split", "sub", "subn")),
+    _S + ".re.Match": Type(data=True, attrs=(
+        "end", "expand", "group", "groupdict", "groups", "lastgroup", "lastindex", "span", "start")),
+    _S + ".re._MatchIterator": Type(),
     _S + ".tqdm.tqdm": Type(data=True, attrs=(
         "clear", "close", "refresh", "reset", "set_description", "set_description_str", "set_postfix",
         "set_postfix_str", "update", "write")),

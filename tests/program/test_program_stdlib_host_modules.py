@@ -361,3 +361,88 @@ def test_tqdm_counts_steps_and_refuses_files(run_err, small_limits):
     assert run_err("from tqdm import tqdm\nimport sys\nt = tqdm(range(2), file=sys.stderr)").type == "TypeError"
     assert run_err("from tqdm import tqdm\nx = tqdm(range(2))._it").type == "AttributeError"
     assert run_err("import tqdm\ntqdm.tqdm = None").type == "AttributeError"
+
+
+# --------------------------------------------------------------------------- re
+def test_re_matches_cpython():
+    assert_same_as_python(r"""
+    import re
+    text = "Hello, how are you? I am Romeo.\nHello, Romeo My name is Juliet. Nice to meet you!"
+    print(re.sub("[.,!?\\-]", '', text.lower()).split('\n'))
+    print(re.sub('x*', '-', 'abxd'), re.findall(r'\w+', 'ab cd, ef'), re.split(r'\s*,\s*', 'a , b,c'))
+    print(re.findall(r'(\w)(\d)', 'a1 b2 c'), re.split(r'(,)', 'a,b'), re.sub(r'(\w+)@(\w+)', r'\2 at \1', 'me@h x@y'))
+    m = re.search(r'(?P<word>[a-z]+)(\d*)', '12 abc34 x')
+    print(m.group(), m.group(1), m.group('word'), m.groups(), m.span(), m.span(2), m.start(1), m.end(), m.groupdict())
+    print(m.lastindex, m.lastgroup, m[0], m.group(1, 2), m.expand(r'<\g<word>|\2>'), m.string, m.re.pattern, m)
+    print(re.match('a', 'ba'), re.fullmatch('a+', 'aaa') is not None, re.fullmatch('a+', 'aab'), re.match('(a*)*b', 'aaa'))
+    print(re.findall('', 'ab'), re.sub('', '-', 'ab'), re.findall('a|ab', 'ab'), re.findall('a*?', 'aa'), re.findall('(a|)', 'aab'))
+    print(re.sub(r'^\s+|\s+$', '', '  x y  '), re.findall('^a', 'a\na', re.M), re.findall('a$', 'a\na\n'), re.findall('(?i)AB', 'ab Ab'))
+    print(re.escape('a.b*c'), re.compile(r'\d+').findall('1 22 333'), re.sub(r'\d', lambda m: str(int(m.group()) * 2), 'a1b2'))
+    print(re.findall(r'\bcat\b', 'cat concat cat.'), re.findall(r'[^\W\d]+', 'ab1cd_2'), re.findall('a{2,3}', 'a' * 7), re.findall('a{2,3}?', 'a' * 5))
+    print(re.split(r'\b', 'a b'), re.subn('a', 'b', 'aaa', count=2), re.findall('.', 'a\nb', re.S), re.findall('(a)|b', 'ab'))
+    print([m.span() for m in re.finditer(r'\d*', 'a12b')], re.sub('(a)(b)?', r'[\1\2]', 'ac ab'), re.sub('a', r'\n\\\101\060', 'a'))
+    print(re.findall('[a-c]+', 'ABCabc', re.I), re.findall(r'\d', '1٣x', re.A), re.findall(r'\d', '1٣x'), re.split('x', 'axbxc', maxsplit=1))
+    print(re.compile(r'\d+', re.I | re.M), re.compile('x') == re.compile('x'), re.search('b', 'abc'), re.compile('a').pattern)
+    print(re.findall(r'''(?x) \d+  # digits
+                       [a-z]''', '12a 3b'), re.compile('(a)(?P<n>b)').groupindex, re.compile('(a)(b)').groups)
+    p = re.compile('o')
+    print(p.search('foo', 2), p.match('foo', 1), p.findall('foooo', 1, 3), re.findall('(?:ab)+', 'ababx ab'))
+    for bad in ('[', 'a{3,2}', '(?P<1>a)', r'\q'):
+        try:
+            re.compile(bad)
+        except re.error as e:
+            print("error", e)
+    for bad_repl in (r'\9', r'\g<x>', '\\'):
+        try:
+            re.sub('(a)', bad_repl, 'a')
+        except (re.error, IndexError) as e:
+            print(type(e).__name__, e)
+    """)
+
+
+@pytest.mark.parametrize("pattern", [
+    r"(?<=a)b", r"(?<!a)b", r"(?=a)a", r"(?!a)b", r"(a)\1", r"(?P<x>a)(?P=x)", r"(?>a+)", r"a*+", r"a++", r"(a)?(?(1)b|c)",
+])
+def test_re_refuses_what_needs_backtracking(run_err, pattern):
+    e = run_err(f"import re\nx = re.compile({pattern!r})\n")
+    assert e.type == "error" and "not available in programs" in e.message
+
+
+@pytest.mark.parametrize("pattern, text", [
+    ("(a*)*b", "a" * 3000), ("(a|aa)+$", "a" * 3000 + "b"), ("(x+x+)+y", "x" * 3000), ("^(\\w+\\s?)*$", "ab " * 1000 + "!"),
+    ("(.*a){12}", "a" * 500),
+])
+def test_re_has_no_catastrophic_backtracking(pattern, text):
+    """Patterns that take CPython's engine exponential time (minutes at these sizes) answer in linear time."""
+    import time
+    started = time.monotonic()
+    out = program_stdout(f"import re\nprint(re.search({pattern!r}, {text!r}))\n")
+    assert out.startswith(("None", "<re.Match")) and time.monotonic() - started < 20
+
+
+def test_re_counts_its_steps(run_err, small_limits):
+    e = run_err("import re\nx = re.findall('(a|b|c|d)*e', 'abcd' * 100000)\n", limits=small_limits)
+    assert e.type == "LimitExceeded"
+    e = run_err("import re\ndef f(m):\n    while True:\n        pass\nx = re.sub('a', f, 'a')\n", limits=small_limits)
+    assert e.type == "LimitExceeded"
+
+
+@pytest.mark.parametrize("src, kind", [
+    ("re.compile('a{100000}')", "error"),
+    ("re.compile('(' * 300 + ')' * 300)", "error"),
+    ("re.compile('a' * 20000)", "error"),
+    ("re.compile(b'a')", "TypeError"),
+    ("re.search('a', b'a')", "TypeError"),
+    ("re.sub('a', 3, 'a')", "TypeError"),
+    ("re.sub('a', lambda m: 3, 'a')", "TypeError"),
+    ("re.compile('a', 1 << 20)", "ValueError"),
+    ("re.compile('a')._code", "AttributeError"),
+    ("re.search('a', 'a')._slots", "AttributeError"),
+])
+def test_re_refusals(run_err, src, kind):
+    assert run_err("import re\nx = " + src + "\n").type == kind
+
+
+def test_re_results_are_bounded(run_err, small_limits):
+    e = run_err("import re\ns = 'a' * 900000\nx = re.sub('a', 'bb', s)\n", limits=small_limits)
+    assert e.type == "LimitExceeded"

@@ -41,6 +41,7 @@ PROGRAM_MODULES = {
     "types": _PKG + ".types",
     "pprint": _PKG + ".pprint",
     "struct": _PKG + ".struct",
+    "re": _PKG + ".re",
     "tqdm": _PKG + ".tqdm",
     "tqdm.auto": _PKG + ".tqdm",
     "tqdm.notebook": _PKG + ".tqdm",
