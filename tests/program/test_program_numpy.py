@@ -370,3 +370,38 @@ def test_string_arrays_are_sized_by_their_bytes_before_they_are_built(run_err, s
     limits = Limits(tensor_elements=1 << 22, session_bytes=256 << 20)
     e = run_err("import numpy as np\n" + src + "\n", limits=limits)
     assert e.type == "LimitExceeded", e.message
+
+
+@pytest.mark.skipif(real_torch is None, reason="compares with PyTorch")
+def test_numpy_arrays_and_scalars_index_tensors_as_in_pytorch():
+    """locuslab/TCN's data generator: positions = np.random.choice(...); X_mask[i, 0, positions[0]] = 1."""
+    assert_same_as_python("""
+    import numpy as np
+    import torch
+    x = torch.zeros(3, 4)
+    i = np.array([0, 2])
+    x[i] = 1
+    x[np.int64(1), np.int32(3)] = 5
+    positions = np.array([3, 1])
+    x[2, positions[0]] = 7
+    print(x, x[i].shape, x[np.int64(1)], x[0, np.int64(1)], x[np.array([True, False, True])].sum())
+    try:
+        x[np.float64(1.0)]
+    except IndexError as e:
+        print("IndexError")
+    """)
+
+
+def test_weight_norm_in_a_program(run_ok):
+    out, _ = run_ok("""
+        from torch.nn.utils import weight_norm
+        torch.manual_seed(0)
+        conv = weight_norm(nn.Conv1d(2, 3, 3, padding=2, dilation=2))
+        y = conv(torch.ones(1, 2, 5))
+        y.sum().backward()
+        print([n for n, _ in conv.named_parameters()], tuple(conv.weight_g.grad.shape), tuple(y.shape))
+        print(conv.weight_v.grad is not None)
+    """)
+    assert out.stdout == ("<program>:4: FutureWarning: `torch.nn.utils.weight_norm` is deprecated in favor of "
+                          "`torch.nn.utils.parametrizations.weight_norm`.\n"
+                          "['bias', 'weight_g', 'weight_v'] (3, 1, 1) (1, 3, 5)\nTrue\n")
