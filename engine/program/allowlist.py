@@ -236,7 +236,8 @@ MODULES = {
     "torch.nn.utils": Module(
         host=_E + ".nn.utils",
         children={"rnn": "torch.nn.utils.rnn"},
-        names=("clip_grad_norm_", "clip_grad_value_", "parameters_to_vector", "vector_to_parameters")),
+        names=("clip_grad_norm_", "clip_grad_value_", "parameters_to_vector", "remove_weight_norm",
+               "vector_to_parameters", "weight_norm")),
     "torch.nn.utils.rnn": Module(
         host=_E + ".nn.utils.rnn",
         names=("PackedSequence", "invert_permutation", "pack_padded_sequence", "pack_sequence", "pad_packed_sequence",
