@@ -498,9 +498,12 @@ def _short(msg, limit=300):
 
 # --------------------------------------------------------------------------- the interpreter
 def _numpy_seed_program(script):
-    """A program seeding the session's NumPy generator as run_python seeds NumPy's (and the recording
-    run did): scripts that draw with np.random (PyTorch-GAN's noise) draw the same numbers in every mode."""
-    return f"import numpy as _realcode_np\n_realcode_np.random.seed({int(script.seed)})\ndel _realcode_np\n"
+    """A program seeding the session's NumPy generator and its random module as run_python seeds NumPy's
+    and Python's (and the recording run did): scripts that draw with np.random (PyTorch-GAN's noise) or
+    random (dair-ai's random.shuffle of the training set) draw the same numbers in every mode."""
+    seed = int(script.seed)
+    return (f"import numpy as _realcode_np\n_realcode_np.random.seed({seed})\ndel _realcode_np\n"
+            f"import random as _realcode_random\n_realcode_random.seed({seed})\ndel _realcode_random\n")
 
 
 def run_interp(script, expected):
