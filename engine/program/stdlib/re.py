@@ -14,7 +14,7 @@ import re._constants as _c
 import re._parser as _sp
 
 from ..errors import PROGRAM_EXCEPTIONS as _P
-from . import call, check_sequence, check_string, counted, step
+from . import call, check_sequence, check_string, step
 
 __all__ = ["compile", "search", "match", "fullmatch", "sub", "subn", "split", "findall", "finditer", "escape",
            "purge", "error", "Pattern", "Match", "I", "IGNORECASE", "M", "MULTILINE", "S", "DOTALL", "A", "ASCII",
@@ -30,7 +30,7 @@ NOFLAG = 0
 _FLAGS = I | M | S | A | X | U
 
 _MAX_PATTERN = 10_000      # characters of a pattern
-_MAX_PARENS = 200          # groups nested or not: CPython's parser recurses on nesting
+_MAX_PARENS = 100          # groups nested or not: the parser and the compiler recurse on nesting
 _MAX_PROGRAM = 20_000      # instructions after repeats are unrolled
 
 
@@ -329,14 +329,17 @@ class Pattern:
         except (RecursionError, OverflowError):
             raise error("pattern too complex for programs", pattern) from None
         flags = tree.state.flags
-        if _size(tree) > _MAX_PROGRAM:
-            raise error(f"pattern too large for programs (more than {_MAX_PROGRAM} instructions once its repeats "
-                        f"are unrolled)", pattern)
-        comp = _Compiler(flags)
-        comp.emit(_SAVE, 0)
-        comp.tree(tree, flags)
-        comp.emit(_SAVE, 1)
-        comp.emit(_MATCH)
+        try:
+            if _size(tree) > _MAX_PROGRAM:
+                raise error(f"pattern too large for programs (more than {_MAX_PROGRAM} instructions once its "
+                            f"repeats are unrolled)", pattern)
+            comp = _Compiler(flags)
+            comp.emit(_SAVE, 0)
+            comp.tree(tree, flags)
+            comp.emit(_SAVE, 1)
+            comp.emit(_MATCH)
+        except RecursionError:
+            raise error("pattern too complex for programs", pattern) from None
         self._code = [tuple(x) for x in comp.code]
         self.pattern = pattern
         self.flags = flags
