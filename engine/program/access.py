@@ -566,11 +566,11 @@ def _tensor_get(obj, name):
 
 
 # ---- a program's own attributes on tensors: PyTorch's tensors take any attribute (mamba.py marks
-# parameters with ``p._no_weight_decay = True``). A program keeps small plain values there (numbers,
-# booleans, None, short strings: nothing the memory walk, which reads a tensor as its arrays, would
-# have to follow), under names no tensor class defines; the host never reads them.
-_TENSOR_OWN_MAX = 64
-_TENSOR_OWN_STR = 256
+# parameters with ``p._no_weight_decay = True``). A program keeps a few plain values there (booleans,
+# None, numbers: the memory walk reads a tensor as its arrays and never this dict, so what it may
+# hold is bounded here, a few hundred bytes a tensor), under names no tensor class defines; the host
+# never reads them.
+_TENSOR_OWN_MAX = 8
 
 
 def _tensor_own_name(obj, name):
@@ -590,12 +590,10 @@ def _tensor_own_get(obj, name):
 
 def _tensor_own_set(obj, name, value):
     t = type(value)
-    if not (t is bool or t is float or value is None or (t is int and value.bit_length() <= 64)
-            or (t is str and len(value) <= _TENSOR_OWN_STR)):
+    if not (t is bool or t is float or value is None or (t is int and value.bit_length() <= 64)):
         raise PROGRAM_EXCEPTIONS["TypeError"](
-            f"a tensor keeps only numbers, booleans, None and strings of up to {_TENSOR_OWN_STR} characters as a "
-            f"program's own attributes, not '{_type_name(value)}' (keep other values beside it: a dict keyed by "
-            f"parameter name)")
+            f"a tensor keeps only booleans, None and numbers as a program's own attributes, not "
+            f"'{_type_name(value)}' (keep other values beside it: a dict keyed by parameter name)")
     d = obj.__dict__
     if name not in d and len(d) >= _TENSOR_OWN_MAX:
         raise PROGRAM_EXCEPTIONS["AttributeError"](

@@ -149,7 +149,7 @@ def test_a_program_marks_parameters_with_attributes_of_its_own(run_ok):
                 self.A_log = nn.Parameter(torch.zeros(3))
                 self.A_log._no_weight_decay = True
                 self.w = nn.Parameter(torch.ones(3))
-                self.w.tag = "weight"
+                self.w.tag = 2
         b = Block()
         decay = [n for n, p in b.named_parameters() if not hasattr(p, "_no_weight_decay")]
         print(decay, b.A_log._no_weight_decay, getattr(b.w, "tag"), getattr(b.w, "_other", 5))
@@ -157,7 +157,7 @@ def test_a_program_marks_parameters_with_attributes_of_its_own(run_ok):
         del b.A_log._no_weight_decay
         print(hasattr(b.A_log, "_no_weight_decay"), b.w.tag, hasattr(torch.ones(1), "tag"))
     """)
-    assert out.stdout == "['w'] True weight 5\nFalse None False\n"
+    assert out.stdout == "['w'] True 2 5\nFalse None False\n"
 
 
 @pytest.mark.parametrize("statement, kind", [
@@ -166,9 +166,9 @@ def test_a_program_marks_parameters_with_attributes_of_its_own(run_ok):
     ("p.__foo__ = 1", "AttributeError"), ("x = p.__dict__", "AttributeError"), ("p.shape = (1,)", "AttributeError"),
     ("p.add_ = 1", "AttributeError"), ("p.grad_fn = None", "AttributeError"), ("p.T = 1", "AttributeError"),
     ("p.numpy = 1", "AttributeError"), ("del p._data", "AttributeError"), ("del p.nothing", "AttributeError"),
-    ("p.x = [1, 2]", "TypeError"), ("p.x = torch.ones(2)", "TypeError"), ("p.x = 'a' * 1000", "TypeError"),
+    ("p.x = [1, 2]", "TypeError"), ("p.x = torch.ones(2)", "TypeError"), ("p.x = 'a'", "TypeError"),
     ("p.x = 2 ** 100", "TypeError"), ("p.x = lambda: 1", "TypeError"),
-    ("for i in range(65):\n    setattr(p, f'a{i}', i)", "AttributeError"),
+    ("for i in range(9):\n    setattr(p, f'a{i}', i)", "AttributeError"),
 ])
 def test_a_tensors_own_attributes_never_reach_the_engines(run_err, statement, kind):
     e = run_err("p = nn.Parameter(torch.ones(2))\n" + statement + "\n")
