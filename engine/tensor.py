@@ -33,7 +33,7 @@ def overlaps_itself(array):
 class Tensor:
     """A multi-dimensional matrix of elements of a single dtype (``torch.Tensor``)."""
     __slots__ = ("_data", "requires_grad", "grad", "grad_fn", "_version", "_base", "_view",
-                 "_hooks", "_accumulator", "_retains_grad", "_gid", "__weakref__")
+                 "_hooks", "_accumulator", "_retains_grad", "_gid", "__weakref__", "__dict__")
     # NumPy defers to our reflected operators instead of building object arrays.
     __array_ufunc__ = None
 

@@ -74,10 +74,15 @@ _PLAIN = (int, type(None))
 
 def _index_array(item, data):
     """An index item that is not an int, slice, None, Ellipsis or bool, as an array on data's device."""
+    from .creation import _ARRAY_TYPES
     if isinstance(item, Tensor):
         arr = item._data
     elif isinstance(item, np.generic):
         arr = np.asarray(item)
+    elif type(item) in _ARRAY_TYPES:   # a program's NumPy array (x[idx] with idx = np.array([...]))
+        arr = _ARRAY_TYPES[type(item)](item)
+    elif isinstance(item, int):   # an int subclass: a program's np.int64(...) scalar
+        return np.asarray(_int(item))
     elif hasattr(item, "dtype") and hasattr(item, "shape"):
         arr = item
     elif isinstance(item, range):   # x[range(n), y], as PyTorch (a list of the range's integers)

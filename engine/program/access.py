@@ -472,6 +472,8 @@ def get_attr(obj, name):
             return meta(obj)
         if name.startswith("__") and _dunder_allowed(obj, name):
             return wrap(getattr(obj, name))
+        if isinstance(obj, Tensor) and _tensor_own_name(obj, name):
+            return _tensor_own_get(obj, name)
         if not _private_ok(obj, name):
             raise _private_refused(obj, name)
         try:
@@ -550,6 +552,8 @@ def _tensor_get(obj, name):
         return special(obj)
     attrs = _TENSOR_ATTRS if type(obj) is Tensor else type_info(type(obj)).attrs
     if name not in attrs:
+        if _tensor_own_name(obj, name):
+            return _tensor_own_get(obj, name)
         raise _missing_error(obj, name)
     try:
         v = getattr(obj, name)
@@ -559,6 +563,42 @@ def _tensor_get(obj, name):
     if tv is _MethodType or tv in _OK_TYPES:
         return v
     return wrap(v)
+
+
+# ---- a program's own attributes on tensors: PyTorch's tensors take any attribute (mamba.py marks
+# parameters with ``p._no_weight_decay = True``). A program keeps a few plain values there (booleans,
+# None, numbers: the memory walk reads a tensor as its arrays and never this dict, so what it may
+# hold is bounded here, a few hundred bytes a tensor), under names no tensor class defines; the host
+# never reads them.
+_TENSOR_OWN_MAX = 8
+
+
+def _tensor_own_name(obj, name):
+    if not name.isidentifier() or (name.startswith("__") and name.endswith("__")):
+        return False
+    if name in _TENSOR_ATTRS or name in _TENSOR_SPECIAL or name in _TENSOR_STORE:
+        return False
+    return not any(name in k.__dict__ for k in type(obj).__mro__)
+
+
+def _tensor_own_get(obj, name):
+    d = obj.__dict__
+    if name in d:
+        return d[name]
+    raise _attr_error(obj, name, f"'{_type_name(obj)}' object has no attribute '{name}'")
+
+
+def _tensor_own_set(obj, name, value):
+    t = type(value)
+    if not (t is bool or t is float or value is None or (t is int and value.bit_length() <= 64)):
+        raise PROGRAM_EXCEPTIONS["TypeError"](
+            f"a tensor keeps only booleans, None and numbers as a program's own attributes, not "
+            f"'{_type_name(value)}' (keep other values beside it: a dict keyed by parameter name)")
+    d = obj.__dict__
+    if name not in d and len(d) >= _TENSOR_OWN_MAX:
+        raise PROGRAM_EXCEPTIONS["AttributeError"](
+            f"a tensor keeps at most {_TENSOR_OWN_MAX} attributes of a program's own")
+    d[name] = value
 
 
 def _missing_error(obj, name):
@@ -1159,6 +1199,9 @@ def _engine_settable(obj, name):
 
 def set_attr(obj, name, value):
     """``obj.name = value`` as a program may do it."""
+    if isinstance(obj, Tensor) and _tensor_own_name(obj, name):
+        _tensor_own_set(obj, name, value)
+        return
     if name[0] == "_":
         if type(obj) is super or not _private_ok(obj, name):
             raise _private_refused(obj, name)
@@ -1198,6 +1241,11 @@ def set_attr(obj, name, value):
 
 
 def del_attr(obj, name):
+    if isinstance(obj, Tensor) and _tensor_own_name(obj, name):
+        if name not in obj.__dict__:
+            raise _attr_error(obj, name, f"'{_type_name(obj)}' object has no attribute '{name}'")
+        del obj.__dict__[name]
+        return
     if name[0] == "_" and (type(obj) is super or not _private_ok(obj, name)):
         raise _private_refused(obj, name)
     if type(obj) is ModuleView:

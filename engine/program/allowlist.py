@@ -236,7 +236,8 @@ MODULES = {
     "torch.nn.utils": Module(
         host=_E + ".nn.utils",
         children={"rnn": "torch.nn.utils.rnn"},
-        names=("clip_grad_norm_", "clip_grad_value_", "parameters_to_vector", "vector_to_parameters")),
+        names=("clip_grad_norm_", "clip_grad_value_", "parameters_to_vector", "remove_weight_norm",
+               "vector_to_parameters", "weight_norm")),
     "torch.nn.utils.rnn": Module(
         host=_E + ".nn.utils.rnn",
         names=("PackedSequence", "invert_permutation", "pack_padded_sequence", "pack_sequence", "pad_packed_sequence",
@@ -412,6 +413,36 @@ MODULES = {
     "abc": Module(host=_S + ".abc", names=(
         "ABC", "ABCMeta", "abstractclassmethod", "abstractmethod", "abstractproperty", "abstractstaticmethod",
     )),
+    # constants, exit and the output streams; nothing of the host's interpreter (no modules, path, frames)
+    "sys": Module(host=_S + ".sys", names=(
+        "argv", "byteorder", "exit", "float_info", "hexversion", "maxsize", "platform", "stderr", "stdout",
+        "version", "version_info",
+    )),
+    # path strings and an empty environment: no files, processes or host environment
+    "os": Module(host=_S + ".os", children={"path": "os.path"}, names=(
+        "altsep", "curdir", "devnull", "environ", "extsep", "fspath", "getenv", "linesep", "name", "pardir",
+        "pathsep", "sep",
+    )),
+    "os.path": Module(host=_S + ".os_path", names=(
+        "basename", "commonprefix", "curdir", "dirname", "exists", "extsep", "isabs", "isdir", "isfile", "join",
+        "lexists", "normpath", "pardir", "sep", "split", "splitext",
+    )),
+    "types": Module(host=_S + ".types", names=("SimpleNamespace",)),
+    "pprint": Module(host=_S + ".pprint", names=(
+        "PrettyPrinter", "isreadable", "isrecursive", "pformat", "pp", "pprint", "saferepr",
+    )),
+    "struct": Module(host=_S + ".struct", names=("calcsize", "error", "iter_unpack", "pack", "unpack")),
+    # regular expressions on a Pike VM (engine/program/stdlib/re.py): no backtracking, every step counted
+    "re": Module(host=_S + ".re", names=(
+        "A", "ASCII", "DOTALL", "I", "IGNORECASE", "M", "MULTILINE", "Match", "NOFLAG", "Pattern", "S", "U",
+        "UNICODE", "VERBOSE", "X", "compile", "error", "escape", "findall", "finditer", "fullmatch", "match",
+        "purge", "search", "split", "sub", "subn",
+    )),
+    # the progress bar training loops are wrapped in (not standard, but everywhere): iterates, draws nothing
+    "tqdm": Module(host=_S + ".tqdm", children={"auto": "tqdm.auto", "notebook": "tqdm.notebook"},
+                   names=("tqdm", "trange")),
+    "tqdm.auto": Module(host=_S + ".tqdm", names=("tqdm", "trange")),
+    "tqdm.notebook": Module(host=_S + ".tqdm", names=("tqdm", "trange")),
 }
 
 MODULES["torch.nn.modules"] = Module(
@@ -650,6 +681,22 @@ TYPES = {
         "get_state", "rand", "randint", "randn", "random_sample", "ranf", "sample", "seed", "set_state")),
     _S + ".numpy_random.Generator": Type(attrs=_NP_RANDOM_API + ("integers",)),
     _S + ".abc.ABC": Type(base=True),
+    _S + ".sys._Stream": Type(attrs=("encoding", "flush", "isatty", "write", "writelines")),
+    _S + ".sys._VersionInfo": Type(attrs=("count", "index", "major", "micro", "minor", "releaselevel", "serial")),
+    _S + ".sys._FloatInfo": Type(attrs=(
+        "count", "dig", "epsilon", "index", "mant_dig", "max", "max_10_exp", "max_exp", "min", "min_10_exp",
+        "min_exp", "radix", "rounds")),
+    _S + ".os._Environ": Type(attrs=("copy", "get", "items", "keys", "setdefault", "values")),
+    _S + ".types.SimpleNamespace": Type(data=True, settable=ANY),
+    _S + ".pprint.PrettyPrinter": Type(attrs=("isreadable", "isrecursive", "pformat", "pprint")),
+    _S + ".re.Pattern": Type(data=True, attrs=(
+        "findall", "finditer", "fullmatch", "match", "search", "split", "sub", "subn")),
+    _S + ".re.Match": Type(data=True, attrs=(
+        "end", "expand", "group", "groupdict", "groups", "lastgroup", "lastindex", "span", "start")),
+    _S + ".re._MatchIterator": Type(),
+    _S + ".tqdm.tqdm": Type(data=True, attrs=(
+        "clear", "close", "refresh", "reset", "set_description", "set_description_str", "set_postfix",
+        "set_postfix_str", "update", "write")),
     _S + ".abc.ABCMeta": Type(),
 }
 

@@ -468,7 +468,9 @@ class Builtins:
     # ------------------------------------------------------------------ output
     def b_print(self, *args, sep=" ", end="\n", file=None, flush=False):
         if file is not None:
-            raise _TypeError("print(file=...) is not available in programs")
+            from .stdlib.sys import _Stream
+            if type(file) is not _Stream:   # sys.stdout / sys.stderr: the program's output; no files
+                raise _TypeError("print(file=...) is not available in programs, except sys.stdout and sys.stderr")
         if sep is None:
             sep = " "
         if end is None:

@@ -35,8 +35,12 @@ def test_parameter_is_a_tensor_that_requires_grad_and_shares_memory():
     assert not nn.Parameter(gs.zeros(2), requires_grad=False).requires_grad
 
 
-def test_parameter_has_no_instance_dict():
-    assert not hasattr(nn.Parameter(gs.zeros(1)), "__dict__")
+def test_parameter_dict_holds_only_what_the_caller_sets():
+    """As PyTorch's (mamba.py marks parameters with p._no_weight_decay = True): empty until then."""
+    p = nn.Parameter(gs.zeros(1))
+    assert p.__dict__ == {}
+    p._no_weight_decay = True
+    assert p.__dict__ == {"_no_weight_decay": True}
 
 
 def test_ops_on_a_parameter_return_plain_tensors():

@@ -332,3 +332,18 @@ def test_resize_and_new_as_pytorch(lib):
     assert tuple(lib.ones(2).new(3, 4).shape) == (3, 4) and lib.ones(2).new(3, 4).dtype == lib.float32
     assert lib.ones(2, dtype=lib.int64).new([1.5]).tolist() == [1] and tuple(lib.ones(2).new().shape) == (0,)
     assert tuple(lib.ones(2).new(lib.Size([2, 2])).shape) == (2, 2)
+
+
+# ------------------------------------------------------------------ attributes of the caller's own
+def test_tensors_and_parameters_take_attributes_of_their_own(lib):
+    """PyTorch's tensors have a __dict__: code marks parameters (mamba.py: ``A_log._no_weight_decay = True``)."""
+    p = lib.nn.Parameter(lib.ones(3))
+    p._no_weight_decay = True
+    t = lib.ones(2)
+    t.tag = "x"
+    assert p._no_weight_decay is True and t.tag == "x"
+    assert not hasattr(lib.ones(2), "tag") and not hasattr(lib.nn.Parameter(lib.ones(1)), "_no_weight_decay")
+    y = t * 2
+    assert not hasattr(y, "tag")   # results of ops are new tensors
+    del t.tag
+    assert not hasattr(t, "tag")

@@ -162,7 +162,7 @@ def test_eval_error_leaves_the_run_paused_and_the_run_finishes():
 
 def test_eval_cannot_reach_host_internals():
     _, s = debug("x = 1\ny = 2\n", [{"command": "eval", "expr": "x.__class__.__subclasses__()"},
-                                    {"command": "exec", "code": "import os"},
+                                    {"command": "exec", "code": "import subprocess"},
                                     {"command": "eval", "expr": "eval('1')"}], breakpoints=[{"line": 2}])
     assert [a["error"]["type"] for a in s.answers] == ["AttributeError", "ImportError", "NameError"]
 

@@ -92,7 +92,10 @@ ESCAPES = [
     ("init_subclass", "class A(nn.Module):\n    def __init_subclass__(cls):\n        pass", "TypeError", None),
     ("descriptor_get", "class A:\n    def __get__(self, o, t):\n        pass", "TypeError", None),
     ("autograd_op_base", "class A(torch.autograd.function.Op):\n    pass", "AttributeError", None),
-    ("import_os", "import os", "ImportError", None),
+    ("import_os_system", "from os import system", "ImportError", None),
+    ("os_system", "import os\nos.system('true')", "AttributeError", None),
+    ("sys_modules", "import sys\nsys.modules['os']", "AttributeError", None),
+    ("import_subprocess", "import subprocess", "ImportError", None),
     ("import_builtins", "import builtins", "ImportError", None),
     ("import_importlib", "import importlib", "ImportError", None),
     ("dunder_import", "__import__('os')", "NameError", None),
@@ -385,5 +388,5 @@ def test_the_interpreter_never_hands_text_to_exec_eval_or_compile():
                 elif isinstance(f, ast.Attribute):
                     owner = f.value.id if isinstance(f.value, ast.Name) else None
                     assert not (owner == "builtins" and f.attr in ("exec", "eval", "compile")), path.name
-                    if f.attr == "parse":   # ast.parse: once, in the runner
-                        assert (owner, path.name) == ("ast", "runner.py"), f"{path.name}:{node.lineno}"
+                    if f.attr == "parse":   # ast.parse: once, in the runner; re.py parses regular expressions
+                        assert (owner, path.name) in {("ast", "runner.py"), ("_sp", "re.py")}, f"{path.name}:{node.lineno}"

@@ -73,8 +73,8 @@ def test_star_import_binds_the_listed_names(run_ok):
 
 
 @pytest.mark.parametrize("source, module", [
-    ("import os", "os"), ("import sys", "sys"), ("import pandas as pd", "pandas"),
-    ("from os import path", "os"), ("import matplotlib.pyplot as plt", "matplotlib.pyplot"),
+    ("import shutil", "shutil"), ("import socket", "socket"), ("import pandas as pd", "pandas"),
+    ("from pathlib import Path", "pathlib"), ("import matplotlib.pyplot as plt", "matplotlib.pyplot"),
     ("import importlib", "importlib"), ("import pickle", "pickle"),
 ])
 def test_other_imports_are_an_import_error_at_their_line_saying_data_comes_as_inputs(run_err, source, module):

@@ -155,7 +155,8 @@ def test_programs_never_hold_a_host_ndarray(run_ok, run_err):
         e = run_err(f"import numpy as np\nx = np.{name}(1)")
         assert e.type in ("AttributeError", "TypeError"), (name, e.to_dict())
     assert run_err("import numpy as np\nx = np.array([object()])").type in ("NameError", "TypeError")
-    assert run_err("import numpy as np\nx = np.array(['a', 'b'])").type == "TypeError"
+    assert run_err("import numpy as np\nx = np.array([b'a', b'b'])").type == "TypeError"   # bytes: no
+    assert run_err("import numpy as np\nx = np.array(['a', 'b']).astype('S2')").type == "TypeError"
 
 
 @pytest.mark.parametrize("expr", [
@@ -305,3 +306,102 @@ def test_set_printoptions_is_the_sessions_own(run_ok, run_err):
                       ("np.set_printoptions(precision='x')", "TypeError"),
                       ("np.set_printoptions(nanstr='n' * 100)", "ValueError")]:
         assert run_err("import numpy as np\n" + bad).type == kind, bad
+
+
+# --------------------------------------------------------------------------- string arrays
+def test_string_arrays_as_real_code_uses_them_match_numpy():
+    """rasbt's char-RNN (a vocabulary array indexed by codes) and pytorch/examples' GCN/GAT (a table read as
+    strings, cut into numbers and labels)."""
+    assert_same_as_python("""
+    import numpy as np
+    text = "the quick brown fox jumps over the lazy dog"
+    chars_sorted = sorted(set(text))
+    char2int = {ch: i for i, ch in enumerate(chars_sorted)}
+    char_array = np.array(chars_sorted)
+    encoded = np.array([char2int[ch] for ch in text], dtype=np.int32)
+    print(char_array, char_array.dtype, repr(char_array[:4]), len(char_array), char_array.shape, char_array.itemsize)
+    print(''.join(char_array[encoded[4:9]]), repr(''.join(char_array[encoded])), str(char_array[encoded[1]]))
+    for ex in encoded[:3]:
+        print('{} -> {}'.format(ex, char_array[ex]))
+    table = np.array([[1000, 1, 0, 3], [1002, 0, 1, 5], [1001, 1, 1, 3]])
+    content = table.astype(np.dtype(str))
+    print(content, content.dtype, content[:, 1:-1].astype(np.int32), content[:, 0].astype(np.int32))
+    classes, labels = np.unique(content[:, -1], return_inverse=True)
+    print(classes, labels, classes.dtype, np.sort(content[:, 0]), np.argsort(content[:, 0]))
+    print(char_array == 'o', (char_array != 'o').sum(), 'z' in char_array, 'A' in char_array, content.T.shape)
+    print(np.array(['b', 'a']) < np.array(['a', 'b']), np.array(['x', 'yz']).dtype, np.array(['a', 1.5]))
+    s = np.array(['ab', 'cd'])
+    s[0] = 'zz'
+    print(s, s.tolist(), s.reshape(2, 1).shape, np.array(s).dtype, np.dtype(str), np.dtype('U3'), s.dtype.kind)
+    """)
+
+
+@pytest.mark.parametrize("src, kind", [
+    ("a = np.array(['x' * 65])", "TypeError"),
+    ("a = np.array(['ab'], dtype='U1000')", "TypeError"),
+    ("a = np.array(['ab']).astype('U100')", "TypeError"),
+    ("a = np.array(['a', 'b'])\nb = a + a", "TypeError"),
+    ("a = np.array(['a', 'b'])\nb = a * 3", "TypeError"),
+    ("a = np.array(['a', 'b'])\nb = np.add(a, a)", "TypeError"),
+    ("a = np.array(['a', 'b'])\nb = np.multiply(a, 10 ** 6)", "TypeError"),
+    ("a = np.array(['a', 'b'])\nb = a.cumsum()", "TypeError"),
+    ("a = np.array(['a', 'b'])\nb = a.sum()", "TypeError"),
+    ("a = np.array(['a', 'b'])\na += 'x'", "TypeError"),
+    ("a = np.array(['a', 'b'])\nb = np.concatenate([a, a])", "TypeError"),
+    ("a = np.array(['a', 'b'])\nb = np.tile(a, 2)", "TypeError"),
+    ("a = np.array(['a', 'b'])\nb = a.repeat(2)", "TypeError"),
+    ("a = np.array(['a', 'b'])\na.resize((4,))", "TypeError"),
+    ("a = np.array(['1', '2'])\nt = torch.tensor(a)", "TypeError"),
+    ("a = np.array(['1', '2'])\nt = torch.from_numpy(a)", "TypeError"),
+    ("a = np.array(['a', 'b'])\nb = np.where(a == 'a', a, a)", "TypeError"),
+])
+def test_string_arrays_refuse_what_would_grow_them(run_err, src, kind):
+    e = run_err("import numpy as np\nimport torch\n" + src + "\n")
+    assert e.type == kind, e.message
+
+
+@pytest.mark.parametrize("src", [
+    "a = np.array(['x' * 64] * 300000)",                      # 300,000 references to one string: 77 MB as '<U64'
+    "a = np.zeros(500000).astype(str)",                        # numbers become up-to-32-character strings
+    "a = np.array(['x' * 64])\nb = a[np.zeros(300000, dtype=np.int64)]",
+    "a = np.array([['x' * 64] * 1000] * 300)",
+])
+def test_string_arrays_are_sized_by_their_bytes_before_they_are_built(run_err, src):
+    limits = Limits(tensor_elements=1 << 22, session_bytes=256 << 20)
+    e = run_err("import numpy as np\n" + src + "\n", limits=limits)
+    assert e.type == "LimitExceeded", e.message
+
+
+@pytest.mark.skipif(real_torch is None, reason="compares with PyTorch")
+def test_numpy_arrays_and_scalars_index_tensors_as_in_pytorch():
+    """locuslab/TCN's data generator: positions = np.random.choice(...); X_mask[i, 0, positions[0]] = 1."""
+    assert_same_as_python("""
+    import numpy as np
+    import torch
+    x = torch.zeros(3, 4)
+    i = np.array([0, 2])
+    x[i] = 1
+    x[np.int64(1), np.int32(3)] = 5
+    positions = np.array([3, 1])
+    x[2, positions[0]] = 7
+    print(x, x[i].shape, x[np.int64(1)], x[0, np.int64(1)], x[np.array([True, False, True])].sum())
+    try:
+        x[np.float64(1.0)]
+    except IndexError as e:
+        print("IndexError")
+    """)
+
+
+def test_weight_norm_in_a_program(run_ok):
+    out, _ = run_ok("""
+        from torch.nn.utils import weight_norm
+        torch.manual_seed(0)
+        conv = weight_norm(nn.Conv1d(2, 3, 3, padding=2, dilation=2))
+        y = conv(torch.ones(1, 2, 5))
+        y.sum().backward()
+        print([n for n, _ in conv.named_parameters()], tuple(conv.weight_g.grad.shape), tuple(y.shape))
+        print(conv.weight_v.grad is not None)
+    """)
+    assert out.stdout == ("<program>:4: FutureWarning: `torch.nn.utils.weight_norm` is deprecated in favor of "
+                          "`torch.nn.utils.parametrizations.weight_norm`.\n"
+                          "['bias', 'weight_g', 'weight_v'] (3, 1, 1) (1, 3, 5)\nTrue\n")

@@ -2,6 +2,8 @@
 attribute name works on them, including private ones, while the engine's private names on
 the host classes they derive from stay the engine's."""
 
+import pytest
+
 
 def test_private_methods_and_attributes_of_a_program_module(run_ok):
     out, ns = run_ok("""
@@ -135,3 +137,39 @@ class M(torch.nn.Module):
                           ("torch.ones(1).__dict__\n", "private to the host")):
         out = run(source, ns)
         assert not out.ok and out.error.type == "AttributeError" and words in out.error.message, out.error.to_dict()
+
+
+# --------------------------------------------------------------------------- a program's own values on tensors
+def test_a_program_marks_parameters_with_attributes_of_its_own(run_ok):
+    """mamba.py: ``self.A_log._no_weight_decay = True``, read back by an optimizer's grouping."""
+    out, ns = run_ok("""
+        class Block(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.A_log = nn.Parameter(torch.zeros(3))
+                self.A_log._no_weight_decay = True
+                self.w = nn.Parameter(torch.ones(3))
+                self.w.tag = 2
+        b = Block()
+        decay = [n for n, p in b.named_parameters() if not hasattr(p, "_no_weight_decay")]
+        print(decay, b.A_log._no_weight_decay, getattr(b.w, "tag"), getattr(b.w, "_other", 5))
+        b.w.tag = None
+        del b.A_log._no_weight_decay
+        print(hasattr(b.A_log, "_no_weight_decay"), b.w.tag, hasattr(torch.ones(1), "tag"))
+    """)
+    assert out.stdout == "['w'] True 2 5\nFalse None False\n"
+
+
+@pytest.mark.parametrize("statement, kind", [
+    ("p._data = 1", "AttributeError"), ("p._version = 0", "AttributeError"), ("p._base = p", "AttributeError"),
+    ("x = p._hooks", "AttributeError"), ("x = p._grad_fn_missing", "AttributeError"),
+    ("p.__foo__ = 1", "AttributeError"), ("x = p.__dict__", "AttributeError"), ("p.shape = (1,)", "AttributeError"),
+    ("p.add_ = 1", "AttributeError"), ("p.grad_fn = None", "AttributeError"), ("p.T = 1", "AttributeError"),
+    ("p.numpy = 1", "AttributeError"), ("del p._data", "AttributeError"), ("del p.nothing", "AttributeError"),
+    ("p.x = [1, 2]", "TypeError"), ("p.x = torch.ones(2)", "TypeError"), ("p.x = 'a'", "TypeError"),
+    ("p.x = 2 ** 100", "TypeError"), ("p.x = lambda: 1", "TypeError"),
+    ("for i in range(9):\n    setattr(p, f'a{i}', i)", "AttributeError"),
+])
+def test_a_tensors_own_attributes_never_reach_the_engines(run_err, statement, kind):
+    e = run_err("p = nn.Parameter(torch.ones(2))\n" + statement + "\n")
+    assert e.type == kind, e.message

@@ -371,10 +371,39 @@ def run_python(script, library, inputs, grad_inputs, init, record_init=None):
     # which turned autograd off for every script run after it in this process.
     grad_was = lib.is_grad_enabled()
     lib.set_grad_enabled(True)
+    settings = _process_settings(lib)
     try:
         return _run_cells(script, lib, glob, out, init, record_init)
     finally:
         lib.set_grad_enabled(grad_was)
+        settings()
+
+
+_PRINT_FIELDS = ("precision", "threshold", "edgeitems", "linewidth", "sci_mode")
+_CUDNN_FLAGS = ("benchmark", "deterministic", "enabled", "allow_tf32")
+
+
+def _process_settings(lib):
+    """What a script may change for the whole process besides grad mode (tensor and NumPy print options,
+    cudnn flags: rasbt's and mlbook's notebooks call set_printoptions, kuangliu sets cudnn.benchmark), saved;
+    the function returned puts them back, so later tests in the process see the defaults."""
+    if lib.__name__ == "torch":
+        from torch._tensor_str import PRINT_OPTS as opts
+    else:
+        from gradserve.engine.autograd.state import state
+        opts = state.print_options
+    printing = {k: getattr(opts, k) for k in _PRINT_FIELDS}
+    numpy = np.get_printoptions()
+    cudnn = lib.backends.cudnn
+    flags = {k: getattr(cudnn, k) for k in _CUDNN_FLAGS if hasattr(cudnn, k)}
+
+    def restore():
+        for k, v in printing.items():
+            setattr(opts, k, v)
+        np.set_printoptions(**numpy)
+        for k, v in flags.items():
+            setattr(cudnn, k, v)
+    return restore
 
 
 def _run_cells(script, lib, glob, out, init, record_init):
@@ -498,9 +527,12 @@ def _short(msg, limit=300):
 
 # --------------------------------------------------------------------------- the interpreter
 def _numpy_seed_program(script):
-    """A program seeding the session's NumPy generator as run_python seeds NumPy's (and the recording
-    run did): scripts that draw with np.random (PyTorch-GAN's noise) draw the same numbers in every mode."""
-    return f"import numpy as _realcode_np\n_realcode_np.random.seed({int(script.seed)})\ndel _realcode_np\n"
+    """A program seeding the session's NumPy generator and its random module as run_python seeds NumPy's
+    and Python's (and the recording run did): scripts that draw with np.random (PyTorch-GAN's noise) or
+    random (dair-ai's random.shuffle of the training set) draw the same numbers in every mode."""
+    seed = int(script.seed)
+    return (f"import numpy as _realcode_np\n_realcode_np.random.seed({seed})\ndel _realcode_np\n"
+            f"import random as _realcode_random\n_realcode_random.seed({seed})\ndel _realcode_random\n")
 
 
 def run_interp(script, expected):

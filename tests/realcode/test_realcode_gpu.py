@@ -17,6 +17,7 @@ LEFT_OUT = {"examples/super_resolution",          # its --accel flag defaults to
             "examples/mnist",                     # 25 s a run, past the interpreter's 30 s wall limit under load
             "examples/mnist_forward_forward",     # with an accelerator its loaders shuffle (accel_kwargs): not the CPU's order
             "rasbt/appendix_a_part1",             # it only prints torch.cuda.is_available(): nothing moves to a device
+            "locuslab/tcn_adding",                # run with --cuda (store_false: CUDA off), as on a machine without one
             "nerf/run_nerf"}                      # on CUDA run_nerf.py relies on its __main__'s
                                                   # torch.set_default_tensor_type('torch.cuda.FloatTensor'), which the
                                                   # driver leaves out: its CPU rays would meet the CUDA weights
@@ -30,7 +31,9 @@ CUDA_XFAIL = {"eriklindernoren/aae": _NO_CUDA_TYPES, "eriklindernoren/gan": _NO_
               "eriklindernoren/wgan": _NO_CUDA_TYPES, "eriklindernoren/wgan_div": _NO_CUDA_TYPES,
               "eriklindernoren/wgan_gp": _NO_CUDA_TYPES, "kuangliu/lenet": _DATA_PARALLEL,
               "kuangliu/densenet": _DATA_PARALLEL, "kuangliu/pnasnet": _DATA_PARALLEL,
-              "kuangliu/shufflenetv2": _DATA_PARALLEL}
+              "kuangliu/shufflenetv2": _DATA_PARALLEL,
+              "dairai/bow": "torch.cuda.LongTensor is missing (dair-ai's bow: type = torch.cuda.LongTensor if cuda, "
+                            "then torch.tensor(sentence).type(type))"}
 MODES = ("inprocess", "interp")
 
 

@@ -174,7 +174,7 @@ def test_bad_commands_answer_errors_and_leave_the_run_paused(live_server, sessio
         assert ev["error"]["type"] == "ZeroDivisionError"
         _cmd(ws, "x", "eval", expr="undefined + 1")
         assert _next(ws, "x", ("evaluated",))["error"]["type"] == "NameError"
-        _cmd(ws, "x", "exec", code="import os")
+        _cmd(ws, "x", "exec", code="import subprocess")
         assert _next(ws, "x", ("evaluated",))["error"]["type"] == "ImportError"
         _cmd(ws, "x", "eval", expr="open('/etc/passwd')")
         assert _next(ws, "x", ("evaluated",))["error"]["type"] == "NameError"

@@ -1,11 +1,12 @@
-"""torch.nn.utils: gradient clipping, and parameters to and from one vector."""
+"""torch.nn.utils: gradient clipping, parameters to and from one vector, weight normalisation."""
 import math
 
 from ...device import get_array_module
 from ...ops.shape import cat
 from ...tensor import Tensor
 
-__all__ = ["clip_grad_norm_", "clip_grad_value_", "parameters_to_vector", "vector_to_parameters"]
+__all__ = ["clip_grad_norm_", "clip_grad_value_", "parameters_to_vector", "vector_to_parameters", "weight_norm",
+           "remove_weight_norm"]
 
 
 def _params(parameters):
@@ -84,3 +85,4 @@ def vector_to_parameters(vec, parameters):
 
 
 from . import rnn  # noqa: E402  torch.nn.utils.rnn
+from .weight_norm import remove_weight_norm, weight_norm  # noqa: E402

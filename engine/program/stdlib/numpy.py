@@ -11,6 +11,12 @@ before building it (creation shapes, broadcasting, products, concatenation, line
 algebra work), and hands back ``ndarray`` objects, Python numbers and this module's
 ``dtype`` objects. ``np.random`` draws from the session's own NumPy generator, so a
 seeded program draws NumPy's numbers.
+
+String arrays (``np.array(sorted(set(text)))``, ``a.astype(str)``, NumPy's ``'<U'`` dtypes) hold
+at most 64 characters an element, and each element counts as itemsize / 16 elements against the
+element limit. They go only where their size cannot grow: building, indexing, iterating, casting,
+comparing, sorting, ``unique`` and the shape functions; everything else (NumPy 2's string
+arithmetic: ``np.add`` concatenates, ``cumsum`` would build ever longer strings) refuses them.
 """
 import math as _math
 import operator as _op
@@ -29,6 +35,7 @@ _NP_DTYPES = {n: _np.dtype(n) for n in _ALLOWED}
 _PY_TYPES = {float: _np.dtype("float64"), int: _np.dtype("int64"), bool: _np.dtype("bool"),
              complex: _np.dtype("complex128")}
 _MAX_DEPTH = 32
+_MAX_STR_CHARS = 64    # characters an element of a string array may hold ('<U64', 256 bytes)
 
 
 # --------------------------------------------------------------------------- dtypes
@@ -68,6 +75,8 @@ class dtype:
 
     @property
     def type(self):
+        if self._np.kind == "U":
+            return str
         return _SCALAR_TYPES[self._np.name]
 
     @property
@@ -87,10 +96,10 @@ class dtype:
         return hash(self._np)
 
     def __repr__(self):
-        return f"dtype('{self._np.name}')"
+        return f"dtype('{self._np.str if self._np.kind == 'U' else self._np.name}')"
 
     def __str__(self):
-        return self._np.name
+        return self._np.str if self._np.kind == "U" else self._np.name
 
 
 def _as_np_dtype(spec):
@@ -101,6 +110,8 @@ def _as_np_dtype(spec):
         return _NP_DTYPES["float64"]
     if isinstance(spec, type) and spec in _PY_TYPES:
         return _PY_TYPES[spec]
+    if spec is str:
+        return _np.dtype("U")
     from ...dtypes import dtype as _EngineDType
     if type(spec) is _EngineDType:
         spec = spec.np
@@ -111,7 +122,11 @@ def _as_np_dtype(spec):
             raise TypeError(f"data type {spec!r} not understood") from None
         if d.name in _NP_DTYPES:
             return _NP_DTYPES[d.name]
-        raise TypeError(f"NumPy dtype '{d}' is not available in programs (they have: {', '.join(_ALLOWED)})")
+        if d.kind == "U":
+            _check_str_itemsize(d.itemsize)
+            return d
+        raise TypeError(f"NumPy dtype '{d}' is not available in programs (they have: {', '.join(_ALLOWED)}, "
+                        f"and strings, str or '<U{_MAX_STR_CHARS}' at most)")
     raise TypeError(f"data type {spec!r} not understood")
 
 
@@ -159,7 +174,10 @@ class ndarray:
         if a.dtype.name not in _NP_DTYPES:
             if a.dtype == object:
                 raise TypeError("arrays of Python objects are not available in programs")
-            raise TypeError(f"NumPy dtype '{a.dtype}' is not available in programs")
+            if a.dtype.kind != "U":
+                raise TypeError(f"NumPy dtype '{a.dtype}' is not available in programs")
+            _check_str_itemsize(a.itemsize)
+            _check_count(a.size * _str_cost(a.itemsize), "a string array")
         guards.check_shape(a.shape, "a NumPy array")
         self = object.__new__(ndarray)
         self.__dict__["_t"] = Tensor._make(a, False, None)   # the shell the memory accounting counts
@@ -184,7 +202,8 @@ class ndarray:
 
     @property
     def dtype(self):
-        return _DTYPE_OBJECTS[self._a.dtype.name]
+        d = self._a.dtype
+        return _DTYPE_OBJECTS.get(d.name) or dtype(d)
 
     @property
     def itemsize(self):
@@ -228,7 +247,10 @@ class ndarray:
         return self._a.item(*[_host(a) for a in args])
 
     def astype(self, dtype, order="K", casting="unsafe", subok=True, copy=True):
-        return ndarray._of(self._a.astype(_as_np_dtype(dtype), casting=casting, copy=bool(copy)))
+        d = _as_np_dtype(dtype)
+        if d.kind == "U":   # numbers become strings of up to 64 characters: sized before they are built
+            _check_count(self._a.size * _str_cost(d.itemsize or 4 * _MAX_STR_CHARS), "a string array")
+        return ndarray._of(self._a.astype(d, casting=casting, copy=bool(copy)))
 
     def copy(self, order="C"):
         return ndarray._of(self._a.copy())
@@ -243,6 +265,8 @@ class ndarray:
     def resize(self, *new_shape, refcheck=True):
         """In place, as NumPy's (``a.resize((4, 1))``): the elements in C order kept as far as they
         go, zeros past them."""
+        if self._a.dtype.kind == "U":
+            raise TypeError(_STR_REFUSED.format("ndarray.resize"))
         shape = new_shape[0] if len(new_shape) == 1 else new_shape
         shape = tuple(_op.index(n) for n in ((shape,) if isinstance(shape, int) else tuple(shape)))
         if _any(n < 0 for n in shape):
@@ -296,12 +320,13 @@ class ndarray:
     # ---- indexing
     def __getitem__(self, index):
         index = _host_index(index)
-        _check_index(self._a, index)
-        return _out(self._a[index])
+        a = self._a
+        _check_index(a, index, _str_cost(a.itemsize) if a.dtype.kind == "U" else 1)
+        return _out(a[index])
 
     def __setitem__(self, index, value):
         index = _host_index(index)
-        self._a[index] = _host(value)
+        self._a[index] = _host(value, strings=True)   # into the array's own itemsize: nothing grows
 
     # ---- methods answered by NumPy's own
     def reshape(self, *shape, order="C"):
@@ -326,6 +351,8 @@ def _iterate(a):
 
 def _method(name, check=None):
     def method(self, *args, **kwargs):
+        if self._a.dtype.kind == "U" and name not in _STR_METHODS:
+            raise TypeError(_STR_REFUSED.format(f"ndarray.{name}"))
         args = [_host(a) for a in args]
         kwargs = {k: _host(v) for k, v in kwargs.items()}
         if "out" in kwargs:
@@ -359,7 +386,8 @@ del _name
 def _binary(op, a, b):
     if isinstance(a, Tensor) or isinstance(b, Tensor):
         return NotImplemented    # the tensor's own operator answers (a Tensor, as in PyTorch)
-    ha, hb = _host(a), _host(b)
+    strings = op in _COMPARISONS   # strings compare (to booleans); they do not add or multiply
+    ha, hb = _host(a, strings=strings), _host(b, strings=strings)
     _check_broadcast_args(ha, hb)
     if op is _op.matmul:
         _check_dot(ha, hb)
@@ -367,6 +395,8 @@ def _binary(op, a, b):
 
 
 def _inplace(op, a, b):
+    if a._a.dtype.kind == "U":
+        raise TypeError(_STR_REFUSED.format("in-place arithmetic"))
     hb = _host(b)
     _check_broadcast_args(a._a, hb)
     op(a._a, hb)
@@ -410,16 +440,20 @@ del _n, _f
 
 
 # --------------------------------------------------------------------------- conversion
-def _host(x, depth=0):
+def _host(x, depth=0, strings=False):
     """A program value as host data NumPy may take: numbers, strings, None, slices, host
-    arrays (from this module's arrays and tensors), and lists/tuples of those."""
+    arrays (from this module's arrays and tensors), and lists/tuples of those. String arrays
+    only where the caller says their size cannot grow (``strings``)."""
     t = type(x)
     if t is int or t is float or t is bool or t is complex or x is None or t is str:
         return x
     if isinstance(x, _Scalar):
         return x._v()
     if t is ndarray:
-        return x._a
+        a = x._a
+        if a.dtype.kind == "U" and not strings:
+            raise TypeError(_STR_REFUSED.format("this operation"))
+        return a
     if t is _TorchSize:   # torch.Size is a tuple of ints, to NumPy as to PyTorch (np.prod(p.size()))
         return tuple(x)
     if t is list or t is tuple:
@@ -428,7 +462,7 @@ def _host(x, depth=0):
         if depth > _MAX_DEPTH:
             raise ValueError("a list nested too deeply for an array")
         step(len(x) // 8 + 1)
-        return t(_host(v, depth + 1) for v in x)
+        return t(_host(v, depth + 1, strings) for v in x)
     if isinstance(x, Tensor):
         if x.requires_grad:
             raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() "
@@ -536,8 +570,9 @@ for _n in _ALLOWED:
 del _n
 
 
-def _check_index(a, index):
-    """Integer-array indexing builds (index size) x (the rest of the axes): bounded first."""
+def _check_index(a, index, per=1):
+    """Integer-array indexing builds (index size) x (the rest of the axes): bounded first (``per``:
+    what an element counts for, a string array's more)."""
     items = index if type(index) is tuple else (index,)
     for k, i in enumerate(items):
         if isinstance(i, _np.ndarray) and i.dtype != bool or isinstance(i, list):
@@ -545,7 +580,7 @@ def _check_index(a, index):
             if a.ndim == 0:
                 return
             axis = k if Ellipsis not in items[:k] and k < a.ndim else int(_np.argmin(a.shape))
-            _check_count(n * (a.size // _max(a.shape[axis], 1)))
+            _check_count(n * (a.size // _max(a.shape[axis], 1)) * per)
 
 
 def _out(r):
@@ -553,7 +588,9 @@ def _out(r):
     if isinstance(r, _np.ndarray):
         return ndarray._of(r)
     if isinstance(r, _np.generic):
-        if isinstance(r, (_np.str_, _np.bytes_, _np.void)) or r.dtype == object:
+        if isinstance(r, _np.str_):
+            return str(r)   # at most _MAX_STR_CHARS characters: an element of a program's string array
+        if isinstance(r, (_np.bytes_, _np.void)) or r.dtype == object:
             raise TypeError(f"a NumPy '{type(r).__name__}' is not available in programs")
         cls = _SCALAR_CLASSES.get(r.dtype.name)
         return cls(r.item()) if cls is not None else r.item()
@@ -567,6 +604,63 @@ def _out(r):
     if isinstance(r, _np.dtype):
         return _DTYPE_OBJECTS.get(r.name) or dtype(r)
     raise TypeError(f"a '{t.__name__}' value is not available in programs")
+
+
+# --------------------------------------------------------------------------- string arrays
+_STR_REFUSED = ("{} is not available in programs for NumPy string arrays (they are built, indexed, iterated, "
+                "cast, compared, sorted and made unique)")
+_STR_METHODS = frozenset(("argsort", "transpose", "swapaxes", "squeeze", "flatten", "ravel", "nonzero", "argmin",
+                          "argmax", "min", "max", "searchsorted", "all", "any"))
+_STR_FUNCTIONS = frozenset(("unique", "sort", "argsort", "shape", "ndim", "size", "copy", "ravel", "reshape",
+                            "transpose", "squeeze", "flip", "fliplr", "flipud", "array_equal", "isin", "equal",
+                            "not_equal", "less", "less_equal", "greater", "greater_equal", "atleast_1d",
+                            "atleast_2d", "expand_dims", "swapaxes", "moveaxis", "searchsorted", "nonzero",
+                            "argwhere", "flatnonzero", "count_nonzero", "argmax", "argmin", "result_type",
+                            "ascontiguousarray"))
+_COMPARISONS = (_op.eq, _op.ne, _op.lt, _op.le, _op.gt, _op.ge)
+
+
+def _str_cost(itemsize):
+    """What an element of this itemsize counts for against the element limit (16 bytes each)."""
+    return _max(1, -(-itemsize // 16))
+
+
+def _check_str_itemsize(itemsize):
+    if itemsize > 4 * _MAX_STR_CHARS:
+        raise TypeError(f"NumPy strings of more than {_MAX_STR_CHARS} characters are not available in programs "
+                        f"(an array of them would be '<U{itemsize // 4}')")
+
+
+def _check_strings_of(data, d):
+    """Before NumPy builds an array from nested lists: its strings' length, and the bytes of a
+    string array (one long string repeated a million times in a list is a million copies)."""
+    longest, count, numbers = 0, 0, False
+    stack = [data]
+    while stack:
+        x = stack.pop()
+        t = type(x)
+        if t is list or t is tuple:
+            stack.extend(x)
+            continue
+        count += 1
+        if t is str:
+            longest = _max(longest, len(x))
+        elif isinstance(x, _np.ndarray) and x.dtype.kind == "U":
+            longest = _max(longest, x.itemsize // 4)
+            count += x.size
+        else:
+            numbers = True
+    if count % 4096 == 0:
+        step(count // 4096)
+    if d is not None and d.kind == "U":
+        longest = _max(longest, 32 if numbers else 0, d.itemsize // 4)
+    elif d is not None or not longest:
+        return   # numbers, or strings NumPy parses into numbers
+    elif numbers:
+        longest = _max(longest, 32)
+    if longest > _MAX_STR_CHARS:
+        _check_str_itemsize(4 * longest)
+    _check_count(count * _str_cost(4 * longest), "a string array")
 
 
 # --------------------------------------------------------------------------- size checks
@@ -765,10 +859,12 @@ def _check_kron(a, b):
 def _function(npf, check=None, name=None):
     name = name or npf.__name__
 
+    strings = name in _STR_FUNCTIONS
+
     def f(*args, **kwargs):
         out = kwargs.pop("out", None)
-        args = [_host(a) for a in args]
-        kwargs = {k: _host(v) for k, v in kwargs.items()}
+        args = [_host(a, strings=strings) for a in args]
+        kwargs = {k: _host(v, strings=strings) for k, v in kwargs.items()}
         if "dtype" in kwargs and kwargs["dtype"] is not None:
             kwargs["dtype"] = _as_np_dtype(kwargs["dtype"])
         if check is not None:
@@ -866,8 +962,9 @@ globals().update(_TABLE)
 
 def array(object, dtype=None, *, copy=True, order="K", ndmin=0, **kwargs):
     """A new array from nested lists, numbers, an array or a tensor (always a copy)."""
-    data = _host(object)
+    data = _host(object, strings=True)
     d = _as_np_dtype(dtype) if dtype is not None else None
+    _check_strings_of(data, d)
     a = _np.array(data, dtype=d, ndmin=ndmin)
     if a is data or (isinstance(data, _np.ndarray) and _np.shares_memory(a, data)):
         a = a.copy()

@@ -3,6 +3,7 @@
 # realcode: https://github.com/akamaster/pytorch_resnet_cifar10/blob/d5489e8995e81e91ce6b1d69dcc98ad579b0b153/trainer.py
 # realcode: kept as written except for these adaptations:
 #   - resnet.py as written (its `__main__` block builds and counts every depth, resnet1202 included), then trainer.py's AverageMeter and accuracy (lines 271-302), then a driver cell built from trainer.py (as described on its marker); the CIFAR-10 minibatches come in as inputs
+# realcode: why the engine's values differ in-process (left xfail): PyTorch's float32 recording is the imprecise side. The engine's float32 run and PyTorch's float64 run differ from the recording by the same amounts to three digits (4.1e-3 of the magnitude of layer1.0.conv2.weight's gradient at worst): PyTorch's float32 CPU convolutions are 4e-3 from the exact answer, the engine's are not. Through the interpreter and over HTTP the script stops earlier, at globals() (not available in programs)
 # realcode-input: train_images = randn(2, 8, 3, 16, 16)
 # realcode-input: train_labels = randint(0, 10, 2, 8)
 # realcode-input: val_images = randn(8, 3, 16, 16)

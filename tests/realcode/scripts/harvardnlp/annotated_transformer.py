@@ -20,6 +20,7 @@
 #   - `example_learning_schedule()` -> `pass  # realcode-dropped: example_learning_schedule()`: drop plotting: an altair chart of 3 x 20000 LambdaLR steps collected in a pandas DataFrame
 #   - the notebook's Part 3 (Multi30k with torchtext/spacy, distributed training) and its attention visualisations are left out: the file ends before `# Part 3: A Real World Example`
 #   - a driver cell after it, described on its marker; it also applies LabelSmoothing(5, 0, 0.4) to log-softmaxed synthetic logits as the notebook's example_label_smoothing does (smoothed_loss, its gradient in logits.grad, smoothed.true_dist)
+# realcode: why the engine's values differ (left xfail): the LayerNorms' b_2 (magnitude 1.8e-4, a few Adam steps' worth) move by Adam steps taken on float32 noise: PyTorch's own float64 run differs from its float32 recording by 0.25 to 0.87 of their magnitude, the engine's float32 run by 0.11 to 0.92; everything else is within the 1e-2 below on both (train_loss: 5.2e-3 for PyTorch's float64 run, 2.5e-3 for the engine)
 # realcode-rtol: 1e-2 (Adam with eps=1e-9 turns rounding-level gradients into full-size steps: PyTorch's own float64 run differs from its float32 run by 5e-3 of train_loss's magnitude and 5e-4 of the weights')
 # realcode-input: copy_data = randint(1, 11, 3, 8, 10)
 # realcode-input: logits = randn(4, 5, requires_grad=True)

@@ -3,6 +3,7 @@
 # realcode: https://github.com/kuangliu/pytorch-cifar/blob/49b7aa97b0c12fe0d4054e670403a16b6b834ddd/main.py
 # realcode: kept as written except for these adaptations:
 #   - models/shufflenetv2.py as written, then a driver cell built from lines of main.py: CIFAR10 and its transforms replaced by synthetic normalised images and labels passed as inputs (8 training images: one batch, so the loss does not depend on the order shuffle picks; 4 test images), 200 epochs -> 2, progress_bar(...) (utils.py, terminal control) -> print(...) of the same values, the checkpoint dict and torch.save left out (best_acc kept); `net = SimpleDLA()` -> `net = ShuffleNetV2(net_size=0.5)` (main.py's ShuffleNetV2(1), at the width the file's own test() uses)
+# realcode: why the engine's values differ (left xfail): float32 rounding amplified by training. At step 0 both libraries' float32 gradients are within rounding of PyTorch's float64 run except the tiny ones (bn1.weight gradients of ~3e-6, 3e-3 to 1.2e-2 of their magnitude from float64 in both libraries) and the exact zeros the atol covers. Two SGD steps at lr 0.1 with momentum amplify that rounding: PyTorch's own float64 run ends up to 1.8 times the magnitude away from its float32 recording (grad of layer1.1.bn1.weight) while the engine's float32 run stays within 0.16 of it. The recording is one draw of float32 rounding
 # realcode-input: train_images = randn(8, 3, 32, 32)
 # realcode-input: train_labels = randint(0, 10, 8)
 # realcode-input: test_images = randn(4, 3, 32, 32)
