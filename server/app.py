@@ -21,6 +21,7 @@ from .routes import checkpoint, health, runs, sessions, stream, variables, viewe
 from .runs import RunService
 from .sessions import SessionRegistry, sweep_forever
 from .ws_protocol import budgeted_protocol
+from .http_protocol import guarded_http_protocol
 from .settings import Settings
 
 log = logging.getLogger("gradserve.server")
@@ -82,6 +83,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.parse_budget = ParseBudget(settings.parse_budget_bytes)
     app.state.answer_budget = AnswerBudget(settings.answer_budget_bytes)
     app.state.ws_protocol = budgeted_protocol(app.state.parse_budget)
+    # uvicorn's HTTP protocol with a header size limit, header/body timeouts and a connection cap
+    app.state.http_protocol = guarded_http_protocol(settings)
     metrics.registry.register(BudgetCollector(app.state.parse_budget))
     # Routes are matched in order, router by router: the run route, the hot path, comes first.
     for module in (runs, sessions, variables, checkpoint, stream, health, viewer):

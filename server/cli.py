@@ -16,7 +16,7 @@ def _serve(args):
           f"  browser: {base}/viewer   (graph viewer)   {base}/docs   (API)\n"
           f"  client:  gradserve.client.Client({base!r})", file=sys.stderr, flush=True)
     uvicorn.run(app, host=settings.host, port=settings.port, log_level=args.log_level,
-                ws=app.state.ws_protocol, ws_max_size=settings.ws_max_message_bytes, ws_ping_interval=settings.ws_ping_interval_s,
+                http=app.state.http_protocol, ws=app.state.ws_protocol, ws_max_size=settings.ws_max_message_bytes, ws_ping_interval=settings.ws_ping_interval_s,
                 ws_ping_timeout=settings.ws_ping_interval_s, timeout_graceful_shutdown=5)
 
 

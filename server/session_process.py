@@ -392,6 +392,7 @@ def confine(config):
         resource.setrlimit(which, (value, value))
         applied[name] = value
 
+    applied["oom_score_adj"] = _oom_first()
     memory = int(config.get("memory_bytes") or 0)
     if memory:
         lower(resource.RLIMIT_AS, address_space_bytes() + memory + memory // 4 + AS_HEADROOM
@@ -407,6 +408,27 @@ def confine(config):
         applied["cpu"] = hard
     applied["no_new_privs"] = _no_new_privs()
     return applied
+
+
+# The kernel's OOM killer picks the process with the highest badness (resident memory, plus
+# oom_score_adj in thousandths of the machine's memory). Sessions are planned at a quarter of their
+# byte limit each (settings.SESSION_SHARE), so anonymous sessions filling their limits can exhaust the
+# host (attack8 F4: 5 sessions took 0.9 GB each, max_sessions is 94 on a 24 GB machine). When that
+# happens the kernel must end a session process, the largest (the one that filled its limit), never
+# the API process, the template or anything else on the host: each session raises its own score to
+# the maximum (raising needs no privilege). The session it ends answers 410, as any session whose
+# process died.
+OOM_SCORE_ADJ = 1000
+
+
+def _oom_first():
+    """Raises this process's oom_score_adj to OOM_SCORE_ADJ; the value set, or None where it could not be."""
+    try:
+        with open("/proc/self/oom_score_adj", "w") as f:
+            f.write(str(OOM_SCORE_ADJ))
+        return OOM_SCORE_ADJ
+    except OSError:
+        return None
 
 
 def _no_new_privs():

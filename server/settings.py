@@ -44,6 +44,13 @@ class Settings:
     cancel_grace_s: float = 2.0           # after a deadline, how long a cancelled run may take to stop
     pause_timeout_s: float = 600.0        # a paused debug run without a command this long is cancelled
     ws_max_message_bytes: int = 64 * MiB
+    # HTTP connections (http_protocol.py, attack8 F2/F3): the request line and headers of one request, the
+    # time a request's headers may take, the longest wait for a body's next bytes, and the connections
+    # (HTTP and WebSocket) open at once (None: the open-file limit less 1024)
+    max_header_bytes: int = 64 << 10
+    header_timeout_s: float = 30.0
+    body_idle_timeout_s: float = 60.0
+    max_connections: int | None = None
     # What the API process may spend at once reading and parsing bodies and WebSocket messages past 64 KiB,
     # all requests together (parse_budget.cost: up to 8x a large body's size); past it 503 + Retry-After.
     # None: 1 GiB, or what one body at the size caps costs when that is more.

@@ -523,7 +523,9 @@ def _rows_matmul(x, m):
     """x @ m for a stack of rows x (..., K): one GEMM over all rows when x is contiguous (NumPy's
     matmul of a 3-D by a 2-D array runs one GEMM per leading index, ~1.3x slower for 8 x 64 rows)."""
     if x.ndim > 2 and x.flags.c_contiguous:
-        return (x.reshape(-1, x.shape[-1]) @ m).reshape(x.shape[:-1] + (m.shape[-1],))
+        # the row count spelled out: reshape(-1, 0) of a zero-width x is ambiguous to NumPy
+        rows = int(np.prod(x.shape[:-1]))
+        return (x.reshape(rows, x.shape[-1]) @ m).reshape(x.shape[:-1] + (m.shape[-1],))
     return x @ m
 
 
@@ -562,8 +564,9 @@ class Linear(Function):
         elif x.ndim == 1:
             gw = F.matmul(F.unsqueeze(g, -1), F.unsqueeze(x, 0))
         else:
-            g2 = F.reshape(g, (-1, g.shape[-1]))
-            x2 = F.reshape(x, (-1, x.shape[-1]))
+            rows = int(np.prod(x.shape[:-1]))   # not -1: ambiguous when a last dimension is 0
+            g2 = F.reshape(g, (rows, g.shape[-1]))
+            x2 = F.reshape(x, (rows, x.shape[-1]))
             gw = F.matmul(F.transpose(g2, 0, 1), x2)
         return gx, gw, g  # the engine sums the bias gradient down to its shape
 

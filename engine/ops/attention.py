@@ -100,7 +100,10 @@ class ScaledDotProductAttention(Op):
                 st += mt
         if causal:
             xp.copyto(st, f(-np.inf), where=_future(st.shape[-1], st.shape[-2], xp).T)
-        m = st.max(axis=-2, keepdims=True)
+        if st.shape[-2] == 0:   # no keys: an empty softmax, and a zero output as PyTorch's (max has no identity)
+            m = xp.zeros(st.shape[:-2] + (1, st.shape[-1]), st.dtype)
+        else:
+            m = st.max(axis=-2, keepdims=True)
         if masked:
             m[m == -np.inf] = 0      # a fully masked row: exp(-inf) = 0 everywhere, not NaN
         st -= m

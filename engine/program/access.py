@@ -322,14 +322,33 @@ def is_program_value(v):
     return False
 
 
+def _walk_runtime(rt):
+    """The runtime a container walk is charged to: ``rt``, else the running program's (None outside runs)."""
+    if rt is not None:
+        return rt
+    from .builtin_functions import _current_builtins
+    b = _current_builtins()
+    return b.rt if b is not None and b.rt.active else None
+
+
 def _wrap_container(v, rt):
     """Checks a container's contents; returns it as is when all are program values,
-    else a converted copy."""
+    else a converted copy.
+
+    The walk is the interpreter's work over the program's data, so each item costs a step (attack8 F1:
+    ``OrderedDict(a=big)`` walked a 10M-item list per call uncounted, and a loop of them ran to the
+    wall-time limit where a counted loop stops at the step limit; a list holding one big list many
+    times over is walked as many times). Past the step limit the walk stops there."""
+    rt = _walk_runtime(rt)
     stack = [v]
     seen = 0
     clean = True
     while stack:
         c = stack.pop()
+        if rt is not None:
+            rt.steps += len(c) + 1   # the visit and its items
+            if rt.steps > rt.step_limit:
+                rt.check()   # raises the steps limit
         items = c.items() if isinstance(c, dict) else c
         for x in items:
             if isinstance(c, dict):

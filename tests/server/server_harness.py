@@ -60,7 +60,7 @@ class LiveServer:
         self.settings = Settings.from_env(env={}, host="127.0.0.1", port=free_port(), **overrides)
         self.app = create_app(self.settings)
         config = uvicorn.Config(self.app, host="127.0.0.1", port=self.settings.port, log_level="warning",
-                                ws=self.app.state.ws_protocol, ws_max_size=self.settings.ws_max_message_bytes,
+                                http=self.app.state.http_protocol, ws=self.app.state.ws_protocol, ws_max_size=self.settings.ws_max_message_bytes,
                                 ws_ping_interval=5,
                                 ws_ping_timeout=5, timeout_graceful_shutdown=2)
         self.server = uvicorn.Server(config)

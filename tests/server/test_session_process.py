@@ -141,8 +141,30 @@ def test_limits_observed_from_inside_a_confined_process():
     assert seen["as"] < psutil.Process().memory_info().vms + (64 << 20) * 2 + (1 << 30)
     assert seen["no_new_privs"]
     assert seen["applied"]["nproc"] == 0 and seen["applied"]["fsize"] == 0
+    assert seen["applied"]["oom_score_adj"] == 1000
     if os.geteuid() != 0:  # the kernel does not apply RLIMIT_NPROC to root
         assert seen["thread"] == "refused" and seen["fork"] == "refused"
+
+
+def _oom_score_adj(pid):
+    with open(f"/proc/{pid}/oom_score_adj") as f:
+        return int(f.read())
+
+
+def test_session_processes_are_the_oom_killers_first_choice(template):
+    """attack8 F4: sessions are planned at a quarter of their byte limit, so sessions filling theirs can
+    exhaust the host; the OOM killer must then end a session process, not the API process, the template
+    or anything else on the machine."""
+    process, client = _open(template)
+    try:
+        reply, _ = _run(client, "x = 1")
+        assert reply["ok"]
+        assert _oom_score_adj(process.pid) == 1000
+        assert _oom_score_adj(template.pid) < 1000
+        assert _oom_score_adj(os.getpid()) < 1000
+    finally:
+        process.kill()
+        process.close()
 
 
 def _collector_after_tune():
