@@ -170,6 +170,8 @@ def error_status(error):
             return 408
         if error.limit == "program_bytes":
             return 413
+        if error.limit == "host_memory":
+            return 503   # the server is short of memory, not the program at fault: try again later
     if error.type == "Cancelled":
         return 408
     return 422

@@ -33,7 +33,8 @@ from .errors import exception_args
 from .generators import ProgramGenerator
 from .values import BoundMethod, Function, ProgramIterator
 
-__all__ = ["tensor_bytes", "module_tensors", "read_rss", "read_statm", "held_at_most", "reserve_stack"]
+__all__ = ["tensor_bytes", "module_tensors", "read_rss", "read_statm", "held_at_most", "reserve_stack",
+           "host_available", "host_reserve"]
 
 # Bytes of this process's data size that are the stack of the thread programs run on (a session
 # process and a shared worker run them on a thread with a large stack, server/worker.run_on_stack):
@@ -397,6 +398,21 @@ _statm = None
 _page = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
 
 
+def _forget_files():
+    """In a forked child: the descriptors this module keeps open are the parent's, and a session
+    process closes every descriptor it did not ask for (server/session_process._close_all_but), so
+    kept ones would read nothing (or, once their numbers were reused, another file): each is opened
+    again on its next read. The template's warm-up run had opened /proc/self/statm, so every session
+    process read no resident memory and no data size: its runs never judged growth by RSS, and had no
+    process-size bound, so each walked its session after every statement it could."""
+    global _statm, _meminfo
+    _statm = _meminfo = None
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_forget_files)
+
+
 def read_rss():
     """This process's resident memory in bytes (None where it cannot be read cheaply)."""
     return read_statm()[0]
@@ -435,3 +451,84 @@ def held_at_most(data=None):
     if data is None:
         return None
     return max(0, data - _stack_reserved)
+
+
+# ---------------------------------------------------------------- the host's memory
+# Each session may hold session_bytes, and together they may hold more than the machine has
+# (attack8 F4: 94 sessions of 1 GiB on 24 GB). A run that grows while the host (or the container's
+# cgroup) is short of memory is stopped before the kernel's OOM killer picks a process: see
+# runtime.Runtime.check_memory. HOST_RESERVE_ENV sets the memory kept for everyone else, in bytes.
+HOST_RESERVE_ENV = "GRADSERVE_HOST_MEMORY_RESERVE"
+_meminfo = None
+_cgroup_dir = False   # not looked up yet; then the cgroup v2 directory of this process, or None
+
+
+def host_reserve():
+    """Bytes of memory left for the rest of the host: the environment's GRADSERVE_HOST_MEMORY_RESERVE,
+    else the larger of 5% of the memory there is and 512 MiB. None where nothing can be read."""
+    value = os.environ.get(HOST_RESERVE_ENV)
+    if value is not None:
+        try:
+            return max(0, int(value))
+        except ValueError:
+            pass
+    total = _meminfo_field(b"MemTotal:")
+    limit = _cgroup_limit()
+    if limit is not None:
+        total = limit if total is None else min(total, limit)
+    if total is None:
+        return None
+    return max(total // 20, 512 << 20)
+
+
+def host_available():
+    """Bytes of memory the host can still give (MemAvailable), or the cgroup this process runs in
+    when that is less (memory.max less memory.current); None where neither can be read."""
+    available = _meminfo_field(b"MemAvailable:")
+    limit = _cgroup_limit()
+    if limit is not None:
+        current = _cgroup_read("memory.current")
+        if current is not None:
+            left = max(0, limit - current)
+            available = left if available is None else min(available, left)
+    return available
+
+
+def _meminfo_field(name):
+    global _meminfo
+    try:
+        if _meminfo is None:
+            _meminfo = os.open("/proc/meminfo", os.O_RDONLY)
+        text = os.pread(_meminfo, 4096, 0)
+        at = text.index(name)
+        return int(text[at + len(name):text.index(b"kB", at)]) * 1024
+    except (OSError, ValueError):
+        return None
+
+
+def _cgroup_limit():
+    value = _cgroup_read("memory.max")
+    return value if value is not None and value < (1 << 60) else None
+
+
+def _cgroup_read(name):
+    """An integer file of this process's cgroup v2 directory (None for 'max' or where unreadable)."""
+    global _cgroup_dir
+    if _cgroup_dir is False:
+        _cgroup_dir = None
+        try:
+            with open("/proc/self/cgroup", "rb") as f:
+                for line in f.read().splitlines():
+                    if line.startswith(b"0::"):
+                        path = "/sys/fs/cgroup" + line[3:].decode("utf-8", "replace")
+                        if os.path.exists(os.path.join(path, "memory.max")):
+                            _cgroup_dir = path
+        except OSError:
+            pass
+    if _cgroup_dir is None:
+        return None
+    try:
+        with open(os.path.join(_cgroup_dir, name), "rb") as f:
+            return int(f.read().strip())
+    except (OSError, ValueError):
+        return None

@@ -140,12 +140,13 @@ def run(source, namespace, limits=None, *, observer=None, cancel=None, on_stdout
         if saved_recursion < _RECURSION_LIMIT:
             sys.setrecursionlimit(saved_recursion)
     bound = list(rt.bound)
-    if error is not None and error.limit == "session_bytes":
+    if error is not None and error.limit in ("session_bytes", "host_memory"):
         released = _release(namespace, before, bound)
         if released:
             shown = ", ".join(released[:10]) + (", ..." if len(released) > 10 else "")
             error.message += f"; this run's bindings were released ({shown} hold what they held before it)"
             bound = [n for n in bound if n not in released]
+    if error is not None and error.limit == "session_bytes":
         dropped = _shrink(namespace, limits.session_bytes)
         if dropped:
             shown = ", ".join(dropped[:10]) + (", ..." if len(dropped) > 10 else "")

@@ -12,7 +12,7 @@ import time
 from ..tensor import Tensor
 from . import access
 from .errors import Abort, PROGRAM_EXCEPTIONS, limit_abort
-from .memory import held_at_most, read_rss, read_statm, tensor_bytes
+from .memory import held_at_most, host_available, host_reserve, read_rss, read_statm, tensor_bytes
 
 __all__ = ["Runtime"]
 
@@ -26,6 +26,12 @@ RSS_SLACK = 64 << 20      # interpreter noise allowed over session_bytes when ju
 # drop it only after a whole interval with no switch, so reads every 2 ms starved it: a cancel
 # landed only when a pure-Python loop ended
 RSS_EVERY_S = 0.02
+# A run whose resident memory has grown past this since it began also checks the host's available memory
+# (memory.host_available) at each reading, and stops with LimitExceeded host_memory once less than the
+# host's reserve (memory.host_reserve) is left: the run that grows is stopped, its session kept, before
+# the kernel's OOM killer picks a process (sessions may together hold more than the machine has)
+HOST_CHECK_GROWTH = 64 << 20
+_host_reserve = []   # memory.host_reserve(), read once a process
 MAX_LOGS_KEPT = 10_000
 # A run past its deadline (or cancelled) this long without reaching a statement is stuck in host code
 # (an engine loop over a ten-million-item list): the ticker interrupts it there (Runtime.interrupt),
@@ -375,6 +381,8 @@ class Runtime:
                     self.base_exact = True
                 if self.bytes_base + grown > self.session_limit + RSS_SLACK:
                     self.fail(self._bytes_abort(self.bytes_base + grown))
+                if grown > HOST_CHECK_GROWTH:
+                    self.check_host(grown)
         if now < self.mem_next:
             return
         bound = held_at_most()
@@ -387,6 +395,24 @@ class Runtime:
         self.mem_next = now + max(0.05, 20 * cost)
         if held > self.session_limit and held > self.bytes_base:
             self.fail(self._bytes_abort(held))
+
+    def check_host(self, grown):
+        """Fails the run when the host has less memory left than its reserve (HOST_CHECK_GROWTH)."""
+        if not _host_reserve:
+            _host_reserve.append(host_reserve())
+        reserve = _host_reserve[0]
+        if reserve is None:
+            return
+        available = host_available()
+        if available is None or available >= reserve:
+            return
+        gc.collect()   # cyclic garbage the collector has not reached may hold some of it
+        available = host_available()
+        if available is not None and available < reserve:
+            self.fail(limit_abort("host_memory", f"limit exceeded: host_memory: the server has {available} bytes "
+                                                 f"of memory left, less than the {reserve} it keeps for its other "
+                                                 f"work, and this run had grown by {grown} bytes; it was stopped and "
+                                                 f"its session kept: try again later, or hold less"))
 
     def _bytes_abort(self, n):
         return limit_abort("session_bytes", f"limit exceeded: session_bytes: the session holds about {n} bytes "
