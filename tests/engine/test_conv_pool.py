@@ -436,25 +436,27 @@ def _count_chunked(monkeypatch):
     return calls
 
 
+def _check_chunked(monkeypatch, name, samples, itemsize, check):
+    """Runs ``check`` (gradcheck, or the PyTorch comparison) on case ``name`` in chunks of ``samples``,
+    asserting that the chunked forward and backward ran."""
+    fn, shapes = CHUNKED_CASES[name]
+    _chunk_budget(monkeypatch, samples, fn, shapes, itemsize)
+    calls = _count_chunked(monkeypatch)
+    check(fn, shapes)
+    assert "_chunked_forward" in calls and "_chunked_backward" in calls
+
+
 @pytest.mark.parametrize("samples", [1, 2])
 @pytest.mark.parametrize("name", list(CHUNKED_CASES))
 def test_chunked_convolution_passes_gradcheck_and_gradgradcheck(monkeypatch, name, samples):
-    fn, shapes = CHUNKED_CASES[name]
-    _chunk_budget(monkeypatch, samples, fn, shapes, 8)
-    calls = _count_chunked(monkeypatch)
-    check_gradients(fn, shapes)
-    assert "_chunked_forward" in calls and "_chunked_backward" in calls
+    _check_chunked(monkeypatch, name, samples, 8, check_gradients)
 
 
 @needs_torch
 @pytest.mark.parametrize("samples", [1, 2])
 @pytest.mark.parametrize("name", list(CHUNKED_CASES))
 def test_chunked_convolution_matches_torch(monkeypatch, name, samples):
-    fn, shapes = CHUNKED_CASES[name]
-    _chunk_budget(monkeypatch, samples, fn, shapes, 4)
-    calls = _count_chunked(monkeypatch)
-    compare_with_torch(fn, shapes)
-    assert "_chunked_forward" in calls and "_chunked_backward" in calls
+    _check_chunked(monkeypatch, name, samples, 4, compare_with_torch)
 
 
 def test_chunked_convolution_keeps_no_columns_and_equals_the_whole_batch(monkeypatch):
