@@ -62,12 +62,15 @@ def test_with_room_left_the_same_run_succeeds(reserve):
     assert ns.get("big").numel() == 48_000_000
 
 
-def test_a_forked_child_that_closes_its_descriptors_still_reads_its_memory_and_the_host():
+def test_a_forked_child_that_closes_its_descriptors_still_reads_its_memory_and_the_host(monkeypatch):
     """A session process is forked from a template whose warm-up run opened /proc/self/statm, and closes
     every descriptor it inherits: the module's kept descriptors are forgotten at the fork and opened
-    again (before, read_statm answered (None, None) in every session process)."""
+    again (before, read_statm answered (None, None) in every session process). A fake CuPy an earlier
+    test loaded would turn held_at_most off: this is a CPU session process's view."""
     import os
     import resource
+    import sys
+    monkeypatch.delitem(sys.modules, "cupy", raising=False)
     assert memory.read_statm()[0] is not None and memory.host_available() is not None   # opened here
     r, w = os.pipe()
     pid = os.fork()
