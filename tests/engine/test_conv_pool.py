@@ -399,7 +399,7 @@ def test_weight_and_bias_gradients_on_each_product_layout(out_channels, in_chann
 
 
 # ------------------------------------------------------------------ chunked same-size convolutions
-# a same-size convolution whose tap-major columns pass CHUNK_COLUMNS_BYTES runs over chunks of samples;
+# a convolution whose columns pass KEEP_COLUMNS_BYTES runs over chunks of CHUNK_COLUMNS_BYTES of samples;
 # these cases set the budget to one sample's columns and a bit more, so chunks of 1 and of 2 samples
 # (with a shorter last chunk) run on small inputs
 CHUNKED_CASES = {
@@ -423,7 +423,14 @@ def _chunk_budget(monkeypatch, samples, fn, shapes, itemsize):
     out = fn(gs, *[gs.zeros(*shape) for shape in shapes])
     taps = int(np.prod(shapes[1][2:]))
     per_sample = taps * shapes[0][1] * int(np.prod(out.shape[2:])) * itemsize
-    monkeypatch.setattr(F, "CHUNK_COLUMNS_BYTES", samples * per_sample + per_sample // 2)
+    _chunk_beyond(monkeypatch, samples * per_sample + per_sample // 2)
+
+
+def _chunk_beyond(monkeypatch, budget):
+    """Chunks of ``budget`` bytes of columns for any batch whose columns pass it (the whole batch's are
+    kept, unchunked, up to KEEP_COLUMNS_BYTES)."""
+    monkeypatch.setattr(F, "KEEP_COLUMNS_BYTES", budget)
+    monkeypatch.setattr(F, "CHUNK_COLUMNS_BYTES", budget)
 
 
 def _count_chunked(monkeypatch):
@@ -467,8 +474,8 @@ def test_chunked_convolution_keeps_no_columns_and_equals_the_whole_batch(monkeyp
     w = rng.standard_normal((4, 3, 3, 3)).astype(np.float32)
     g = rng.standard_normal((7, 4, 6, 5)).astype(np.float32)
     results = []
-    for budget in (F.CHUNK_COLUMNS_BYTES, 2 * 27 * 30 * 4):   # the whole batch, then chunks of 2
-        monkeypatch.setattr(F, "CHUNK_COLUMNS_BYTES", budget)
+    for budget in (F.KEEP_COLUMNS_BYTES, 2 * 27 * 30 * 4):   # the whole batch, then chunks of 2
+        _chunk_beyond(monkeypatch, budget)
         xg, wg = gs.tensor(x, requires_grad=True), gs.tensor(w, requires_grad=True)
         out = F.conv2d(xg, wg, padding=1)
         results.append((out.grad_fn.extra, out.detach().numpy()))
@@ -489,8 +496,8 @@ def test_chunked_convolution_computes_only_the_gradients_needed(monkeypatch, nee
     w = rng.standard_normal((3, 2, 3, 3)).astype(np.float32)
     b = np.zeros(3, dtype=np.float32)
     grads = []
-    for budget in (F.CHUNK_COLUMNS_BYTES, 18 * 36 * 4 * 2):   # the whole batch, then chunks of 2
-        monkeypatch.setattr(F, "CHUNK_COLUMNS_BYTES", budget)
+    for budget in (F.KEEP_COLUMNS_BYTES, 18 * 36 * 4 * 2):   # the whole batch, then chunks of 2
+        _chunk_beyond(monkeypatch, budget)
         xg, wg, bg = (gs.tensor(a, requires_grad=name == needs) for a, name in
                       ((x, "input"), (w, "weight"), (b, "bias")))
         F.conv2d(xg, wg, bg, padding=1).pow(2).sum().backward()
