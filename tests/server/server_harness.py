@@ -6,8 +6,10 @@ while every request goes over real HTTP and WebSocket connections.
 """
 import contextlib
 import dataclasses
+import json
 import os
 import socket
+import struct
 import subprocess
 import sys
 import threading
@@ -24,6 +26,18 @@ def free_port():
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
+
+
+def safetensors_bytes(entries):
+    """safetensors bytes of {name: (shape, float32 values)}, entries in the order given (a test of a
+    checkpoint refused part-way needs its valid entries first)."""
+    header, data = {}, b""
+    for name, (shape, values) in entries.items():
+        raw = struct.pack(f"<{len(values)}f", *values)
+        header[name] = {"dtype": "F32", "shape": shape, "data_offsets": [len(data), len(data) + len(raw)]}
+        data += raw
+    head = json.dumps(header).encode()
+    return struct.pack("<Q", len(head)) + head + data
 
 
 @contextlib.contextmanager

@@ -8,19 +8,7 @@ And a parameter took a tensor of any shape (``m.weight`` of a Linear(2, 2) becam
 "size mismatch for weight: copying a param with shape ... from checkpoint, the shape in current
 model is ..." for that; the session now answers it as a 422 RuntimeError and changes nothing.
 """
-import json
-import struct
-
-
-def _checkpoint(entries):
-    """safetensors bytes of {name: (shape, float32 values)}."""
-    header, data = {}, b""
-    for name, (shape, values) in entries.items():
-        raw = struct.pack(f"<{len(values)}f", *values)
-        header[name] = {"dtype": "F32", "shape": shape, "data_offsets": [len(data), len(data) + len(raw)]}
-        data += raw
-    head = json.dumps(header).encode()
-    return struct.pack("<Q", len(head)) + head + data
+from server_harness import safetensors_bytes
 
 
 def _state(session):
@@ -33,7 +21,7 @@ SETUP = "torch.manual_seed(0)\nkeep = torch.tensor([3.0])\nm = nn.Linear(2, 2)"
 def test_a_checkpoint_naming_a_missing_part_changes_nothing(session):
     session.ok(SETUP)
     before = _state(session)
-    r = session.put("/checkpoint", content=_checkpoint({"keep": ([1], [99.0]), "m.weight": ([2, 2], [7.0] * 4),
+    r = session.put("/checkpoint", content=safetensors_bytes({"keep": ([1], [99.0]), "m.weight": ([2, 2], [7.0] * 4),
                                                         "m.nope": ([1], [1.0])}))
     assert r.status_code == 422, r.text
     assert r.json()["error"]["type"] == "KeyError" and "m.nope" in r.json()["error"]["message"]
@@ -43,7 +31,7 @@ def test_a_checkpoint_naming_a_missing_part_changes_nothing(session):
 def test_a_parameter_of_another_shape_is_a_size_mismatch_and_changes_nothing(session):
     session.ok(SETUP)
     before = _state(session)
-    r = session.put("/checkpoint", content=_checkpoint({"keep": ([1], [99.0]), "m.weight": ([3], [0.0] * 3)}))
+    r = session.put("/checkpoint", content=safetensors_bytes({"keep": ([1], [99.0]), "m.weight": ([3], [0.0] * 3)}))
     assert r.status_code == 422, r.text
     error = r.json()["error"]
     assert error["type"] == "RuntimeError", error
@@ -63,7 +51,7 @@ def test_a_dotted_variable_put_of_another_shape_is_refused_too(session):
 
 def test_a_matching_checkpoint_still_restores_in_place_and_rebinds_top_level_names(session):
     session.ok(SETUP + "\nopt = optim.SGD(m.parameters(), lr=0.1)")
-    r = session.put("/checkpoint", content=_checkpoint({"keep": ([2], [1.0, 2.0]), "m.weight": ([2, 2], [0.5] * 4),
+    r = session.put("/checkpoint", content=safetensors_bytes({"keep": ([2], [1.0, 2.0]), "m.weight": ([2, 2], [0.5] * 4),
                                                         "m.bias": ([2], [0.0, 0.0])}))
     assert r.status_code == 204, r.text
     values = _state(session)

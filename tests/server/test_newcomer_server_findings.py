@@ -2,16 +2,7 @@
 import json
 import struct
 
-
-def _checkpoint(entries):
-    """safetensors bytes of {name: (shape, float32 values)}."""
-    header, data = {}, b""
-    for name, (shape, values) in entries.items():
-        raw = struct.pack(f"<{len(values)}f", *values)
-        header[name] = {"dtype": "F32", "shape": shape, "data_offsets": [len(data), len(data) + len(raw)]}
-        data += raw
-    head = json.dumps(header).encode()
-    return struct.pack("<Q", len(head)) + head + data
+from server_harness import safetensors_bytes
 
 
 def test_h1_a_checkpoint_into_a_fresh_session_says_which_module_is_missing_and_what_to_do(http, session):
@@ -43,7 +34,7 @@ def test_h1_a_checkpoint_into_a_fresh_session_says_which_module_is_missing_and_w
 
 def test_h1_a_checkpoint_naming_a_missing_tensor_of_an_existing_module_names_it(session):
     session.ok("m = nn.Linear(2, 2)")
-    r = session.put("/checkpoint", content=_checkpoint({"m.nope": ([1], [1.0])}))
+    r = session.put("/checkpoint", content=safetensors_bytes({"m.nope": ([1], [1.0])}))
     assert r.status_code == 422, r.text
     error = r.json()["error"]
     assert error["name"] == "m.nope" and "'m' holds no parameter, buffer or tensor 'nope'" in error["message"], error
