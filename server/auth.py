@@ -54,7 +54,7 @@ class SessionBearer(HTTPBearer):
         state = request.app.state
         found = await state.sessions.authenticate(session_id, token)
         if found is None:
-            raise session_not_found()
+            raise session_not_found(state.sessions.not_found(session_id, token))
         if self.live and not state.backend.is_alive(found.placement):
             raise session_gone()
         return found

@@ -44,8 +44,8 @@ def unauthorized(message="missing bearer token"):
 SESSION_NOT_FOUND = ("SessionNotFound", "no such session, or the token does not match it")
 
 
-def session_not_found():
-    return ApiError(404, *SESSION_NOT_FOUND)
+def session_not_found(message=SESSION_NOT_FOUND[1]):
+    return ApiError(404, SESSION_NOT_FOUND[0], message)
 
 
 def session_gone():

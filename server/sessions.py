@@ -11,12 +11,17 @@ import hmac
 import logging
 import secrets
 import time
+from collections import OrderedDict
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
+
+from .errors import SESSION_NOT_FOUND
 
 log = logging.getLogger("gradserve.sessions")
 
 _DUMMY_DIGEST = hashlib.sha256(b"no such session").digest()
+REMEMBER_ENDED = 10_000     # ended sessions whose end a request with the right token is told of
+REMEMBER_ENDED_S = 86_400.0 # ... for a day
 
 
 def _digest(token):
@@ -62,6 +67,7 @@ class SessionRegistry:
     def __init__(self, settings):
         self.settings = settings
         self.sessions = {}
+        self.ended = OrderedDict()   # id -> (token digest, how it ended, when): the last REMEMBER_ENDED
 
     def __len__(self):
         return len(self.sessions)
@@ -102,11 +108,34 @@ class SessionRegistry:
         session.last_used = now
         return True
 
-    def remove(self, session_id):
+    def remove(self, session_id, how="deleted"):
         session = self.sessions.pop(session_id, None)
         if session is not None:
             session.end()
+            at = session.expires_at if how == "expired" else time.time()
+            self.ended[session_id] = (session.token_digest, how, at)
+            while len(self.ended) > REMEMBER_ENDED:
+                self.ended.popitem(last=False)
         return session
+
+    def not_found(self, session_id, token):
+        """What a 404 for this id and token says: why the session is gone when the token is its own (it
+        expired or was deleted, within the last REMEMBER_ENDED sessions and a day); otherwise the same
+        words for an unknown id and a wrong token."""
+        now = time.time()
+        session = self.sessions.get(session_id)
+        if session is not None:
+            ended = (session.token_digest, "expired", session.expires_at) if session.expired(now) else None
+        else:
+            ended = self.ended.get(session_id)
+        if ended is None or not isinstance(token, str):
+            return SESSION_NOT_FOUND[1]
+        digest, how, at = ended
+        if not hmac.compare_digest(digest, _digest(token)) or now - at > REMEMBER_ENDED_S:
+            return SESSION_NOT_FOUND[1]
+        why = (f"it expired at {iso(at)} (its TTL, or {self.settings.idle_timeout_s:g} s without a request)"
+               if how == "expired" else f"it was deleted at {iso(at)}")
+        return f"the session has ended: {why}; create a new one"
 
     def expired(self):
         now = time.time()
@@ -118,7 +147,7 @@ async def sweep_forever(registry, close, interval_s):
     while True:
         await asyncio.sleep(interval_s)
         for session in registry.expired():
-            registry.remove(session.id)
+            registry.remove(session.id, how="expired")
             try:
                 await close(session)
             except Exception:

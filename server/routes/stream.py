@@ -71,7 +71,7 @@ async def stream(websocket: WebSocket, session_id: str):
     if token is not None:
         session = await state.sessions.authenticate(session_id, token, verify=True)
         if session is None:
-            return await _deny(websocket, 404, *SESSION_NOT_FOUND)
+            return await _deny(websocket, 404, SESSION_NOT_FOUND[0], state.sessions.not_found(session_id, token))
         if not state.backend.is_alive(session.placement):
             return await _deny(websocket, 410, "SessionGone", "the worker holding this session died")
         await websocket.accept()
@@ -92,7 +92,7 @@ async def stream(websocket: WebSocket, session_id: str):
                                                                   "first message: {\"token\": ...}")
         session = await state.sessions.authenticate(session_id, token, verify=True)
         if session is None:
-            return await _refuse(websocket, 4404, *SESSION_NOT_FOUND)
+            return await _refuse(websocket, 4404, SESSION_NOT_FOUND[0], state.sessions.not_found(session_id, token))
         if not state.backend.is_alive(session.placement):
             return await _refuse(websocket, 4410, "SessionGone", "the worker holding this session died")
         if first.get("type") not in ("run", "cancel", "watch", "ping", "debug"):
@@ -235,6 +235,10 @@ class Connection:
                 return self._notice("ValidationError", "a cancel needs \"id\": the run's id, a string", field="id")
             if run_id in self.runs and not self.runs[run_id].done():
                 await self.state.runs.cancel(self.session, run_id)
+            else:
+                return self._notice("NotFound", f"no run {run_id!r} is in progress on this connection (it has "
+                                                f"finished, or was never started here): nothing was cancelled",
+                                    run=run_id, status=404)
         elif kind == "watch":
             if hasattr(self.state.backend, "watch"):
                 if self.cluster_watch is None or self.cluster_watch.done():  # again after a failed watch

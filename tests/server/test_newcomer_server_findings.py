@@ -1,6 +1,10 @@
 """Findings of a newcomer's first hour with the product (tests/newcomer_log.md), one test each."""
 import json
 import struct
+import time
+
+import pytest
+from websockets.exceptions import InvalidStatus
 
 from server_harness import safetensors_bytes
 
@@ -218,3 +222,51 @@ def test_h8_a_binary_body_without_its_header_length_says_what_is_missing(session
                             headers={**session.headers, "Content-Type": "application/octet-stream",
                                      "Inference-Header-Content-Length": str(len(head))})
     assert r.status_code == 200 and r.json()["values"]["y"]["data"] == [2.0, 4.0, 6.0], r.text
+
+
+def test_w2_a_cancel_of_a_run_not_in_progress_is_answered(live_server, session):
+    """W2: a WebSocket {"type": "cancel", "id": ...} naming no run in progress got no answer at all, so a
+    client could not tell a typo from a cancel still under way. Now it is answered with a NotFound error."""
+    from websockets.sync.client import connect
+    url = f"{live_server.ws_url}{session.path}/stream?token={session.token}"
+    with connect(url) as ws:
+        ws.send(json.dumps({"type": "run", "id": "done", "program": "y = 1"}))
+        while json.loads(ws.recv(timeout=30))["type"] != "result":
+            pass
+        for run_id in ("unknown", "done"):   # never started, and finished
+            ws.send(json.dumps({"type": "cancel", "id": run_id}))
+            event = json.loads(ws.recv(timeout=30))
+            assert event["type"] == "error" and event["run"] == run_id and event["status"] == 404, event
+            assert event["error"]["type"] == "NotFound", event
+            assert "nothing was cancelled" in event["error"]["message"], event
+        ws.send(json.dumps({"type": "run", "id": "after", "program": "z = 2"}))   # the connection goes on
+        while (event := json.loads(ws.recv(timeout=30)))["type"] not in ("result", "error"):
+            pass
+        assert event["type"] == "result" and event["run"] == "after", event
+
+
+def test_h7_an_ended_session_says_it_ended_to_its_own_token_only(live_server, http):
+    """H7: a request for a session past its TTL, with its own token, was answered as if the id were
+    unknown. Now the 404 says it expired (or was deleted) and when; a wrong token, or an id never made,
+    still gets the one answer that tells nothing."""
+    from server_harness import open_session
+    from websockets.sync.client import connect
+    expiring = open_session(http, ttl_s=1)
+    deleted = open_session(http)
+    deleted.delete()
+    time.sleep(1.2)
+    answer = expiring.get("")        # expired, before or after the sweeper freed it
+    assert answer.status_code == 404, answer.text
+    error = answer.json()["error"]
+    assert error["type"] == "SessionNotFound" and "the session has ended: it expired at" in error["message"], error
+    error = deleted.get("").json()["error"]
+    assert "the session has ended: it was deleted at" in error["message"], error
+    generic = "no such session, or the token does not match it"
+    wrong = http.get(f"{expiring.path}", headers={"Authorization": "Bearer " + "x" * 43})
+    assert wrong.status_code == 404 and wrong.json()["error"]["message"] == generic, wrong.text
+    never = http.get("/v1/sessions/nope", headers={"Authorization": f"Bearer {expiring.token}"})
+    assert never.status_code == 404 and never.json()["error"]["message"] == generic, never.text
+    with pytest.raises(InvalidStatus) as refused:   # the stream's refusal says the same
+        connect(f"{live_server.ws_url}{deleted.path}/stream?token={deleted.token}").close()
+    assert refused.value.response.status_code == 404
+    assert b"it was deleted at" in refused.value.response.body, refused.value.response.body
