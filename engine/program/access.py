@@ -27,7 +27,7 @@ from ..dtypes import dtype as _DType
 from ..device import device as _Device
 from ..tensor import Tensor, Size
 from . import allowlist, guards
-from .errors import PROGRAM_EXCEPTIONS, ProgramBaseException, exception_args, limit_abort
+from .errors import PROGRAM_EXCEPTIONS, ProgramBaseException, exception_args, limit_abort, system_exit_code
 from .generators import ProgramGenerator
 from .values import BoundMethod, Function, ProgramIterator
 
@@ -1004,6 +1004,8 @@ def _exception_get(obj, name):
         return exception_args(obj)
     if name == "value" and isinstance(obj, StopIteration):   # what a generator returned (PEP 380)
         return _STOP_VALUE(obj)
+    if name == "code" and isinstance(obj, PROGRAM_EXCEPTIONS["SystemExit"]):
+        return system_exit_code(obj)
     raise _attr_error(obj, name)
 
 

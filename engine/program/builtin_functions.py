@@ -29,8 +29,7 @@ _current = None   # the running session's Builtins (for helpers called from oper
 
 # names Python has that programs do not, with a clearer NameError
 UNAVAILABLE = frozenset(("eval", "exec", "compile", "open", "__import__", "globals", "locals", "vars", "dir",
-                         "input", "help", "memoryview", "bytearray", "exit",
-                         "quit", "__builtins__", "classmethod_descriptor", "copyright",
+                         "input", "help", "memoryview", "bytearray", "__builtins__", "classmethod_descriptor", "copyright",
                          "credits", "license"))
 
 
@@ -354,7 +353,8 @@ class Builtins:
             map=self.b_map, filter=self.b_filter, any=self.b_any, all=self.b_all, iter=self.b_iter,
             next=self.b_next, getattr=self.b_getattr, hasattr=self.b_hasattr, setattr=self.b_setattr,
             repr=self.b_repr, format=self.b_format, pow=self.b_pow, ascii=self.b_ascii, id=self.b_id,
-            delattr=self.b_delattr, IOError=PROGRAM_EXCEPTIONS["OSError"], __name__="__main__",
+            delattr=self.b_delattr, exit=b_exit, quit=b_exit,
+            IOError=PROGRAM_EXCEPTIONS["OSError"], __name__="__main__",
             EnvironmentError=PROGRAM_EXCEPTIONS["OSError"],
             super=SUPER, NotImplemented=NotImplemented, Ellipsis=Ellipsis,
         )
@@ -751,6 +751,16 @@ def _check_classinfo(classinfo, fn):
         return
     if not isinstance(classinfo, type):
         raise _TypeError(f"{fn}() arg 2 must be a type, a tuple of types, or a union")
+
+
+def b_exit(status=None):
+    """exit(status=None), quit() and sys.exit(): raise SystemExit. Uncaught, one with no status or
+    status 0 ends the program as a script's end does (the run succeeds); any other status is the
+    run's error."""
+    raise PROGRAM_EXCEPTIONS["SystemExit"](status) if status is not None else PROGRAM_EXCEPTIONS["SystemExit"]()
+
+
+b_exit.__name__ = b_exit.__qualname__ = "exit"
 
 
 def b_isinstance(obj, classinfo):

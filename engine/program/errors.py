@@ -122,6 +122,13 @@ def _key_error_str(self):
     return _ProgramBase.__str__(self)
 
 
+def system_exit_code(exc):
+    """A SystemExit's ``code``: its one argument, its arguments, or None (read from the slot, past
+    anything a program subclass defines)."""
+    args = _EXC_ARGS(exc)
+    return None if not args else args[0] if len(args) == 1 else args
+
+
 # (name, parent) in Python's hierarchy; the names programs can use
 _TREE = (
     ("SystemExit", "BaseException"), ("KeyboardInterrupt", "BaseException"),
@@ -156,6 +163,7 @@ for _name, _parent in _TREE:
     _body = {"__module__": "builtins", "__qualname__": _name, "__doc__": getattr(_py, _name).__doc__}
     if _name == "KeyError":
         _body["__str__"] = _key_error_str
+
     _bases = (PROGRAM_EXCEPTIONS[_parent],)
     if _name in _PROTOCOL:
         # host protocols stop on these (old-style __getitem__ iteration, iterators)

@@ -21,7 +21,7 @@ from ..autograd.state import state
 from ..limits import Limits
 from .compiler import Compiler
 from .errors import (PROGRAM_EXCEPTIONS, Abort, ProgramError, ProgramBaseException, exception_type_name, locate, meta,
-                     to_program_exception)
+                     system_exit_code, to_program_exception)
 from .debugger import DebugError, debugger_observer
 from .runtime import Interrupted
 from .scopes import CompileError, build_scopes, check_nesting
@@ -123,7 +123,8 @@ def run(source, namespace, limits=None, *, observer=None, cancel=None, on_stdout
     except Abort as a:
         error = _from_abort(a)
     except ProgramBaseException as e:
-        error = _post_mortem(debugger, e) or _report(e, namespace)
+        if not _clean_exit(e):
+            error = _post_mortem(debugger, e) or _report(e, namespace)
     except Exception as e:  # an unlocated host error: report it at the current line
         e = to_program_exception(e)
         error = _post_mortem(debugger, e) or _report(e, namespace, state.line)
@@ -223,6 +224,16 @@ def _shrink(namespace, limit):
     namespace.runtime.bytes_known = None
     gc.collect()
     return dropped
+
+
+def _clean_exit(e):
+    """``sys.exit()``, ``exit(0)``, ``quit()`` uncaught: the program ends there as a script does, and the
+    run succeeds with what it bound so far. Another status (``sys.exit(1)``, ``sys.exit("why")``) is
+    the run's error, as a script's is a failure."""
+    if not isinstance(e, PROGRAM_EXCEPTIONS["SystemExit"]):
+        return False
+    code = system_exit_code(e)
+    return code is None or (type(code) in (int, bool) and code == 0)
 
 
 def _failed(error, started):

@@ -126,11 +126,33 @@ def test_exception_objects_expose_only_args(run_err, run_ok):
         assert e.type == "AttributeError"
 
 
-@pytest.mark.parametrize("raised", ["SystemExit", "KeyboardInterrupt", "BaseException", "GeneratorExit",
-                                    "SystemExit(3)"])
+@pytest.mark.parametrize("raised", ["KeyboardInterrupt", "BaseException", "GeneratorExit", "SystemExit(3)",
+                                    "SystemExit('why')"])
 def test_base_exceptions_stay_inside_the_program(run_err, raised):
     e = run_err(f"raise {raised}\n")
     assert e.type == raised.split("(")[0] and e.line == 1
+
+
+@pytest.mark.parametrize("exit_", ["sys.exit()", "sys.exit(0)", "exit()", "quit(0)", "raise SystemExit",
+                                   "raise SystemExit(None)", "sys.exit(False)"])
+def test_a_clean_exit_ends_the_program_as_a_script_ends(run_ok, exit_):
+    """sys.exit() / exit() / quit() with no status or 0, uncaught: the run ends there and succeeds with
+    what it bound (a script exits quietly); the statements after it do not run."""
+    out, ns = run_ok(f"import sys\nx = 1\nprint('before')\n{exit_}\ny = 2\n")
+    assert out.stdout == "before\n"
+    assert ns.globals["x"] == 1 and "y" not in ns.globals
+
+
+@pytest.mark.parametrize("exit_, code", [("sys.exit(2)", "2"), ("exit('bad input')", "bad input"), ("quit(1)", "1")])
+def test_an_exit_with_a_status_is_the_runs_error(run_err, exit_, code):
+    e = run_err(f"import sys\n{exit_}\n")
+    assert e.type == "SystemExit" and e.message == code and e.line == 2
+
+
+def test_system_exit_code_is_readable_where_caught(run_ok):
+    out, _ = run_ok("import sys\nfor s in [(), (3,), ('x',), (1, 2)]:\n    try:\n        raise SystemExit(*s)\n"
+                    "    except SystemExit as e:\n        print(e.code)\n")
+    assert out.stdout == "None\n3\nx\n(1, 2)\n"
 
 
 def test_except_exception_does_not_catch_base_exceptions(run_err):

@@ -5,7 +5,7 @@ which write to the program's own output. Nothing of the host's interpreter: no `
 a channel between sessions of one process)."""
 import sys as _sys
 
-from ..errors import PROGRAM_EXCEPTIONS as _P
+from ..builtin_functions import b_exit
 from . import check_string, runtime
 
 __all__ = ["argv", "exit", "maxsize", "version", "version_info", "hexversion", "platform", "byteorder",
@@ -53,9 +53,7 @@ float_info = _FloatInfo(tuple(_sys.float_info))
 del _i, _k
 
 
-def exit(status=None):
-    """Raises SystemExit, which ends the program where it is not caught."""
-    raise _P["SystemExit"](status) if status is not None else _P["SystemExit"]()
+exit = b_exit   # (uncaught, status None or 0 ends the run as a success)
 
 
 class _Stream:
