@@ -1043,7 +1043,7 @@ class Compiler:
         try:
             if is_lambda:
                 body = self._located(self.expr(body_nodes), body_nodes)
-            elif generators.has_yield(body_nodes):
+            elif scope.generator:
                 body = generators.function_body(self, body_nodes)   # a generator function (generators.py)
             else:
                 body = self.block(body_nodes)

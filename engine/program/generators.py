@@ -31,10 +31,10 @@ import ast
 
 from ..autograd.state import state
 from .errors import Abort, PROGRAM_EXCEPTIONS, ProgramBaseException, locate, meta
-from .scopes import CompileError
+from .scopes import CompileError, child_nodes
 from .values import BREAK, CONTINUE, RETURN, Frame
 
-__all__ = ["ProgramGenerator", "GenFrame", "has_yield", "function_body", "misplaced_yield"]
+__all__ = ["ProgramGenerator", "GenFrame", "function_body", "misplaced_yield"]
 
 _P = PROGRAM_EXCEPTIONS
 _StopIteration = _P["StopIteration"]
@@ -164,19 +164,6 @@ _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
 _YIELDS = (ast.Yield, ast.YieldFrom)
 
 
-def has_yield(nodes):
-    """Whether statements ``nodes`` hold a yield of their own function (not of a nested one)."""
-    stack = list(nodes)
-    while stack:
-        n = stack.pop()
-        if isinstance(n, _YIELDS):
-            return True
-        if isinstance(n, _SCOPES):
-            continue
-        stack.extend(ast.iter_child_nodes(n))
-    return False
-
-
 def _yield_nodes(stmts):
     """ids of the nodes of ``stmts`` that hold a yield (themselves or below, within the function)."""
     found = set()
@@ -185,7 +172,7 @@ def _yield_nodes(stmts):
         if isinstance(n, _SCOPES):
             return False
         inside = isinstance(n, _YIELDS)
-        for child in ast.iter_child_nodes(n):
+        for child in child_nodes(n):
             if visit(child):
                 inside = True
         if inside:

@@ -649,6 +649,50 @@ def test_unsupported_yield_positions_are_refused_before_running():
         assert (e.type, e.line) == ("SyntaxError", line), (source, e)
 
 
+GENERATOR_OR_NOT = """
+def outer():
+    def inner():
+        yield 1
+    return inner
+def with_lambda():
+    f = lambda: 1
+    return f
+class C:
+    def method(self):
+        yield from range(2)
+def has_genexp():
+    return list(x for x in range(3))
+def yields_in_a_loop(n):
+    while n:
+        n -= 1
+        if n % 2:
+            yield n
+def plain_with_nested_class():
+    class D:
+        def g(self):
+            yield 1
+    return D
+for f in (outer, outer(), with_lambda, C().method, has_genexp, yields_in_a_loop, plain_with_nested_class):
+    r = f() if f is not yields_in_a_loop else f(5)
+    print(f.__name__, list(r) if hasattr(r, 'send') else r.__name__ if callable(r) else r)
+"""
+
+
+def test_which_functions_are_generators_is_decided_as_python_does():
+    """A function is a generator by a yield of its own (not of a nested def, lambda or class),
+    as the scope analysis marks it while walking the program once."""
+    assert_same_as_python(GENERATOR_OR_NOT)
+
+
+def test_child_nodes_are_ast_iter_child_nodes():
+    import ast
+    import pathlib
+    from gradserve.engine.program.scopes import child_nodes
+    source = GENERATOR_OR_NOT + pathlib.Path(__file__).read_text()
+    for node in ast.walk(ast.parse(source)):
+        assert child_nodes(node) == list(ast.iter_child_nodes(node)), ast.dump(node)[:200]
+
+
 # --------------------------------------------------------------------------- sessions and memory
 def test_a_generator_lives_in_the_session_across_runs():
     ns = Namespace()
