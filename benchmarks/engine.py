@@ -17,6 +17,9 @@
     position Embedding(128, 64), LayerNorm, causal nn.MultiheadAttention(64, 4 heads), LayerNorm,
     GELU MLP 64-256-64, final LayerNorm, Linear to the vocabulary, next-token cross-entropy; with
     peak RSS.                                                     target <= 1.5x PyTorch
+(convnext) one SGD step of a ConvNeXt block (depthwise 7x7 convolution, channels-last LayerNorm, 4x
+    pointwise GELU MLP, residual) and a linear head on 16 x 96 x 28 x 28; with peak RSS (no target:
+    where real vision models' wide depthwise kernels stand).
 
 Prints each framework's median time and the ratio. PyTorch is optional: without
 it only gradserve's times are printed. Both frameworks get the same number of
@@ -35,7 +38,7 @@ On a shared machine under load, wall time measures the scheduler more than the c
 (time.thread_time), which a descheduled process does not accrue; all work runs on that
 thread when both frameworks have one thread (PyTorch runs CPU backward on the calling thread).
 
-    python benchmarks/engine.py [--repeat N] [--rounds N] [--only a,b,c,lstm,gru,cnn,transformer]
+    python benchmarks/engine.py [--repeat N] [--rounds N] [--only a,b,c,lstm,gru,cnn,transformer,convnext]
                                 [--threads N] [--clock wall|cpu] [--same-heap]
 """
 import argparse
@@ -312,6 +315,41 @@ def transformer_step(lib):
     return step
 
 
+CNX_BATCH, CNX_DIM, CNX_SIZE = 16, 96, 28
+
+
+def convnext_step(lib):
+    """A closure running one SGD step of a ConvNeXt block (depthwise 7x7 convolution, channels-last
+    LayerNorm, 4x pointwise MLP with GELU, residual) and a linear head, on 16 x 96 x 28 x 28."""
+    nn = lib.nn
+    lib.manual_seed(0)
+
+    class Block(nn.Module):
+        def __init__(self, dim):
+            super().__init__()
+            self.dwconv = nn.Conv2d(dim, dim, 7, padding=3, groups=dim)
+            self.norm = nn.LayerNorm(dim)
+            self.pw1, self.pw2 = nn.Linear(dim, 4 * dim), nn.Linear(4 * dim, dim)
+
+        def forward(self, x):
+            y = self.dwconv(x).permute(0, 2, 3, 1)
+            y = self.pw2(nn.functional.gelu(self.pw1(self.norm(y))))
+            return x + y.permute(0, 3, 1, 2)
+
+    block, head = Block(CNX_DIM), nn.Linear(CNX_DIM, 10)
+    opt = lib.optim.SGD(list(block.parameters()) + list(head.parameters()), lr=0.01, momentum=0.9)
+    x = lib.randn(CNX_BATCH, CNX_DIM, CNX_SIZE, CNX_SIZE)
+    target = lib.randint(0, 10, (CNX_BATCH,))
+
+    def step():
+        opt.zero_grad()
+        loss = nn.functional.cross_entropy(head(block(x).mean((2, 3))), target)
+        loss.backward()
+        opt.step()
+        return loss
+    return step
+
+
 def peak_step(step, repeat):
     """Median time of ``step`` and the process's peak RSS (it runs in a fresh subprocess)."""
     return {"time": median_time(step, repeat), "peak_rss_mb": _memory_mb("VmHWM")}
@@ -320,7 +358,8 @@ def peak_step(step, repeat):
 RECURRENT = {"lstm": lambda lib, repeat: peak_step(lstm_step(lib), repeat),
              "gru": lambda lib, repeat: peak_step(gru_loop(lib), repeat),
              "cnn": lambda lib, repeat: peak_step(cnn_step(lib), repeat),
-             "transformer": lambda lib, repeat: peak_step(transformer_step(lib), repeat)}
+             "transformer": lambda lib, repeat: peak_step(transformer_step(lib), repeat),
+             "convnext": lambda lib, repeat: peak_step(convnext_step(lib), repeat)}
 
 
 def report_recurrent(only, repeat, threads, rounds):
@@ -343,6 +382,11 @@ def report_recurrent(only, repeat, threads, rounds):
         ours, theirs = measure("transformer", repeat, threads, rounds)
         print(_line(f"(transformer) pre-norm block, {TF_BATCH}x{TF_TOKENS} tokens, AdamW", ours["time"],
                     theirs and theirs["time"], 1.5))
+        _rss_line(ours, theirs)
+    if "convnext" in only:
+        ours, theirs = measure("convnext", repeat, threads, rounds)
+        print(_line(f"(convnext) depthwise 7x7 block, {CNX_BATCH}x{CNX_DIM}x{CNX_SIZE}x{CNX_SIZE}, SGD", ours["time"],
+                    theirs and theirs["time"]))
         _rss_line(ours, theirs)
 
 
@@ -437,7 +481,7 @@ def main():
     parser.add_argument("--rounds", type=int, default=5,
                         help="subprocess runs per framework and benchmark, alternating between frameworks")
     parser.add_argument("--only", default="a,b,c,lstm,gru,cnn,transformer",
-                        help="which of a, b, c, lstm, gru, cnn, transformer to run")
+                        help="which of a, b, c, lstm, gru, cnn, transformer, convnext to run")
     parser.add_argument("--threads", type=int, help="BLAS threads for both frameworks (default: what NumPy uses)")
     parser.add_argument("--clock", choices=("wall", "cpu"), default="wall",
                         help="wall time, or the measuring thread's CPU time (needs --threads 1)")

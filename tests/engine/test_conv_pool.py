@@ -505,3 +505,73 @@ def test_chunked_convolution_computes_only_the_gradients_needed(monkeypatch, nee
         assert [name for name, grad in got.items() if grad is not None] == [needs]
         grads.append(got[needs].numpy())
     np.testing.assert_allclose(grads[0], grads[1], rtol=1e-5, atol=1e-5)
+
+
+# depthwise convolutions BANDED_MIN_WIDTH wide or wider, at stride 1: banded products (_banded_forward)
+BANDED_CASES = {
+    "depthwise_5x5": (lambda T, x, w: T.nn.functional.conv2d(x, w, padding=2, groups=3), [(2, 3, 7, 9), (3, 1, 5, 5)]),
+    "depthwise_7x7_bias": (lambda T, x, w, b: T.nn.functional.conv2d(x, w, b, padding=3, groups=2),
+                           [(2, 2, 8, 11), (2, 1, 7, 7), (2,)]),
+    "depthwise_dilated_unpadded": (lambda T, x, w: T.nn.functional.conv2d(x, w, dilation=(1, 2), groups=2),
+                                   [(1, 2, 6, 19), (2, 1, 3, 5)]),
+    "depthwise_same_even": (lambda T, x, w: T.nn.functional.conv2d(x, w, padding="same", groups=3),
+                            [(2, 3, 5, 6), (3, 1, 4, 4)]),
+    "depthwise_wide_rows": (lambda T, x, w: T.nn.functional.conv2d(x, w, padding=(0, 4), groups=2),
+                            [(1, 2, 3, 41), (2, 1, 2, 9)]),
+    # Mamba's causal conv1d: a filter of 4 per channel, padded by 3, then cut back
+    "depthwise_conv1d_causal": (lambda T, x, w, b: T.nn.functional.conv1d(x, w, b, padding=3, groups=4)[..., :-3],
+                                [(2, 4, 10), (4, 1, 4), (4,)]),
+}
+
+
+def _count_banded(monkeypatch):
+    calls = []
+    for name in ("_banded_forward", "_banded_backward"):
+        def counted(*args, _fn=getattr(F, name), _name=name):
+            calls.append(_name)
+            return _fn(*args)
+        monkeypatch.setattr(F, name, counted)
+    return calls
+
+
+@pytest.mark.parametrize("name", list(BANDED_CASES))
+def test_banded_depthwise_convolution_passes_gradcheck_and_gradgradcheck(monkeypatch, name):
+    calls = _count_banded(monkeypatch)
+    check_gradients(*BANDED_CASES[name])
+    assert "_banded_forward" in calls and "_banded_backward" in calls   # (gradgradcheck: the composite form)
+
+
+@needs_torch
+@pytest.mark.parametrize("name", list(BANDED_CASES))
+def test_banded_depthwise_convolution_matches_torch(monkeypatch, name):
+    calls = _count_banded(monkeypatch)
+    compare_with_torch(*BANDED_CASES[name])
+    assert "_banded_forward" in calls and "_banded_backward" in calls
+
+
+@pytest.mark.parametrize("needs", ["input", "weight", "bias"])
+@pytest.mark.parametrize("keep", [True, False])
+def test_banded_convolution_equals_im2col_for_each_gradient_alone(monkeypatch, needs, keep):
+    """The banded path against the im2col one (BANDED_MIN_WIDTH raised past the kernel), each gradient
+    alone (backward gets x only for the weight's, w only for the input's), with the laid-out input kept
+    for backward and gathered again."""
+    rng = np.random.default_rng(7)
+    x = rng.standard_normal((3, 4, 9, 13)).astype(np.float32)
+    w = rng.standard_normal((4, 1, 5, 5)).astype(np.float32)
+    b = rng.standard_normal(4).astype(np.float32)
+    g = rng.standard_normal((3, 4, 9, 13)).astype(np.float32)
+    if not keep:
+        monkeypatch.setattr(F, "KEEP_COLUMNS_BYTES", 0)
+    results = []
+    for min_width in (F.BANDED_MIN_WIDTH, 6):
+        monkeypatch.setattr(F, "BANDED_MIN_WIDTH", min_width)
+        xg, wg, bg = (gs.tensor(a, requires_grad=name == needs) for a, name in
+                      ((x, "input"), (w, "weight"), (b, "bias")))
+        out = F.conv2d(xg, wg, bg, padding=2, groups=4)
+        assert out.grad_fn.banded == (min_width <= 5)
+        out.backward(gs.tensor(g))
+        got = {name: t.grad for name, t in (("input", xg), ("weight", wg), ("bias", bg))}
+        assert [name for name, grad in got.items() if grad is not None] == [needs]
+        results.append((out.detach().numpy(), got[needs].numpy()))
+    for a, b_ in zip(*results):
+        np.testing.assert_allclose(a, b_, rtol=1e-4, atol=1e-4)
