@@ -20,6 +20,7 @@ comparison is of the frameworks, not of their threading; the clock is the thread
 """
 import argparse
 import contextlib
+import gc
 import io
 import json
 import os
@@ -41,6 +42,11 @@ clock = time.thread_time
 
 
 def timed(fn):
+    # the garbage of the calls before (a discarded session's compiled cells and tensors hold cycles)
+    # is collected first: a full collection of it during the next call cost up to 200 ms, charged to
+    # whichever arm ran then, most often the interpreter's, which allocates the most (nerf/run_nerf's
+    # program ran 46 ms, then 231 and 208: "10x the engine")
+    gc.collect()
     start = clock()
     with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
         result = fn()
@@ -81,7 +87,6 @@ def measure(script, repeat):
 
 def measure_one(sid, repeat):
     """Measures script ``sid`` in this (fresh) process and prints the result as one JSON line."""
-    import gc
     import torch
     import gradserve.engine.program  # noqa: F401
     torch.set_num_threads(1)

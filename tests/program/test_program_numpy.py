@@ -41,6 +41,22 @@ def test_numpy_scalars_keep_their_type_as_numpy():
     """)
 
 
+def test_numpy_scalar_results_of_every_type_and_scalar_loops_match_numpy():
+    """Scalar results take their class by their NumPy type (not their dtype's name, which NumPy computes
+    in Python each time): every integer and float type, and a sinusoid table's scalar loop."""
+    assert_same_as_python("""
+    import numpy as np
+    for t in (np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32, np.uint64,
+              np.float16, np.float32, np.float64):
+        v = np.sum(np.ones(3, dtype=t))
+        print(repr(v), v.dtype, repr(v * 2), repr(1 / v), repr(np.power(v, 2)))
+    print(np.sum(np.array([1 + 2j])))
+    table = np.array([[p / np.power(10000, 2 * (j // 2) / 8) for j in range(8)] for p in range(3)])
+    table[:, 0::2] = np.sin(table[:, 0::2])
+    print(table.round(6).tolist())
+    """)
+
+
 def test_elementwise_reductions_and_broadcasting_match_numpy():
     assert_same_as_python("""
     import numpy as np

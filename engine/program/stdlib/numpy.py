@@ -498,7 +498,7 @@ class _Scalar:
     __slots__ = ()
 
     def _v(self):
-        return _NP_DTYPES[self.__class__._name].type(self._plain())
+        return self._type(self._plain())
 
     @property
     def dtype(self):
@@ -551,7 +551,8 @@ def _scalar_op(op, reflected=False):
 
 
 def _make_scalar_class(base, name):
-    ns = {"__slots__": (), "_name": name, "__module__": __name__, "__qualname__": "np_" + name,
+    ns = {"__slots__": (), "_name": name, "_type": _NP_DTYPES[name].type, "__module__": __name__,
+          "__qualname__": "np_" + name,
           "_plain": (lambda self, b=base: b(self))}
     for n, f in (("add", _op.add), ("sub", _op.sub), ("mul", _op.mul), ("truediv", _op.truediv),
                  ("floordiv", _op.floordiv), ("mod", _op.mod), ("pow", _op.pow)):
@@ -568,6 +569,10 @@ for _n in _ALLOWED:
     if _n.startswith(("float", "int", "uint")):
         _SCALAR_CLASSES[_n] = _make_scalar_class(float if _n.startswith("float") else int, _n)
 del _n
+# NumPy's scalar type -> its program class, for _out: by the result's type, as reading its dtype's name
+# (a Python property of NumPy's) cost more than the arithmetic in scalar loops (np.power(10000, x) for
+# each position and dimension of a sinusoid table)
+_SCALAR_OUT = {_NP_DTYPES[_n].type: _c for _n, _c in _SCALAR_CLASSES.items()}
 
 
 def _check_index(a, index, per=1):
@@ -585,6 +590,9 @@ def _check_index(a, index, per=1):
 
 def _out(r):
     """What a NumPy result becomes for the program."""
+    cls = _SCALAR_OUT.get(type(r))
+    if cls is not None:
+        return cls(r.item())
     if isinstance(r, _np.ndarray):
         return ndarray._of(r)
     if isinstance(r, _np.generic):
@@ -856,12 +864,20 @@ def _check_kron(a, b):
 
 
 # --------------------------------------------------------------------------- functions
+_NUMBERS = frozenset((int, float, bool, complex))   # what _host passes through unchanged (of the common)
+
+
 def _function(npf, check=None, name=None):
     name = name or npf.__name__
 
     strings = name in _STR_FUNCTIONS
 
     def f(*args, **kwargs):
+        if not kwargs and not strings:   # np.power(10000, x) in a loop: numbers as they are
+            args = [a if type(a) in _NUMBERS else _host(a) for a in args]
+            if check is not None:
+                check(*args)
+            return _out(npf(*args))
         out = kwargs.pop("out", None)
         args = [_host(a, strings=strings) for a in args]
         kwargs = {k: _host(v, strings=strings) for k, v in kwargs.items()}
