@@ -72,13 +72,8 @@ class Compiler:
         self.loops = 0
         self.debug_lines = None   # a set when compiling for a debug run: statements get debugger hooks
         self.loop_counted = False # the statement being compiled is counted by its loop (see loop_block)
-        self._stmt = {}
-        self._expr = {}
-        for name in dir(self):
-            if name.startswith("s_"):
-                self._stmt[getattr(ast, name[2:])] = getattr(self, name)
-            elif name.startswith("e_"):
-                self._expr[getattr(ast, name[2:])] = getattr(self, name)
+        self._stmt = {node: getattr(self, name) for node, name in _HANDLERS["s_"]}
+        self._expr = {node: getattr(self, name) for node, name in _HANDLERS["e_"]}
 
     # ------------------------------------------------------------------ entry points
     def module(self, tree):
@@ -2013,3 +2008,9 @@ def _str_abort(n, limit):
     from .errors import limit_abort
     return limit_abort("string_length", f"limit exceeded: string_length: a string of {n} characters "
                                         f"(at most {limit})")
+
+
+# (node type, method name) of the compiler's statement (s_) and expression (e_) handlers, found once:
+# dir() of the class at every compile was a tenth of compiling a notebook cell
+_HANDLERS = {prefix: tuple((getattr(ast, name[2:]), name) for name in dir(Compiler) if name.startswith(prefix))
+             for prefix in ("s_", "e_")}
