@@ -1145,11 +1145,14 @@ BANDED_MIN_WIDTH = 4
 BANDED_BLOCK = 8   # output columns per block, at least: larger blocks did more work for little BLAS gain
 
 
-def _banded_conv(x4, w4, groups, stride):
+def _banded_conv(x4, w4, groups, stride, dilation):
     """Whether this convolution runs banded: depthwise (a filter per channel, one output each), stride
-    1, a kernel BANDED_MIN_WIDTH wide or more, on the CPU."""
+    1, a kernel BANDED_MIN_WIDTH wide or more whose dilated width is at most 2 * BANDED_BLOCK + 1 (the
+    block grows with it, and the work and the band's memory with its square: dilation 50 would make
+    blocks of 150), on the CPU."""
+    kw = w4.shape[3]
     return (groups == x4.shape[1] == w4.shape[0] and w4.shape[1] == 1 and stride == (1, 1)
-            and w4.shape[3] >= BANDED_MIN_WIDTH and _xp(x4) is np)
+            and kw >= BANDED_MIN_WIDTH and (kw - 1) * dilation[1] <= 2 * BANDED_BLOCK and _xp(x4) is np)
 
 
 def _banded_layout(x_shape4, kernel, dilation, padding):
@@ -1283,7 +1286,7 @@ class Conv(Function):
         o = w4.shape[0]
         kernel = w4.shape[2:]
         oh, ow = _conv_out_size(x4.shape, kernel, dilation, padding, stride)
-        self.banded = _banded_conv(x4, w4, groups, stride)
+        self.banded = _banded_conv(x4, w4, groups, stride, dilation)
         if self.banded:
             self.tap_major, self.chunk = False, n
             out, buf = _banded_forward(x4, w4, dilation, padding, (oh, ow))

@@ -575,3 +575,14 @@ def test_banded_convolution_equals_im2col_for_each_gradient_alone(monkeypatch, n
         results.append((out.detach().numpy(), got[needs].numpy()))
     for a, b_ in zip(*results):
         np.testing.assert_allclose(a, b_, rtol=1e-4, atol=1e-4)
+
+
+@pytest.mark.parametrize("kernel, dilation, banded", [((5, 5), 1, True), ((3, 17), 1, True), ((3, 5), 4, True),
+                                                      ((3, 5), 5, False), ((5, 3), 1, False)])
+def test_banded_convolution_only_where_its_blocks_stay_small(kernel, dilation, banded):
+    """Banded where the kernel is wide enough and its dilated width keeps blocks small (a block is as
+    wide as the dilated kernel, and the work grows with its square)."""
+    x = gs.zeros(1, 2, 12, 40, requires_grad=True)
+    out = F.conv2d(x, gs.zeros(2, 1, *kernel), dilation=dilation, groups=2)
+    assert out.grad_fn.banded == banded
+
