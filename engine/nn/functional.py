@@ -1933,6 +1933,67 @@ class Pad(Function):
         return (F.getitem(g, self.region),)
 
 
+class PadBorder(Function):
+    """F.pad in reflect, replicate or circular mode: NumPy's pad forward; backward folds each padded
+    border back onto the positions it copied, dimension by dimension, with slices (a gather per
+    dimension, as it was, scattered its gradient back with np.add.at: 2.4-3.8x PyTorch's time)."""
+    __slots__ = ("mode", "pairs", "nd")
+    op = "pad"
+    _NUMPY_MODE = {"reflect": "reflect", "replicate": "edge", "circular": "wrap"}
+
+    def name(self):
+        if self.mode == "circular":
+            return "CopySlices"   # PyTorch pads circularly with slice copies
+        return f"{'Reflection' if self.mode == 'reflect' else 'Replication'}Pad{self.nd}DBackward0"
+
+    def forward(self, x, mode, pairs, nd):
+        self.mode, self.pairs, self.nd = mode, pairs, nd
+        return _xp(x).pad(x, pairs, mode=self._NUMPY_MODE[mode])
+
+    def backward(self, F, g):
+        sizes = [s - a - b for s, (a, b) in zip(g.shape, self.pairs)]
+        if isinstance(g, Tensor):   # under create_graph: the gather's gradient, as engine ops
+            for d, (a, b) in enumerate(self.pairs):
+                if a or b:
+                    pos = _xp(g._data).asarray(_border_positions(self.mode, sizes[d], a, b))
+                    shape = g.shape[:d] + (sizes[d],) + g.shape[d + 1:]
+                    g = F.index_put(F.new_zeros(g, shape), (slice(None),) * d + (pos,), g, True)
+            return (g,)
+        xp = _xp(g)
+        for d, (a, b) in enumerate(self.pairs):
+            if not (a or b):
+                continue
+            n = sizes[d]
+
+            def at(lo, hi, _d=d):
+                return (slice(None),) * _d + (slice(lo, hi),)
+            core = g[at(a, a + n)].copy()
+            left, right = g[at(0, a)], g[at(a + n, a + n + b)]
+            if self.mode == "reflect":
+                core[at(1, a + 1)] += xp.flip(left, d)
+                core[at(n - 1 - b, n - 1)] += xp.flip(right, d)
+            elif self.mode == "replicate":
+                core[at(0, 1)] += left.sum(d, keepdims=True)
+                core[at(n - 1, n)] += right.sum(d, keepdims=True)
+            else:
+                core[at(n - a, n)] += left
+                core[at(0, b)] += right
+            g = core
+        return (g,)
+
+
+def _border_positions(mode, n, a, b):
+    """The input positions a padded dimension of size n + a + b reads, in PyTorch's mode."""
+    pos = np.arange(-a, n + b)
+    if mode == "reflect":
+        period = 2 * (n - 1)
+        pos = np.abs(pos) % period if period else np.zeros_like(pos)
+        return np.where(pos >= n, period - pos, pos)
+    if mode == "replicate":
+        return np.clip(pos, 0, n - 1)
+    return pos % n
+
+
 def pad(input, pad, mode="constant", value=None):
     """Pads the last len(pad) // 2 dimensions: pad = (left, right, top, bottom, ...) from the last dim back."""
     pad = tuple(int(p) for p in pad)
@@ -1958,28 +2019,18 @@ def pad(input, pad, mode="constant", value=None):
         raise RuntimeError(f"Padding mode \"{mode}\" doesn't take in value argument")
     if mode not in ("reflect", "replicate", "circular"):
         raise NotImplementedError(f"Unsupported padding mode: {mode}")
-    out = input
     for d in range(input.ndim - nd, input.ndim):
         a, b = pairs[d]
-        if a == 0 and b == 0:
-            continue
-        n = out.shape[d]
+        n = input.shape[d]
         if mode == "reflect" and (a >= n or b >= n):
             raise RuntimeError(f"Argument #4: Padding size should be less than the corresponding input dimension, "
                                f"but got: padding ({a}, {b}) at dimension {d} of input {list(input.shape)}")
         if mode == "circular" and (a > n or b > n):
             raise RuntimeError("Padding value causes wrapping around more than once.")
-        pos = np.arange(-a, n + b)
-        if mode == "reflect":
-            period = 2 * (n - 1)
-            pos = np.abs(pos) % period if period else np.zeros_like(pos)
-            pos = np.where(pos >= n, period - pos, pos)
-        elif mode == "replicate":
-            pos = np.clip(pos, 0, n - 1)
-        else:
-            pos = pos % n
-        out = out[(slice(None),) * d + (_tensor(pos, device=input.device),)]
-    return out
+    if any(a < 0 or b < 0 for a, b in pairs):   # PyTorch crops first, then pads what is left
+        input = input[tuple(slice(max(-a, 0), s - max(-b, 0)) for s, (a, b) in zip(input.shape, pairs))]
+        pairs = [(max(a, 0), max(b, 0)) for a, b in pairs]
+    return PadBorder.apply(input, mode=mode, pairs=tuple(pairs), nd=nd)
 
 
 # ====================================================================== normalisation

@@ -122,6 +122,14 @@ CASES = {
     "pad_reflect": (lambda T, x: _f(T).pad(x, (2, 1, 1, 2), mode="reflect"), [(1, 2, 4, 5)]),
     "pad_replicate": (lambda T, x: _f(T).pad(x, (2, 3), mode="replicate"), [(2, 3, 4)]),
     "pad_circular": (lambda T, x: _f(T).pad(x, (1, 2, 2, 1), mode="circular"), [(1, 2, 3, 4)]),
+    "pad_reflect_1d": (lambda T, x: _f(T).pad(x, (3, 1), mode="reflect"), [(2, 3, 5)]),
+    "pad_reflect_3d": (lambda T, x: _f(T).pad(x, (1, 2, 0, 1, 2, 1), mode="reflect"), [(1, 2, 3, 4, 5)]),
+    "pad_replicate_2d_unbatched": (lambda T, x: _f(T).pad(x, (0, 2, 3, 1), mode="replicate"), [(2, 3, 4)]),
+    "pad_circular_1d_whole": (lambda T, x: _f(T).pad(x, (4, 4), mode="circular"), [(2, 2, 4)]),
+    # negative widths crop first, then the rest is padded from what is left (PyTorch's order)
+    "pad_reflect_crop": (lambda T, x: _f(T).pad(x, (-1, 2, 1, -1), mode="reflect"), [(1, 2, 5, 5)]),
+    "pad_circular_crop": (lambda T, x: _f(T).pad(x, (2, -1), mode="circular"), [(1, 2, 5)]),
+    "pad_replicate_zero": (lambda T, x: _f(T).pad(x, (0, 0, 0, 0), mode="replicate"), [(1, 2, 3, 3)]),
     # normalisation and distances
     "layer_norm": (lambda T, x, w, b: _f(T).layer_norm(x, (5,), w, b), [(4, 5), (5,), (5,)]),
     "layer_norm_2d_shape": (lambda T, x: _f(T).layer_norm(x, (3, 4)), [(2, 3, 4)]),
@@ -328,6 +336,12 @@ FUSED_NODES = {
                                                                   T.ones(3, 4) / 4), "CrossEntropyBackward0"),
     "embedding": (lambda T: _f(T).embedding(T.tensor([1, 2]), T.randn(4, 3, requires_grad=True), padding_idx=1),
                   "EmbeddingBackward0"),
+    "pad_reflect_2d": (lambda T: _f(T).pad(T.randn(1, 2, 4, 4, requires_grad=True), (1, 1, 2, 0), mode="reflect"),
+                       "ReflectionPad2DBackward0"),
+    "pad_replicate_1d": (lambda T: _f(T).pad(T.randn(2, 4, requires_grad=True), (1, 2), mode="replicate"),
+                         "ReplicationPad1DBackward0"),
+    "pad_replicate_3d": (lambda T: _f(T).pad(T.randn(1, 1, 2, 3, 3, requires_grad=True), (1,) * 6,
+                                             mode="replicate"), "ReplicationPad3DBackward0"),
 }
 
 
