@@ -33,6 +33,9 @@ _float, _int = float, int
 
 
 # --------------------------------------------------------------- promotion
+_FLOAT_32_64 = (np.dtype(np.float32), np.dtype(np.float64))
+
+
 def _coerce(a, b):
     """Casts two operands (arrays or Python numbers) to their torch.result_type.
 
@@ -283,6 +286,19 @@ class Pow(Op):
         a, b = _coerce(a, b)
         if _integral(a) and _integral(b):
             return _int_pow(a, b)
+        if type(b) in (_int, _float) and type(a) is _ndarray and a.dtype in _FLOAT_32_64:
+            # the exponents PyTorch's CPU kernel multiplies out (pow_tensor_scalar_optimized): its answers
+            # bit for bit, and several times faster than NumPy's pow (x ** 3: 2,000 float32 in 58 us)
+            if b == 3:
+                y = a * a
+                y *= a
+                return y
+            if b == -2:
+                y = a * a
+                return np.divide(1, y, out=y)
+            if b == -0.5:
+                y = np.sqrt(a)
+                return np.divide(1, y, out=y)
         return a ** b
 
     def backward(self, F, g, a, b, y):
