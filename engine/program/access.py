@@ -419,24 +419,48 @@ def _dunder_allowed(obj, name):
 
 # --------------------------------------------------------------------------- a program's private names
 _HOST_PRIVATE = None   # every '_name' the engine's source reads or writes on any object
-_PRIVATE_NAME = re.compile(r"""\.(_[A-Za-z0-9_]*)|["'](_[A-Za-z0-9_]*)["']""")
+_SELF_METHODS = None   # of those, the methods the engine calls only on ``self`` (``self._reset_parameters()``)
+_PRIVATE_NAME = re.compile(r"""(?:\b(\w+))?\.(_[A-Za-z0-9_]*)|["'](_[A-Za-z0-9_]*)["']""")
+_PRIVATE_DEF = re.compile(r"^[ \t]*def (_[A-Za-z0-9_]*)\(", re.M)
+_CLASS_MENTIONS = {}
 
 
 def _host_private():
     """The private names the engine uses anywhere (``self._parameters``, ``d["_modules"]``): a
     program class deriving from an engine class must not shadow or reach them. A superset,
     read from the engine's source once per process."""
-    global _HOST_PRIVATE
+    global _HOST_PRIVATE, _SELF_METHODS
     if _HOST_PRIVATE is None:
         root = pathlib.Path(__file__).resolve().parent.parent
-        names = set()
+        names, receivers, methods = set(), defaultdict(set), set()
         for path in root.rglob("*.py"):
             if "program" in path.relative_to(root).parts:
                 continue
-            for a, b in _PRIVATE_NAME.findall(path.read_text(encoding="utf-8")):
+            text = path.read_text(encoding="utf-8")
+            for owner, a, b in _PRIVATE_NAME.findall(text):
                 names.add(a or b)
+                receivers[a or b].add(owner if a else "<string>")
+            methods.update(_PRIVATE_DEF.findall(text))
+        _SELF_METHODS = frozenset(n for n in methods & names
+                                  if not n.startswith("__") and receivers[n] <= {"self", "cls"})
         _HOST_PRIVATE = frozenset(names)
     return _HOST_PRIVATE
+
+
+def _mentions(k, name):
+    """Whether engine class ``k``'s own source names ``name`` (conservatively True when it cannot be read)."""
+    key = (k, name)
+    hit = _CLASS_MENTIONS.get(key)
+    if hit is None:
+        try:
+            import inspect
+            src = inspect.getsource(k)
+        except (OSError, TypeError):
+            hit = True
+        else:
+            hit = re.search(r"\b" + re.escape(name) + r"\b", src) is not None
+        _CLASS_MENTIONS[key] = hit
+    return hit
 
 
 def _program_owner(obj):
@@ -451,8 +475,13 @@ def _program_owner(obj):
 
 def host_reserved(cls, name):
     """Whether ``name`` is the host's on program class ``cls``: a host class in its MRO defines
-    it, or, with an engine base, the engine uses that private name (``_parameters``)."""
-    engine_base = False
+    it, or, with an engine base, the engine uses that private name (``_parameters``). A private
+    method the engine only ever calls on ``self`` inside the engine classes that define it
+    (``self._reset_parameters()`` in nn.MultiheadAttention) stays the program's own, as in Python,
+    unless one of the engine classes this class derives from names it: detr's and other
+    ``Transformer(nn.Module)`` classes define their own ``_reset_parameters``, which the engine's
+    Module never calls."""
+    engine_bases = []
     for k in cls.__mro__:
         d = k.__dict__
         if "__gs_program__" in d:
@@ -460,8 +489,12 @@ def host_reserved(cls, name):
         if name in d:
             return True
         if k is not object and not issubclass(k, ProgramBaseException):
-            engine_base = True
-    return engine_base and name in _host_private()
+            engine_bases.append(k)
+    if not engine_bases or name not in _host_private():
+        return False
+    if name in _SELF_METHODS:
+        return any(_mentions(k, name) for k in engine_bases)
+    return True
 
 
 def _private_ok(obj, name):
