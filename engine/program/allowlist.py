@@ -361,6 +361,12 @@ MODULES = {
     "warnings": Module(host=_S + ".warnings", names=(
         "catch_warnings", "filterwarnings", "resetwarnings", "showwarning", "simplefilter", "warn",
     )),
+    "logging": Module(host=_S + ".logging", names=(
+        "BASIC_FORMAT", "CRITICAL", "DEBUG", "ERROR", "FATAL", "Formatter", "Handler", "INFO", "Logger", "NOTSET",
+        "NullHandler", "StreamHandler", "WARN", "WARNING", "basicConfig", "captureWarnings", "critical", "debug",
+        "disable", "error", "exception", "fatal", "getLevelName", "getLogger", "info", "log", "shutdown", "warn",
+        "warning",
+    )),
     "contextlib": Module(host=_S + ".contextlib", names=("contextmanager", "nullcontext", "suppress")),
     "enum": Module(host=_S + ".enum", names=("Enum", "EnumMeta", "EnumType", "IntEnum", "StrEnum", "auto", "unique")),
     "numpy": Module(host=_S + ".numpy", children={"random": "numpy.random", "linalg": "numpy.linalg"}, names=(
@@ -697,6 +703,12 @@ TYPES = {
     _S + ".tqdm.tqdm": Type(data=True, attrs=(
         "clear", "close", "refresh", "reset", "set_description", "set_description_str", "set_postfix",
         "set_postfix_str", "update", "write")),
+    _S + ".logging.Logger": Type(data=True, settable=("disabled", "propagate"), attrs=(
+        "addHandler", "critical", "debug", "error", "exception", "fatal", "getChild", "getEffectiveLevel",
+        "hasHandlers", "info", "isEnabledFor", "log", "removeHandler", "setLevel", "warn", "warning")),
+    _S + ".logging.Handler": Type(data=True, subclasses=True, attrs=(
+        "close", "flush", "setFormatter", "setLevel")),
+    _S + ".logging.Formatter": Type(data=True, attrs=("format",)),
     _S + ".abc.ABCMeta": Type(),
 }
 
