@@ -419,9 +419,8 @@ def _dunder_allowed(obj, name):
 
 # --------------------------------------------------------------------------- a program's private names
 _HOST_PRIVATE = None   # every '_name' the engine's source reads or writes on any object
-_SELF_METHODS = None   # of those, the methods the engine calls only on ``self`` (``self._reset_parameters()``)
+_SELF_ONLY = None      # of those, the ones the engine reaches only on ``self`` (``self._reset_parameters()``)
 _PRIVATE_NAME = re.compile(r"""(?:\b(\w+))?\.(_[A-Za-z0-9_]*)|["'](_[A-Za-z0-9_]*)["']""")
-_PRIVATE_DEF = re.compile(r"^[ \t]*def (_[A-Za-z0-9_]*)\(", re.M)
 _CLASS_MENTIONS = {}
 
 
@@ -429,32 +428,30 @@ def _host_private():
     """The private names the engine uses anywhere (``self._parameters``, ``d["_modules"]``): a
     program class deriving from an engine class must not shadow or reach them. A superset,
     read from the engine's source once per process."""
-    global _HOST_PRIVATE, _SELF_METHODS
+    global _HOST_PRIVATE, _SELF_ONLY
     if _HOST_PRIVATE is None:
         root = pathlib.Path(__file__).resolve().parent.parent
-        names, receivers, methods = set(), defaultdict(set), set()
+        names, receivers = set(), defaultdict(set)
         for path in root.rglob("*.py"):
             if "program" in path.relative_to(root).parts:
                 continue
-            text = path.read_text(encoding="utf-8")
-            for owner, a, b in _PRIVATE_NAME.findall(text):
+            for owner, a, b in _PRIVATE_NAME.findall(path.read_text(encoding="utf-8")):
                 names.add(a or b)
                 receivers[a or b].add(owner if a else "<string>")
-            methods.update(_PRIVATE_DEF.findall(text))
-        _SELF_METHODS = frozenset(n for n in methods & names
-                                  if not n.startswith("__") and receivers[n] <= {"self", "cls"})
+        _SELF_ONLY = frozenset(n for n in names if not n.startswith("__") and receivers[n] <= {"self", "cls"})
         _HOST_PRIVATE = frozenset(names)
     return _HOST_PRIVATE
 
 
 def _mentions(k, name):
-    """Whether engine class ``k``'s own source names ``name`` (conservatively True when it cannot be read)."""
+    """Whether the source file of engine class ``k`` names ``name`` (True when it cannot be read): the
+    class's own code, and functions of its module attached to it."""
     key = (k, name)
     hit = _CLASS_MENTIONS.get(key)
     if hit is None:
         try:
             import inspect
-            src = inspect.getsource(k)
+            src = inspect.getsource(inspect.getmodule(k))
         except (OSError, TypeError):
             hit = True
         else:
@@ -476,11 +473,11 @@ def _program_owner(obj):
 def host_reserved(cls, name):
     """Whether ``name`` is the host's on program class ``cls``: a host class in its MRO defines
     it, or, with an engine base, the engine uses that private name (``_parameters``). A private
-    method the engine only ever calls on ``self`` inside the engine classes that define it
-    (``self._reset_parameters()`` in nn.MultiheadAttention) stays the program's own, as in Python,
-    unless one of the engine classes this class derives from names it: detr's and other
-    ``Transformer(nn.Module)`` classes define their own ``_reset_parameters``, which the engine's
-    Module never calls."""
+    name the engine only ever reaches on ``self`` (``self._reset_parameters()`` in
+    nn.MultiheadAttention, ``self._validate_args`` in distributions) stays the program's own, as in
+    Python, unless the source of one of the engine classes this class derives from names it:
+    detr's ``Transformer(nn.Module)`` defines its own ``_reset_parameters`` and IBM's
+    ``DecoderRNN(nn.Module)`` its ``_validate_args``, which the engine's Module never reaches."""
     engine_bases = []
     for k in cls.__mro__:
         d = k.__dict__
@@ -492,7 +489,7 @@ def host_reserved(cls, name):
             engine_bases.append(k)
     if not engine_bases or name not in _host_private():
         return False
-    if name in _SELF_METHODS:
+    if name in _SELF_ONLY:
         return any(_mentions(k, name) for k in engine_bases)
     return True
 
