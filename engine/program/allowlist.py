@@ -452,8 +452,10 @@ MODULES = {
 }
 
 MODULES["torch.nn.modules"] = Module(
-    host=_E + ".nn.modules", children={"module": "torch.nn.modules.module"},
+    host=_E + ".nn.modules", children={"module": "torch.nn.modules.module", "loss": "torch.nn.modules.loss"},
     names=tuple(n for n in MODULES["torch.nn"].names if n not in ("Parameter", "UninitializedParameter")))
+MODULES["torch.nn.modules.loss"] = Module(
+    host=_E + ".nn.modules.loss", names=tuple(n for n in MODULES["torch.nn"].names if n.endswith("Loss")))
 
 # --------------------------------------------------------------------------- types
 _MODULE_API = (

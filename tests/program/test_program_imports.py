@@ -123,3 +123,16 @@ def test_import_binds_locally_inside_functions(run_ok):
     y = f()
     """)
     assert ns.get("y") == 3.0 and "m" not in ns.names()
+
+
+def test_torch_nn_modules_loss_holds_the_losses_and_keeps_their_private_bases(run_ok, run_err):
+    # IBM's pytorch-seq2seq checks issubclass(type(criterion), nn.modules.loss._Loss): the module is there,
+    # the base's name begins with '_' and stays out of a program's reach (SPEC)
+    _, ns = run_ok("""
+    import torch.nn as nn
+    from torch.nn.modules.loss import CrossEntropyLoss, NLLLoss
+    ok = isinstance(nn.modules.loss.NLLLoss(), nn.Module) and CrossEntropyLoss is nn.CrossEntropyLoss
+    """)
+    assert ns.get("ok") is True
+    e = run_err("import torch.nn as nn\nbase = nn.modules.loss._Loss")
+    assert e.type == "AttributeError" and "'_Loss'" in e.message
