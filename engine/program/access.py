@@ -27,6 +27,7 @@ from ..dtypes import dtype as _DType
 from ..device import device as _Device
 from ..tensor import Tensor, Size
 from . import allowlist, guards
+from .stdlib.collections import TupleNew as _TupleNew
 from .errors import PROGRAM_EXCEPTIONS, ProgramBaseException, exception_args, limit_abort
 from .generators import ProgramGenerator
 from .values import BoundMethod, Function, ProgramIterator
@@ -274,7 +275,14 @@ def _decide(v, rt):
 def _function_ok(fn):
     if isinstance(fn, Function):
         return True
-    return _engine_module(getattr(fn, "__module__", None) or "")
+    module = getattr(fn, "__module__", None) or ""
+    if module == _NAMEDTUPLE_MODULE and (getattr(fn, "__qualname__", "") or "").startswith(_NAMEDTUPLE_METHODS):
+        return True     # _asdict, _replace, _make of a program's namedtuple: written for programs
+    return _engine_module(module)
+
+
+_NAMEDTUPLE_MODULE = _PROGRAM + ".stdlib.collections"
+_NAMEDTUPLE_METHODS = "_make_namedtuple.<locals>."
 
 
 def _class_ok(cls):
@@ -478,6 +486,8 @@ def host_reserved(cls, name):
     Python, unless the source of one of the engine classes this class derives from names it:
     detr's ``Transformer(nn.Module)`` defines its own ``_reset_parameters`` and IBM's
     ``DecoderRNN(nn.Module)`` its ``_validate_args``, which the engine's Module never reaches."""
+    if name in _NAMEDTUPLE_API and any("__gs_namedtuple__" in k.__dict__ for k in cls.__mro__):
+        return False   # a namedtuple's API (Point._fields, p._replace(...)), as in Python
     engine_bases = []
     for k in cls.__mro__:
         d = k.__dict__
@@ -513,9 +523,25 @@ def _private_refused(obj, name):
     return _private_error(name)
 
 
+_NAMEDTUPLE_API = frozenset({"_fields", "_field_defaults", "_asdict", "_replace", "_make"})
+
+
+def _tuple_new(obj):
+    """``Point.__new__`` of a namedtuple class the program made (its TupleNew), else None."""
+    if isinstance(obj, type) and _has_marker(obj):
+        return obj.__dict__.get("__gs_namedtuple__")
+    return None
+
+
 def get_attr(obj, name):
     """``obj.name`` as a program sees it."""
     if name[0] == "_":
+        if name == "__new__":
+            tn = _tuple_new(obj)
+            if tn is not None:
+                return tn
+        elif name == "__defaults__" and type(obj) is _TupleNew:
+            return obj.get_defaults()
         meta = _META_ATTRS.get(name)
         if meta is not None:
             return meta(obj)
@@ -1248,6 +1274,9 @@ def _engine_settable(obj, name):
 
 def set_attr(obj, name, value):
     """``obj.name = value`` as a program may do it."""
+    if type(obj) is _TupleNew and name == "__defaults__":
+        obj.set_defaults(value)
+        return
     if isinstance(obj, Tensor) and _tensor_own_name(obj, name):
         _tensor_own_set(obj, name, value)
         return

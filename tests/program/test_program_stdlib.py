@@ -495,3 +495,35 @@ def test_logging_has_no_files_and_no_other_format_styles(run_err):
     assert run_err("import logging\nlogging.basicConfig(filename='x.log')").type == "TypeError"
     assert run_err("import logging\nlogging.Formatter('{message}', style='{')").type == "ValueError"
     assert run_err("import logging\nlogging.FileHandler('x.log')").type == "AttributeError"
+
+
+def test_namedtuple_api_and_the_old_defaults_idiom_match_cpython():
+    # lukemelas/EfficientNet-PyTorch: GlobalParams.__new__.__defaults__ = (None,) * len(GlobalParams._fields)
+    assert_same_as_python("""
+import collections
+GlobalParams = collections.namedtuple('GlobalParams', ['a', 'b', 'c'])
+GlobalParams.__new__.__defaults__ = (None,) * len(GlobalParams._fields)
+print(GlobalParams(), GlobalParams(1), GlobalParams.__new__.__defaults__, GlobalParams._fields)
+g = GlobalParams(1)._replace(b=2)
+print(g, g._asdict(), GlobalParams._make([4, 5, 6]), GlobalParams._field_defaults)
+P = collections.namedtuple('P', 'x y', defaults=[7])
+print(P.__new__.__defaults__, P(1), P._field_defaults)
+P.__new__.__defaults__ = None
+try:
+    P(1)
+except TypeError as e:
+    print("TypeError", e)
+class Q(GlobalParams):
+    def total(self):
+        return len(self._fields) + len(self._asdict())
+print(Q(1, 2, 3).total(), Q._fields)
+""")
+
+
+def test_namedtuple_defaults_are_checked(run_err):
+    e = run_err("import collections\nP = collections.namedtuple('P', 'x')\nP.__new__.__defaults__ = (1, 2)")
+    assert e.type == "TypeError" and "more default values" in e.message
+    e = run_err("import collections\nP = collections.namedtuple('P', 'x')\nP.__new__.__defaults__ = [1]")
+    assert e.type == "TypeError"
+    # other private names of a namedtuple's tuple base stay out of reach
+    assert run_err("import collections\nP = collections.namedtuple('P', 'x')\nP.__new__.__code__").type == "AttributeError"
