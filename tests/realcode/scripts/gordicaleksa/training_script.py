@@ -5,7 +5,7 @@
 # realcode: https://github.com/gordicaleksa/pytorch-original-transformer/blob/d5b29a41c5c3f68e1bcd0c528a58281632fa9d6d/utils/data_utils.py
 # realcode: https://github.com/gordicaleksa/pytorch-original-transformer/blob/d5b29a41c5c3f68e1bcd0c528a58281632fa9d6d/training_script.py
 # realcode: kept as written except for these adaptations:
-#   - utils/constants.py, utils/optimizers_and_distributions.py, models/definitions/transformer_model.py, the mask and batch functions of utils/data_utils.py and training_script.py as written, one after the other, then a driver cell running train_transformer()'s steps 2-4 as written (model, KL-divergence loss, label smoothing, the warm-up Adam wrapper, get_train_val_loop's training and validation loops) on synthetic token batches (objects with .src and .trg as torchtext's batches), with the config's tensorboard off and checkpoints off
+#   - utils/constants.py, utils/optimizers_and_distributions.py, models/definitions/transformer_model.py, the mask and batch functions of utils/data_utils.py and training_script.py as written, one after the other, then a driver cell running train_transformer()'s steps 2-4 as written (model, KL-divergence loss, label smoothing, the warm-up Adam wrapper, get_train_val_loop's training and validation loops) on synthetic token batches (objects with .src and .trg as torchtext's batches, on the device get_data_loaders(device) puts them), with the config's tensorboard off and checkpoints off
 #   - sizes: model dimension 512 -> 32, 8 -> 4 heads, 6 -> 2 layers, vocabularies of 30 and 34 tokens; dropout 0.1 -> 0 so that the values are comparable; 2 epochs of two training batches and one validation batch
 #   - `CHECKPOINTS_PATH = os.path.join(os.path.dirname(__file__), os.pardir, 'models', 'checkpoints') / BINARIES_PATH = os.path.join(os.path.dirname(__file__), os.pardir, 'models', 'binaries') / DATA_DIR_PATH = os.path.join(os.path.dirname(__file__), os.pardir, 'data') / os.makedirs(CHECKPOINTS_PATH, exist_ok=True) / os.makedirs(BINARIES_PATH, exist_ok=True) / os.makedirs(DATA_DIR_PATH, exist_ok=True)` -> `pass  # realcode-dropped: the checkpoint, binaries and data directories (os.makedirs)`: dropped (file I/O): the paths of, and the creation of, the checkpoint, binaries and data directories
 #   - `from utils.constants import *` -> `pass  # realcode-inlined: from utils.constants import *`: the repository's own module, pasted above
@@ -836,12 +836,12 @@ pass  # realcode-dropped: the __main__ block (argparse; train_transformer loads 
 # %% realcode: driver cell, train_transformer()'s steps 2-4 on synthetic batches
 training_config = {'num_of_epochs': 2, 'batch_size': 1500, 'enable_tensorboard': False, 'console_log_freq': 10,
                    'checkpoint_freq': None, 'num_warmup_steps': 4000}  # realcode: the argparse defaults; tensorboard and checkpoints off
-class TokenBatch:  # realcode: a torchtext batch, as get_src_and_trg_batches reads it
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")  # checking whether you have a GPU, I hope so!
+class TokenBatch:  # realcode: a torchtext batch on the device get_data_loaders gives it, as get_src_and_trg_batches reads it
     def __init__(self, src, trg):
-        self.src, self.trg = src, trg
+        self.src, self.trg = src.to(device), trg.to(device)
 train_token_ids_loader = [TokenBatch(src_ids[0], trg_ids[0]), TokenBatch(src_ids[1], trg_ids[1])]
 val_token_ids_loader = [TokenBatch(src_ids[2], trg_ids[2])]
-device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
 pad_token_id = 1
 src_vocab_size = 30
 trg_vocab_size = 34
@@ -875,6 +875,7 @@ for epoch in range(training_config['num_of_epochs']):
     with torch.no_grad():
         train_val_loop(is_train=False, token_ids_loader=val_token_ids_loader, epoch=epoch)
 
-src_mask, trg_mask, _, _ = get_masks_and_count_tokens(src_ids[2], trg_ids[2][:, :-1], pad_token_id, device)
+val_batch = val_token_ids_loader[0]
+src_mask, trg_mask, _, _ = get_masks_and_count_tokens(val_batch.src, val_batch.trg[:, :-1], pad_token_id, device)
 with torch.no_grad():
-    val_log_probs = baseline_transformer(src_ids[2], trg_ids[2][:, :-1], src_mask, trg_mask)
+    val_log_probs = baseline_transformer(val_batch.src, val_batch.trg[:, :-1], src_mask, trg_mask)

@@ -7,7 +7,7 @@
 # realcode: https://github.com/IBM/pytorch-seq2seq/blob/f146087a9a271e9b50f46561e090324764b081fb/seq2seq/loss/loss.py
 # realcode: https://github.com/IBM/pytorch-seq2seq/blob/f146087a9a271e9b50f46561e090324764b081fb/seq2seq/optim/optim.py
 # realcode: kept as written except for these adaptations:
-#   - seq2seq/models (baseRNN, attention, EncoderRNN, DecoderRNN, seq2seq), seq2seq/loss/loss.py and seq2seq/optim/optim.py as written, one after the other, then a driver cell built from examples/sample.py (the model, its uniform(-0.08, 0.08) initialisation, the Perplexity loss, the trainer's default Optimizer(Adam, max_grad_norm=5)), SupervisedTrainer._train_batch's lines for two synthetic batches (torchtext's batches: padded source ids sorted by length, as sort_within_batch gives them, their lengths, and target ids framed by <sos>/<eos>), with sample.py's teacher_forcing_ratio 0.5 (random.random(), seeded alike on both sides), then Predictor.predict's lines on one source sequence
+#   - seq2seq/models (baseRNN, attention, EncoderRNN, DecoderRNN, seq2seq), seq2seq/loss/loss.py and seq2seq/optim/optim.py as written, one after the other, then a driver cell built from examples/sample.py (the model and loss, moved to CUDA when there is one, the model's uniform(-0.08, 0.08) initialisation, the Perplexity loss, the trainer's default Optimizer(Adam, max_grad_norm=5)), SupervisedTrainer._train_batch's lines for two synthetic batches (torchtext's batches: padded source ids sorted by length, as sort_within_batch gives them, their lengths, and target ids framed by <sos>/<eos>, on the device the trainer's iterator gives them), with sample.py's teacher_forcing_ratio 0.5 (random.random(), seeded alike on both sides), then Predictor.predict's lines on one source sequence
 #   - sizes: hidden_size 128 -> 16, max_len 50 -> 10, vocabularies of 12 and 14 tokens, batches of 3
 #   - `from .baseRNN import BaseRNN` -> `pass  # realcode-inlined: from .baseRNN import BaseRNN`: the package's own module, pasted above
 #   - `from .attention import Attention / from .baseRNN import BaseRNN` -> `pass  # realcode-inlined: from .attention import Attention / pass  # realcode-inlined: from .baseRNN import BaseRNN`: the package's own module, pasted above
@@ -712,6 +712,8 @@ max_len = 10
 weight = torch.ones(len(tgt_vocab))
 pad = tgt_vocab.stoi['<pad>']
 loss = Perplexity(weight, pad)
+if torch.cuda.is_available():
+    loss.cuda()
 
 hidden_size=16
 bidirectional = True
@@ -721,15 +723,21 @@ decoder = DecoderRNN(len(tgt_vocab), max_len, hidden_size * 2 if bidirectional e
                      dropout_p=0.2, use_attention=True, bidirectional=bidirectional,
                      eos_id=tgt_vocab.stoi['<eos>'], sos_id=tgt_vocab.stoi['<sos>'])
 seq2seq = Seq2seq(encoder, decoder)
+if torch.cuda.is_available():
+    seq2seq.cuda()
+
 for param in seq2seq.parameters():
     param.data.uniform_(-0.08, 0.08)
 # %% realcode-load: seq2seq
 optimizer = Optimizer(torch.optim.Adam(seq2seq.parameters()), max_grad_norm=5)
 teacher_forcing_ratio = 0.5
+device = torch.device('cuda', 0) if torch.cuda.is_available() else None  # SupervisedTrainer._train_epoches' iterator device
 losses = []
 seq2seq.train()
 for b in range(2):
     input_variable, input_lengths, target_variable = src_ids[b], src_lengths[b].tolist(), trg_ids[b]
+    if device is not None:  # realcode: torchtext's BucketIterator(device=device) gives the batch there
+        input_variable, target_variable = input_variable.to(device), target_variable.to(device)
     model = seq2seq
     # SupervisedTrainer._train_batch
     decoder_outputs, decoder_hidden, other = model(input_variable, input_lengths, target_variable,
@@ -747,6 +755,9 @@ for b in range(2):
 seq2seq.eval()
 src_seq = ['w4', 'w7', 'w5', 'w9']
 src_id_seq = torch.LongTensor([src_vocab.stoi[tok] for tok in src_seq]).view(1, -1)
+if torch.cuda.is_available():
+    src_id_seq = src_id_seq.cuda()
+
 with torch.no_grad():
     softmax_list, _, other = seq2seq(src_id_seq, [len(src_seq)])
 length = other['length'][0]
