@@ -109,7 +109,7 @@ MODULES = {
         host=_E,
         children={"nn": "torch.nn", "optim": "torch.optim", "autograd": "torch.autograd",
                   "linalg": "torch.linalg", "utils": "torch.utils", "backends": "torch.backends", "sparse": "torch.sparse",
-                  "distributions": "torch.distributions"},
+                  "distributions": "torch.distributions", "cuda": "torch.cuda"},
         # NumPy arrays in, as PyTorch takes them (engine/program/stdlib/numpy.py)
         replaced={"from_numpy": _S + ".numpy:torch_from_numpy", "tensor": _S + ".numpy:torch_tensor",
                   "as_tensor": _S + ".numpy:torch_as_tensor"},
@@ -126,7 +126,7 @@ MODULES = {
             "celu", "chunk", "clamp", "clamp_max", "clamp_min", "clip", "clone", "column_stack", "concat",
             "concatenate", "contiguous", "conv1d", "conv2d", "copysign", "cos", "cosh", "cosine_similarity", "cross",
             "dist", "float_power",
-            "count_nonzero", "cuda", "cumprod", "cumsum", "device", "diag", "diag_embed", "diagonal",
+            "count_nonzero", "cumprod", "cumsum", "device", "diag", "diag_embed", "diagonal",
             "diagonal_scatter", "div", "divide", "dot", "double", "dropout", "dstack", "dtype", "einsum",
             "empty", "empty_like", "enable_grad", "eq", "equal", "erf", "erfc", "exp", "exp2", "expand",
             "expand_as", "expm1", "eye", "finfo", "fix", "flatten", "flip", "fliplr", "flipud", "float",
@@ -219,6 +219,9 @@ MODULES = {
     "torch.sparse": Module(host=_E + ".sparse", names=("DoubleTensor", "FloatTensor", "LongTensor", "mm", "sum")),
     "torch.nn.parameter": Module(host=_E + ".nn.parameter", names=("Parameter", "UninitializedParameter")),
     "torch.nn.modules.module": Module(host=_E + ".nn.modules.module", names=("Module",)),
+    "torch.cuda": Module(host=_E + ".cuda", names=(
+        "device_count", "empty_cache", "get_device_name", "is_available", "manual_seed", "manual_seed_all",
+        "synchronize")),
     # the switches scripts flip: the flags are the session's own, the probes answer "not here"
     "torch.backends": Module(host=_E + ".backends", children={"cudnn": "torch.backends.cudnn",
                                                                "mps": "torch.backends.mps"}),
@@ -530,8 +533,6 @@ TYPES = {
     _E + ".tensor.Size": Type(attrs=("count", "index", "numel")),
     _E + ".dtypes.dtype": Type(attrs=("is_floating_point", "is_signed", "itemsize")),
     _E + ".device.device": Type(attrs=("index", "type")),
-    _E + ".cuda": Type(attrs=("device_count", "empty_cache", "get_device_name", "is_available", "manual_seed",
-                               "manual_seed_all", "synchronize")),
     _E + ".accelerator": Type(attrs=("current_accelerator", "device_count", "is_available", "synchronize")),
     _E + ".finfo": Type(data=True),
     _E + ".iinfo": Type(data=True),

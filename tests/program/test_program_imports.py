@@ -136,3 +136,17 @@ def test_torch_nn_modules_loss_holds_the_losses_and_keeps_their_private_bases(ru
     assert ns.get("ok") is True
     e = run_err("import torch.nn as nn\nbase = nn.modules.loss._Loss")
     assert e.type == "AttributeError" and "'_Loss'" in e.message
+
+
+def test_torch_cuda_is_a_module_programs_import_in_every_form(run_ok):
+    # IBM's pytorch-seq2seq: `if torch.cuda.is_available(): import torch.cuda as device`
+    _, ns = run_ok("""
+    import torch
+    import torch.cuda as device
+    from torch.cuda import is_available, device_count
+    from torch import cuda
+    r = (device.is_available() == is_available() == cuda.is_available() == torch.cuda.is_available(),
+         device_count() == torch.cuda.device_count())
+    torch.cuda.manual_seed_all(0)
+    """)
+    assert ns.get("r") == (True, True)
