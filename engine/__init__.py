@@ -124,6 +124,7 @@ def numel(input):
 
 
 from . import cuda  # noqa: E402  (torch.cuda: a module, as PyTorch's: `import torch.cuda as device`)
+from . import jit  # noqa: E402  (torch.jit's annotations: ScriptModule, script_method, script, ...)
 
 
 class accelerator:

@@ -109,7 +109,7 @@ MODULES = {
         host=_E,
         children={"nn": "torch.nn", "optim": "torch.optim", "autograd": "torch.autograd",
                   "linalg": "torch.linalg", "utils": "torch.utils", "backends": "torch.backends", "sparse": "torch.sparse",
-                  "distributions": "torch.distributions", "cuda": "torch.cuda"},
+                  "distributions": "torch.distributions", "cuda": "torch.cuda", "jit": "torch.jit"},
         # NumPy arrays in, as PyTorch takes them (engine/program/stdlib/numpy.py)
         replaced={"from_numpy": _S + ".numpy:torch_from_numpy", "tensor": _S + ".numpy:torch_tensor",
                   "as_tensor": _S + ".numpy:torch_as_tensor"},
@@ -219,6 +219,10 @@ MODULES = {
     "torch.sparse": Module(host=_E + ".sparse", names=("DoubleTensor", "FloatTensor", "LongTensor", "mm", "sum")),
     "torch.nn.parameter": Module(host=_E + ".nn.parameter", names=("Parameter", "UninitializedParameter")),
     "torch.nn.modules.module": Module(host=_E + ".nn.modules.module", names=("Module",)),
+    # annotations only: TorchScript compiles nothing here, the decorators return what they decorate
+    "torch.jit": Module(host=_E + ".jit", names=(
+        "Attribute", "Final", "ScriptModule", "annotate", "export", "ignore", "is_scripting", "is_tracing",
+        "script", "script_method", "trace", "unused")),
     "torch.cuda": Module(host=_E + ".cuda", names=(
         "device_count", "empty_cache", "get_device_name", "is_available", "manual_seed", "manual_seed_all",
         "synchronize")),
@@ -272,8 +276,10 @@ MODULES = {
         host=_E + ".distributions",
         children={"categorical": "torch.distributions.categorical", "distribution": "torch.distributions.distribution",
                   "multivariate_normal": "torch.distributions.multivariate_normal",
-                  "normal": "torch.distributions.normal"},
-        names=("Categorical", "Distribution", "MultivariateNormal", "Normal")),
+                  "normal": "torch.distributions.normal", "kl": "torch.distributions.kl"},
+        # kl_divergence, not register_kl: its registry is the process's, shared by every session
+        names=("Categorical", "Distribution", "MultivariateNormal", "Normal", "kl_divergence")),
+    "torch.distributions.kl": Module(host=_E + ".distributions.kl", names=("kl_divergence",)),
     "torch.distributions.categorical": Module(host=_E + ".distributions.categorical", names=("Categorical",)),
     "torch.distributions.distribution": Module(host=_E + ".distributions.distribution", names=("Distribution",)),
     "torch.distributions.multivariate_normal": Module(host=_E + ".distributions.multivariate_normal",

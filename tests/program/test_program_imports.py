@@ -150,3 +150,27 @@ def test_torch_cuda_is_a_module_programs_import_in_every_form(run_ok):
     torch.cuda.manual_seed_all(0)
     """)
     assert ns.get("r") == (True, True)
+
+
+def test_torch_jit_annotations_run_the_eager_code(run_ok):
+    # Kaixhin/PlaNet: class TransitionModel(jit.ScriptModule) with __constants__ and @jit.script_method forward
+    _, ns = run_ok("""
+    from typing import Optional, List
+    from torch import jit, nn
+    class M(jit.ScriptModule):
+        __constants__ = ['scale']
+        def __init__(self):
+            super().__init__()
+            self.fc = nn.Linear(2, 2)
+            self.scale = 2.0
+        @jit.script_method
+        def forward(self, x: torch.Tensor, y: Optional[torch.Tensor] = None) -> List[torch.Tensor]:
+            return [self.fc(x) * self.scale]
+    m = M()
+    out = m(torch.ones(1, 2))[0]
+    same = torch.jit.script(m) is m and torch.jit.trace(m, torch.ones(1, 2)) is m
+    f = torch.jit.script(lambda x: x + 1)
+    r = (same, isinstance(m, nn.Module), len(list(m.parameters())), f(torch.zeros(1)).item(),
+         torch.jit.is_scripting())
+    """)
+    assert ns.get("r") == (True, True, 2, 1.0, False)
