@@ -47,6 +47,8 @@ __all__ = [
     "binary_cross_entropy", "binary_cross_entropy_with_logits", "kl_div",
     # attention
     "scaled_dot_product_attention", "multi_head_attention_forward",
+    # sampling grids
+    "affine_grid", "grid_sample",
 ]
 
 
@@ -2596,3 +2598,4 @@ __all__ += ["adaptive_max_pool1d", "adaptive_max_pool2d", "max_unpool1d", "max_u
 
 
 from .attention import multi_head_attention_forward  # noqa: E402  (nn/attention.py imports this module)
+from .grid_sample import affine_grid, grid_sample  # noqa: E402

@@ -205,7 +205,7 @@ MODULES = {
             "cosine_similarity", "cross_entropy", "dropout", "dropout1d", "dropout2d", "dropout3d", "elu", "embedding",
             "fold", "gelu", "glu", "group_norm", "hardsigmoid", "hardswish", "hardtanh", "huber_loss", "instance_norm", "kl_div",
             "l1_loss", "layer_norm", "leaky_relu", "leaky_relu_", "linear", "log_softmax", "logsigmoid",
-            "rms_norm", "max_pool1d", "max_pool2d", "mish", "mse_loss", "multi_head_attention_forward", "nll_loss", "normalize", "one_hot", "pad",
+            "rms_norm", "max_pool1d", "max_pool2d", "mish", "mse_loss", "multi_head_attention_forward", "nll_loss", "affine_grid", "grid_sample", "normalize", "one_hot", "pad",
             "pairwise_distance", "pixel_shuffle", "pixel_unshuffle", "relu", "relu6", "relu_", "scaled_dot_product_attention", "selu", "sigmoid",
             "silu", "smooth_l1_loss", "softmax", "softmin", "softplus", "softsign", "tanh", "tanhshrink",
             "threshold", "unfold",
