@@ -35,34 +35,29 @@ def affine_grid(theta, size, align_corners=None):
         align_corners = False
     if not theta.is_floating_point():
         raise ValueError(f"Expected theta to have floating point type, but got {theta.dtype}")
-    size = list(size)
+    given, size = size, list(size)
     if len(size) == 4:
         if theta.dim() != 3 or theta.shape[-2] != 2 or theta.shape[-1] != 3:
-            raise ValueError(f"Expected a batch of 2D affine matrices of shape Nx2x3 for size {_size(size)}. "
+            raise ValueError(f"Expected a batch of 2D affine matrices of shape Nx2x3 for size {given}. "
                              f"Got {theta.shape}.")
         spatial_size = size[-2:]
     elif len(size) == 5:
         raise NotImplementedError("affine_grid: 3D affine transforms (5D sizes) are not available in the engine")
     else:
         raise NotImplementedError("affine_grid only supports 4D and 5D sizes, for 2D and 3D affine transforms, "
-                                  f"respectively. Got size {_size(size)}.")
+                                  f"respectively. Got size {given}.")
     if align_corners and min(spatial_size) == 1:
         warnings.warn("Since version 1.3.0, affine_grid behavior has changed for unit-size grids when "
                       "align_corners=True. This is not an intended use case of affine_grid. See the documentation "
                       "of affine_grid for details.", stacklevel=2)
     elif min(size) <= 0:
-        raise ValueError(f"Expected non-zero, positive output size. Got {_size(size)}")
+        raise ValueError(f"Expected non-zero, positive output size. Got {given}")
     n, _, h, w = size
     xs = _linspace_from_neg_one(theta, w, align_corners).reshape(1, w).expand(h, w)
     ys = _linspace_from_neg_one(theta, h, align_corners).reshape(h, 1).expand(h, w)
     base = stack([xs, ys, ones((h, w), dtype=theta.dtype, device=theta.device)], -1)   # (H, W, 3)
     base = base.reshape(1, h * w, 3).expand(n, h * w, 3)
     return base.bmm(theta.transpose(1, 2)).reshape(n, h, w, 2)
-
-
-def _size(size):
-    from ..tensor import Size
-    return Size(size)
 
 
 def _unnormalize(coord, size, align_corners):
@@ -139,16 +134,16 @@ def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corner
         raise NotImplementedError("grid_sample: volumetric (5-D) inputs are not available in the engine")
     if input.dim() != 4:
         raise RuntimeError(f"grid_sampler(): expected 4D or 5D input and grid with same number of dimensions, but "
-                           f"got input with sizes {input.shape} and grid with sizes {grid.shape}")
+                           f"got input with sizes {list(input.shape)} and grid with sizes {list(grid.shape)}")
     if grid.dim() != 4:
         raise RuntimeError(f"grid_sampler(): expected grid to have same number of dimensions as input, but got "
-                           f"input with sizes {input.shape} and grid with sizes {grid.shape}")
+                           f"input with sizes {list(input.shape)} and grid with sizes {list(grid.shape)}")
     if input.shape[0] != grid.shape[0]:
         raise RuntimeError(f"grid_sampler(): expected grid and input to have same batch size, but got input with "
-                           f"sizes {input.shape} and grid with sizes {grid.shape}")
+                           f"sizes {list(input.shape)} and grid with sizes {list(grid.shape)}")
     if grid.shape[-1] != 2:
         raise RuntimeError(f"grid_sampler(): expected grid to have size 2 in last dimension, but got grid with "
-                           f"sizes {grid.shape}")
+                           f"sizes {list(grid.shape)}")
     if input.dtype != grid.dtype:
         raise RuntimeError(f"grid_sampler(): expected input and grid to have same dtype, but input has "
                            f"{input.dtype} and grid has {grid.dtype}")
