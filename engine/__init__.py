@@ -123,51 +123,8 @@ def numel(input):
     return input.numel()
 
 
-class cuda:
-    """torch.cuda: whether a CUDA device (through CuPy) is available."""
-
-    @staticmethod
-    def is_available():
-        return _cuda_available()
-
-    @staticmethod
-    def device_count():
-        if not _cuda_available():
-            return 0
-        import cupy
-        return cupy.cuda.runtime.getDeviceCount()
-
-    @staticmethod
-    def manual_seed(seed):
-        return None
-
-    manual_seed_all = manual_seed
-
-    @staticmethod
-    def synchronize():
-        if _cuda_available():
-            import cupy
-            cupy.cuda.Stream.null.synchronize()
-
-    @staticmethod
-    def get_device_name(device=None):
-        """The GPU's name (CuPy's device properties); PyTorch's error without one."""
-        if not _cuda_available():
-            raise AssertionError("Torch not compiled with CUDA enabled")   # PyTorch's CPU build's words
-        import cupy
-        index = device if isinstance(device, _builtins.int) else getattr(device, "index", None)
-        props = cupy.cuda.runtime.getDeviceProperties(index or 0)
-        name = props["name"]
-        return name.decode() if isinstance(name, bytes) else str(name)
-
-    @staticmethod
-    def empty_cache():
-        """Gives the GPU memory CuPy's pool holds unused back to the device (PyTorch: its caching
-        allocator's unused blocks); nothing without a GPU, as in PyTorch. In a GPU worker other sessions
-        keep their arrays: only blocks no array uses are freed."""
-        if _cuda_available():
-            import cupy
-            cupy.get_default_memory_pool().free_all_blocks()
+from . import cuda  # noqa: E402  (torch.cuda: a module, as PyTorch's: `import torch.cuda as device`)
+from . import jit  # noqa: E402  (torch.jit's annotations: ScriptModule, script_method, script, ...)
 
 
 class accelerator:

@@ -10,7 +10,7 @@ from .linear import Linear
 from .module import Module
 from .parameter import Parameter
 
-__all__ = ["MultiheadAttention"]
+__all__ = ["MultiheadAttention", "multi_head_attention_forward"]
 
 
 class NonDynamicallyQuantizableLinear(Linear):
@@ -301,3 +301,149 @@ class MultiheadAttention(Module):
         kpm = _canonical_mask(key_padding_mask, dtype, "key_padding_mask").reshape(bsz, 1, 1, src_len)
         attn_mask = _canonical_mask(attn_mask, dtype, "attn_mask")
         return kpm if attn_mask is None else attn_mask + kpm
+
+
+def multi_head_attention_forward(query, key, value, embed_dim_to_check, num_heads, in_proj_weight, in_proj_bias,
+                                 bias_k, bias_v, add_zero_attn, dropout_p, out_proj_weight, out_proj_bias,
+                                 training=True, key_padding_mask=None, need_weights=True, attn_mask=None,
+                                 use_separate_proj_weight=False, q_proj_weight=None, k_proj_weight=None,
+                                 v_proj_weight=None, static_k=None, static_v=None, average_attn_weights=True,
+                                 is_causal=False):
+    """F.multi_head_attention_forward: nn.MultiheadAttention's computation on weights passed in, with
+    PyTorch's signature, layout (L, N, E) or unbatched (L, E), checks and results (attn_output, weights or
+    None). CLIP's AttentionPool2d calls it with separate q/k/v projection weights."""
+    batched = _mha_shape_check(query, key, value, key_padding_mask, attn_mask, num_heads)
+    if not batched:
+        query, key, value = (t.unsqueeze(1) for t in (query, key, value))
+        if key_padding_mask is not None:
+            key_padding_mask = key_padding_mask.unsqueeze(0)
+    tgt_len, bsz, embed_dim = query.shape
+    src_len = key.shape[0]
+    key_padding_mask = _canonical_mask(key_padding_mask, query.dtype, "key_padding_mask")
+    if is_causal and attn_mask is None:
+        raise RuntimeError("Need attn_mask if specifying the is_causal hint. You may use the Transformer module "
+                           "method `generate_square_subsequent_mask` to create this mask.")
+    if is_causal and key_padding_mask is None and not need_weights:
+        attn_mask = None        # PyTorch trusts the hint: scaled_dot_product_attention's causal mask
+    else:
+        attn_mask = _canonical_mask(attn_mask, query.dtype, "attn_mask")
+        if key_padding_mask is not None:
+            is_causal = False
+    if embed_dim != embed_dim_to_check:
+        raise AssertionError(f"was expecting embedding dimension of {embed_dim_to_check}, but got {embed_dim}")
+    head_dim = embed_dim // num_heads
+    if head_dim * num_heads != embed_dim:
+        raise AssertionError(f"embed_dim {embed_dim} not divisible by num_heads {num_heads}")
+    if use_separate_proj_weight:
+        if tuple(key.shape[:2]) != tuple(value.shape[:2]):
+            raise AssertionError(f"key's sequence and batch dims {tuple(key.shape[:2])} do not match value's "
+                                 f"{tuple(value.shape[:2])}")
+        if q_proj_weight is None:
+            raise AssertionError("use_separate_proj_weight is True but q_proj_weight is None")
+        if k_proj_weight is None:
+            raise AssertionError("use_separate_proj_weight is True but k_proj_weight is None")
+        if v_proj_weight is None:
+            raise AssertionError("use_separate_proj_weight is True but v_proj_weight is None")
+        weights = (q_proj_weight, k_proj_weight, v_proj_weight)
+    else:
+        if tuple(key.shape) != tuple(value.shape):
+            raise AssertionError(f"key shape {key.shape} does not match value shape {value.shape}")
+        e = embed_dim
+        weights = (in_proj_weight[:e], in_proj_weight[e:2 * e], in_proj_weight[2 * e:])
+    if in_proj_bias is None:
+        biases = (None, None, None)
+    else:
+        e = embed_dim
+        biases = (in_proj_bias[:e], in_proj_bias[e:2 * e], in_proj_bias[2 * e:])
+    q = F.linear(query, weights[0], biases[0])
+    k = F.linear(key, weights[1], biases[1])
+    v = F.linear(value, weights[2], biases[2])
+
+    if attn_mask is not None:
+        if attn_mask.ndim == 2:
+            if tuple(attn_mask.shape) != (tgt_len, src_len):
+                raise RuntimeError(f"The shape of the 2D attn_mask is {attn_mask.shape}, but should be "
+                                   f"{(tgt_len, src_len)}.")
+            attn_mask = attn_mask.unsqueeze(0)
+        elif attn_mask.ndim == 3:
+            if tuple(attn_mask.shape) != (bsz * num_heads, tgt_len, src_len):
+                raise RuntimeError(f"The shape of the 3D attn_mask is {attn_mask.shape}, but should be "
+                                   f"{(bsz * num_heads, tgt_len, src_len)}.")
+        else:
+            raise RuntimeError(f"attn_mask's dimension {attn_mask.ndim} is not supported")
+    if bias_k is not None and bias_v is not None:
+        if static_k is not None:
+            raise AssertionError("bias cannot be added to static key.")
+        if static_v is not None:
+            raise AssertionError("bias cannot be added to static value.")
+        k = cat([k, bias_k.repeat(1, bsz, 1)])
+        v = cat([v, bias_v.repeat(1, bsz, 1)])
+        attn_mask = None if attn_mask is None else F.pad(attn_mask, (0, 1))
+        key_padding_mask = None if key_padding_mask is None else F.pad(key_padding_mask, (0, 1))
+    elif bias_k is not None or bias_v is not None:
+        raise AssertionError("bias_k and bias_v must both be given or both be None")
+
+    q = q.reshape(tgt_len, bsz * num_heads, head_dim).transpose(0, 1)
+    if static_k is None:
+        k = k.reshape(k.shape[0], bsz * num_heads, head_dim).transpose(0, 1)
+    else:
+        if static_k.shape[0] != bsz * num_heads:
+            raise AssertionError(f"expecting static_k.size(0) of {bsz * num_heads}, but got {static_k.shape[0]}")
+        if static_k.shape[2] != head_dim:
+            raise AssertionError(f"expecting static_k.size(2) of {head_dim}, but got {static_k.shape[2]}")
+        k = static_k
+    if static_v is None:
+        v = v.reshape(v.shape[0], bsz * num_heads, head_dim).transpose(0, 1)
+    else:
+        if static_v.shape[0] != bsz * num_heads:
+            raise AssertionError(f"expecting static_v.size(0) of {bsz * num_heads}, but got {static_v.shape[0]}")
+        if static_v.shape[2] != head_dim:
+            raise AssertionError(f"expecting static_v.size(2) of {head_dim}, but got {static_v.shape[2]}")
+        v = static_v
+    if add_zero_attn:
+        zero = zeros((bsz * num_heads, 1, head_dim), dtype=k.dtype, device=k.device)
+        k = cat([k, zero], 1)
+        v = cat([v, zero], 1)
+        attn_mask = None if attn_mask is None else F.pad(attn_mask, (0, 1))
+        key_padding_mask = None if key_padding_mask is None else F.pad(key_padding_mask, (0, 1))
+    src_len = k.shape[1]
+    if key_padding_mask is not None:
+        if tuple(key_padding_mask.shape) != (bsz, src_len):
+            raise AssertionError(f"expecting key_padding_mask shape of {(bsz, src_len)}, but got "
+                                 f"{tuple(key_padding_mask.shape)}")
+        kpm = key_padding_mask.reshape(bsz, 1, 1, src_len).expand(-1, num_heads, -1, -1).reshape(
+            bsz * num_heads, 1, src_len)
+        attn_mask = kpm if attn_mask is None else attn_mask + kpm
+    if not training:
+        dropout_p = 0.0
+
+    if need_weights:
+        scores = (q * math.sqrt(1.0 / head_dim)) @ k.transpose(-2, -1)
+        if attn_mask is not None:
+            scores = scores + attn_mask
+        weights = F.softmax(scores, -1)
+        if dropout_p > 0.0:
+            weights = F.dropout(weights, p=dropout_p)
+        out = (weights @ v).transpose(0, 1).reshape(tgt_len * bsz, embed_dim)
+        out = F.linear(out, out_proj_weight, out_proj_bias).reshape(tgt_len, bsz, -1)
+        weights = weights.reshape(bsz, num_heads, tgt_len, src_len)
+        if average_attn_weights:
+            weights = weights.mean(1)
+        if not batched:
+            out = out.squeeze(1)
+            weights = weights.squeeze(0)
+        return out, weights
+    if attn_mask is not None:
+        if attn_mask.shape[0] == 1 and attn_mask.ndim == 3:
+            attn_mask = attn_mask.unsqueeze(0)
+        else:
+            attn_mask = attn_mask.reshape(bsz, num_heads, -1, src_len)
+    q = q.reshape(bsz, num_heads, tgt_len, head_dim)
+    k = k.reshape(bsz, num_heads, src_len, head_dim)
+    v = v.reshape(bsz, num_heads, src_len, head_dim)
+    out = F.scaled_dot_product_attention(q, k, v, attn_mask, dropout_p, is_causal)
+    out = out.permute(2, 0, 1, 3).reshape(bsz * tgt_len, embed_dim)
+    out = F.linear(out, out_proj_weight, out_proj_bias).reshape(tgt_len, bsz, -1)
+    if not batched:
+        out = out.squeeze(1)
+    return out, None

@@ -46,7 +46,9 @@ __all__ = [
     "cross_entropy", "nll_loss", "mse_loss", "l1_loss", "smooth_l1_loss", "huber_loss",
     "binary_cross_entropy", "binary_cross_entropy_with_logits", "kl_div",
     # attention
-    "scaled_dot_product_attention",
+    "scaled_dot_product_attention", "multi_head_attention_forward",
+    # sampling grids
+    "affine_grid", "grid_sample",
 ]
 
 
@@ -2799,3 +2801,7 @@ from .adaptive_max_pool import adaptive_max_pool1d, adaptive_max_pool2d  # noqa:
 from .unpooling import max_unpool1d, max_unpool2d  # noqa: E402
 from .embedding_bag import embedding_bag  # noqa: E402
 __all__ += ["adaptive_max_pool1d", "adaptive_max_pool2d", "max_unpool1d", "max_unpool2d", "embedding_bag"]
+
+
+from .attention import multi_head_attention_forward  # noqa: E402  (nn/attention.py imports this module)
+from .grid_sample import affine_grid, grid_sample  # noqa: E402

@@ -27,6 +27,7 @@ from ..dtypes import dtype as _DType
 from ..device import device as _Device
 from ..tensor import Tensor, Size
 from . import allowlist, guards
+from .stdlib.collections import TupleNew as _TupleNew
 from .errors import PROGRAM_EXCEPTIONS, ProgramBaseException, exception_args, limit_abort, system_exit_code
 from .generators import ProgramGenerator
 from .values import BoundMethod, Function, ProgramIterator
@@ -274,7 +275,14 @@ def _decide(v, rt):
 def _function_ok(fn):
     if isinstance(fn, Function):
         return True
-    return _engine_module(getattr(fn, "__module__", None) or "")
+    module = getattr(fn, "__module__", None) or ""
+    if module == _NAMEDTUPLE_MODULE and (getattr(fn, "__qualname__", "") or "").startswith(_NAMEDTUPLE_METHODS):
+        return True     # _asdict, _replace, _make of a program's namedtuple: written for programs
+    return _engine_module(module)
+
+
+_NAMEDTUPLE_MODULE = _PROGRAM + ".stdlib.collections"
+_NAMEDTUPLE_METHODS = "_make_namedtuple.<locals>."
 
 
 def _class_ok(cls):
@@ -419,24 +427,45 @@ def _dunder_allowed(obj, name):
 
 # --------------------------------------------------------------------------- a program's private names
 _HOST_PRIVATE = None   # every '_name' the engine's source reads or writes on any object
-_PRIVATE_NAME = re.compile(r"""\.(_[A-Za-z0-9_]*)|["'](_[A-Za-z0-9_]*)["']""")
+_SELF_ONLY = None      # of those, the ones the engine reaches only on ``self`` (``self._reset_parameters()``)
+_PRIVATE_NAME = re.compile(r"""(?:\b(\w+))?\.(_[A-Za-z0-9_]*)|["'](_[A-Za-z0-9_]*)["']""")
+_CLASS_MENTIONS = {}
 
 
 def _host_private():
     """The private names the engine uses anywhere (``self._parameters``, ``d["_modules"]``): a
     program class deriving from an engine class must not shadow or reach them. A superset,
     read from the engine's source once per process."""
-    global _HOST_PRIVATE
+    global _HOST_PRIVATE, _SELF_ONLY
     if _HOST_PRIVATE is None:
         root = pathlib.Path(__file__).resolve().parent.parent
-        names = set()
+        names, receivers = set(), defaultdict(set)
         for path in root.rglob("*.py"):
             if "program" in path.relative_to(root).parts:
                 continue
-            for a, b in _PRIVATE_NAME.findall(path.read_text(encoding="utf-8")):
+            for owner, a, b in _PRIVATE_NAME.findall(path.read_text(encoding="utf-8")):
                 names.add(a or b)
+                receivers[a or b].add(owner if a else "<string>")
+        _SELF_ONLY = frozenset(n for n in names if not n.startswith("__") and receivers[n] <= {"self", "cls"})
         _HOST_PRIVATE = frozenset(names)
     return _HOST_PRIVATE
+
+
+def _mentions(k, name):
+    """Whether the source file of engine class ``k`` names ``name`` (True when it cannot be read): the
+    class's own code, and functions of its module attached to it."""
+    key = (k, name)
+    hit = _CLASS_MENTIONS.get(key)
+    if hit is None:
+        try:
+            import inspect
+            src = inspect.getsource(inspect.getmodule(k))
+        except (OSError, TypeError):
+            hit = True
+        else:
+            hit = re.search(r"\b" + re.escape(name) + r"\b", src) is not None
+        _CLASS_MENTIONS[key] = hit
+    return hit
 
 
 def _program_owner(obj):
@@ -451,8 +480,15 @@ def _program_owner(obj):
 
 def host_reserved(cls, name):
     """Whether ``name`` is the host's on program class ``cls``: a host class in its MRO defines
-    it, or, with an engine base, the engine uses that private name (``_parameters``)."""
-    engine_base = False
+    it, or, with an engine base, the engine uses that private name (``_parameters``). A private
+    name the engine only ever reaches on ``self`` (``self._reset_parameters()`` in
+    nn.MultiheadAttention, ``self._validate_args`` in distributions) stays the program's own, as in
+    Python, unless the source of one of the engine classes this class derives from names it:
+    detr's ``Transformer(nn.Module)`` defines its own ``_reset_parameters`` and IBM's
+    ``DecoderRNN(nn.Module)`` its ``_validate_args``, which the engine's Module never reaches."""
+    if name in _NAMEDTUPLE_API and any("__gs_namedtuple__" in k.__dict__ for k in cls.__mro__):
+        return False   # a namedtuple's API (Point._fields, p._replace(...)), as in Python
+    engine_bases = []
     for k in cls.__mro__:
         d = k.__dict__
         if "__gs_program__" in d:
@@ -460,8 +496,12 @@ def host_reserved(cls, name):
         if name in d:
             return True
         if k is not object and not issubclass(k, ProgramBaseException):
-            engine_base = True
-    return engine_base and name in _host_private()
+            engine_bases.append(k)
+    if not engine_bases or name not in _host_private():
+        return False
+    if name in _SELF_ONLY:
+        return any(_mentions(k, name) for k in engine_bases)
+    return True
 
 
 def _private_ok(obj, name):
@@ -483,9 +523,25 @@ def _private_refused(obj, name):
     return _private_error(name)
 
 
+_NAMEDTUPLE_API = frozenset({"_fields", "_field_defaults", "_asdict", "_replace", "_make"})
+
+
+def _tuple_new(obj):
+    """``Point.__new__`` of a namedtuple class the program made (its TupleNew), else None."""
+    if isinstance(obj, type) and _has_marker(obj):
+        return obj.__dict__.get("__gs_namedtuple__")
+    return None
+
+
 def get_attr(obj, name):
     """``obj.name`` as a program sees it."""
     if name[0] == "_":
+        if name == "__new__":
+            tn = _tuple_new(obj)
+            if tn is not None:
+                return tn
+        elif name == "__defaults__" and type(obj) is _TupleNew:
+            return obj.get_defaults()
         meta = _META_ATTRS.get(name)
         if meta is not None:
             return meta(obj)
@@ -1220,6 +1276,9 @@ def _engine_settable(obj, name):
 
 def set_attr(obj, name, value):
     """``obj.name = value`` as a program may do it."""
+    if type(obj) is _TupleNew and name == "__defaults__":
+        obj.set_defaults(value)
+        return
     if isinstance(obj, Tensor) and _tensor_own_name(obj, name):
         _tensor_own_set(obj, name, value)
         return

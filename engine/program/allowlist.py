@@ -109,7 +109,7 @@ MODULES = {
         host=_E,
         children={"nn": "torch.nn", "optim": "torch.optim", "autograd": "torch.autograd",
                   "linalg": "torch.linalg", "utils": "torch.utils", "backends": "torch.backends", "sparse": "torch.sparse",
-                  "distributions": "torch.distributions"},
+                  "distributions": "torch.distributions", "cuda": "torch.cuda", "jit": "torch.jit"},
         # NumPy arrays in, as PyTorch takes them (engine/program/stdlib/numpy.py)
         replaced={"from_numpy": _S + ".numpy:torch_from_numpy", "tensor": _S + ".numpy:torch_tensor",
                   "as_tensor": _S + ".numpy:torch_as_tensor"},
@@ -126,7 +126,7 @@ MODULES = {
             "celu", "chunk", "clamp", "clamp_max", "clamp_min", "clip", "clone", "column_stack", "concat",
             "concatenate", "contiguous", "conv1d", "conv2d", "copysign", "cos", "cosh", "cosine_similarity", "cross",
             "dist", "float_power",
-            "count_nonzero", "cuda", "cumprod", "cumsum", "device", "diag", "diag_embed", "diagonal",
+            "count_nonzero", "cumprod", "cumsum", "device", "diag", "diag_embed", "diagonal",
             "diagonal_scatter", "div", "divide", "dot", "double", "dropout", "dstack", "dtype", "einsum",
             "empty", "empty_like", "enable_grad", "eq", "equal", "erf", "erfc", "exp", "exp2", "expand",
             "expand_as", "expm1", "eye", "finfo", "fix", "flatten", "flip", "fliplr", "flipud", "float",
@@ -205,7 +205,7 @@ MODULES = {
             "cosine_similarity", "cross_entropy", "dropout", "dropout1d", "dropout2d", "dropout3d", "elu", "embedding",
             "fold", "gelu", "glu", "group_norm", "hardsigmoid", "hardswish", "hardtanh", "huber_loss", "instance_norm", "kl_div",
             "l1_loss", "layer_norm", "leaky_relu", "leaky_relu_", "linear", "log_softmax", "logsigmoid",
-            "rms_norm", "max_pool1d", "max_pool2d", "mish", "mse_loss", "nll_loss", "normalize", "one_hot", "pad",
+            "rms_norm", "max_pool1d", "max_pool2d", "mish", "mse_loss", "multi_head_attention_forward", "nll_loss", "affine_grid", "grid_sample", "normalize", "one_hot", "pad",
             "pairwise_distance", "pixel_shuffle", "pixel_unshuffle", "relu", "relu6", "relu_", "scaled_dot_product_attention", "selu", "sigmoid",
             "silu", "smooth_l1_loss", "softmax", "softmin", "softplus", "softsign", "tanh", "tanhshrink",
             "threshold", "unfold",
@@ -219,6 +219,13 @@ MODULES = {
     "torch.sparse": Module(host=_E + ".sparse", names=("DoubleTensor", "FloatTensor", "LongTensor", "mm", "sum")),
     "torch.nn.parameter": Module(host=_E + ".nn.parameter", names=("Parameter", "UninitializedParameter")),
     "torch.nn.modules.module": Module(host=_E + ".nn.modules.module", names=("Module",)),
+    # annotations only: TorchScript compiles nothing here, the decorators return what they decorate
+    "torch.jit": Module(host=_E + ".jit", names=(
+        "Attribute", "Final", "ScriptModule", "annotate", "export", "ignore", "is_scripting", "is_tracing",
+        "script", "script_method", "trace", "unused")),
+    "torch.cuda": Module(host=_E + ".cuda", names=(
+        "device_count", "empty_cache", "get_device_name", "is_available", "manual_seed", "manual_seed_all",
+        "synchronize")),
     # the switches scripts flip: the flags are the session's own, the probes answer "not here"
     "torch.backends": Module(host=_E + ".backends", children={"cudnn": "torch.backends.cudnn",
                                                                "mps": "torch.backends.mps"}),
@@ -269,8 +276,10 @@ MODULES = {
         host=_E + ".distributions",
         children={"categorical": "torch.distributions.categorical", "distribution": "torch.distributions.distribution",
                   "multivariate_normal": "torch.distributions.multivariate_normal",
-                  "normal": "torch.distributions.normal"},
-        names=("Categorical", "Distribution", "MultivariateNormal", "Normal")),
+                  "normal": "torch.distributions.normal", "kl": "torch.distributions.kl"},
+        # kl_divergence, not register_kl: its registry is the process's, shared by every session
+        names=("Categorical", "Distribution", "MultivariateNormal", "Normal", "kl_divergence")),
+    "torch.distributions.kl": Module(host=_E + ".distributions.kl", names=("kl_divergence",)),
     "torch.distributions.categorical": Module(host=_E + ".distributions.categorical", names=("Categorical",)),
     "torch.distributions.distribution": Module(host=_E + ".distributions.distribution", names=("Distribution",)),
     "torch.distributions.multivariate_normal": Module(host=_E + ".distributions.multivariate_normal",
@@ -361,6 +370,12 @@ MODULES = {
     "warnings": Module(host=_S + ".warnings", names=(
         "catch_warnings", "filterwarnings", "resetwarnings", "showwarning", "simplefilter", "warn",
     )),
+    "logging": Module(host=_S + ".logging", names=(
+        "BASIC_FORMAT", "CRITICAL", "DEBUG", "ERROR", "FATAL", "Formatter", "Handler", "INFO", "Logger", "NOTSET",
+        "NullHandler", "StreamHandler", "WARN", "WARNING", "basicConfig", "captureWarnings", "critical", "debug",
+        "disable", "error", "exception", "fatal", "getLevelName", "getLogger", "info", "log", "shutdown", "warn",
+        "warning",
+    )),
     "contextlib": Module(host=_S + ".contextlib", names=("contextmanager", "nullcontext", "suppress")),
     "enum": Module(host=_S + ".enum", names=("Enum", "EnumMeta", "EnumType", "IntEnum", "StrEnum", "auto", "unique")),
     "numpy": Module(host=_S + ".numpy", children={"random": "numpy.random", "linalg": "numpy.linalg"}, names=(
@@ -446,8 +461,10 @@ MODULES = {
 }
 
 MODULES["torch.nn.modules"] = Module(
-    host=_E + ".nn.modules", children={"module": "torch.nn.modules.module"},
+    host=_E + ".nn.modules", children={"module": "torch.nn.modules.module", "loss": "torch.nn.modules.loss"},
     names=tuple(n for n in MODULES["torch.nn"].names if n not in ("Parameter", "UninitializedParameter")))
+MODULES["torch.nn.modules.loss"] = Module(
+    host=_E + ".nn.modules.loss", names=tuple(n for n in MODULES["torch.nn"].names if n.endswith("Loss")))
 
 # --------------------------------------------------------------------------- types
 _MODULE_API = (
@@ -522,8 +539,6 @@ TYPES = {
     _E + ".tensor.Size": Type(attrs=("count", "index", "numel")),
     _E + ".dtypes.dtype": Type(attrs=("is_floating_point", "is_signed", "itemsize")),
     _E + ".device.device": Type(attrs=("index", "type")),
-    _E + ".cuda": Type(attrs=("device_count", "empty_cache", "get_device_name", "is_available", "manual_seed",
-                               "manual_seed_all", "synchronize")),
     _E + ".accelerator": Type(attrs=("current_accelerator", "device_count", "is_available", "synchronize")),
     _E + ".finfo": Type(data=True),
     _E + ".iinfo": Type(data=True),
@@ -697,6 +712,12 @@ TYPES = {
     _S + ".tqdm.tqdm": Type(data=True, attrs=(
         "clear", "close", "refresh", "reset", "set_description", "set_description_str", "set_postfix",
         "set_postfix_str", "update", "write")),
+    _S + ".logging.Logger": Type(data=True, settable=("disabled", "propagate"), attrs=(
+        "addHandler", "critical", "debug", "error", "exception", "fatal", "getChild", "getEffectiveLevel",
+        "hasHandlers", "info", "isEnabledFor", "log", "removeHandler", "setLevel", "warn", "warning")),
+    _S + ".logging.Handler": Type(data=True, subclasses=True, attrs=(
+        "close", "flush", "setFormatter", "setLevel")),
+    _S + ".logging.Formatter": Type(data=True, attrs=("format",)),
     _S + ".abc.ABCMeta": Type(),
 }
 

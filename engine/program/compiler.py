@@ -36,7 +36,8 @@ _UNSUPPORTED = {
 if hasattr(ast, "TryStar"):
     _UNSUPPORTED[ast.TryStar] = "except*"
 
-_CLASS_BODY_NAMES = frozenset(("__module__", "__qualname__", "__doc__", "__annotations__"))
+_CLASS_BODY_NAMES = frozenset(("__module__", "__qualname__", "__doc__", "__annotations__",
+                               "__constants__"))   # TorchScript's list of constant attributes (PlaNet)
 
 # comparisons two plain numbers make directly (operators.COMPARE adds only tensor checks to these)
 _NUMBERS = frozenset((int, float, bool))

@@ -167,6 +167,17 @@ def _step(value, part, path):
         if part in value:
             return value[part]
         raise KeyError(path)
+    if part[:2] != "__" and _is_module(value):
+        # a module's parameters, buffers and submodules by their registered names, as state_dict
+        # names them: nn.Sequential(OrderedDict([("-1", ...), ("0", ...)]))'s "0" is the module
+        # registered as "0" (CLIP's downsample), not the first one; a private name
+        # (self._encoder = Encoder(...)) is found there too, never as an attribute
+        d = getattr(value, "__dict__", None)
+        if isinstance(d, dict):
+            for kind in ("_parameters", "_buffers", "_modules"):
+                reg = d.get(kind)
+                if isinstance(reg, dict) and part in reg and reg[part] is not None:
+                    return reg[part]
     if isinstance(value, (list, tuple)) and part.lstrip("-").isdigit():
         try:
             return value[int(part)]
@@ -177,15 +188,6 @@ def _step(value, part, path):
             return value[int(part)]
         except Exception:
             pass
-    if part[:1] == "_" and part[:2] != "__" and _is_module(value):
-        # a module's own private names (self._encoder = Encoder(...)) are state_dict names, as in
-        # PyTorch: found in its registries of parameters, buffers and submodules, never as attributes
-        d = getattr(value, "__dict__", None)
-        if isinstance(d, dict):
-            for kind in ("_parameters", "_buffers", "_modules"):
-                reg = d.get(kind)
-                if isinstance(reg, dict) and part in reg and reg[part] is not None:
-                    return reg[part]
     if not part or part[0] == "_":
         raise KeyError(path)
     try:

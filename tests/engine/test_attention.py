@@ -349,3 +349,78 @@ def test_multihead_attention_mask_shape_errors_are_pytorchs():
                 mha(x, x, x, need_weights=False, attn_mask=make(T))
             errors.append((type(e.value), str(e.value)))
         assert errors[0] == errors[1]
+
+
+# ------------------------------------------------------------------ F.multi_head_attention_forward
+def _mhaf(T):
+    return T.nn.functional.multi_head_attention_forward
+
+
+_KPM = np.array([[False, False, True, False, True], [False, True, False, False, False]])
+_ATTN_2D = _RNG.standard_normal((3, 5))
+_CAUSAL = np.triu(np.ones((3, 3), dtype=bool), 1)
+
+# id -> (fn(T, *inputs), input shapes); E = 4, 2 heads, (L, N, E) = (3, 2, 4), S = 5
+MHAF_CASES = {
+    # packed in_proj_weight, a boolean key_padding_mask, the head-averaged weights
+    "packed_key_padding_mask": (
+        lambda T, q, k, v, w, b, ow, ob: _mhaf(T)(
+            q, k, v, 4, 2, w, b, None, None, False, 0.0, ow, ob,
+            key_padding_mask=_const(T, _KPM)),
+        [(3, 2, 4), (5, 2, 4), (5, 2, 4), (12, 4), (12,), (4, 4), (4,)]),
+    # CLIP's AttentionPool2d: separate q/k/v weights, one query, need_weights=False (the fused path)
+    "separate_weights_one_query_fused": (
+        lambda T, q, k, v, wq, wk, wv, b, ow, ob: _mhaf(T)(
+            query=q, key=k, value=v, embed_dim_to_check=4, num_heads=2, q_proj_weight=wq, k_proj_weight=wk,
+            v_proj_weight=wv, in_proj_weight=None, in_proj_bias=b, bias_k=None, bias_v=None,
+            add_zero_attn=False, dropout_p=0, out_proj_weight=ow, out_proj_bias=ob,
+            use_separate_proj_weight=True, training=True, need_weights=False)[0],
+        [(1, 2, 4), (5, 2, 4), (5, 2, 4), (4, 4), (4, 4), (4, 4), (12,), (4, 4), (4,)]),
+    # unbatched, an additive 2-D attn_mask, bias_k / bias_v and a zero attention slot, per-head weights
+    "unbatched_bias_kv_zero_attn": (
+        lambda T, q, k, v, w, b, bk, bv, ow, ob: _mhaf(T)(
+            q, k, v, 4, 2, w, b, bk, bv, True, 0.0, ow, ob, attn_mask=_const(T, _ATTN_2D),
+            average_attn_weights=False),
+        [(3, 4), (5, 4), (5, 4), (12, 4), (12,), (1, 1, 4), (1, 1, 4), (4, 4), (4,)]),
+    # self-attention with a causal boolean mask and the is_causal hint, fused, no biases
+    "causal_hint_fused": (
+        lambda T, x, w, ow: _mhaf(T)(
+            x, x, x, 4, 2, w, None, None, None, False, 0.0, ow, None, attn_mask=_const(T, _CAUSAL),
+            need_weights=False, is_causal=True)[0],
+        [(3, 2, 4), (12, 4), (4, 4)]),
+}
+
+
+@pytest.mark.parametrize("name", list(MHAF_CASES))
+def test_multi_head_attention_forward_gradcheck(name):
+    fn, shapes = MHAF_CASES[name]
+    check_gradients(fn, shapes, second_order=False)
+
+
+@pytest.mark.parametrize("name", list(MHAF_CASES))
+@needs_torch
+def test_multi_head_attention_forward_matches_torch(name):
+    fn, shapes = MHAF_CASES[name]
+    compare_with_torch(fn, shapes, rtol=1e-7, atol=1e-9)
+
+
+def test_multi_head_attention_forward_is_the_modules_computation():
+    gs.manual_seed(0)
+    mha = gs.nn.MultiheadAttention(4, 2, add_bias_kv=True, dtype=gs.float64)
+    q, k, v = gs.randn(3, 2, 4, dtype=gs.float64), gs.randn(5, 2, 4, dtype=gs.float64), gs.randn(5, 2, 4, dtype=gs.float64)
+    want, want_w = mha(q, k, v, key_padding_mask=gs.tensor(_KPM))
+    got, got_w = _mhaf(gs)(q, k, v, 4, 2, mha.in_proj_weight, mha.in_proj_bias, mha.bias_k, mha.bias_v, False,
+                           0.0, mha.out_proj.weight, mha.out_proj.bias, key_padding_mask=gs.tensor(_KPM))
+    np.testing.assert_allclose(got.detach().numpy(), want.detach().numpy(), rtol=1e-12)
+    np.testing.assert_allclose(got_w.detach().numpy(), want_w.detach().numpy(), rtol=1e-12)
+
+
+def test_multi_head_attention_forward_errors_as_pytorch():
+    q = gs.randn(3, 2, 4)
+    w, ow = gs.randn(12, 4), gs.randn(4, 4)
+    with pytest.raises(AssertionError, match="was expecting embedding dimension of 8"):
+        _mhaf(gs)(q, q, q, 8, 2, w, None, None, None, False, 0.0, ow, None)
+    with pytest.raises(AssertionError, match="q_proj_weight is None"):
+        _mhaf(gs)(q, q, q, 4, 2, None, None, None, None, False, 0.0, ow, None, use_separate_proj_weight=True)
+    with pytest.raises(RuntimeError, match="Need attn_mask"):
+        _mhaf(gs)(q, q, q, 4, 2, w, None, None, None, False, 0.0, ow, None, is_causal=True)

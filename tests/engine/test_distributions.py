@@ -86,3 +86,49 @@ def test_argument_errors_are_pytorchs(make, fragment):
     for T in (gs, torch) if torch is not None else (gs,):   # PyTorch raises the same class with the same words
         with pytest.raises(ValueError, match=fragment):
             make(T)
+
+
+# ------------------------------------------------------------------ kl_divergence (Kaixhin/PlaNet's KL loss)
+def _kl(T):
+    return T.distributions.kl_divergence
+
+
+def _mvn(T, loc, a):
+    # a positive-definite covariance from a free matrix: A A^T + I
+    return T.distributions.MultivariateNormal(loc, covariance_matrix=a @ a.transpose(-1, -2) + T.eye(3, dtype=T.float64))
+
+
+KL_CASES = {
+    "normal_normal": (lambda T, m1, s1, m2, s2: _kl(T)(T.distributions.Normal(m1, s1.exp()),
+                                                       T.distributions.Normal(m2, s2.exp())),
+                      [(2, 3), (2, 3), (2, 3), (2, 3)]),
+    "normal_normal_broadcast_prior": (lambda T, m1, s1: T.distributions.kl.kl_divergence(
+        T.distributions.Normal(m1, s1.exp()), T.distributions.Normal(T.zeros(4, 3, dtype=T.float64),
+                                                                     T.ones(4, 3, dtype=T.float64))),
+                                      [(4, 3), (4, 3)]),
+    "categorical_categorical": (lambda T, a, b: _kl(T)(T.distributions.Categorical(logits=a),
+                                                       T.distributions.Categorical(logits=b)), [(2, 5), (2, 5)]),
+    "mvn_mvn": (lambda T, m1, a1, m2, a2: _kl(T)(_mvn(T, m1, a1), _mvn(T, m2, a2)), [(3,), (3, 3), (2, 3), (3, 3)]),
+}
+
+
+@pytest.mark.parametrize("name", list(KL_CASES))
+def test_kl_divergence_gradcheck(name):
+    fn, shapes = KL_CASES[name]
+    check_gradients(fn, shapes, second_order=False)
+
+
+@pytest.mark.parametrize("name", list(KL_CASES))
+@pytest.mark.skipif(torch is None, reason="compares with PyTorch")
+def test_kl_divergence_matches_torch(name):
+    fn, shapes = KL_CASES[name]
+    compare_with_torch(fn, shapes, rtol=1e-10, atol=1e-12)
+
+
+def test_kl_divergence_of_a_zero_probability_and_of_unknown_pairs():
+    p = gs.distributions.Categorical(probs=gs.tensor([0.5, 0.5, 0.0]))
+    q = gs.distributions.Categorical(probs=gs.tensor([0.5, 0.0, 0.5]))
+    assert _kl(gs)(q, p).item() == float("inf") and _kl(gs)(p, p).item() == 0.0
+    with pytest.raises(NotImplementedError, match="No KL\\(p \\|\\| q\\) is implemented for p type Normal and "
+                                                  "q type Categorical"):
+        _kl(gs)(gs.distributions.Normal(0.0, 1.0), p)

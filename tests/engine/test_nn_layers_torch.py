@@ -109,6 +109,7 @@ LAYERS = {
     "LayerNorm": (lambda T: T.nn.LayerNorm(5), [_randn((3, 4, 5))]),
     "LayerNorm_2d_no_bias": (lambda T: T.nn.LayerNorm((4, 5), bias=False), [_randn((3, 4, 5))]),
     "GroupNorm": (lambda T: T.nn.GroupNorm(2, 4), [_randn((3, 4, 5))]),
+    "GroupNorm_no_bias": (lambda T: T.nn.GroupNorm(2, 4, bias=False), [_randn((3, 4, 5))]),
     "Embedding": (lambda T: T.nn.Embedding(6, 3), [_const([[0, 5, 2], [2, 2, 1]])]),
     "Embedding_padding": (lambda T: T.nn.Embedding(6, 3, padding_idx=2), [_const([[0, 5, 2], [2, 2, 1]])]),
     "Flatten": (lambda T: T.nn.Flatten(), [_randn((2, 3, 4))]),
@@ -241,7 +242,8 @@ def test_repr_matches_torch():
                              nn.Sequential(nn.Conv2d(1, 8, 3, padding=1), nn.BatchNorm2d(8)), nn.LayerNorm(5),
                              nn.Embedding(3, 4, padding_idx=0), nn.MaxPool2d(2), nn.AvgPool2d(2), nn.GELU(),
                              nn.LeakyReLU(), nn.Softmax(1), nn.Flatten(), nn.Conv1d(2, 3, 3, stride=2, bias=False),
-                             nn.CrossEntropyLoss(), nn.AdaptiveAvgPool2d((1, 1)), nn.ModuleList(), nn.Identity())
+                             nn.CrossEntropyLoss(), nn.AdaptiveAvgPool2d((1, 1)), nn.ModuleList(), nn.Identity(),
+                             nn.GroupNorm(2, 4), nn.GroupNorm(2, 4, bias=False), nn.GroupNorm(1, 3, affine=False))
     assert repr(build(gs)) == repr(build(torch))
 
 

@@ -535,3 +535,11 @@ def test_top_level_aliases_of_functional_ops():
     np.testing.assert_allclose(gs.max_pool1d(x, 2).numpy(), F.max_pool1d(x, 2).numpy())
     np.testing.assert_allclose(gs.layer_norm(x, (4,)).numpy(), F.layer_norm(x, (4,)).numpy())
     assert gs.dropout(x, 0.5, False) is x
+
+
+def test_nn_modules_loss_is_where_the_losses_and_their_bases_live():
+    import gradserve.engine.nn.modules.loss as loss
+    assert gs.nn.modules.loss is loss
+    assert issubclass(gs.nn.NLLLoss, loss._WeightedLoss) and issubclass(loss._WeightedLoss, loss._Loss)
+    assert loss.CrossEntropyLoss is gs.nn.CrossEntropyLoss
+    assert all(issubclass(getattr(loss, n), loss._Loss) for n in loss.__all__)

@@ -347,3 +347,11 @@ def test_tensors_and_parameters_take_attributes_of_their_own(lib):
     assert not hasattr(y, "tag")   # results of ops are new tensors
     del t.tag
     assert not hasattr(t, "tag")
+
+
+def test_torch_cuda_is_a_module():
+    import importlib
+    import types
+    cuda = importlib.import_module("gradserve.engine.cuda")
+    assert gs.cuda is cuda and isinstance(cuda, types.ModuleType)
+    assert cuda.is_available() in (True, False) and cuda.manual_seed_all(0) is None

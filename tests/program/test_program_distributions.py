@@ -2,6 +2,7 @@
 (their public API only), gradients through log_prob and rsample."""
 import math
 
+import numpy as np
 import pytest
 
 
@@ -52,3 +53,16 @@ def test_programs_cannot_change_the_process_wide_validation_default(run_err):
         err = run_err("import torch\n" + src + "\n")
         assert err.type == "AttributeError", err
     assert Distribution._validate_default is True
+
+
+def test_kl_divergence_in_programs_and_no_process_wide_registry(run_ok, run_err):
+    _, ns = run_ok("""
+    from torch.distributions import Normal
+    from torch.distributions.kl import kl_divergence
+    import torch.distributions as D
+    kl = kl_divergence(Normal(torch.zeros(2), torch.ones(2)), Normal(torch.ones(2), 2 * torch.ones(2)))
+    kl2 = D.kl_divergence(Normal(0.0, 1.0), Normal(1.0, 2.0))
+    """)
+    assert np.allclose(ns.get("kl").numpy(), 0.4431471824645996) and np.isclose(ns.get("kl2").item(), 0.4431472)
+    # register_kl would put a program's function into the process's registry, seen by every session
+    assert run_err("from torch.distributions.kl import register_kl").type == "ImportError"

@@ -123,3 +123,54 @@ def test_import_binds_locally_inside_functions(run_ok):
     y = f()
     """)
     assert ns.get("y") == 3.0 and "m" not in ns.names()
+
+
+def test_torch_nn_modules_loss_holds_the_losses_and_keeps_their_private_bases(run_ok, run_err):
+    # IBM's pytorch-seq2seq checks issubclass(type(criterion), nn.modules.loss._Loss): the module is there,
+    # the base's name begins with '_' and stays out of a program's reach (SPEC)
+    _, ns = run_ok("""
+    import torch.nn as nn
+    from torch.nn.modules.loss import CrossEntropyLoss, NLLLoss
+    ok = isinstance(nn.modules.loss.NLLLoss(), nn.Module) and CrossEntropyLoss is nn.CrossEntropyLoss
+    """)
+    assert ns.get("ok") is True
+    e = run_err("import torch.nn as nn\nbase = nn.modules.loss._Loss")
+    assert e.type == "AttributeError" and "'_Loss'" in e.message
+
+
+def test_torch_cuda_is_a_module_programs_import_in_every_form(run_ok):
+    # IBM's pytorch-seq2seq: `if torch.cuda.is_available(): import torch.cuda as device`
+    _, ns = run_ok("""
+    import torch
+    import torch.cuda as device
+    from torch.cuda import is_available, device_count
+    from torch import cuda
+    r = (device.is_available() == is_available() == cuda.is_available() == torch.cuda.is_available(),
+         device_count() == torch.cuda.device_count())
+    torch.cuda.manual_seed_all(0)
+    """)
+    assert ns.get("r") == (True, True)
+
+
+def test_torch_jit_annotations_run_the_eager_code(run_ok):
+    # Kaixhin/PlaNet: class TransitionModel(jit.ScriptModule) with __constants__ and @jit.script_method forward
+    _, ns = run_ok("""
+    from typing import Optional, List
+    from torch import jit, nn
+    class M(jit.ScriptModule):
+        __constants__ = ['scale']
+        def __init__(self):
+            super().__init__()
+            self.fc = nn.Linear(2, 2)
+            self.scale = 2.0
+        @jit.script_method
+        def forward(self, x: torch.Tensor, y: Optional[torch.Tensor] = None) -> List[torch.Tensor]:
+            return [self.fc(x) * self.scale]
+    m = M()
+    out = m(torch.ones(1, 2))[0]
+    same = torch.jit.script(m) is m and torch.jit.trace(m, torch.ones(1, 2)) is m
+    f = torch.jit.script(lambda x: x + 1)
+    r = (same, isinstance(m, nn.Module), len(list(m.parameters())), f(torch.zeros(1)).item(),
+         torch.jit.is_scripting())
+    """)
+    assert ns.get("r") == (True, True, 2, 1.0, False)

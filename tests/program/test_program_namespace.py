@@ -110,6 +110,26 @@ def test_load_tensors_restores_in_place_so_optimizers_keep_their_parameters(run_
     assert not np.array_equal(before.detach().numpy(), saved["model.block.fc.weight"].numpy())
 
 
+def test_state_dict_names_of_a_sequential_with_named_entries_resolve_to_those_modules(run_ok):
+    # CLIP's Bottleneck: nn.Sequential(OrderedDict([("-1", AvgPool2d), ("0", Conv2d), ("1", BatchNorm2d)])):
+    # its state_dict's "0" is the module registered as "0" (the second), as in PyTorch, not the first
+    _, ns = run_ok("""
+    from collections import OrderedDict
+    down = nn.Sequential(OrderedDict([("-1", nn.AvgPool2d(2)), ("0", nn.Conv2d(2, 3, 1, bias=False)),
+                                      ("1", nn.BatchNorm2d(3))]))
+    names = list(down.state_dict())
+    """)
+    assert ns.get("names") == ["0.weight", "1.weight", "1.bias", "1.running_mean", "1.running_var",
+                               "1.num_batches_tracked"]
+    saved = {f"down.{k}": v.detach().clone() + 1 for k, v in
+             ((n[len("down."):], t) for n, t in ns.tensors().items())}
+    assert sorted(saved) == sorted(f"down.{n}" for n in ns.get("names"))
+    ns.load_tensors(saved)
+    assert ns.resolve("down.0.weight") is ns.resolve("down").__dict__["_modules"]["0"].weight
+    assert np.array_equal(ns.resolve("down.1.running_var").numpy(), np.full(3, 2.0, dtype=np.float32))
+    assert ns.resolve("down.-1") is ns.resolve("down").__dict__["_modules"]["-1"]
+
+
 def test_load_tensors_binds_new_top_level_tensors_and_refuses_unknown_paths():
     ns = Namespace()
     ns.load_tensors({"fresh": gs.ones(2)})

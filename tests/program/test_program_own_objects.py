@@ -113,6 +113,38 @@ def test_the_engines_private_names_stay_the_engines(run_err):
     assert run_err("class M(nn.Module):\n    _buffers = {}").type == "TypeError"
 
 
+def test_private_methods_the_engine_calls_only_on_its_own_classes_are_the_programs(run_ok, run_err):
+    # detr's Transformer(nn.Module) has its own _reset_parameters, as nn.Transformer does: Module never
+    # calls it, so it is the program's (the engine's nn.MultiheadAttention calls its own on itself)
+    _, ns = run_ok("""
+    class Transformer(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.fc = nn.Linear(2, 2)
+            self._reset_parameters()
+        def _reset_parameters(self):
+            for p in self.parameters():
+                nn.init.constant_(p, 0.5)
+        def _sa_block(self, x):
+            return self.fc(x)
+        def _validate_args(self, x):
+            # IBM's pytorch-seq2seq DecoderRNN: the engine's distributions keep their own _validate_args
+            return x
+        def forward(self, x):
+            return self._sa_block(self._validate_args(x))
+    y = Transformer()(torch.ones(1, 2))
+    """)
+    assert ns.get("y").tolist() == [[1.5, 1.5]]
+    # a name an engine base defines or uses stays the engine's
+    for source in ("class A(nn.MultiheadAttention):\n    def _reset_parameters(self):\n        pass",
+                   "class B(nn.Module):\n    def _named_members(self):\n        pass",
+                   "class C(nn.Module):\n    def _apply(self, fn):\n        pass",
+                   "class D(nn.BatchNorm2d):\n    def _check_input_dim(self, x):\n        pass",
+                   "from torch.distributions import Normal\nclass E(Normal):\n    _validate_args = False",
+                   "class F(nn.Module):\n    _version = 1"):
+        assert run_err(source).type == "TypeError", source
+
+
 def test_dunder_dict_of_program_objects_as_python_and_refused_with_an_engine_base():
     # minGPT's CfgNode: self.__dict__.update(kwargs); {k: ... for k, v in self.__dict__.items()}
     from gradserve.engine.program import Namespace, run

@@ -440,3 +440,90 @@ def test_library_deprecation_warnings_stay_hidden_as_python_hides_them(run_ok, m
     monkeypatch.setattr(creation, "check_elements", check_elements)
     out, _ = run_ok("import torch\nx = torch.ones(2)\n")
     assert out.stdout == "<program>:2: UserWarning: a user-facing note\n", out.stdout
+
+
+# --------------------------------------------------------------------------- logging
+def test_logging_loggers_levels_and_formats_match_cpython():
+    assert_same_as_python("""
+import logging, sys
+log = logging.getLogger("gradserve_test_logging")
+log.propagate = False
+h = logging.StreamHandler(sys.stdout)
+h.setFormatter(logging.Formatter("%(levelname)s:%(name)s:%(message)s [%(levelno)d]"))
+log.addHandler(h)
+log.setLevel(logging.INFO)
+log.info("Iter: %d\\t%s", 3, [1, 2])
+log.debug("hidden")
+log.warning("w %r", "x")
+log.info(f"loss {0.5:.2f}")
+print(log.getEffectiveLevel(), logging.getLevelName(logging.WARNING), logging.getLevelName(25), log.isEnabledFor(logging.DEBUG))
+log.setLevel("DEBUG")
+log.debug("now %(a)s", {"a": 1})
+log.removeHandler(h)
+""")
+
+
+def test_logging_basic_config_and_last_resort_as_cpython_prints_them():
+    # CPython writes these to stderr; a program's only stream is its output
+    out = program_stdout("""
+    import logging
+    logger = logging.getLogger(__name__)
+    logger.info("before basicConfig: below WARNING, no handler, nothing")
+    logger.warning("last resort %s", "bare")
+    logging.basicConfig(level=logging.INFO)
+    logger.info("Iter: %d", 0)
+    logging.info("root")
+    logging.basicConfig(level=logging.DEBUG)          # ignored: the root has a handler
+    logger.debug("still hidden")
+    logging.basicConfig(format="%(levelname)s - %(message)s", level=logging.DEBUG, force=True)
+    logger.debug("shown")
+    """)
+    assert out == ("last resort bare\n"
+                   "INFO:__main__:Iter: 0\n"
+                   "INFO:root:root\n"
+                   "DEBUG - shown\n")
+
+
+def test_logging_loggers_are_the_sessions_own(run_ok):
+    _, ns = run_ok("import logging\nlogging.getLogger('a').setLevel(logging.ERROR)\nlevel = logging.getLogger('a').level")
+    assert ns.globals["level"] == 40
+    _, other = run_ok("import logging\nlevel = logging.getLogger('a').level")
+    assert other.globals["level"] == 0
+
+
+def test_logging_has_no_files_and_no_other_format_styles(run_err):
+    assert run_err("import logging\nlogging.basicConfig(filename='x.log')").type == "TypeError"
+    assert run_err("import logging\nlogging.Formatter('{message}', style='{')").type == "ValueError"
+    assert run_err("import logging\nlogging.FileHandler('x.log')").type == "AttributeError"
+
+
+def test_namedtuple_api_and_the_old_defaults_idiom_match_cpython():
+    # lukemelas/EfficientNet-PyTorch: GlobalParams.__new__.__defaults__ = (None,) * len(GlobalParams._fields)
+    assert_same_as_python("""
+import collections
+GlobalParams = collections.namedtuple('GlobalParams', ['a', 'b', 'c'])
+GlobalParams.__new__.__defaults__ = (None,) * len(GlobalParams._fields)
+print(GlobalParams(), GlobalParams(1), GlobalParams.__new__.__defaults__, GlobalParams._fields)
+g = GlobalParams(1)._replace(b=2)
+print(g, g._asdict(), GlobalParams._make([4, 5, 6]), GlobalParams._field_defaults)
+P = collections.namedtuple('P', 'x y', defaults=[7])
+print(P.__new__.__defaults__, P(1), P._field_defaults)
+P.__new__.__defaults__ = None
+try:
+    P(1)
+except TypeError as e:
+    print("TypeError", e)
+class Q(GlobalParams):
+    def total(self):
+        return len(self._fields) + len(self._asdict())
+print(Q(1, 2, 3).total(), Q._fields)
+""")
+
+
+def test_namedtuple_defaults_are_checked(run_err):
+    e = run_err("import collections\nP = collections.namedtuple('P', 'x')\nP.__new__.__defaults__ = (1, 2)")
+    assert e.type == "TypeError" and "more default values" in e.message
+    e = run_err("import collections\nP = collections.namedtuple('P', 'x')\nP.__new__.__defaults__ = [1]")
+    assert e.type == "TypeError"
+    # other private names of a namedtuple's tuple base stay out of reach
+    assert run_err("import collections\nP = collections.namedtuple('P', 'x')\nP.__new__.__code__").type == "AttributeError"

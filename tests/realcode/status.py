@@ -19,6 +19,15 @@ import harness
 # What a failure message means, whose area fixes it, and a one-line reproducer:
 # (pattern, cause, area, reproducer). The first pattern that matches the verdict wins.
 CAUSES = [
+    (r"name 'eval' is not defined", "`eval` of a string in programs (tonyduan/normalizing-flows picks its flow class with "
+     "`eval(args.flow)`): SPEC section 2 keeps eval out of programs' reach", "lead (SPEC decision)",
+     "flow = eval('NSF_CL')"),
+    (r"No module named 'torch\._utils'", "torch._utils (_flatten_dense_tensors, imported by improved-diffusion's fp16_util.py): "
+     "SPEC keeps names beginning with '_' out of programs' reach (in-process it works)", "lead (SPEC decision)",
+     "from torch._utils import _flatten_dense_tensors"),
+    (r"attribute '_Loss' is not accessible", "torch.nn.modules.loss._Loss (IBM/pytorch-seq2seq checks "
+     "issubclass(type(criterion), nn.modules.loss._Loss)): SPEC keeps names beginning with '_' out of programs' reach "
+     "(in-process it works)", "lead (SPEC decision)", "import torch.nn as nn; nn.modules.loss._Loss"),
     (r"no attribute 'backends'", "torch.backends (cudnn.benchmark / cudnn.deterministic, mps.is_available) is missing", "engineapi",
      "torch.backends.cudnn.deterministic = True; torch.backends.mps.is_available()"),
     (r"cannot import 'os'|No module named 'os'", "`import os` refused in programs (scripts use it for os.path.join / os.makedirs, or import it unused)",

@@ -18,6 +18,8 @@ LEFT_OUT = {"examples/super_resolution",          # its --accel flag defaults to
             "examples/mnist_forward_forward",     # with an accelerator its loaders shuffle (accel_kwargs): not the CPU's order
             "rasbt/appendix_a_part1",             # it only prints torch.cuda.is_available(): nothing moves to a device
             "locuslab/tcn_adding",                # run with --cuda (store_false: CUDA off), as on a machine without one
+            "keon/seq2seq",                       # only main() (asserting CUDA, moving all there) picks it; the driver
+                                                  # that replaces main() runs its steps on the CPU, .cuda() left out
             "nerf/run_nerf"}                      # on CUDA run_nerf.py relies on its __main__'s
                                                   # torch.set_default_tensor_type('torch.cuda.FloatTensor'), which the
                                                   # driver leaves out: its CPU rays would meet the CUDA weights

@@ -32,6 +32,7 @@ PROGRAM_MODULES = {
     "inspect": _PKG + ".inspect",
     "time": _PKG + ".time",
     "warnings": _PKG + ".warnings",
+    "logging": _PKG + ".logging",
     "contextlib": _PKG + ".contextlib",
     "enum": _PKG + ".enum",
     "abc": _PKG + ".abc",

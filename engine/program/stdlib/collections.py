@@ -206,10 +206,41 @@ def namedtuple(typename, field_names, *, rename=False, defaults=None, module=Non
     return _make_namedtuple(typename, fields, field_defaults)
 
 
+class TupleNew:
+    """``Point.__new__`` of a program's namedtuple, as a program reads it: what the idiom of Python's
+    documentation before ``defaults=`` sets, ``Point.__new__.__defaults__ = (None,) * len(Point._fields)``
+    (lukemelas/EfficientNet-PyTorch's GlobalParams). Reading and setting ``__defaults__`` only."""
+    __slots__ = ("_typename", "_fields", "_holder")
+
+    def __init__(self, typename, fields, holder):
+        self._typename, self._fields, self._holder = typename, fields, holder
+
+    def get_defaults(self):
+        d = self._holder[0]
+        values = tuple(d[f] for f in self._fields if f in d)
+        return values or None
+
+    def set_defaults(self, value):
+        if value is None:
+            self._holder[0] = {}
+            return
+        if type(value) is not tuple:
+            raise TypeError("__defaults__ must be set to a tuple object")
+        n = len(self._fields)
+        if len(value) > n:
+            raise TypeError("Got more default values than field names")
+        self._holder[0] = dict(zip(self._fields[n - len(value):], value))
+
+    def __repr__(self):
+        return f"<function {self._typename}.__new__>"
+
+
 def _make_namedtuple(typename, fields, field_defaults, base=tuple, extra=None):
     n = len(fields)
+    holder = [dict(field_defaults)]   # __new__'s defaults: TupleNew.set_defaults replaces them
 
     def __new__(cls, *args, **kwargs):
+        field_defaults = holder[0]
         if len(args) > n:
             raise TypeError(f"{typename}.__new__() takes {n + 1} positional arguments but {len(args) + 1} were given")
         values = list(args)
@@ -253,7 +284,7 @@ def _make_namedtuple(typename, fields, field_defaults, base=tuple, extra=None):
     ns = {"__slots__": (), "__new__": __new__, "__repr__": __repr__, "_asdict": _asdict, "_replace": _replace,
           "_make": classmethod(_make), "_fields": fields, "_field_defaults": dict(field_defaults),
           "__match_args__": fields, "__getnewargs__": __getnewargs__, "__module__": "__main__",
-          "__qualname__": typename, "__gs_program__": True}
+          "__qualname__": typename, "__gs_program__": True, "__gs_namedtuple__": TupleNew(typename, fields, holder)}
     for i, name in enumerate(fields):
         ns[name] = property(_itemgetter(i), doc=f"Alias for field number {i}")
     if extra:

@@ -1,0 +1,52 @@
+"""torch.cuda: whether a CUDA device (through CuPy) is available, and the few calls scripts make on it.
+A module, as PyTorch's (IBM's pytorch-seq2seq does ``import torch.cuda as device`` when CUDA is there)."""
+import builtins as _builtins
+
+from .device import cuda_available as _cuda_available
+
+__all__ = ["is_available", "device_count", "manual_seed", "manual_seed_all", "synchronize", "get_device_name",
+           "empty_cache"]
+
+
+def is_available():
+    return _cuda_available()
+
+
+def device_count():
+    if not _cuda_available():
+        return 0
+    import cupy
+    return cupy.cuda.runtime.getDeviceCount()
+
+
+def manual_seed(seed):
+    return None
+
+
+manual_seed_all = manual_seed
+
+
+def synchronize():
+    if _cuda_available():
+        import cupy
+        cupy.cuda.Stream.null.synchronize()
+
+
+def get_device_name(device=None):
+    """The GPU's name (CuPy's device properties); PyTorch's error without one."""
+    if not _cuda_available():
+        raise AssertionError("Torch not compiled with CUDA enabled")   # PyTorch's CPU build's words
+    import cupy
+    index = device if isinstance(device, _builtins.int) else getattr(device, "index", None)
+    props = cupy.cuda.runtime.getDeviceProperties(index or 0)
+    name = props["name"]
+    return name.decode() if isinstance(name, bytes) else str(name)
+
+
+def empty_cache():
+    """Gives the GPU memory CuPy's pool holds unused back to the device (PyTorch: its caching
+    allocator's unused blocks); nothing without a GPU, as in PyTorch. In a GPU worker other sessions
+    keep their arrays: only blocks no array uses are freed."""
+    if _cuda_available():
+        import cupy
+        cupy.get_default_memory_pool().free_all_blocks()

@@ -1,0 +1,75 @@
+"""``torch.distributions.kl``: ``kl_divergence(p, q)`` through a registry of closed forms keyed by the two
+distributions' types (``register_kl``), as PyTorch's; the pairs the engine's distributions make."""
+import math
+
+from .categorical import Categorical
+from .multivariate_normal import MultivariateNormal
+from .normal import Normal
+
+__all__ = ["kl_divergence", "register_kl"]
+
+_KL_REGISTRY = {}
+
+
+def register_kl(type_p, type_q):
+    """Decorator registering ``fn(p, q)`` as the KL divergence of instances of ``type_p`` and ``type_q``."""
+    if not (isinstance(type_p, type) and isinstance(type_q, type)):
+        raise TypeError(f"Expected type_p and type_q to be subclasses of Distribution but got {type_p} and {type_q}")
+
+    def decorator(fun):
+        _KL_REGISTRY[type_p, type_q] = fun
+        return fun
+    return decorator
+
+
+def _dispatch(type_p, type_q):
+    """The registered function of the most specific pair of bases (PyTorch's order: by the MROs)."""
+    matches = [(p, q) for p, q in _KL_REGISTRY if issubclass(type_p, p) and issubclass(type_q, q)]
+    if not matches:
+        return None
+    best = min(matches, key=lambda pq: (type_p.__mro__.index(pq[0]), type_q.__mro__.index(pq[1])))
+    return _KL_REGISTRY[best]
+
+
+def kl_divergence(p, q):
+    """KL(p || q), batched over the distributions' batch shape."""
+    fun = _dispatch(type(p), type(q))
+    if fun is None:
+        raise NotImplementedError(f"No KL(p || q) is implemented for p type {p.__class__.__name__} and "
+                                  f"q type {q.__class__.__name__}")
+    return fun(p, q)
+
+
+@register_kl(Normal, Normal)
+def _kl_normal_normal(p, q):
+    var_ratio = (p.scale / q.scale).pow(2)
+    t1 = ((p.loc - q.loc) / q.scale).pow(2)
+    return 0.5 * (var_ratio + t1 - 1 - var_ratio.log())
+
+
+@register_kl(Categorical, Categorical)
+def _kl_categorical_categorical(p, q):
+    t = p.probs * (p.logits - q.logits)
+    t = t.masked_fill((q.probs == 0).expand_as(t), math.inf)
+    t = t.masked_fill((p.probs == 0).expand_as(t), 0.0)
+    return t.sum(-1)
+
+
+@register_kl(MultivariateNormal, MultivariateNormal)
+def _kl_multivariatenormal_multivariatenormal(p, q):
+    if p.event_shape != q.event_shape:
+        raise ValueError("KL-divergence between two Multivariate Normals with different event shapes cannot be "
+                         "computed")
+    import gradserve.engine as torch
+    p_tril, q_tril = p.scale_tril, q.scale_tril
+    half_term1 = (q_tril.diagonal(dim1=-2, dim2=-1).log().sum(-1)
+                  - p_tril.diagonal(dim1=-2, dim2=-1).log().sum(-1))
+    n = p.event_shape[0]
+    combined = torch.broadcast_shapes(q_tril.shape[:-2], p_tril.shape[:-2])
+    q_b = q_tril.expand(combined + (n, n))
+    p_b = p_tril.expand(combined + (n, n))
+    term2 = torch.linalg.solve_triangular(q_b, p_b, upper=False).pow(2).sum((-2, -1))
+    diff = (q.loc - p.loc).unsqueeze(-1)
+    q_d = q_tril.expand(diff.shape[:-2] + (n, n))
+    term3 = torch.linalg.solve_triangular(q_d, diff, upper=False).pow(2).sum((-2, -1))
+    return half_term1 + 0.5 * (term2 + term3 - n)
