@@ -429,9 +429,26 @@ def softplus(input, beta=1.0, threshold=20.0):
     return Softplus.apply(input, beta=beta, threshold=threshold)
 
 
+class LogSigmoid(Function):
+    """log(sigmoid(x)) = min(x, 0) - log1p(exp(-|x|)), stably; one node, as PyTorch's."""
+    __slots__ = ()
+    op = "log_sigmoid"
+    saves = (0,)
+
+    def forward(self, x):
+        xp = _xp(x)
+        out = _log1p_exp(-x)
+        xp.negative(out, out=out)
+        out += 0.0   # -0.0 (x = +inf) becomes 0.0, as PyTorch's
+        return out
+
+    def backward(self, F, g, x):
+        return (g * F.sigmoid(-x),)
+
+
 def logsigmoid(input):
     """Applies log(sigmoid(x)) element-wise, stably."""
-    return -Softplus.apply(-input, beta=1.0, threshold=None)
+    return LogSigmoid.apply(input)
 
 
 def _softmax_dim(ndim):

@@ -336,6 +336,7 @@ FUSED_NODES = {
                                                                   T.ones(3, 4) / 4), "CrossEntropyBackward0"),
     "embedding": (lambda T: _f(T).embedding(T.tensor([1, 2]), T.randn(4, 3, requires_grad=True), padding_idx=1),
                   "EmbeddingBackward0"),
+    "logsigmoid": (lambda T: _f(T).logsigmoid(T.randn(3, 4, requires_grad=True)), "LogSigmoidBackward0"),
     "pad_reflect_2d": (lambda T: _f(T).pad(T.randn(1, 2, 4, 4, requires_grad=True), (1, 1, 2, 0), mode="reflect"),
                        "ReflectionPad2DBackward0"),
     "pad_replicate_1d": (lambda T: _f(T).pad(T.randn(2, 4, requires_grad=True), (1, 2), mode="replicate"),
@@ -475,3 +476,18 @@ def test_rms_norm_module_as_pytorchs():
     if torch is not None:
         tm = torch.nn.RMSNorm(4)
         assert np.allclose(tm(torch.tensor([[1.0, 2.0, 3.0, 4.0]])).detach().numpy(), m(x).detach().numpy(), rtol=1e-6)
+
+
+@pytest.mark.skipif(torch is None, reason="needs PyTorch")
+def test_logsigmoid_and_softplus_at_the_extremes_match_torch():
+    """log(sigmoid(x)) and softplus at +-inf, NaN, zero and the large and small: PyTorch's values, and
+    the sign of its zero (log_sigmoid(+inf) is 0.0, not -0.0)."""
+    import gradserve.engine as gs
+    z = np.array([-np.inf, -100, -20.5, -1, 0, 1e-8, 3, 20, 25, 100, np.inf, np.nan], dtype=np.float32)
+    for name, fn in (("logsigmoid", lambda T, x: _f(T).logsigmoid(x)), ("softplus", lambda T, x: _f(T).softplus(x)),
+                     ("softplus_beta", lambda T, x: _f(T).softplus(x, 2.0, 5.0))):
+        want = fn(torch, torch.tensor(z)).numpy()
+        got = fn(gs, gs.tensor(z)).numpy()
+        np.testing.assert_allclose(got, want, rtol=2e-6, atol=1e-40, err_msg=name)
+        assert (np.signbit(got) == np.signbit(want)).all(), name
+
