@@ -381,7 +381,7 @@ class Debugger:
             if isinstance(value, float) and not math.isfinite(value):
                 return {"repr": repr(value)}
             if isinstance(value, int) and not isinstance(value, bool) and abs(value) >= 1 << 53:
-                return {"repr": repr(value)}
+                return {"repr": _number_repr(value)}
             if isinstance(value, str) and len(value) > MAX_EVAL_REPR:
                 return {"repr": repr(value[:MAX_EVAL_REPR]) + "...", "type": "str"}
             return {"value": value, "repr": self.namespace.builtins.b_repr(value)[:MAX_EVAL_REPR]}
@@ -490,6 +490,15 @@ def _tensor_summary(t):
     return s
 
 
+def _number_repr(value):
+    """repr of a number; an int past Python's int->str digit limit (4,300 digits) is described by its
+    size: its repr raises ValueError, which ended the paused run with an internal error."""
+    try:
+        return repr(value)
+    except ValueError:
+        return f"<int of {value.bit_length()} bits>"
+
+
 def _type_name(value):
     return type(value).__name__
 
@@ -509,7 +518,7 @@ def describe(value):
                  requires_grad=bool(value.requires_grad))
         return s
     if value is None or isinstance(value, (bool, int, float)):
-        text = repr(value)
+        text = _number_repr(value)
     elif isinstance(value, str):
         text = repr(value[:MAX_REPR])
     elif isinstance(value, (list, tuple, dict, set)):
