@@ -80,6 +80,12 @@ def tensor_bytes(tree):
     return sum(a.nbytes for a in _arrays(tree))
 
 
+def held_bytes(tree, encoding):
+    """About what ``payload(tree, encoding)`` holds in the API process: a Python number and its list slot
+    per number of JSON, the base64 text otherwise (what a WebSocket queue counts, events.EventQueue)."""
+    return 32 * json_elements(tree) if encoding == "json" else tensor_bytes(tree) * 4 // 3
+
+
 # ------------------------------------------------------------ one document (small answers, events)
 def _header(array):
     return {"shape": list(array.shape), "dtype": DTYPE_NAMES.get(array.dtype) or array.dtype.name}

@@ -6,12 +6,21 @@ more than 4,300 digits. Now log() refuses such an int at the program's line, as 
 
 F2: a debug run paused with ``x = 10**5000`` among its locals ended with an internal error: the pause's
 locals summary is the value's repr, which raises for such an int. Now the summary gives its size.
+
+F3: a WebSocket watcher that never reads held every run's result (and stdout) in the API process:
+results and stdout are never dropped, so its queue grew by each run's answer, 160 MB a run for a
+4M-number result, 2 MB a run at 80 runs a second for 1 MB of stdout (freed only when it closed). Now
+a queue also counts its bytes, and past ``ws_queue_bytes`` the lagging connection is closed (1013).
 """
+import asyncio
 import json
+import threading
 import time
 
 from websockets.sync.client import connect
 
+from gradserve.server.events import CLOSE, EventQueue, SharedEvent
+from server_harness import StalledWebSocket
 
 from test_hostile_wire import neighbour  # noqa: F401  (the fixture)
 
@@ -64,3 +73,93 @@ def test_a_pause_with_an_int_too_large_for_repr_among_its_locals_describes_it(li
         assert answer["value"] == {"repr": f"<int of {(7 ** 9001).bit_length()} bits>"}, answer
         ws.send(json.dumps({"type": "debug", "id": "d", "command": "continue"}))
         assert _until(ws, "d", ("result", "error"))["type"] == "result"
+
+
+# ---------------------------------------------------------------- F3
+def _drain(queue):
+    async def run():
+        out = []
+        while queue.items:
+            out.append(await queue.get())
+        return out
+    return asyncio.run(run())
+
+
+def test_a_queue_past_its_byte_bound_lets_go_and_closes():
+    queue = EventQueue(1024, max_bytes=10_000)
+    for i in range(5):
+        queue.put({"type": "stdout", "run": "r", "seq": i, "text": "x" * 3000})
+    assert queue.close_code == 1013 and queue.held_bytes < 1000
+    queue.put({"type": "result", "run": "r", "seq": 9})   # closing: nothing more is queued
+    events = _drain(queue)
+    assert events[-1] is CLOSE and len(events) == 2, events
+    assert events[0]["error"]["limit"] == "ws_queue_bytes" and events[0]["status"] == 503, events[0]
+
+
+def test_a_reader_keeping_up_is_never_closed_and_counts_return_to_zero():
+    queue = EventQueue(4, max_bytes=10_000)
+    for i in range(50):
+        big = SharedEvent(type="result", run=str(i), seq=0, stdout="")
+        big.cost = 9_000   # one large result at a time is always admitted
+        queue.put(big)
+        queue.put({"type": "stdout", "run": str(i), "seq": 1, "text": "y" * 500})
+        assert [e["type"] for e in _drain(queue)] == ["result", "stdout"]
+    assert queue.close_code is None and queue.held_bytes == 0
+    # merged stdout (a lagging reader) is counted piece by piece and given back whole
+    for i in range(4):
+        queue.put({"type": "node", "run": "m", "seq": i})
+    for i in range(20):
+        queue.put({"type": "stdout", "run": "m", "seq": 4 + i, "text": "z" * 100})
+    assert queue.held_bytes >= 2000
+    _drain(queue)
+    assert queue.held_bytes == 0 and queue.close_code is None
+
+
+def _api_queues(live_server, session):
+    return list(live_server.app.state.sessions.sessions[session.id].watchers)
+
+
+def test_a_watcher_that_never_reads_does_not_hold_every_runs_output(live_server, session, neighbour):
+    """The attack: a stalled watcher, then runs each answering 1 MB of stdout and a 256k-number result.
+    Before, its queue held all of them (about 10 MB a run); now it is closed once it holds more than
+    ws_queue_bytes, and what it held is let go."""
+    stalled = StalledWebSocket("127.0.0.1", live_server.settings.port,
+                               f"{session.path}/stream?token={session.token}")
+    try:
+        stalled.send_text('{"type": "watch"}')
+        deadline = time.monotonic() + 10
+        while not _api_queues(live_server, session):
+            assert time.monotonic() < deadline, "the watcher was not registered"
+            time.sleep(0.05)
+        queue = _api_queues(live_server, session)[0]
+        queue.max_bytes = 32 << 20   # (ws_queue_bytes, 256 MiB, read when the connection opened)
+        for i in range(12):
+            r = session.run("print('p' * 1_000_000)\ny = torch.rand(262144)", outputs=["y"])
+            assert r.status_code == 200, r.text
+            # never more than the bound plus one run's events, whatever the number of runs
+            assert queue.held_bytes <= (32 << 20) + (12 << 20), queue.held_bytes
+        assert queue.close_code == 1013, (queue.held_bytes, len(queue.items))
+        assert len(queue.items) <= 3
+    finally:
+        stalled.sock.close()
+    neighbour.check()
+
+
+def test_a_watcher_that_reads_gets_every_large_result(live_server, session):
+    results = []
+    with connect(_url(live_server, session), max_size=None) as ws:
+        ws.send(json.dumps({"type": "watch"}))
+        ws.send(json.dumps({"type": "ping"}))
+        assert json.loads(ws.recv(timeout=30))["type"] == "pong"
+
+        def runs():
+            for _ in range(3):
+                session.ok("y = torch.rand(300000)", outputs=["y"])
+        t = threading.Thread(target=runs)
+        t.start()
+        while len(results) < 3:
+            event = json.loads(ws.recv(timeout=60))
+            if event["type"] == "result":
+                results.append(event)
+        t.join()
+    assert all(len(e["values"]["y"]["data"]) == 300000 for e in results)
