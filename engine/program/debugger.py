@@ -440,8 +440,14 @@ class Debugger:
 
 
 def _parse(text, filename, mode):
+    """``ast.parse`` of a condition, eval or exec: text nested too deeply for Python's parser is a
+    SyntaxError, as a program's is (its MemoryError read as session_bytes and ended the run, its
+    RecursionError spoke of "ast construction")."""
     from .runner import parse_text   # (the runner imports this module)
-    return parse_text(text, filename, mode)
+    try:
+        return parse_text(text, filename, mode)
+    except (RecursionError, MemoryError):
+        raise SyntaxError("the code is nested too deeply to parse") from None
 
 
 def command_error(message, command=None, paused=True, line=None):
