@@ -33,3 +33,29 @@ def test_deep_eval_exec_and_condition_are_syntax_errors_and_the_run_goes_on(text
     assert len(refused) == 1 and "nested too deeply" in refused[0]["error"]["message"], script.events
     assert answers[2]["value"]["value"] == 42, answers   # still paused, still answering
     assert ns.get("y") == 2   # and the run went on to its end
+
+
+# F5: an expand whose element count passes 2**63 -------------------------------------------------
+@pytest.mark.parametrize("program", [
+    "x = torch.ones(3).expand(2**62, 3)",
+    "x = torch.ones(1, 1).expand(2**40, 2**40)",
+    "x = torch.ones(1).expand(2**63)",
+    "x = torch.ones(3, 1).expand(3, 2**62)",
+    "x = torch.broadcast_to(torch.ones(1, 1), (2**40, 2**40))",
+    "x = torch.ones(1, 1).broadcast_to((2**40, 2**40))",
+    "x = torch.expand(torch.ones(1), 2**63)",
+])
+def test_an_expand_past_int64_elements_is_the_tensor_elements_limit(program, run_err):
+    """NumPy's broadcast_to raised ValueError 'iterator is too large' / 'Maximum allowed dimension
+    exceeded' before the engine counted the elements."""
+    error = run_err(program)
+    assert error.type == "LimitExceeded" and error.limit == "tensor_elements", (error.type, error.message)
+    assert error.line == 1
+
+
+def test_ordinary_expands_still_work(run_ok):
+    ns = Namespace()
+    run_ok("a = torch.ones(3, 1).expand(-1, 4)\nb = torch.ones(2).expand(5, -1)\n"
+           "c = torch.broadcast_to(torch.ones(1), (2, 3))\nd = torch.ones(1).expand(torch.Size([2, 2]))\n"
+           "e = torch.ones(1).expand(size=(3,))\nf = torch.ones(2, 1).expand(2, 3).expand(4, 2, 3)", ns)
+    assert [tuple(ns.get(k).shape) for k in "abcdef"] == [(3, 4), (5, 2), (2, 3), (2, 2), (3,), (4, 2, 3)]
