@@ -82,8 +82,11 @@ def tensor_bytes(tree):
 
 def held_bytes(tree, encoding):
     """About what ``payload(tree, encoding)`` holds in the API process: a Python number and its list slot
-    per number of JSON, the base64 text otherwise (what a WebSocket queue counts, events.EventQueue)."""
-    return 32 * json_elements(tree) if encoding == "json" else tensor_bytes(tree) * 4 // 3
+    per number of JSON, the base64 text otherwise, and a graph's JSON text (what a WebSocket queue
+    counts, events.EventQueue)."""
+    n = 32 * json_elements(tree) if encoding == "json" else tensor_bytes(tree) * 4 // 3
+    graph = tree.get("graph") if type(tree) is dict else None
+    return n + (len(graph.data) if type(graph) is RawJSON else 0)
 
 
 # ------------------------------------------------------------ one document (small answers, events)

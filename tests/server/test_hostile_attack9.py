@@ -145,6 +145,30 @@ def test_a_watcher_that_never_reads_does_not_hold_every_runs_output(live_server,
     neighbour.check()
 
 
+def test_a_stalled_watcher_is_closed_by_runs_answering_large_graphs(live_server, session, neighbour):
+    """The same attack with runs answering their graph (a 60k-node graph is 14 MB of JSON text, which
+    the result event carries): each run's graph was held too, and was not counted."""
+    stalled = StalledWebSocket("127.0.0.1", live_server.settings.port,
+                               f"{session.path}/stream?token={session.token}")
+    try:
+        stalled.send_text('{"type": "watch"}')
+        deadline = time.monotonic() + 10
+        while not _api_queues(live_server, session):
+            assert time.monotonic() < deadline, "the watcher was not registered"
+            time.sleep(0.05)
+        queue = _api_queues(live_server, session)[0]
+        queue.max_bytes = 4 << 20
+        program = "x = torch.ones(1, requires_grad=True)\ny = x\nfor i in range(5000):\n    y = y + 1\n"
+        for i in range(8):   # about 1.2 MB of graph a run
+            r = session.run(program, graph=True, outputs=["y"])
+            assert r.status_code == 200, r.text
+            assert queue.held_bytes <= (4 << 20) + (2 << 20), queue.held_bytes
+        assert queue.close_code == 1013, (queue.held_bytes, len(queue.items))
+    finally:
+        stalled.sock.close()
+    neighbour.check()
+
+
 def test_a_watcher_that_reads_gets_every_large_result(live_server, session):
     results = []
     with connect(_url(live_server, session), max_size=None) as ws:
