@@ -46,6 +46,29 @@ _UNPAUSING = frozenset({"resumed", "result", "error", "cancelled"})
 CLOSE = object()  # in a queue: close the connection with the queue's close_code once what is before it is sent
 
 
+def _cost(event):
+    """About the bytes ``event`` holds in a queue: EVENT_BYTES, its texts (stdout, a program, an error's
+    message, a debug answer's repr or whole tensor, a pause's locals) and a result's ``cost``."""
+    cost = EVENT_BYTES + getattr(event, "cost", 0)
+    for key in ("text", "program", "stdout", "code", "expr"):
+        value = event.get(key)
+        if type(value) is str:
+            cost += len(value)
+    for key in ("error", "value"):
+        inner = event.get(key)
+        if type(inner) is dict:
+            for field in ("message", "repr"):
+                if type(inner.get(field)) is str:
+                    cost += len(inner[field])
+            tensor = inner.get("tensor")
+            if type(tensor) is dict and type(tensor.get("b64")) is str:
+                cost += len(tensor["b64"])
+    names = event.get("locals")
+    if type(names) is dict:
+        cost += EVENT_BYTES * len(names)
+    return cost
+
+
 class EventQueue:
     """One connection's outgoing events."""
 
@@ -91,11 +114,7 @@ class EventQueue:
         if self.max_bytes is not None and self.held_bytes > self.max_bytes:
             self._fell_behind(event)
             return
-        cost = EVENT_BYTES + getattr(event, "cost", 0)
-        for key in ("text", "program", "stdout"):
-            value = event.get(key)
-            if type(value) is str:
-                cost += len(value)
+        cost = _cost(event)
         self.held_bytes += cost
         if full and kind == "stdout" and self.items:
             tail = self.items[-1]

@@ -115,6 +115,23 @@ def test_a_reader_keeping_up_is_never_closed_and_counts_return_to_zero():
     assert queue.held_bytes == 0 and queue.close_code is None
 
 
+def test_debug_answers_and_errors_count_their_texts():
+    """A whole tensor in an eval answer (up to 4M numbers, 22 MB of base64), an error's message (64 KiB)
+    and a pause's locals were queued at 256 bytes each: 25 ``eval x full`` answers to a stalled watcher
+    held 1 GB of the API process."""
+    queue = EventQueue(1024, max_bytes=1 << 20)
+    answer = {"type": "evaluated", "run": "d", "seq": 1,
+              "value": {"repr": "r" * 100, "tensor": {"shape": [1], "dtype": "float32", "b64": "A" * 400_000}}}
+    queue.put(answer)
+    assert queue.held_bytes >= 400_100
+    queue.put({"type": "error", "run": "e", "seq": 0, "error": {"type": "ValueError", "message": "m" * 300_000}})
+    assert queue.held_bytes >= 700_100
+    queue.put({"type": "paused", "run": "d", "seq": 2, "locals": {f"v{i}": "1" for i in range(100)}})
+    queue.put(dict(answer, seq=3))   # past the bound now: the next one closes
+    queue.put(dict(answer, seq=4))
+    assert queue.close_code == 1013
+
+
 def _api_queues(live_server, session):
     return list(live_server.app.state.sessions.sessions[session.id].watchers)
 
