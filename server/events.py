@@ -48,7 +48,8 @@ CLOSE = object()  # in a queue: close the connection with the queue's close_code
 
 def _cost(event):
     """About the bytes ``event`` holds in a queue: EVENT_BYTES, its texts (stdout, a program, an error's
-    message, a debug answer's repr or whole tensor, a pause's locals) and a result's ``cost``."""
+    message, a debug answer's repr or whole tensor, a pause's locals, breakpoint conditions) and a
+    result's ``cost``."""
     cost = EVENT_BYTES + getattr(event, "cost", 0)
     for key in ("text", "program", "stdout", "code", "expr"):
         value = event.get(key)
@@ -66,6 +67,12 @@ def _cost(event):
     names = event.get("locals")
     if type(names) is dict:
         cost += EVENT_BYTES * len(names)
+    breakpoints = event.get("breakpoints")   # a breakpoints command's answer lists them with their conditions
+    if type(breakpoints) is list:
+        for b in breakpoints:
+            cost += EVENT_BYTES
+            if type(b) is dict and type(b.get("condition")) is str:
+                cost += len(b["condition"])
     return cost
 
 

@@ -130,6 +130,11 @@ def test_debug_answers_and_errors_count_their_texts():
     queue.put(dict(answer, seq=3))   # past the bound now: the next one closes
     queue.put(dict(answer, seq=4))
     assert queue.close_code == 1013
+    # a breakpoints command's answer echoes up to 1000 conditions of 64 KiB (20 MB a command measured)
+    queue = EventQueue(1024, max_bytes=1 << 20)
+    queue.put({"type": "breakpoints", "run": "d", "seq": 5,
+               "breakpoints": [{"line": 3, "condition": "x == 1" * 1000}] * 1000})
+    assert queue.held_bytes >= 6_000_000
 
 
 def _api_queues(live_server, session):
