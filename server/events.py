@@ -64,9 +64,10 @@ def _cost(event):
             tensor = inner.get("tensor")
             if type(tensor) is dict and type(tensor.get("b64")) is str:
                 cost += len(tensor["b64"])
-    names = event.get("locals")
-    if type(names) is dict:
-        cost += EVENT_BYTES * len(names)
+    for key in ("locals", "names"):   # a pause's locals; the names of a traced run's nodes
+        names = event.get(key)
+        if type(names) is dict:
+            cost += EVENT_BYTES * len(names)
     breakpoints = event.get("breakpoints")   # a breakpoints command's answer lists them with their conditions
     if type(breakpoints) is list:
         for b in breakpoints:
