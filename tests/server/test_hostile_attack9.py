@@ -209,3 +209,51 @@ def test_a_watcher_that_reads_gets_every_large_result(live_server, session):
                 results.append(event)
         t.join()
     assert all(len(e["values"]["y"]["data"]) == 300000 for e in results)
+
+
+# ---------------------------------------------------------------- F6
+GRAPH = "x = torch.ones(1, requires_grad=True)\ny = x\nfor i in range(20000):\n    y = y + 1\n"   # ~5 MB of graph
+
+
+def _budget_released(budget, timeout_s=20):
+    deadline = time.monotonic() + timeout_s
+    while budget.used and time.monotonic() < deadline:
+        time.sleep(0.05)
+    return budget.used
+
+
+def test_graph_answers_held_by_readers_that_stall_are_charged(live_server, http):
+    """F6: an HTTP answer's graph (the worker's JSON text, up to ~52 MB) was never charged to
+    answer_budget_bytes: its tensors were a few bytes, so the whole answer was one plain Response,
+    held until its client read it. Ten clients that stalled on a 14 MB graph answer each held the API
+    process at +14 MB a run, with no bound on how many. The run route and GET .../graph now charge the
+    graph text while it is sent."""
+    import httpx
+    from server_harness import open_session
+    budget = live_server.app.state.answer_budget
+    saved = budget.total
+    budget.total = 6 << 20
+    try:
+        slow, other = open_session(http), open_session(http)
+        slow.ok(GRAPH, outputs=["y"])
+        with httpx.Client(base_url=live_server.url, timeout=60) as reader:
+            with reader.stream("POST", slow.path + "/run", headers=slow.headers,
+                               json={"program": GRAPH, "outputs": ["y"], "graph": True}) as r:
+                assert r.status_code == 200
+                chunks = r.iter_raw(65536)
+                next(chunks)   # then stalls with the rest unsent
+                assert budget.used > 4 << 20
+                refused = other.run(GRAPH, outputs=["y"], graph=True)
+                assert refused.status_code == 503 and refused.json()["error"]["limit"] == "answer_budget_bytes"
+                refused = slow.get("/graph", params={"of": "y"})
+                assert refused.status_code == 503, refused.status_code
+                assert other.run("z = torch.ones(3)", outputs=["z"], graph=True).status_code == 200   # small: free
+                del chunks
+        assert _budget_released(budget) == 0
+        body = other.ok(GRAPH, outputs=["y"], graph=True)   # whole and valid once the budget is free
+        assert len(body["graph"]["nodes"]) > 20000
+        got = slow.get("/graph", params={"of": "y"})
+        assert got.status_code == 200 and len(got.json()["nodes"]) > 20000
+        assert _budget_released(budget) == 0
+    finally:
+        budget.total = saved
