@@ -350,11 +350,11 @@ class AnswerBudget:
             return response(tree, encoding)
         return self._charged(nbytes, lambda release: response(tree, encoding, release=release))
 
-    def raw(self, data, media_type="application/json"):
-        """JSON text written elsewhere (``GET .../graph``'s, up to ~52 MB) as an answer charged to the
-        budget while it is sent, a MiB at a time."""
+    def raw(self, data, media_type="application/json", headers=None):
+        """Bytes made elsewhere (``GET .../graph``'s JSON text, up to ~52 MB; a checkpoint, up to the
+        session's bytes) as an answer charged to the budget while it is sent, a MiB at a time."""
         if len(data) <= ANSWER_FREE_BYTES:
-            return Response(data, media_type=media_type)
+            return Response(data, media_type=media_type, headers=headers)
 
         def pieces():
             view = memoryview(data)
@@ -363,7 +363,7 @@ class AnswerBudget:
 
         def stream(release):
             answer = AnswerStream(pieces(), in_thread=False, media_type=media_type,
-                                  headers={"Content-Length": str(len(data))})
+                                  headers={**(headers or {}), "Content-Length": str(len(data))})
             answer._release = release
             return answer
         return self._charged(len(data), stream)

@@ -257,3 +257,45 @@ def test_graph_answers_held_by_readers_that_stall_are_charged(live_server, http)
         assert _budget_released(budget) == 0
     finally:
         budget.total = saved
+
+
+# ---------------------------------------------------------------- F7
+def test_checkpoints_held_by_readers_that_stall_are_charged(live_server, http):
+    """F7: GET .../checkpoint answered the whole safetensors file as one plain Response, uncharged: a
+    client that stalled on it kept it in the API process (768 MB for a session of six 2**25 tensors,
+    1.6 GB for two such clients), even after the session was deleted. It is now charged to
+    answer_budget_bytes while it is sent."""
+    import httpx
+    from server_harness import open_session, safetensors_bytes
+    budget = live_server.app.state.answer_budget
+    saved = budget.total
+    budget.total = 40 << 20
+    try:
+        big, other = open_session(http), open_session(http)
+        big.ok("a = torch.rand(2**22)\nb = torch.rand(2**22)", outputs=[])   # 32 MiB
+        other.ok("c = torch.rand(2**22)\nd = torch.ones(3)", outputs=[])      # 16 MiB
+        with httpx.Client(base_url=live_server.url, timeout=60) as reader:
+            with reader.stream("GET", big.path + "/checkpoint", headers=big.headers) as r:
+                assert r.status_code == 200
+                assert r.headers["content-disposition"].endswith('.safetensors"')
+                chunks = r.iter_raw(65536)
+                next(chunks)   # then stalls
+                assert budget.used >= 32 << 20
+                refused = other.get("/checkpoint")
+                assert refused.status_code == 503 and refused.headers["Retry-After"] == "1", refused.text
+                assert refused.json()["error"]["limit"] == "answer_budget_bytes"
+                del chunks
+            big.delete()
+        assert _budget_released(budget) == 0
+        got = other.get("/checkpoint")
+        assert got.status_code == 200 and len(got.content) > 16 << 20
+        assert int(got.headers["content-length"]) == len(got.content)
+        assert _budget_released(budget) == 0
+        restored = open_session(http)
+        assert restored.put("/checkpoint", content=got.content).status_code == 204
+        assert restored.ok("e = d * 2", outputs=["e"])["values"]["e"]["data"] == [2.0, 2.0, 2.0]
+        small = open_session(http)
+        assert small.put("/checkpoint", content=safetensors_bytes({"w": ([2], [1.0, 2.0])})).status_code == 204
+        assert small.get("/checkpoint").status_code == 200   # small checkpoints are never charged
+    finally:
+        budget.total = saved
