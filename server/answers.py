@@ -86,6 +86,12 @@ def graph_bytes(tree):
     return len(graph.data) if type(graph) is RawJSON else 0
 
 
+def answer_bytes(tree):
+    """What an answer of ``tree`` holds besides its JSON punctuation: tensor bytes, graph text, stdout."""
+    stdout = tree.get("stdout") if type(tree) is dict else None
+    return tensor_bytes(tree) + graph_bytes(tree) + (len(stdout) if type(stdout) is str else 0)
+
+
 def held_bytes(tree, encoding):
     """About what ``payload(tree, encoding)`` holds in the API process: a Python number and its list slot
     per number of JSON, the base64 text otherwise, and a graph's JSON text (what a WebSocket queue
@@ -302,7 +308,7 @@ def response(tree, encoding, status_code=200, release=None):
     try:
         if encoding == "binary":
             stream = binary_response(tree, status_code)
-        elif tensor_bytes(tree) + graph_bytes(tree) <= OFFLOAD_BYTES:
+        elif answer_bytes(tree) <= ANSWER_FREE_BYTES:   # one document; larger ones are streamed (and charged)
             return Response(dumps(materialize(tree, encoding)), status_code=status_code,
                             media_type="application/json")
         else:
@@ -324,7 +330,10 @@ def response(tree, encoding, status_code=200, release=None):
 
 
 # Answers up to this many tensor bytes are not charged to the answer budget.
-ANSWER_FREE_BYTES = 1 << 20
+# An answer past this is charged. It was 1 MiB of tensor bytes, stdout not counted: each client that
+# stalled on such an answer held ~1 MB of the API process (kernel socket buffers take the first few MB),
+# uncharged, and max_connections allows ~19,000 of them (hostile pass 9, F8)
+ANSWER_FREE_BYTES = 64 << 10
 RETRY_AFTER_S = 1
 
 
@@ -344,8 +353,9 @@ class AnswerBudget:
 
     def response(self, tree, encoding):
         """``response(tree, encoding)`` charged to the budget; ApiError 503 when it is spent. A run's graph
-        text counts with its tensors (hostile pass 9, F6: unread 14 MB graph answers were never charged)."""
-        nbytes = tensor_bytes(tree) + graph_bytes(tree)
+        text and stdout count with its tensors (hostile pass 9, F6: unread 14 MB graph answers were never
+        charged)."""
+        nbytes = answer_bytes(tree)
         if nbytes <= ANSWER_FREE_BYTES:
             return response(tree, encoding)
         return self._charged(nbytes, lambda release: response(tree, encoding, release=release))

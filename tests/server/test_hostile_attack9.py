@@ -299,3 +299,36 @@ def test_checkpoints_held_by_readers_that_stall_are_charged(live_server, http):
         assert small.get("/checkpoint").status_code == 200   # small checkpoints are never charged
     finally:
         budget.total = saved
+
+
+# ---------------------------------------------------------------- F8
+def test_answers_under_a_mebibyte_held_by_readers_that_stall_are_charged(live_server, http):
+    """F8: answers of up to 1 MiB of tensor bytes were never charged, and stdout not counted at all:
+    each client that stalled on one (262,000 numbers and 1 MB of stdout) held ~6 MB of the API process,
+    100 of them 600 MB, bounded only by max_connections (~19,000). Answers past 64 KiB (tensors, graph
+    text and stdout together) are now streamed and charged while they are sent."""
+    import httpx
+    from server_harness import open_session
+    budget = live_server.app.state.answer_budget
+    saved = budget.total
+    budget.total = 1 << 20
+    program = "print('a' * 500_000)\ny = torch.rand(200_000)"   # 800 KB of tensor, 500 KB of stdout
+    try:
+        slow, other = open_session(http), open_session(http)
+        with httpx.Client(base_url=live_server.url, timeout=60) as reader:
+            with reader.stream("POST", slow.path + "/run", headers=slow.headers,
+                               json={"program": program, "outputs": ["y"]}) as r:
+                assert r.status_code == 200
+                chunks = r.iter_raw(65536)
+                next(chunks)   # then stalls
+                assert budget.used >= 1_300_000, budget.used
+                refused = other.run(program, outputs=["y"])
+                assert refused.status_code == 503 and refused.json()["error"]["limit"] == "answer_budget_bytes"
+                assert other.run("z = torch.ones(3)\nprint('hi')", outputs=["z"]).status_code == 200   # small: free
+                del chunks
+        assert _budget_released(budget) == 0
+        body = other.ok(program, outputs=["y"])   # streamed, whole and valid
+        assert len(body["values"]["y"]["data"]) == 200_000 and len(body["stdout"]) == 500_001
+        assert _budget_released(budget) == 0
+    finally:
+        budget.total = saved
