@@ -6,18 +6,22 @@ Each connection has its own bounded queue, so a client that stops reading only
 fills its own: past the bound its node, backward and log events are counted
 instead of queued, and so are module events (a ``dropped`` event with the counts takes their place), and
 stdout merges into the stdout event before it; started, result, error and
-cancelled are never dropped.
+cancelled are never dropped. So the queue also counts about the bytes it holds (EVENT_BYTES an event,
+plus its text and a result's ``cost``): a connection that already holds more than its byte bound is not
+keeping up and is closed (1013, try again later), its queue let go. A watcher that never read once held
+every run's result and stdout (hostile pass 9, F3: 160 MB a run, or 2 MB a run at 80 runs a second).
 """
 import asyncio
 from collections import deque
 
 DROPPABLE = frozenset({"node", "backward", "log", "module"})
+EVENT_BYTES = 256   # what an event counts in a queue's bytes besides its text and cost (see EventQueue)
 
 
 class SharedEvent(dict):
     """An event several connections send: the first to send it encodes it, the others reuse that text
     (40 watchers once meant 40 encodings of every event, on the event loop)."""
-    __slots__ = ("wire",)
+    __slots__ = ("wire", "cost")   # cost: a result's values, counted by EventQueue
 
 
 class _StdoutRun:
@@ -42,12 +46,46 @@ _UNPAUSING = frozenset({"resumed", "result", "error", "cancelled"})
 CLOSE = object()  # in a queue: close the connection with the queue's close_code once what is before it is sent
 
 
+def _cost(event):
+    """About the bytes ``event`` holds in a queue: EVENT_BYTES, its texts (stdout, a program, an error's
+    message, a debug answer's repr or whole tensor, a pause's locals, breakpoint conditions) and a
+    result's ``cost``."""
+    cost = EVENT_BYTES + getattr(event, "cost", 0)
+    for key in ("text", "program", "stdout", "code", "expr"):
+        value = event.get(key)
+        if type(value) is str:
+            cost += len(value)
+    for key in ("error", "value"):
+        inner = event.get(key)
+        if type(inner) is dict:
+            for field in ("message", "repr"):
+                if type(inner.get(field)) is str:
+                    cost += len(inner[field])
+            tensor = inner.get("tensor")
+            if type(tensor) is dict and type(tensor.get("b64")) is str:
+                cost += len(tensor["b64"])
+    for key in ("locals", "names"):   # a pause's locals; the names of a traced run's nodes
+        names = event.get(key)
+        if type(names) is dict:
+            cost += EVENT_BYTES * len(names)
+    breakpoints = event.get("breakpoints")   # a breakpoints command's answer lists them with their conditions
+    if type(breakpoints) is list:
+        for b in breakpoints:
+            cost += EVENT_BYTES
+            if type(b) is dict and type(b.get("condition")) is str:
+                cost += len(b["condition"])
+    return cost
+
+
 class EventQueue:
     """One connection's outgoing events."""
 
-    def __init__(self, capacity):
+    def __init__(self, capacity, max_bytes=None):
         self.capacity = capacity
+        self.max_bytes = max_bytes
+        self.held_bytes = 0    # about the bytes of what is queued: the sum of ``costs``
         self.items = deque()
+        self.costs = deque()   # each queued item's share of held_bytes
         self.dropped = {}  # run id -> {"node", "backward", "log", "seq"}
         self._ready = asyncio.Event()
         self.close_code = None
@@ -59,6 +97,8 @@ class EventQueue:
         self.close_code = code
         self.items.append(event)
         self.items.append(CLOSE)
+        self.costs.extend((EVENT_BYTES, 0))
+        self.held_bytes += EVENT_BYTES
         self._ready.set()
 
     def __len__(self):
@@ -70,6 +110,8 @@ class EventQueue:
         return len(self.items) > 8 * self.capacity
 
     def put(self, event):
+        if self.close_code is not None:   # closing: nothing more is sent
+            return
         kind = event["type"]
         full = len(self.items) >= self.capacity
         if full and kind in DROPPABLE:
@@ -77,24 +119,48 @@ class EventQueue:
             counts[kind] = counts.get(kind, 0) + 1  # "module" (a module call's box) only when one was dropped
             counts["seq"] = event["seq"]
             return
+        if self.max_bytes is not None and self.held_bytes > self.max_bytes:
+            self._fell_behind(event)
+            return
+        cost = _cost(event)
+        self.held_bytes += cost
         if full and kind == "stdout" and self.items:
             tail = self.items[-1]
             if tail["type"] == "stdout" and tail["run"] == event["run"]:
                 if type(tail) is not _StdoutRun:
                     tail = self.items[-1] = _StdoutRun(tail)  # (shared event dicts stay intact)
                 tail.texts.append(event["text"])
+                self.costs[-1] += cost
                 return
         counts = self.dropped.pop(event["run"], None)
         if counts is not None:
             self.items.append({"type": "dropped", "run": event["run"], **counts})
+            self.costs.append(0)
         self.items.append(event)
+        self.costs.append(cost)
         self._ready.set()
+
+    def _fell_behind(self, event):
+        """More than ``max_bytes`` is queued and not read: the reader is not keeping up. What is queued is
+        let go, and the connection closes after saying why (1013: try again later)."""
+        self.items.clear()
+        self.costs.clear()
+        self.dropped.clear()
+        self.held_bytes = 0
+        self.close_after({"type": "error", "run": event.get("run"), "seq": event.get("seq"), "status": 503,
+                          "error": {"type": "LimitExceeded", "limit": "ws_queue_bytes",
+                                    "message": f"this connection fell behind: more than ws_queue_bytes "
+                                               f"({self.max_bytes} bytes) of events were waiting to be read, so "
+                                               f"they were let go and the connection is closed; a run's values "
+                                               f"stay in the session (GET /v1/sessions/{{id}}/variables/{{name}})"}},
+                         1013)
 
     async def get(self):
         while not self.items:
             self._ready.clear()
             await self._ready.wait()
         item = self.items.popleft()
+        self.held_bytes -= self.costs.popleft()
         return item.joined() if type(item) is _StdoutRun else item
 
 

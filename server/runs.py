@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from . import answers
 from .backends.base import RunCancelled, RunDeadline, SessionGone
 from .errors import ApiError, deadline_exceeded, session_gone, tensor_error
-from .events import RunEvents
+from .events import RunEvents, SharedEvent
 from .json_bodies import BigPayload, call_off_loop
 from .metrics import error_label
 from .names import check_name
@@ -85,7 +85,9 @@ class RunService:
             outcome = "ok"
             if events.active:
                 payload = await call_off_loop(nbytes, answers.payload, tree, spec.encoding)
-                events.publish((BigPayload if type(payload) is BigPayload else dict)(type="result", **payload))
+                event = (BigPayload if type(payload) is BigPayload else SharedEvent)(type="result", **payload)
+                event.cost = answers.held_bytes(tree, "json" if spec.encoding == "json" else "base64")
+                events.publish(event)
             return tree
         except Cancelled:
             outcome = "cancelled"

@@ -56,6 +56,10 @@ class Settings:
     # None: 1 GiB, or what one body at the size caps costs when that is more.
     parse_budget_bytes: int | None = None
     ws_queue_events: int = 1024           # events buffered per WebSocket before coalescing
+    # about the bytes of events one WebSocket may hold queued while its reader lags (events.EventQueue):
+    # past it the lagging connection is closed (1013); results and stdout are never dropped, and a
+    # watcher that never read held every run's (hostile pass 9, F3)
+    ws_queue_bytes: int = 256 << 20
     max_watchers: int = 16                # WebSocket connections watching one session (each gets every event)
     ws_ping_interval_s: float = 20.0
     ws_auth_timeout_s: float = 10.0

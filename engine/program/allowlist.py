@@ -90,6 +90,8 @@ GUARDS = {
     "unbind": Guard("check_unbind", (_T, _X)),
     "one_hot": Guard("check_one_hot", (_F,)),
     "pad": Guard("check_pad", (_F,)),
+    "expand": Guard("check_expand", (_T, _X)),
+    "broadcast_to": Guard("check_expand", (_T, _X)),
     "unfold": Guard("check_unfold", (_F,)),
     "embedding": Guard("check_embedding", (_F,)),
     "avg_pool1d": Guard("check_pool", (_T, _F)),

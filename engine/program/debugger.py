@@ -381,7 +381,7 @@ class Debugger:
             if isinstance(value, float) and not math.isfinite(value):
                 return {"repr": repr(value)}
             if isinstance(value, int) and not isinstance(value, bool) and abs(value) >= 1 << 53:
-                return {"repr": repr(value)}
+                return {"repr": _number_repr(value)}
             if isinstance(value, str) and len(value) > MAX_EVAL_REPR:
                 return {"repr": repr(value[:MAX_EVAL_REPR]) + "...", "type": "str"}
             return {"value": value, "repr": self.namespace.builtins.b_repr(value)[:MAX_EVAL_REPR]}
@@ -440,8 +440,14 @@ class Debugger:
 
 
 def _parse(text, filename, mode):
+    """``ast.parse`` of a condition, eval or exec: text nested too deeply for Python's parser is a
+    SyntaxError, as a program's is (its MemoryError read as session_bytes and ended the run, its
+    RecursionError spoke of "ast construction")."""
     from .runner import parse_text   # (the runner imports this module)
-    return parse_text(text, filename, mode)
+    try:
+        return parse_text(text, filename, mode)
+    except (RecursionError, MemoryError):
+        raise SyntaxError("the code is nested too deeply to parse") from None
 
 
 def command_error(message, command=None, paused=True, line=None):
@@ -490,6 +496,15 @@ def _tensor_summary(t):
     return s
 
 
+def _number_repr(value):
+    """repr of a number; an int past Python's int->str digit limit (4,300 digits) is described by its
+    size: its repr raises ValueError, which ended the paused run with an internal error."""
+    try:
+        return repr(value)
+    except ValueError:
+        return f"<int of {value.bit_length()} bits>"
+
+
 def _type_name(value):
     return type(value).__name__
 
@@ -509,7 +524,7 @@ def describe(value):
                  requires_grad=bool(value.requires_grad))
         return s
     if value is None or isinstance(value, (bool, int, float)):
-        text = repr(value)
+        text = _number_repr(value)
     elif isinstance(value, str):
         text = repr(value[:MAX_REPR])
     elif isinstance(value, (list, tuple, dict, set)):

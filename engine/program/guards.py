@@ -244,6 +244,30 @@ def check_one_hot(tensor, num_classes=-1):
     check_shape(tuple(tensor._data.shape) + (int(num_classes),))
 
 
+def check_expand(input, *sizes, **kwargs):
+    """``x.expand(*sizes)`` / ``torch.broadcast_to(x, shape)``: a view, but its element count must fit too.
+    Sizes whose product passes 2**63 made NumPy's broadcast_to raise "iterator is too large" before the
+    engine counted them (hostile pass 9, F5)."""
+    if not isinstance(input, Tensor):
+        return
+    if not sizes:
+        sizes = (kwargs.get("size", kwargs.get("shape", ())),)
+    if len(sizes) == 1 and isinstance(sizes[0], (list, tuple)):
+        sizes = tuple(sizes[0])
+    if not all(isinstance(s, int) for s in sizes):
+        return   # the op says what is wrong with them
+    shape = input._data.shape
+    lead = len(sizes) - len(shape)
+    result = []
+    for i, s in enumerate(sizes):
+        if s == -1 and i >= lead:
+            s = shape[i - lead]
+        if s < 0:
+            return   # the op says what is wrong with it
+        result.append(s)
+    check_shape(result, "an expanded tensor")
+
+
 def check_pad(input, pad, mode="constant", value=None):
     if not isinstance(input, Tensor):
         return

@@ -33,6 +33,10 @@ RSS_EVERY_S = 0.02
 HOST_CHECK_GROWTH = 64 << 20
 _host_reserve = []   # memory.host_reserve(), read once a process
 MAX_LOGS_KEPT = 10_000
+# An int metric of log() past this many bits is refused: its decimal text would pass the 4,300 digits
+# that Python's int->str (and every JSON reader) refuses, and encoding the log event then failed the run
+# with an internal error (server/outputs.py refuses such outputs at the same size)
+MAX_METRIC_INT_BITS = 13_000
 # A run past its deadline (or cancelled) this long without reaching a statement is stuck in host code
 # (an engine loop over a ten-million-item list): the ticker interrupts it there (Runtime.interrupt),
 # well before the server's grace period ends and it replaces the session's process, losing its state
@@ -496,6 +500,10 @@ class Runtime:
 def _metric(key, value):
     t = type(value)
     if t is bool or t is int:
+        if value.bit_length() > MAX_METRIC_INT_BITS:
+            raise PROGRAM_EXCEPTIONS["ValueError"](
+                f"log(): metric '{key}' is an integer of {value.bit_length()} bits, too large to report; "
+                f"log a float or a smaller number")
         return value
     if t is float:
         return value

@@ -35,8 +35,12 @@ async def save_checkpoint(request: Request, session=Depends(auth.session)):
     """Every tensor and module parameter of the session, in safetensors format."""
     reply, out = await call(request, session, {"op": "save", "max_tensors": request.app.state.settings.max_tensors})
     data = await run_in_threadpool(_save, reply["tensors"], out)
-    return Response(data, media_type="application/octet-stream",
-                    headers={"Content-Disposition": f'attachment; filename="{session.id}.safetensors"'})
+    out = None
+    # charged to answer_budget_bytes while it is sent: a client that stalled on a plain Response held
+    # the whole checkpoint (768 MB) in the API process, even after its session was deleted (pass 9, F7)
+    return request.app.state.answer_budget.raw(
+        data, media_type="application/octet-stream",
+        headers={"Content-Disposition": f'attachment; filename="{session.id}.safetensors"'})
 
 
 @router.put("/checkpoint", status_code=204, response_class=Response,

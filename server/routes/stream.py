@@ -142,7 +142,7 @@ class Connection:
         self.ws = websocket
         self.state = state
         self.session = session
-        self.queue = EventQueue(state.settings.ws_queue_events)
+        self.queue = EventQueue(state.settings.ws_queue_events, state.settings.ws_queue_bytes)
         self.runs = {}  # run id -> task, for runs this connection started
         self.debug_runs = set()  # the debug runs among them: they outlive the connection
         self.own_seq = 0

@@ -114,8 +114,8 @@ async def get_graph(request: Request, of: str = Query(max_length=MAX_NAME_LENGTH
     caps = {"graph_max_nodes": request.app.state.settings.graph_answer_max_nodes}
     reply, out = await call(request, session, {"op": "graph", "of": of, "answer": caps})
     graph = answers.reply_graph(reply["graph"], out)
-    if type(graph) is RawJSON:  # the worker's JSON text, passed through unparsed
-        return Response(graph.data, media_type="application/json")
+    if type(graph) is RawJSON:  # the worker's JSON text, passed through unparsed (charged while it is sent)
+        return request.app.state.answer_budget.raw(graph.data)
     return await json_response(BigPayload(graph))
 
 
