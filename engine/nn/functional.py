@@ -32,7 +32,7 @@ __all__ = [
     # activations
     "relu", "relu_", "relu6", "leaky_relu", "leaky_relu_", "elu", "selu", "celu", "gelu", "silu", "mish",
     "softplus", "softsign", "sigmoid", "tanh", "hardtanh", "hardsigmoid", "hardswish", "logsigmoid",
-    "tanhshrink", "threshold", "glu", "softmax", "log_softmax", "softmin",
+    "tanhshrink", "threshold", "glu", "softmax", "log_softmax", "softmin", "gumbel_softmax",
     # linear, dropout, embeddings
     "linear", "bilinear", "dropout", "dropout1d", "dropout2d", "dropout3d", "embedding", "one_hot",
     "pixel_shuffle", "pixel_unshuffle",
@@ -524,6 +524,19 @@ def _float_input(input, fn):
     if input._data.dtype.kind != "f":
         raise RuntimeError(f'"{fn}" not implemented for \'{input.dtype.name.capitalize()}\'')
     return input
+
+
+def gumbel_softmax(logits, tau=1.0, hard=False, eps=1e-10, dim=-1):
+    """Samples from the Gumbel-softmax distribution: softmax((logits + Gumbel noise) / tau), and with
+    ``hard`` its one-hot argmax carrying the soft sample's gradient (straight through), as PyTorch."""
+    from ..ops.creation import empty_like, zeros_like
+    gumbels = -empty_like(logits).exponential_().log()     # Gumbel(0, 1), drawn as PyTorch draws it
+    y_soft = softmax((logits + gumbels) / tau, dim)
+    if not hard:
+        return y_soft
+    index = y_soft.max(dim, keepdim=True)[1]
+    y_hard = zeros_like(logits).scatter_(dim, index, 1.0)
+    return y_hard - y_soft.detach() + y_soft
 
 
 def softmax(input, dim=None, _stacklevel=3, dtype=None):

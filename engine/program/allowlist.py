@@ -30,8 +30,7 @@ How to add something (and regenerate the golden file the tests compare with):
   ``settable``: the public names a program may set on the engine's objects (``ANY`` for the
   objects a session owns: modules, optimizers, schedulers); ``base=True``: a program class may
   derive from it (``class Net(nn.Module)``).
-- A guard: write the check in ``guards.py`` and add a ``GUARDS`` row naming it (``check_kron`` and
-  ``check_cartesian_prod`` are written, waiting for the engine's ``kron`` and ``cartesian_prod``).
+- A guard: write the check in ``guards.py`` and add a ``GUARDS`` row naming it.
 
 Then run ``python -m gradserve.engine.program.allowlist > tests/program/allowlist.golden.txt``;
 the diff of that file is what a reviewer reads.
@@ -100,6 +99,11 @@ GUARDS = {
     "max_pool2d": Guard("check_pool", (_T, _F)),
     "adaptive_avg_pool1d": Guard("check_adaptive_pool", (_T, _F)),
     "adaptive_avg_pool2d": Guard("check_adaptive_pool", (_F,)),
+    "cartesian_prod": Guard("check_cartesian_prod", (_T,)),
+    "block_diag": Guard("check_block_diag", (_T,)),
+    "triu_indices": Guard("check_tri_indices", (_T,)),
+    "tril_indices": Guard("check_tri_indices", (_T,)),
+    "bincount": Guard("check_bincount", (_T, _X)),
 }
 
 # --------------------------------------------------------------------------- modules
@@ -129,6 +133,7 @@ MODULES = {
             "concatenate", "contiguous", "conv1d", "conv2d", "copysign", "cos", "cosh", "cosine_similarity", "cross",
             "dist", "float_power",
             "count_nonzero", "cumprod", "cumsum", "device", "diag", "diag_embed", "diagonal",
+            "diff", "nansum", "nanmean", "block_diag", "cartesian_prod", "triu_indices", "tril_indices", "bincount",
             "diagonal_scatter", "div", "divide", "dot", "double", "dropout", "dstack", "dtype", "einsum",
             "empty", "empty_like", "enable_grad", "eq", "equal", "erf", "erfc", "exp", "exp2", "expand",
             "expand_as", "expm1", "eye", "finfo", "fix", "flatten", "flip", "fliplr", "flipud", "float",
@@ -205,7 +210,7 @@ MODULES = {
             "triplet_margin_loss", "triplet_margin_with_distance_loss",
             "adaptive_max_pool1d", "adaptive_max_pool2d", "embedding_bag", "max_unpool1d", "max_unpool2d",
             "cosine_similarity", "cross_entropy", "dropout", "dropout1d", "dropout2d", "dropout3d", "elu", "embedding",
-            "fold", "gelu", "glu", "group_norm", "hardsigmoid", "hardswish", "hardtanh", "huber_loss", "instance_norm", "kl_div",
+            "fold", "gelu", "glu", "gumbel_softmax", "group_norm", "hardsigmoid", "hardswish", "hardtanh", "huber_loss", "instance_norm", "kl_div",
             "l1_loss", "layer_norm", "leaky_relu", "leaky_relu_", "linear", "log_softmax", "logsigmoid",
             "rms_norm", "max_pool1d", "max_pool2d", "mish", "mse_loss", "multi_head_attention_forward", "nll_loss", "affine_grid", "grid_sample", "normalize", "one_hot", "pad",
             "pairwise_distance", "pixel_shuffle", "pixel_unshuffle", "relu", "relu6", "relu_", "scaled_dot_product_attention", "selu", "sigmoid",
@@ -503,7 +508,8 @@ TYPES = {
             "broadcast_to", "byte", "ceil", "ceil_", "char", "chunk", "clamp", "clamp_", "clamp_max",
             "clamp_max_", "clamp_min", "clamp_min_", "clip", "clip_", "clone", "contiguous", "copy_", "cos",
             "cos_", "cosh", "cosh_", "count_nonzero", "cpu", "cuda", "cumprod", "cumsum", "data", "detach",
-            "detach_", "device", "diag", "diag_embed", "diagonal", "diagonal_scatter", "dim", "div", "div_",
+            "detach_", "device", "diag", "diag_embed", "diagonal", "diagonal_scatter", "diff", "nansum", "nanmean",
+            "bincount", "dim", "div", "div_",
             "divide", "divide_", "dot", "double", "dtype", "element_size", "eq", "equal", "erf", "erf_", "erfc",
             "erfc_", "exp", "exp2", "exp2_", "exp_", "expand", "expand_as", "expm1", "expm1_", "exponential_",
             "fill_", "fix", "fix_", "flatten", "flip", "fliplr", "flipud", "float", "floor", "floor_",

@@ -226,6 +226,31 @@ def check_cartesian_prod(*tensors):
     check_shape((n, len(tensors)))
 
 
+def check_block_diag(*tensors):
+    """``torch.block_diag``: its (sum of rows, sum of columns) result fits."""
+    rows = cols = 0
+    for t in tensors:
+        if isinstance(t, Tensor):
+            shape = t._data.shape
+            rows += shape[0] if len(shape) == 2 else 1
+            cols += shape[-1] if len(shape) else 1
+    check_shape((rows, cols))
+
+
+def check_tri_indices(row, col, offset=0, **kwargs):
+    """``torch.triu_indices`` / ``tril_indices``: at most 2 x row x col indices (the sizes are ints)."""
+    if type(row) is int and type(col) is int and row >= 0 and col >= 0:
+        check_shape((2, row, col))
+
+
+def check_bincount(input, weights=None, minlength=0):
+    """``torch.bincount``: a count per value up to the largest (read first) or ``minlength``."""
+    n = minlength if type(minlength) is int else 0
+    if isinstance(input, Tensor) and input._data.size and input._data.dtype.kind in "iu":
+        n = max(n, int(input._data.max()) + 1)
+    check_shape((n,))
+
+
 def check_meshgrid(*tensors, **kwargs):
     if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
         tensors = tensors[0]

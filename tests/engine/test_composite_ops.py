@@ -1,0 +1,101 @@
+"""diff, nansum, nanmean, block_diag, cartesian_prod, triu/tril_indices, bincount and F.gumbel_softmax:
+compositions of the engine's ops (engine/ops/composite.py), checked by gradcheck and against PyTorch."""
+import numpy as np
+import pytest
+
+import gradserve.engine as gs
+from op_check import check_gradients, compare_with_torch, torch
+
+needs_torch = pytest.mark.skipif(torch is None, reason="needs PyTorch")
+
+
+def _with_nans(T, x):
+    return T.where(x > 0.8, float("nan"), x)
+
+
+CASES = {
+    "diff": (lambda T, x: T.diff(x), [(3, 5)]),
+    "diff_n2_dim0": (lambda T, x: T.diff(x, n=2, dim=0), [(4, 3)]),
+    "diff_prepend_append": (lambda T, x, p, a: T.diff(x, dim=1, prepend=p, append=a), [(2, 4), (2, 1), (2, 2)]),
+    "diff_method_n_past_size": (lambda T, x: x.diff(n=5), [(2, 3)]),
+    "nansum": (lambda T, x: T.nansum(_with_nans(T, x)), [(3, 4)]),
+    "nansum_dim_keepdim": (lambda T, x: T.nansum(_with_nans(T, x), 1, keepdim=True), [(3, 4)]),
+    "nanmean": (lambda T, x: T.nanmean(_with_nans(T, x)), [(3, 4)]),
+    "nanmean_dim": (lambda T, x: _with_nans(T, x).nanmean(dim=0), [(5, 3)]),
+    "block_diag": (lambda T, a, b, c: T.block_diag(a, b, c), [(2, 3), (4,), ()]),
+    "cartesian_prod": (lambda T, a, b: T.cartesian_prod(a, b), [(3,), (2,)]),
+    "cartesian_prod_three": (lambda T, a, b, c: T.cartesian_prod(a, b, c) * 2, [(2,), (2,), (3,)]),
+}
+
+
+@pytest.mark.parametrize("name", list(CASES))
+def test_composite_ops_pass_gradcheck_and_gradgradcheck(name):
+    check_gradients(*CASES[name])
+
+
+@needs_torch
+@pytest.mark.parametrize("name", list(CASES))
+def test_composite_ops_match_torch(name):
+    compare_with_torch(*CASES[name])
+
+
+@needs_torch
+def test_index_and_counting_helpers_match_torch():
+    for lib_call in (lambda T: T.triu_indices(3, 4, 1), lambda T: T.tril_indices(4, 3, -1), lambda T: T.triu_indices(0, 3),
+                     lambda T: T.tril_indices(3, 3, 5), lambda T: T.bincount(T.tensor([0, 2, 2, 5])),
+                     lambda T: T.bincount(T.tensor([1, 1]), minlength=4),
+                     lambda T: T.bincount(T.tensor([0, 2, 2]), weights=T.tensor([0.5, 1.0, 2.0])),
+                     lambda T: T.bincount(T.tensor([0, 2]), weights=T.tensor([1.0, 2.0], dtype=T.float64)),
+                     lambda T: T.bincount(T.tensor([], dtype=T.int64)),
+                     lambda T: T.diff(T.tensor([True, False, False])),
+                     lambda T: T.block_diag(T.ones(2, 2, dtype=T.int64), T.tensor([1.5])),
+                     lambda T: T.cartesian_prod(T.tensor([1, 2]))):
+        want, got = lib_call(torch), lib_call(gs)
+        assert str(got.dtype) == str(want.dtype) and tuple(got.shape) == tuple(want.shape)
+        np.testing.assert_array_equal(got.numpy(), want.numpy())
+
+
+@needs_torch
+@pytest.mark.parametrize("call", [
+    lambda T: T.bincount(T.tensor([-1, 2])), lambda T: T.bincount(T.tensor([[1]])),
+    lambda T: T.diff(T.tensor(1.0)), lambda T: T.block_diag(T.ones(1, 1, 1)), lambda T: T.cartesian_prod(T.ones(2, 2)),
+    lambda T: T.nanmean(T.tensor([1, 2]))])
+def test_their_errors_are_pytorchs(call):
+    with pytest.raises(RuntimeError) as want:
+        call(torch)
+    with pytest.raises(RuntimeError) as got:
+        call(gs)
+    assert str(got.value).split("\n")[0][:40] == str(want.value).split("\n")[0][:40]
+
+
+@needs_torch
+def test_bincount_of_floats_is_not_implemented_as_in_pytorch():
+    with pytest.raises(NotImplementedError) as want:
+        torch.bincount(torch.tensor([1.0]))
+    with pytest.raises(NotImplementedError) as got:
+        gs.bincount(gs.tensor([1.0]))
+    assert str(got.value) == str(want.value)
+
+
+@pytest.mark.parametrize("hard", [False, True])
+def test_gumbel_softmax_samples_and_passes_the_soft_gradient_straight_through(hard):
+    gs.manual_seed(0)
+    logits = gs.randn(6, 5, requires_grad=True)
+    y = gs.nn.functional.gumbel_softmax(logits, tau=0.7, hard=hard)
+    np.testing.assert_allclose(y.sum(-1).detach().numpy(), np.ones(6), rtol=1e-6)
+    if hard:
+        assert set(np.unique(y.detach().numpy())) <= {0.0, 1.0}
+    weights = gs.arange(5.0)
+    (y * weights).sum().backward()
+    # hard: y_hard - y_soft.detach() + y_soft, so the gradient is the soft sample's
+    assert logits.grad is not None and np.abs(logits.grad.numpy()).sum() > 0
+    np.testing.assert_allclose(logits.grad.numpy().sum(-1), np.zeros(6), atol=1e-5)   # a softmax's gradient
+
+
+def test_gumbel_softmax_draws_like_a_gumbel_distribution():
+    """With tau -> 0 the sample is the argmax of logits + Gumbel noise: category k wins with probability
+    softmax(logits)[k] (the Gumbel-max trick)."""
+    gs.manual_seed(1)
+    logits = gs.tensor([[1.0, 0.0, -1.0]]).expand(20_000, 3)
+    wins = gs.nn.functional.gumbel_softmax(logits, tau=1e-3, hard=True).sum(0).numpy() / 20_000
+    np.testing.assert_allclose(wins, np.exp([1.0, 0.0, -1.0]) / np.exp([1.0, 0.0, -1.0]).sum(), atol=0.015)
