@@ -21,7 +21,7 @@ from .elementwise import maximum, minimum
 from .indexing import Gather
 
 __all__ = ["sum", "mean", "prod", "max", "min", "amax", "amin", "argmax", "argmin", "var", "std",
-           "var_mean", "std_mean", "logsumexp", "norm", "cumsum", "cumprod", "all", "any",
+           "var_mean", "std_mean", "logsumexp", "norm", "cumsum", "cumprod", "cummax", "cummin", "all", "any",
            "count_nonzero", "sort", "argsort", "topk", "median", "kthvalue", "searchsorted", "bucketize",
            "return_types"]
 
@@ -294,6 +294,18 @@ class MedianDim(SelectAlong):
     backward_name = "MedianBackward1"
 
 
+class CummaxValues(SelectAlong):
+    __slots__ = ()
+    op = "cummax"
+    backward_name = "CummaxBackward0"
+
+
+class CumminValues(SelectAlong):
+    __slots__ = ()
+    op = "cummin"
+    backward_name = "CumminBackward0"
+
+
 class SortValues(SelectAlong):
     __slots__ = ()
     op = "sort"
@@ -493,6 +505,8 @@ class return_types:
     topk = _named_pair("topk")
     median = _named_pair("median")
     kthvalue = _named_pair("kthvalue")
+    cummax = _named_pair("cummax")
+    cummin = _named_pair("cummin")
 
 
 def _dtype_np(dtype):
@@ -701,6 +715,36 @@ def sort(input, dim=-1, descending=False, stable=False):
     return _select(SortValues, return_types.sort, input, index, d, True)
 
 
+def _running_index(x, d, extreme):
+    """For each position along ``d``, the index of the running maximum (minimum) so far: the latest of
+    equal ones, and the latest NaN once one is met (PyTorch's cummax / cummin)."""
+    xp = _xp(x)
+    running = getattr(xp, extreme.__name__).accumulate(x, axis=d)
+    mark = x == running
+    if x.dtype.kind == "f":
+        mark |= xp.isnan(x)
+    n = x.shape[d]
+    pos = xp.arange(n, dtype=_int64).reshape((1,) * d + (n,) + (1,) * (x.ndim - d - 1))
+    return xp.maximum.accumulate(xp.where(mark, pos, 0), axis=d)
+
+
+def _cumulative_extreme(cls, result, extreme, input, dim):
+    x = input._data
+    d = _wrap_dim(dim, x.ndim)
+    index = _xp(x).zeros((), _int64) if x.ndim == 0 else _running_index(x, d, extreme)
+    return _select(cls, result, input, index, d, True)
+
+
+def cummax(input, dim):
+    """The running maximum along ``dim`` and where each was found: (values, indices)."""
+    return _cumulative_extreme(CummaxValues, return_types.cummax, np.maximum, input, dim)
+
+
+def cummin(input, dim):
+    """The running minimum along ``dim`` and where each was found: (values, indices)."""
+    return _cumulative_extreme(CumminValues, return_types.cummin, np.minimum, input, dim)
+
+
 def argsort(input, dim=-1, descending=False, stable=False):
     """Returns the indices that sort input along a dimension."""
     return sort(input, dim, descending, stable).indices
@@ -796,7 +840,8 @@ def bucketize(input, boundaries, *, out_int32=False, right=False, out=None):
 
 def _register():
     for name in ("sum", "mean", "prod", "amax", "amin", "argmax", "argmin", "var", "std", "logsumexp",
-                 "norm", "cumsum", "cumprod", "all", "any", "count_nonzero", "sort", "argsort", "topk",
+                 "norm", "cumsum", "cumprod", "cummax", "cummin", "all", "any", "count_nonzero", "sort", "argsort",
+                 "topk",
                  "median", "kthvalue"):
         setattr(Tensor, name, globals()[name])
     Tensor.max = max

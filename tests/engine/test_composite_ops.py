@@ -1,4 +1,5 @@
-"""diff, nansum, nanmean, block_diag, cartesian_prod, triu/tril_indices, bincount and F.gumbel_softmax:
+"""diff, nansum, nanmean, block_diag, cartesian_prod, triu/tril_indices, bincount, cummax/cummin and
+F.gumbel_softmax:
 compositions of the engine's ops (engine/ops/composite.py), checked by gradcheck and against PyTorch."""
 import numpy as np
 import pytest
@@ -25,6 +26,8 @@ CASES = {
     "block_diag": (lambda T, a, b, c: T.block_diag(a, b, c), [(2, 3), (4,), ()]),
     "cartesian_prod": (lambda T, a, b: T.cartesian_prod(a, b), [(3,), (2,)]),
     "cartesian_prod_three": (lambda T, a, b, c: T.cartesian_prod(a, b, c) * 2, [(2,), (2,), (3,)]),
+    "cummax": (lambda T, x: T.cummax(x, 1).values, [(3, 5)]),
+    "cummin_dim0_method": (lambda T, x: x.cummin(0)[0], [(4, 3)]),
 }
 
 
@@ -49,7 +52,12 @@ def test_index_and_counting_helpers_match_torch():
                      lambda T: T.bincount(T.tensor([], dtype=T.int64)),
                      lambda T: T.diff(T.tensor([True, False, False])),
                      lambda T: T.block_diag(T.ones(2, 2, dtype=T.int64), T.tensor([1.5])),
-                     lambda T: T.cartesian_prod(T.tensor([1, 2]))):
+                     lambda T: T.cartesian_prod(T.tensor([1, 2])),
+                     lambda T: T.cummax(T.tensor([1.0, 3.0, 3.0, 2.0, 5.0, 5.0]), 0).indices,
+                     lambda T: T.cummax(T.tensor([1.0, float("nan"), 3.0, float("nan"), 2.0]), 0).indices,
+                     lambda T: T.cummin(T.tensor([[3, 1, 1], [0, 2, 0]]), 1).indices,
+                     lambda T: T.cummin(T.tensor([[3, 1, 1], [0, 2, 0]]), 1).values,
+                     lambda T: T.cummax(T.tensor([True, False, True]), 0).indices):
         want, got = lib_call(torch), lib_call(gs)
         assert str(got.dtype) == str(want.dtype) and tuple(got.shape) == tuple(want.shape)
         np.testing.assert_array_equal(got.numpy(), want.numpy())

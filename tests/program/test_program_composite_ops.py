@@ -9,9 +9,12 @@ def test_programs_use_them(run_ok):
                     "print(torch.bincount(torch.tensor([0, 2, 2]), minlength=4), torch.triu_indices(3, 3, 1).tolist())\n"
                     "print(torch.block_diag(torch.ones(1, 2), torch.tensor(3.)).tolist(), torch.cartesian_prod("
                     "torch.tensor([1, 2]), torch.tensor([3])).tolist())\n"
-                    "print(F.gumbel_softmax(torch.randn(2, 3), hard=True).sum(-1).tolist())\n")
+                    "print(F.gumbel_softmax(torch.randn(2, 3), hard=True).sum(-1).tolist())\n"
+                    "v, i = torch.tensor([1., 3., 2.]).cummax(0)\nprint(v.tolist(), i.tolist(), torch.cummin("
+                    "torch.tensor([2, 1, 3]), 0).indices.tolist())\n")
     assert out.stdout == ("tensor([3., 5.]) tensor(2.)\ntensor([1, 0, 2, 0]) [[0, 0, 1], [1, 2, 2]]\n"
-                          "[[1.0, 1.0, 0.0], [0.0, 0.0, 3.0]] [[1, 3], [2, 3]]\n[1.0, 1.0]\n")
+                          "[[1.0, 1.0, 0.0], [0.0, 0.0, 3.0]] [[1, 3], [2, 3]]\n[1.0, 1.0]\n"
+                          "[1.0, 3.0, 3.0] [0, 1, 1] [0, 1, 1]\n")
 
 
 @pytest.mark.parametrize("source", [
