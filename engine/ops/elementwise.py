@@ -24,7 +24,7 @@ __all__ = [
     "lerp", "addcmul", "addcdiv", "eq", "ne", "lt", "le", "gt", "ge", "greater", "greater_equal",
     "less", "less_equal", "not_equal", "equal", "logical_and", "logical_or", "logical_xor",
     "logical_not", "bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_not", "isnan", "isinf",
-    "isfinite", "isclose", "allclose", "nan_to_num", "signbit", "xlogy", "hypot", "logaddexp",
+    "isfinite", "isclose", "allclose", "nan_to_num", "signbit", "xlogy", "hypot", "logaddexp", "logaddexp2", "sinc",
     "float_power", "copysign",
 ]
 
@@ -418,6 +418,17 @@ Erfc = _unary("erfc", lambda xp, x: _erf(xp, x, complement=True),
 Relu = _unary("relu", lambda xp, x: xp.maximum(x, 0), lambda F, g, y: g * (y != 0), "y", floating=False)
 Abs = _unary("abs", lambda xp, x: xp.abs(x), lambda F, g, x: g * F.sign(x), floating=False)
 Frac = _unary("frac", lambda xp, x: x - xp.trunc(x), lambda F, g: g, "")
+
+
+def _sinc_grad(F, g, x):
+    # d/dx sin(pi x) / (pi x) = (pi x cos(pi x) - sin(pi x)) / (pi x^2), 0 at 0 (x is kept off 0 there, so
+    # no NaN reaches a second derivative through the branch where() drops)
+    zero = x == 0
+    px = math.pi * F.where(zero, 1.0, x)
+    return F.where(zero, 0.0, g * (px * F.cos(px) - F.sin(px)) / (px * px) * math.pi)
+
+
+Sinc = _unary("sinc", lambda xp, x: xp.sinc(x), _sinc_grad)
 Sign = _unary("sign", lambda xp, x: xp.sign(x), _zero_grad, "", floating=False)
 Floor = _unary("floor", _integer_identity(lambda xp, x: xp.floor(x)), _zero_grad, "", floating=False)
 Ceil = _unary("ceil", _integer_identity(lambda xp, x: xp.ceil(x)), _zero_grad, "", floating=False)
@@ -946,6 +957,12 @@ def logaddexp(input, other):
     return add(m, log(add(exp(sub(input, m)), exp(sub(other, m)))))
 
 
+def logaddexp2(input, other):
+    """log2(2 ** input + 2 ** other), computed without overflow."""
+    m = maximum(input, other).detach()
+    return add(m, log2(add(exp2(sub(input, m)), exp2(sub(other, m)))))
+
+
 def _unary_fn(cls, doc):
     apply = cls.apply
 
@@ -982,6 +999,7 @@ reciprocal = _unary_fn(Reciprocal, "Returns the reciprocal of the elements of in
 erf = _unary_fn(Erf, "Computes the error function of input.")
 erfc = _unary_fn(Erfc, "Computes the complementary error function of input.")
 frac = _unary_fn(Frac, "Computes the fractional portion of each element in input.")
+sinc = _unary_fn(Sinc, "Computes the normalized sinc of input: sin(pi x) / (pi x), and 1 at 0.")
 sign = _unary_fn(Sign, "Returns the signs of the elements of input.")
 floor = _unary_fn(Floor, "Returns the floor of the elements of input.")
 ceil = _unary_fn(Ceil, "Returns the ceil of the elements of input.")
@@ -1125,7 +1143,7 @@ _METHODS = [
     "addcmul", "addcdiv", "eq", "ne", "lt", "le", "gt", "ge", "greater", "greater_equal", "less",
     "less_equal", "not_equal", "equal", "logical_and", "logical_or", "logical_xor", "logical_not",
     "bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_not", "isnan", "isinf", "isfinite",
-    "isclose", "allclose", "nan_to_num", "signbit", "xlogy", "hypot", "logaddexp",
+    "isclose", "allclose", "nan_to_num", "signbit", "xlogy", "hypot", "logaddexp", "logaddexp2", "sinc",
 ]
 
 # in-place variants: name_ runs the out-of-place op and writes the result back
@@ -1136,7 +1154,7 @@ _INPLACE = [
     "square", "lerp", "addcmul", "addcdiv", "floor_divide", "erf", "erfc", "exp2", "frac",
     "nan_to_num", "log2", "log10", "atan", "asin", "acos", "sinh", "cosh", "logical_not",
     "negative", "subtract", "multiply", "divide", "true_divide", "maximum", "minimum", "atan2",
-    "hypot", "xlogy", "absolute", "sgn", "fix", "arcsin", "arccos", "arctan", "arctan2",
+    "hypot", "xlogy", "absolute", "sgn", "fix", "arcsin", "arccos", "arctan", "arctan2", "sinc",
 ]
 
 

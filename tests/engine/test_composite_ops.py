@@ -28,6 +28,8 @@ CASES = {
     "cartesian_prod_three": (lambda T, a, b, c: T.cartesian_prod(a, b, c) * 2, [(2,), (2,), (3,)]),
     "cummax": (lambda T, x: T.cummax(x, 1).values, [(3, 5)]),
     "cummin_dim0_method": (lambda T, x: x.cummin(0)[0], [(4, 3)]),
+    "sinc": (lambda T, x: T.sinc(x * 3), [(3, 4)]),
+    "logaddexp2": (lambda T, a, b: T.logaddexp2(a, b * 3), [(3, 4), (3, 4)]),
 }
 
 
@@ -107,3 +109,17 @@ def test_gumbel_softmax_draws_like_a_gumbel_distribution():
     logits = gs.tensor([[1.0, 0.0, -1.0]]).expand(20_000, 3)
     wins = gs.nn.functional.gumbel_softmax(logits, tau=1e-3, hard=True).sum(0).numpy() / 20_000
     np.testing.assert_allclose(wins, np.exp([1.0, 0.0, -1.0]) / np.exp([1.0, 0.0, -1.0]).sum(), atol=0.015)
+
+
+@needs_torch
+def test_sinc_at_zero_and_the_integers_is_pytorchs_value_and_gradient():
+    for T in (torch, gs):
+        x = T.tensor([0.0, 1.0, -2.0, 0.5], dtype=T.float64, requires_grad=True)
+        y = T.sinc(x)
+        y.sum().backward()
+        if T is torch:
+            want = (y.detach().numpy(), x.grad.numpy())
+        else:
+            np.testing.assert_allclose(y.detach().numpy(), want[0], atol=1e-15)
+            np.testing.assert_allclose(x.grad.numpy(), want[1], atol=1e-15)
+
