@@ -1,0 +1,50 @@
+"""Hostile pass 10 (tests/hostile_attack10_log.md): the newest program surfaces.
+
+F1: what a session's program modules keep between runs (logging's loggers and the handlers a program
+appends to them, warning filters, compiled patterns) was not counted in session_bytes: the walk
+started from the variables only, so a session grew run after run with nothing to stop it.
+"""
+import pytest
+
+from gradserve.engine.program import Limits, Namespace
+
+LIMITS = dict(session_bytes=64 << 20, string_length=4_000_000, wall_time_s=20.0)
+
+
+# F1: the state of a session's program modules counts in session_bytes ---------------------------
+@pytest.mark.parametrize("program", [
+    # loggers named by long strings: the registry keeps them, no variable does
+    "import logging\ns = 'b' * 3_000_000\nfor i in range(8):\n    logging.getLogger(s[:-10] + 'K%d' % i)",
+    # a tensor in a logger's handlers list
+    "import logging\nlogging.getLogger('h').handlers.append(torch.zeros(3_000_000))",
+    # warning filters with long messages
+    "import warnings\ns = 'w' * 3_000_000\nfor i in range(8):\n    warnings.filterwarnings('ignore', s[:-10] + 'K%d' % i)",
+])
+def test_program_module_state_counts_in_session_bytes_across_runs(program, run_ok, run_err):
+    ns = Namespace()
+    limits = Limits(**LIMITS)
+    for k in range(6):   # about 24 MB a run: past the 64 MB limit by the third
+        out, _ = (run_ok if k == 0 else _either)(program.replace("K", f"{k}_"), ns, limits)
+        assert ns.nbytes() <= limits.session_bytes + (40 << 20), (k, ns.nbytes())
+        if not out.ok:
+            assert out.error.type == "LimitExceeded" and out.error.limit == "session_bytes", out.error.to_dict()
+            break
+    else:
+        pytest.fail(f"six runs each keeping ~24 MB in module state stayed within 64 MB: {ns.nbytes()}")
+    # the session is usable again: what the modules held was released
+    out, _ = run_ok("import logging\nlogging.getLogger('again').warning('ok')", ns, limits)
+    assert ns.nbytes() <= limits.session_bytes
+
+
+def _either(source, ns, limits):
+    from gradserve.engine.program import run
+    return run(source, ns, limits), ns
+
+
+def test_program_module_state_is_counted_when_measured():
+    from gradserve.engine.program import run
+    ns = Namespace()
+    out = run("import logging\nlogging.getLogger('a' * 2_000_000)\n"
+              "logging.getLogger('t').handlers.append(torch.zeros(1_000_000))", ns, Limits())
+    assert out.ok, out.error.to_dict()
+    assert ns.nbytes() >= 2_000_000 + 4_000_000
