@@ -48,3 +48,24 @@ def test_program_module_state_is_counted_when_measured():
               "logging.getLogger('t').handlers.append(torch.zeros(1_000_000))", ns, Limits())
     assert out.ok, out.error.to_dict()
     assert ns.nbytes() >= 2_000_000 + 4_000_000
+
+
+# F2: a namedtuple of millions of fields ---------------------------------------------------------
+def test_a_namedtuple_of_many_fields_is_stopped_while_it_is_built(run_err):
+    """'a ' * 4_000_000 with rename=True was one host call of 22 s and 1.9 GB (default limits), past
+    wall_time and session_bytes with neither checked until it returned: each field's property was
+    built at no step's cost. Now each field is a step, and the run's checks see the memory grow."""
+    import re
+    error = run_err("from collections import namedtuple\nP = namedtuple('P', 'a ' * 600_000, rename=True)",
+                    limits=Limits(session_bytes=64 << 20))
+    assert error.type == "LimitExceeded" and error.limit == "session_bytes", error.to_dict()
+    held = int(re.search(r"holds about (\d+) bytes", error.message).group(1))
+    assert held < 300 << 20, error.message   # it had built all 600,000 (about 450 MB) before checking
+
+
+def test_namedtuples_still_work(run_ok):
+    out, ns = run_ok("from collections import namedtuple\nP = namedtuple('P', 'x y', defaults=(2,))\n"
+                     "p = P(1)\nq = p._replace(y=5)\nr = P._make([3, 4])\n"
+                     "G = namedtuple('G', 'a b c')\nG.__new__.__defaults__ = (None,) * len(G._fields)\n"
+                     "print(p, q, r, q._asdict(), G())")
+    assert out.stdout == "P(x=1, y=2) P(x=1, y=5) P(x=3, y=4) {'x': 1, 'y': 5} G(a=None, b=None, c=None)\n"

@@ -186,6 +186,7 @@ def namedtuple(typename, field_names, *, rename=False, defaults=None, module=Non
         raise ValueError(f"Type names and field names must be valid identifiers: {typename!r}")
     seen = set()
     for i, name in enumerate(field_names):
+        step()   # a field costs a step (a string of names splits into millions at no cost of its own)
         bad = (not name.isidentifier() or _kw.iskeyword(name) or name.startswith("_") or name in seen)
         if bad:
             if rename:
@@ -286,6 +287,7 @@ def _make_namedtuple(typename, fields, field_defaults, base=tuple, extra=None):
           "__match_args__": fields, "__getnewargs__": __getnewargs__, "__module__": "__main__",
           "__qualname__": typename, "__gs_program__": True, "__gs_namedtuple__": TupleNew(typename, fields, holder)}
     for i, name in enumerate(fields):
+        step()   # each field's property is several objects: the run's limits are checked as they grow
         ns[name] = property(_itemgetter(i), doc=f"Alias for field number {i}")
     if extra:
         ns.update(extra)
