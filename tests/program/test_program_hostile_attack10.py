@@ -69,3 +69,18 @@ def test_namedtuples_still_work(run_ok):
                      "G = namedtuple('G', 'a b c')\nG.__new__.__defaults__ = (None,) * len(G._fields)\n"
                      "print(p, q, r, q._asdict(), G())")
     assert out.stdout == "P(x=1, y=2) P(x=1, y=5) P(x=3, y=4) {'x': 1, 'y': 5} G(a=None, b=None, c=None)\n"
+
+
+# F6: a logging date format's directives counted before strftime builds them ---------------------
+def test_a_logging_date_format_is_counted_before_strftime_builds_it(run_err, run_ok):
+    """'%c' * 4_999_999 (a string within the limit) made strftime build 120 million characters,
+    626 MB at once, before the result's length was checked."""
+    error = run_err("import logging\nf = logging.Formatter('%(asctime)s', datefmt='%c' * 4_999_999)\n"
+                    "f.format({'created': 0.0})")
+    assert error.type == "LimitExceeded" and error.limit == "string_length", error.to_dict()
+    import re
+    counted = int(re.search(r"a string of (\d+) characters", error.message).group(1))
+    assert counted > 120_000_000, error.message   # what it may build, not the 119,999,976 it had built
+    out, _ = run_ok("import logging\nf = logging.Formatter('%(asctime)s|%(message)s', datefmt='%Y-%m-%d')\n"
+                    "print(f.format({'created': 0.0, 'message': 'm'})[-11:])")
+    assert out.stdout.endswith("|m\n") and len(out.stdout) == 12

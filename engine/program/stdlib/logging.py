@@ -30,6 +30,7 @@ _LEVELS["WARN"] = WARNING
 _LEVELS["FATAL"] = CRITICAL
 BASIC_FORMAT = "%(levelname)s:%(name)s:%(message)s"
 _MAX_LOGGERS = 1000
+_DIRECTIVE_CHARS = 64   # the most a strftime directive is counted to stand for (%c is 24 in the C locale)
 
 
 def _level(level):
@@ -71,6 +72,9 @@ class Formatter:
         if "%(asctime)" in self.fmt:
             t = fields["created"]
             if self.datefmt:
+                # what strftime may build, counted before it builds it: a directive is a few characters
+                # that stand for up to a few dozen ('%c' * 5_000_000 made 120 million, 626 MB at once)
+                check_string(len(self.datefmt) + _DIRECTIVE_CHARS * self.datefmt.count("%"))
                 fields["asctime"] = _time.strftime(self.datefmt, _time.localtime(t))
             else:
                 fields["asctime"] = (_time.strftime("%Y-%m-%d %H:%M:%S", _time.localtime(t))
