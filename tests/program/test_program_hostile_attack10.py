@@ -84,3 +84,15 @@ def test_a_logging_date_format_is_counted_before_strftime_builds_it(run_err, run
     out, _ = run_ok("import logging\nf = logging.Formatter('%(asctime)s|%(message)s', datefmt='%Y-%m-%d')\n"
                     "print(f.format({'created': 0.0, 'message': 'm'})[-11:])")
     assert out.stdout.endswith("|m\n") and len(out.stdout) == 12
+
+
+# F7: a logger's child name is counted against string_length --------------------------------------
+def test_a_child_loggers_name_is_counted_against_string_length(run_err, run_ok, small_limits):
+    """lg.getChild(lg.name) doubled a name with no check: 18 million characters from two strings
+    of 9 million, and a chain of them grew until session_bytes stopped it."""
+    error = run_err("import logging\nlg = logging.getLogger('a' * 600_000)\nlg = lg.getChild(lg.name)",
+                    limits=small_limits)
+    assert error.type == "LimitExceeded" and error.limit == "string_length" and error.line == 3, error.to_dict()
+    out, _ = run_ok("import logging\nprint(logging.getLogger('a').getChild('b').name, "
+                    "logging.getLogger().getChild('c').name)")
+    assert out.stdout == "a.b c\n"

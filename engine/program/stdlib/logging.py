@@ -173,7 +173,12 @@ class Logger:
         return False
 
     def getChild(self, suffix):
-        return getLogger(f"{self.name}.{suffix}" if self.name != "root" else suffix)
+        if type(suffix) is not str:
+            raise TypeError("a logger's child is named by a string")
+        if self.name == "root":
+            return getLogger(suffix)
+        check_string(len(self.name) + 1 + len(suffix))   # lg.getChild(lg.name) doubled a name past the limit
+        return getLogger(f"{self.name}.{suffix}")
 
     def log(self, level, msg, *args, exc_info=None, stack_info=False, stacklevel=1, extra=None):
         level = _level(level)
