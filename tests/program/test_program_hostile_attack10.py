@@ -96,3 +96,25 @@ def test_a_child_loggers_name_is_counted_against_string_length(run_err, run_ok, 
     out, _ = run_ok("import logging\nprint(logging.getLogger('a').getChild('b').name, "
                     "logging.getLogger().getChild('c').name)")
     assert out.stdout == "a.b c\n"
+
+
+# F8: the % operator counts the strings it will copy before building the result -----------------
+@pytest.mark.parametrize("program", [
+    "s = ('%s' * 1000) % tuple(['m' * 100_000] * 1000)",
+    "s = ('%(a)s' * 1000) % {'a': 'm' * 100_000}",
+    "import logging\nlogging.Formatter('%(message)s' * 1000).format({'message': 'm' * 100_000})",
+    "import logging\nlogging.basicConfig(format='%(message)s' * 1000)\nlogging.warning('m' * 100_000)",
+])
+def test_percent_formatting_is_counted_before_it_is_built(program, run_err, small_limits):
+    """A string argument is copied once per conversion that reads it: ('%(a)s' * 1000) % {'a': 'm' * 10**6}
+    (and the same as a logging format, whose records are formatted with the program's %) built a
+    billion characters, 974 MB at once, before the result's length was checked."""
+    error = run_err(program, limits=small_limits)
+    assert error.type == "LimitExceeded" and error.limit == "string_length", error.to_dict()
+    assert "formatting would build about 1000" in error.message, error.message
+
+
+def test_ordinary_percent_formatting_still_works(run_ok):
+    out, _ = run_ok("print('%s-%d-%(x)s' % {'x': 1} if False else '%s-%d' % ('a', 3), '%(a)s%(a)s' % {'a': 'b'}, "
+                    "'%%(a)s %s' % 'z', '%5.2f' % 3.14159, '%s' % 'q')")
+    assert out.stdout == "a-3 bb %(a)s z  3.14 q\n"
