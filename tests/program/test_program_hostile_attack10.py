@@ -118,3 +118,27 @@ def test_ordinary_percent_formatting_still_works(run_ok):
     out, _ = run_ok("print('%s-%d-%(x)s' % {'x': 1} if False else '%s-%d' % ('a', 3), '%(a)s%(a)s' % {'a': 'b'}, "
                     "'%%(a)s %s' % 'z', '%5.2f' % 3.14159, '%s' % 'q')")
     assert out.stdout == "a-3 bb %(a)s z  3.14 q\n"
+
+
+# F9: a namedtuple's repr builds its fields' text as the program's repr() does -------------------
+@pytest.mark.parametrize("program", [
+    "from collections import namedtuple\nP = namedtuple('P', 'a')\ns = repr(P(['m' * 100_000] * 1000))",
+    "from collections import namedtuple\nP = namedtuple('P', 'a')\nprint(P(['m' * 100_000] * 1000))",
+    "from collections import namedtuple\nP = namedtuple('P', 'a b')\ns = f\"{P(['m' * 100_000] * 1000, 1)}\"",
+    "from collections import namedtuple\nP = namedtuple('P', ['f%d' % i for i in range(20)])\n"
+    "s = repr(P(*(['m' * 60_000] * 20)))",
+])
+def test_a_namedtuple_repr_is_counted_as_it_is_built(program, run_err, small_limits):
+    """Its __repr__ used Python's repr of each field: a field holding ['m' * 10**6] * 1000 built a
+    billion characters (1.9 GB, 15 s) before the length was checked; a list's own repr is counted first."""
+    error = run_err(program, limits=small_limits)
+    assert error.type == "LimitExceeded" and error.limit == "string_length", error.to_dict()
+    import re
+    size = int(re.search(r"(\d+) characters", error.message).group(1))
+    assert size < 2 * small_limits.string_length, error.message   # refused as it grew, not once all was built
+
+
+def test_namedtuple_reprs_are_pythons(run_ok):
+    out, _ = run_ok("from collections import namedtuple\nP = namedtuple('P', 'a b')\n"
+                    "print(P('x', [1, (2, 'y')]), repr(P(None, {'k': 1.5})), str(P(P(1, 2), True)))")
+    assert out.stdout == "P(a='x', b=[1, (2, 'y')]) P(a=None, b={'k': 1.5}) P(a=P(a=1, b=2), b=True)\n"

@@ -6,7 +6,7 @@ import collections as _c
 import keyword as _kw
 
 from .. import guards
-from . import call, check_sequence, materialize, step
+from . import builtins, call, check_sequence, check_string, materialize, step
 
 __all__ = ["OrderedDict", "defaultdict", "Counter", "deque", "namedtuple", "ChainMap"]
 
@@ -262,7 +262,16 @@ def _make_namedtuple(typename, fields, field_defaults, base=tuple, extra=None):
         return tuple.__new__(cls, values)
 
     def __repr__(self):
-        return f"{type(self).__name__}(" + ", ".join(f"{f}={v!r}" for f, v in zip(fields, self)) + ")"
+        # each field as the program's repr() builds it (counted as it grows), and the whole counted too:
+        # Python's repr of a field holding ['m' * 10**6] * 1000 built a billion characters first
+        b, parts = builtins(), []
+        n = len(type(self).__name__) + 2
+        for f, v in zip(fields, self):
+            part = f"{f}={b.b_repr(v)}"
+            n += len(part) + 2
+            check_string(n)
+            parts.append(part)
+        return f"{type(self).__name__}(" + ", ".join(parts) + ")"
 
     def _asdict(self):
         return dict(zip(fields, self))
