@@ -2072,7 +2072,17 @@ def pad(input, pad, mode="constant", value=None):
                                f"but got: padding ({a}, {b}) at dimension {d} of input {list(input.shape)}")
         if mode == "circular" and (a > n or b > n):
             raise RuntimeError("Padding value causes wrapping around more than once.")
-    if any(a < 0 or b < 0 for a, b in pairs):   # PyTorch crops first, then pads what is left
+    if mode != "circular":
+        # PyTorch's reflect and replicate kernels read each output position's source in the whole input
+        # ((-3, 1) on [0, 1, 2, 3] reflects to [3, 2]): a dimension with a negative width gathers them
+        for d, (a, b) in enumerate(pairs):
+            if a < 0 or b < 0:
+                pos = _border_positions(mode, input.shape[d], a, b)
+                input = input.index_select(d, _tensor(pos, device=input.device))
+                pairs[d] = (0, 0)
+        if all(a == 0 and b == 0 for a, b in pairs):
+            return input * 1 if input._data.dtype.kind != "b" else input.clone()
+    elif any(a < 0 or b < 0 for a, b in pairs):   # PyTorch's circular padding crops first, then pads what is left
         input = input[tuple(slice(max(-a, 0), s - max(-b, 0)) for s, (a, b) in zip(input.shape, pairs))]
         pairs = [(max(a, 0), max(b, 0)) for a, b in pairs]
     return PadBorder.apply(input, mode=mode, pairs=tuple(pairs), nd=nd)

@@ -7,6 +7,7 @@ import warnings
 
 from ..autograd.function import Function
 from ..device import get_array_module
+from ..limits import check_elements
 from ..ops import elementwise as _ew
 from ..ops.creation import linspace, ones, tensor as _tensor
 from ..ops.shape import stack
@@ -112,9 +113,12 @@ def _corner(flat, ix, iy, h, w):
     inside = (ix >= 0) & (ix <= w - 1) & (iy >= 0) & (iy <= h - 1)
     xi = ix.clamp(0, w - 1).long()
     yi = iy.clamp(0, h - 1).long()
-    index = (yi * w + xi).reshape(n, 1, -1).expand(n, c, -1)
+    index = (yi * w + xi).reshape(n, 1, ix.shape[1] * ix.shape[2]).expand(n, c, -1)   # (-1 fails for n = 0)
     values = flat.gather(2, index).reshape(n, c, *ix.shape[1:])
     return values, inside.unsqueeze(1).to(flat.dtype)
+
+
+_BUFFERS_PER_POINT = 16   # what a grid point may cost against the element limit (PyTorch has no such bound)
 
 
 def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corners=None):
@@ -147,9 +151,17 @@ def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corner
     if input.dtype != grid.dtype:
         raise RuntimeError(f"grid_sampler(): expected input and grid to have same dtype, but input has "
                            f"{input.dtype} and grid has {grid.dtype}")
+    for d in (2, 3):
+        if input.shape[d] == 0:
+            raise RuntimeError(f"grid_sampler(): expected input to have non-empty spatial dimensions, but input has "
+                               f"sizes {list(input.shape)} with dimension {d} being empty")
     if mode == "bicubic":
         raise NotImplementedError("grid_sample: mode='bicubic' is not available in the engine")
     n, c, h, w = input.shape
+    # built from engine ops, a bilinear sample holds about 20 grid-sized buffers at once (coordinates,
+    # corners, weights, masks, int64 indices): 5.9 GB for a grid at the element limit (512 MB), and
+    # 2.9 GB with gradients at a quarter of it; at most a sixteenth of it keeps them near 1.5 GB
+    check_elements((n, grid.shape[1], grid.shape[2], _BUFFERS_PER_POINT), "grid_sample sampling buffer")
     flat = input.reshape(n, c, h * w)
     ix = _source_index(grid[..., 0], w, padding_mode, align_corners)
     iy = _source_index(grid[..., 1], h, padding_mode, align_corners)

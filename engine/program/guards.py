@@ -77,6 +77,25 @@ def check_percent_format(fmt, args, limit):
             if type(a) is int and a > limit:
                 raise limit_abort("string_length", f"limit exceeded: string_length: format width {a} "
                                                    f"(at most {limit})")
+    # the strings the result will hold, counted before it is built: a string argument is copied once
+    # for each conversion that reads it (('%(a)s' * 1000) % {'a': 'm' * 10**6} built a billion
+    # characters, a GB at once, before its length was checked)
+    if type(args) is tuple:
+        n = len(fmt) + sum(len(a) for a in args if type(a) is str)
+    elif isinstance(args, dict):
+        n = len(fmt)
+        for key in _MAPPING_KEY.findall(fmt):
+            v = args.get(key)
+            if type(v) is str:
+                n += len(v)
+    else:
+        n = len(fmt) + (len(args) if type(args) is str else 0)
+    if n > limit:
+        raise limit_abort("string_length", f"limit exceeded: string_length: formatting would build about {n} "
+                                           f"characters (at most {limit})")
+
+
+_MAPPING_KEY = re.compile(r"%\(([^)]*)\)")
 
 
 # --------------------------------------------------------------------------- tensors

@@ -131,9 +131,15 @@ class Namespace:
                                f"checkpoint, the shape in current model is {_size(current)}.")
         return current
 
+    def roots(self):
+        """What the session holds from run to run: its variables, and the state its program modules
+        keep (logging's loggers and their handlers, warning filters, compiled patterns)."""
+        modules = self.__dict__.get("program_modules")
+        return list(self.globals.values()) + (list(modules.values()) if modules else [])
+
     def nbytes(self):
-        """Bytes of the tensors this session's variables hold (each array counted once)."""
-        return tensor_bytes(list(self.globals.values()))
+        """Bytes of the tensors this session's variables and program modules hold (each array counted once)."""
+        return tensor_bytes(self.roots())
 
     # ------------------------------------------------------------------ engine state swap
     def swap_in(self):

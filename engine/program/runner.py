@@ -206,19 +206,22 @@ def _release(namespace, before, bound):
 def _shrink(namespace, limit):
     """After a session_bytes limit and the run's own bindings released: while the session still
     holds more than ``limit`` (the run grew a list, deque or dict it kept: D.append(big), which no
-    release of names undoes, and run after run could grow it), its variables are released, those
-    holding the most first. Returns their names."""
+    release of names undoes, and run after run could grow it), its variables and the state its program
+    modules keep (logging's loggers) are released, those holding the most first. Returns their names."""
     if namespace.nbytes() <= limit:
         return []
     from .memory import tensor_bytes
     g = namespace.globals
-    sizes = sorted(((tensor_bytes([v]), name) for name, v in g.items()), reverse=True)
+    modules = namespace.__dict__.get("program_modules") or {}
+    sizes = sorted([(tensor_bytes([v]), name, g) for name, v in g.items()]
+                   + [(tensor_bytes([v]), key, modules) for key, v in modules.items()],
+                   key=lambda entry: entry[0], reverse=True)
     dropped = []
-    for size, name in sizes:
+    for size, name, holder in sizes:
         if size == 0:
             break
-        g.pop(name, None)
-        dropped.append(name)
+        holder.pop(name, None)   # a program module's state (its loggers) starts afresh, as after an import
+        dropped.append(name if holder is g else f"{name}'s state")
         if namespace.nbytes() <= limit:
             break
     namespace.runtime.bytes_known = None

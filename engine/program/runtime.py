@@ -362,7 +362,7 @@ class Runtime:
                                          f"calls (maximum recursion depth)")
 
     def namespace_bytes(self):
-        return tensor_bytes(list(self.namespace.globals.values()))
+        return tensor_bytes(self.namespace.roots())
 
     def check_memory(self, now):
         """Session bytes: by the process's resident memory growth at every check (cheap,

@@ -69,3 +69,41 @@ def test_default_align_corners_warns_as_pytorch():
 def test_errors_are_pytorchs(call, error, fragment):
     with pytest.raises(error, match=fragment):
         call()
+
+
+# hostile pass 10 (tests/hostile_attack10_log.md) -------------------------------------------------
+@pytest.fixture
+def element_limit():
+    from gradserve.engine.autograd.state import state
+    prev = state.element_limit
+    state.element_limit = 1 << 20
+    yield
+    state.element_limit = prev
+
+
+def test_a_grid_sample_whose_buffers_pass_the_element_limit_is_refused(element_limit):
+    """F3: its buffers are about 20 grid-sized tensors at once (5.9 GB of them for a grid at the
+    element limit): a grid point costs 16 elements against the limit."""
+    from gradserve.engine.limits import LimitExceeded
+    F = gs.nn.functional
+    F.grid_sample(gs.ones(1, 1, 2, 2), gs.zeros(1, 256, 256, 2), align_corners=False)   # 2**20 / 16 points
+    with pytest.raises(LimitExceeded, match="grid_sample sampling buffer of shape \\[1, 256, 257, 16\\]"):
+        F.grid_sample(gs.ones(1, 1, 2, 2), gs.zeros(1, 256, 257, 2), align_corners=False)
+
+
+@pytest.mark.skipif(torch is None, reason="compares with PyTorch")
+@pytest.mark.parametrize("x_shape, grid_shape", [((0, 2, 4, 4), (0, 3, 2, 2)), ((1, 0, 4, 4), (1, 3, 2, 2)),
+                                                 ((1, 2, 4, 4), (1, 0, 2, 2)), ((1, 2, 4, 4), (1, 3, 0, 2))])
+@pytest.mark.parametrize("mode", ["bilinear", "nearest"])
+def test_empty_batches_channels_and_grids_as_pytorch(x_shape, grid_shape, mode):
+    """F5: a batch of none raised "shape '[0, 1, -1]' is invalid for input of size 0"."""
+    ours = gs.nn.functional.grid_sample(gs.ones(*x_shape), gs.zeros(*grid_shape), mode=mode, align_corners=False)
+    theirs = torch.nn.functional.grid_sample(torch.ones(*x_shape), torch.zeros(*grid_shape), mode=mode,
+                                             align_corners=False)
+    assert tuple(ours.shape) == tuple(theirs.shape)
+
+
+@pytest.mark.parametrize("x_shape", [(1, 1, 0, 4), (1, 1, 4, 0), (2, 1, 0, 0)])
+def test_an_empty_image_is_pytorchs_error(x_shape):
+    with pytest.raises(RuntimeError, match="expected input to have non-empty spatial dimensions"):
+        gs.nn.functional.grid_sample(gs.ones(*x_shape), gs.zeros(x_shape[0], 2, 2, 2), align_corners=False)

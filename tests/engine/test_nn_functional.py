@@ -129,6 +129,12 @@ CASES = {
     # negative widths crop first, then the rest is padded from what is left (PyTorch's order)
     "pad_reflect_crop": (lambda T, x: _f(T).pad(x, (-1, 2, 1, -1), mode="reflect"), [(1, 2, 5, 5)]),
     "pad_circular_crop": (lambda T, x: _f(T).pad(x, (2, -1), mode="circular"), [(1, 2, 5)]),
+    # hostile pass 10, F4: reflect and replicate read the whole input, also where the crop would have
+    # removed what they read ((-3, 1) on [0, 1, 2, 3] reflects to [3, 2]; cropping first gave [3, 3])
+    "pad_reflect_crop_reaching": (lambda T, x: _f(T).pad(x, (-3, 2, 2, -3), mode="reflect"), [(1, 2, 5, 5)]),
+    "pad_reflect_crop_to_one": (lambda T, x: _f(T).pad(x, (-4, 1), mode="reflect"), [(2, 4)]),
+    "pad_replicate_crop_all": (lambda T, x: _f(T).pad(x, (-4, 3, 1, -2), mode="replicate"), [(1, 2, 3, 4)]),
+    "pad_reflect_3d_crop": (lambda T, x: _f(T).pad(x, (1, -2, -2, 1, 0, 1), mode="reflect"), [(1, 1, 3, 4, 4)]),
     "pad_replicate_zero": (lambda T, x: _f(T).pad(x, (0, 0, 0, 0), mode="replicate"), [(1, 2, 3, 3)]),
     # normalisation and distances
     "layer_norm": (lambda T, x, w, b: _f(T).layer_norm(x, (5,), w, b), [(4, 5), (5,), (5,)]),

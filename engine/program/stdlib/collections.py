@@ -6,7 +6,7 @@ import collections as _c
 import keyword as _kw
 
 from .. import guards
-from . import call, check_sequence, materialize, step
+from . import builtins, call, check_sequence, check_string, materialize, step
 
 __all__ = ["OrderedDict", "defaultdict", "Counter", "deque", "namedtuple", "ChainMap"]
 
@@ -186,6 +186,7 @@ def namedtuple(typename, field_names, *, rename=False, defaults=None, module=Non
         raise ValueError(f"Type names and field names must be valid identifiers: {typename!r}")
     seen = set()
     for i, name in enumerate(field_names):
+        step()   # a field costs a step (a string of names splits into millions at no cost of its own)
         bad = (not name.isidentifier() or _kw.iskeyword(name) or name.startswith("_") or name in seen)
         if bad:
             if rename:
@@ -261,7 +262,16 @@ def _make_namedtuple(typename, fields, field_defaults, base=tuple, extra=None):
         return tuple.__new__(cls, values)
 
     def __repr__(self):
-        return f"{type(self).__name__}(" + ", ".join(f"{f}={v!r}" for f, v in zip(fields, self)) + ")"
+        # each field as the program's repr() builds it (counted as it grows), and the whole counted too:
+        # Python's repr of a field holding ['m' * 10**6] * 1000 built a billion characters first
+        b, parts = builtins(), []
+        n = len(type(self).__name__) + 2
+        for f, v in zip(fields, self):
+            part = f"{f}={b.b_repr(v)}"
+            n += len(part) + 2
+            check_string(n)
+            parts.append(part)
+        return f"{type(self).__name__}(" + ", ".join(parts) + ")"
 
     def _asdict(self):
         return dict(zip(fields, self))
@@ -286,6 +296,7 @@ def _make_namedtuple(typename, fields, field_defaults, base=tuple, extra=None):
           "__match_args__": fields, "__getnewargs__": __getnewargs__, "__module__": "__main__",
           "__qualname__": typename, "__gs_program__": True, "__gs_namedtuple__": TupleNew(typename, fields, holder)}
     for i, name in enumerate(fields):
+        step()   # each field's property is several objects: the run's limits are checked as they grow
         ns[name] = property(_itemgetter(i), doc=f"Alias for field number {i}")
     if extra:
         ns.update(extra)

@@ -30,6 +30,7 @@ _LEVELS["WARN"] = WARNING
 _LEVELS["FATAL"] = CRITICAL
 BASIC_FORMAT = "%(levelname)s:%(name)s:%(message)s"
 _MAX_LOGGERS = 1000
+_DIRECTIVE_CHARS = 64   # the most a strftime directive is counted to stand for (%c is 24 in the C locale)
 
 
 def _level(level):
@@ -71,6 +72,9 @@ class Formatter:
         if "%(asctime)" in self.fmt:
             t = fields["created"]
             if self.datefmt:
+                # what strftime may build, counted before it builds it: a directive is a few characters
+                # that stand for up to a few dozen ('%c' * 5_000_000 made 120 million, 626 MB at once)
+                check_string(len(self.datefmt) + _DIRECTIVE_CHARS * self.datefmt.count("%"))
                 fields["asctime"] = _time.strftime(self.datefmt, _time.localtime(t))
             else:
                 fields["asctime"] = (_time.strftime("%Y-%m-%d %H:%M:%S", _time.localtime(t))
@@ -169,7 +173,12 @@ class Logger:
         return False
 
     def getChild(self, suffix):
-        return getLogger(f"{self.name}.{suffix}" if self.name != "root" else suffix)
+        if type(suffix) is not str:
+            raise TypeError("a logger's child is named by a string")
+        if self.name == "root":
+            return getLogger(suffix)
+        check_string(len(self.name) + 1 + len(suffix))   # lg.getChild(lg.name) doubled a name past the limit
+        return getLogger(f"{self.name}.{suffix}")
 
     def log(self, level, msg, *args, exc_info=None, stack_info=False, stacklevel=1, extra=None):
         level = _level(level)
