@@ -60,6 +60,27 @@ def _mha_shape_check(query, key, value, key_padding_mask, attn_mask, num_heads):
     raise AssertionError(f"query should be unbatched 2D or batched 3D tensor but received {query.ndim}-D query tensor")
 
 
+def _zero_attn_and_padding(k, v, attn_mask, key_padding_mask, add_zero_attn, bsz, heads, head_dim):
+    """(k, v, attn_mask) of (bsz * heads, S, head_dim) keys and values: a zero key and value appended
+    with ``add_zero_attn`` (the masks padded to match), and the key padding mask folded into the
+    additive mask, checked against (bsz, S) as PyTorch checks it."""
+    if add_zero_attn:
+        zero = zeros((bsz * heads, 1, head_dim), dtype=k.dtype, device=k.device)
+        k = cat([k, zero], 1)
+        v = cat([v, zero], 1)
+        attn_mask = None if attn_mask is None else F.pad(attn_mask, (0, 1))
+        key_padding_mask = None if key_padding_mask is None else F.pad(key_padding_mask, (0, 1))
+    src_len = k.shape[1]
+    if key_padding_mask is not None:
+        if tuple(key_padding_mask.shape) != (bsz, src_len):
+            raise AssertionError(f"expecting key_padding_mask shape of {(bsz, src_len)}, but got "
+                                 f"{tuple(key_padding_mask.shape)}")
+        kpm = key_padding_mask.reshape(bsz, 1, 1, src_len).expand(-1, heads, -1, -1).reshape(
+            bsz * heads, 1, src_len)
+        attn_mask = kpm if attn_mask is None else attn_mask + kpm
+    return k, v, attn_mask
+
+
 class MultiheadAttention(Module):
     """Attention over num_heads subspaces: softmax(Q K^T / sqrt(d) + mask) V, projected in and out."""
 
@@ -178,20 +199,9 @@ class MultiheadAttention(Module):
         q = q.reshape(tgt_len, bsz * heads, head_dim).transpose(0, 1)
         k = k.reshape(k.shape[0], bsz * heads, head_dim).transpose(0, 1)
         v = v.reshape(v.shape[0], bsz * heads, head_dim).transpose(0, 1)
-        if self.add_zero_attn:
-            zero = zeros((bsz * heads, 1, head_dim), dtype=k.dtype, device=k.device)
-            k = cat([k, zero], 1)
-            v = cat([v, zero], 1)
-            attn_mask = None if attn_mask is None else F.pad(attn_mask, (0, 1))
-            key_padding_mask = None if key_padding_mask is None else F.pad(key_padding_mask, (0, 1))
+        k, v, attn_mask = _zero_attn_and_padding(k, v, attn_mask, key_padding_mask, self.add_zero_attn, bsz, heads,
+                                                 head_dim)
         src_len = k.shape[1]
-        if key_padding_mask is not None:
-            if tuple(key_padding_mask.shape) != (bsz, src_len):
-                raise AssertionError(f"expecting key_padding_mask shape of {(bsz, src_len)}, but got "
-                                     f"{tuple(key_padding_mask.shape)}")
-            kpm = key_padding_mask.reshape(bsz, 1, 1, src_len).expand(-1, heads, -1, -1).reshape(
-                bsz * heads, 1, src_len)
-            attn_mask = kpm if attn_mask is None else attn_mask + kpm
 
         scores = (q * math.sqrt(1.0 / head_dim)) @ k.transpose(-2, -1)
         if attn_mask is not None:
@@ -400,20 +410,9 @@ def multi_head_attention_forward(query, key, value, embed_dim_to_check, num_head
         if static_v.shape[2] != head_dim:
             raise AssertionError(f"expecting static_v.size(2) of {head_dim}, but got {static_v.shape[2]}")
         v = static_v
-    if add_zero_attn:
-        zero = zeros((bsz * num_heads, 1, head_dim), dtype=k.dtype, device=k.device)
-        k = cat([k, zero], 1)
-        v = cat([v, zero], 1)
-        attn_mask = None if attn_mask is None else F.pad(attn_mask, (0, 1))
-        key_padding_mask = None if key_padding_mask is None else F.pad(key_padding_mask, (0, 1))
+    k, v, attn_mask = _zero_attn_and_padding(k, v, attn_mask, key_padding_mask, add_zero_attn, bsz, num_heads,
+                                             head_dim)
     src_len = k.shape[1]
-    if key_padding_mask is not None:
-        if tuple(key_padding_mask.shape) != (bsz, src_len):
-            raise AssertionError(f"expecting key_padding_mask shape of {(bsz, src_len)}, but got "
-                                 f"{tuple(key_padding_mask.shape)}")
-        kpm = key_padding_mask.reshape(bsz, 1, 1, src_len).expand(-1, num_heads, -1, -1).reshape(
-            bsz * num_heads, 1, src_len)
-        attn_mask = kpm if attn_mask is None else attn_mask + kpm
     if not training:
         dropout_p = 0.0
 
