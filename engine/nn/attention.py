@@ -60,6 +60,23 @@ def _mha_shape_check(query, key, value, key_padding_mask, attn_mask, num_heads):
     raise AssertionError(f"query should be unbatched 2D or batched 3D tensor but received {query.ndim}-D query tensor")
 
 
+def _checked_attn_mask(attn_mask, tgt_len, src_len, batch_heads):
+    """An attention mask as PyTorch checks it: 2-D (L, S), made (1, L, S), or 3-D (N * heads, L, S)."""
+    if attn_mask is None:
+        return None
+    if attn_mask.ndim == 2:
+        if tuple(attn_mask.shape) != (tgt_len, src_len):
+            raise RuntimeError(f"The shape of the 2D attn_mask is {attn_mask.shape}, but should be "
+                               f"{(tgt_len, src_len)}.")
+        return attn_mask.unsqueeze(0)
+    if attn_mask.ndim == 3:
+        if tuple(attn_mask.shape) != (batch_heads, tgt_len, src_len):
+            raise RuntimeError(f"The shape of the 3D attn_mask is {attn_mask.shape}, but should be "
+                               f"{(batch_heads, tgt_len, src_len)}.")
+        return attn_mask
+    raise RuntimeError(f"attn_mask's dimension {attn_mask.ndim} is not supported")
+
+
 def _zero_attn_and_padding(k, v, attn_mask, key_padding_mask, add_zero_attn, bsz, heads, head_dim):
     """(k, v, attn_mask) of (bsz * heads, S, head_dim) keys and values: a zero key and value appended
     with ``add_zero_attn`` (the masks padded to match), and the key padding mask folded into the
@@ -178,18 +195,7 @@ class MultiheadAttention(Module):
         v = F.linear(value, w_v, b_v)
 
         src_len = k.shape[0]
-        if attn_mask is not None:
-            if attn_mask.ndim == 2:
-                if tuple(attn_mask.shape) != (tgt_len, src_len):
-                    raise RuntimeError(f"The shape of the 2D attn_mask is {attn_mask.shape}, but should be "
-                                       f"{(tgt_len, src_len)}.")
-                attn_mask = attn_mask.unsqueeze(0)
-            elif attn_mask.ndim == 3:
-                if tuple(attn_mask.shape) != (bsz * heads, tgt_len, src_len):
-                    raise RuntimeError(f"The shape of the 3D attn_mask is {attn_mask.shape}, but should be "
-                                       f"{(bsz * heads, tgt_len, src_len)}.")
-            else:
-                raise RuntimeError(f"attn_mask's dimension {attn_mask.ndim} is not supported")
+        attn_mask = _checked_attn_mask(attn_mask, tgt_len, src_len, bsz * heads)
         if self.bias_k is not None:
             k = cat([k, self.bias_k.repeat(1, bsz, 1)])
             v = cat([v, self.bias_v.repeat(1, bsz, 1)])
@@ -369,18 +375,7 @@ def multi_head_attention_forward(query, key, value, embed_dim_to_check, num_head
     k = F.linear(key, weights[1], biases[1])
     v = F.linear(value, weights[2], biases[2])
 
-    if attn_mask is not None:
-        if attn_mask.ndim == 2:
-            if tuple(attn_mask.shape) != (tgt_len, src_len):
-                raise RuntimeError(f"The shape of the 2D attn_mask is {attn_mask.shape}, but should be "
-                                   f"{(tgt_len, src_len)}.")
-            attn_mask = attn_mask.unsqueeze(0)
-        elif attn_mask.ndim == 3:
-            if tuple(attn_mask.shape) != (bsz * num_heads, tgt_len, src_len):
-                raise RuntimeError(f"The shape of the 3D attn_mask is {attn_mask.shape}, but should be "
-                                   f"{(bsz * num_heads, tgt_len, src_len)}.")
-        else:
-            raise RuntimeError(f"attn_mask's dimension {attn_mask.ndim} is not supported")
+    attn_mask = _checked_attn_mask(attn_mask, tgt_len, src_len, bsz * num_heads)
     if bias_k is not None and bias_v is not None:
         if static_k is not None:
             raise AssertionError("bias cannot be added to static key.")
