@@ -2009,20 +2009,18 @@ class PadBorder(Function):
             if not (a or b):
                 continue
             n = sizes[d]
-
-            def at(lo, hi, _d=d):
-                return (slice(None),) * _d + (slice(lo, hi),)
-            core = g[at(a, a + n)].copy()
-            left, right = g[at(0, a)], g[at(a + n, a + n + b)]
+            lead = (slice(None),) * d
+            core = g[lead + (slice(a, a + n),)].copy()
+            left, right = g[lead + (slice(0, a),)], g[lead + (slice(a + n, a + n + b),)]
             if self.mode == "reflect":
-                core[at(1, a + 1)] += xp.flip(left, d)
-                core[at(n - 1 - b, n - 1)] += xp.flip(right, d)
+                core[lead + (slice(1, a + 1),)] += xp.flip(left, d)
+                core[lead + (slice(n - 1 - b, n - 1),)] += xp.flip(right, d)
             elif self.mode == "replicate":
-                core[at(0, 1)] += left.sum(d, keepdims=True)
-                core[at(n - 1, n)] += right.sum(d, keepdims=True)
+                core[lead + (slice(0, 1),)] += left.sum(d, keepdims=True)
+                core[lead + (slice(n - 1, n),)] += right.sum(d, keepdims=True)
             else:
-                core[at(n - a, n)] += left
-                core[at(0, b)] += right
+                core[lead + (slice(n - a, n),)] += left
+                core[lead + (slice(0, b),)] += right
             g = core
         return (g,)
 
