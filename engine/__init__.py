@@ -27,6 +27,7 @@ from .ops.shape import *  # noqa: F401,F403
 from .ops.indexing import *  # noqa: F401,F403
 from .ops.sparse import sparse_coo_tensor, spmm  # noqa: F401
 from .ops.composite import *  # noqa: F401,F403
+from .ops.special import *  # noqa: F401,F403
 from .ops.elementwise import result_dtype as _result_dtype
 from .autograd import engine as _autograd_engine
 from .autograd import tensor_ops as _tensor_ops
@@ -35,6 +36,7 @@ from . import graph  # noqa: E402 - after the ops it describes
 from . import keyword_aliases as _keyword_aliases
 from . import backends, linalg, nn, optim, sparse, utils
 from . import distributions  # noqa: E402 - built on the ops above
+from . import special  # noqa: E402
 from .nn.functional import (softmax, log_softmax, dropout, conv1d, conv2d, cosine_similarity,  # noqa: F401
                             pairwise_distance, max_pool1d, max_pool2d, avg_pool1d, adaptive_avg_pool1d, selu, celu,
                             threshold, layer_norm, group_norm,

@@ -270,6 +270,16 @@ def trunc(x):
     return get_array_module(x).trunc(x)
 
 
+def digamma(x):
+    from ..ops.special import Digamma
+    return Digamma.forward(None, x)
+
+
+def polygamma(n, x):
+    from ..ops.special import Polygamma
+    return Polygamma.forward(None, x, n)
+
+
 def sinh(x):
     return get_array_module(x).sinh(x)
 

@@ -8,6 +8,7 @@ from ..ops.linalg import *  # noqa: F401,F403
 from ..ops.reduction import *  # noqa: F401,F403
 from ..ops.shape import *  # noqa: F401,F403
 from ..ops.shape import sum_to  # noqa: F401
+from ..ops.special import digamma, polygamma  # noqa: F401
 
 
 def new_zeros(like, shape):

@@ -115,7 +115,8 @@ MODULES = {
         host=_E,
         children={"nn": "torch.nn", "optim": "torch.optim", "autograd": "torch.autograd",
                   "linalg": "torch.linalg", "utils": "torch.utils", "backends": "torch.backends", "sparse": "torch.sparse",
-                  "distributions": "torch.distributions", "cuda": "torch.cuda", "jit": "torch.jit"},
+                  "distributions": "torch.distributions", "cuda": "torch.cuda", "jit": "torch.jit",
+                  "special": "torch.special"},
         # NumPy arrays in, as PyTorch takes them (engine/program/stdlib/numpy.py)
         replaced={"from_numpy": _S + ".numpy:torch_from_numpy", "tensor": _S + ".numpy:torch_tensor",
                   "as_tensor": _S + ".numpy:torch_as_tensor"},
@@ -134,7 +135,7 @@ MODULES = {
             "dist", "float_power",
             "count_nonzero", "cumprod", "cumsum", "device", "diag", "diag_embed", "diagonal",
             "diff", "nansum", "nanmean", "block_diag", "cartesian_prod", "triu_indices", "tril_indices", "bincount",
-            "cummax", "cummin", "sinc", "logaddexp2",
+            "cummax", "cummin", "sinc", "logaddexp2", "lgamma", "digamma", "polygamma", "erfinv", "mvlgamma", "logit",
             "diagonal_scatter", "div", "divide", "dot", "double", "dropout", "dstack", "dtype", "einsum",
             "empty", "empty_like", "enable_grad", "eq", "equal", "erf", "erfc", "exp", "exp2", "expand",
             "expand_as", "expm1", "eye", "finfo", "fix", "flatten", "flip", "fliplr", "flipud", "float",
@@ -280,6 +281,10 @@ MODULES = {
         "cholesky", "cholesky_ex", "cross", "det", "eigh", "eigvalsh", "inv", "inv_ex", "lstsq",
         "matrix_norm", "matrix_power", "matrix_rank", "norm", "pinv", "qr", "slogdet", "solve", "solve_triangular",
         "svd", "svdvals", "vector_norm")),
+    "torch.special": Module(host=_E + ".special", names=(
+        "digamma", "entr", "erf", "erfc", "erfinv", "exp2", "expit", "expm1", "gammaln", "log1p", "log_softmax",
+        "logit", "logsumexp", "multigammaln", "ndtr", "ndtri", "polygamma", "psi", "round", "sinc", "softmax",
+        "xlog1py", "xlogy")),
     "torch.distributions": Module(
         host=_E + ".distributions",
         children={"categorical": "torch.distributions.categorical", "distribution": "torch.distributions.distribution",
@@ -511,6 +516,8 @@ TYPES = {
             "cos_", "cosh", "cosh_", "count_nonzero", "cpu", "cuda", "cumprod", "cumsum", "data", "detach",
             "detach_", "device", "diag", "diag_embed", "diagonal", "diagonal_scatter", "diff", "nansum", "nanmean",
             "bincount", "cummax", "cummin", "sinc", "sinc_", "logaddexp2", "dim", "div", "div_",
+            "lgamma", "lgamma_", "digamma", "digamma_", "polygamma", "polygamma_", "erfinv", "erfinv_", "mvlgamma",
+            "mvlgamma_", "logit", "logit_",
             "divide", "divide_", "dot", "double", "dtype", "element_size", "eq", "equal", "erf", "erf_", "erfc",
             "erfc_", "exp", "exp2", "exp2_", "exp_", "expand", "expand_as", "expm1", "expm1_", "exponential_",
             "fill_", "fix", "fix_", "flatten", "flip", "fliplr", "flipud", "float", "floor", "floor_",

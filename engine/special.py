@@ -1,0 +1,48 @@
+"""``torch.special``: the special functions under PyTorch's ``torch.special`` names (gammaln for
+lgamma, psi for digamma, expit for sigmoid, ...), and the few defined only here (ndtr, ndtri,
+entr, xlog1py), composed of differentiable ops."""
+import math as _math
+
+from .ops.elementwise import erf, erfc, exp2, expm1, log1p, round, sinc, where, xlogy  # noqa: A004
+from .ops.elementwise import sigmoid as expit
+from .ops.reduction import logsumexp
+from .ops.special import digamma, erfinv, logit, polygamma
+from .ops.special import lgamma as gammaln
+from .ops.special import mvlgamma as multigammaln
+from .nn.functional import log_softmax, softmax
+
+__all__ = ["digamma", "entr", "erf", "erfc", "erfinv", "exp2", "expit", "expm1", "gammaln", "log1p",
+           "log_softmax", "logit", "logsumexp", "multigammaln", "ndtr", "ndtri", "polygamma", "psi", "round",
+           "sinc", "softmax", "xlog1py", "xlogy"]
+
+psi = digamma
+_SQRT_HALF = _math.sqrt(0.5)
+_SQRT_2 = _math.sqrt(2.0)
+
+
+def ndtr(input):
+    """The standard normal distribution function: 0.5 * erfc(-input / sqrt(2))."""
+    return 0.5 * erfc(input * -_SQRT_HALF)
+
+
+def ndtri(input):
+    """The inverse of ndtr: sqrt(2) * erfinv(2 * input - 1)."""
+    return _SQRT_2 * erfinv(2 * input - 1)
+
+
+def entr(input):
+    """-input * log(input) elementwise: 0 at 0, -inf below it, NaN at NaN."""
+    positive = input > 0
+    safe = where(positive, input, 1.0)   # log(1) where the other branches decide: no NaN reaches a gradient
+    return where(positive, -input * safe.log(), where(input == 0, 0.0, where(input < 0, -_math.inf, input)))
+
+
+def xlog1py(input, other):
+    """input * log1p(other), and 0 where input is 0 (unless other is NaN)."""
+    if not hasattr(input, "dtype"):
+        input = other.new_tensor(input) if hasattr(other, "new_tensor") else input
+    if not hasattr(other, "dtype"):
+        other = input.new_tensor(other)
+    return where((input == 0) & ~other.isnan(), 0.0, input * log1p(other))
+
+
