@@ -1,5 +1,5 @@
 """``torch.distributions.distribution``: the base class of the engine's distributions."""
-from ..tensor import Size
+from ..tensor import Size, Tensor
 
 __all__ = ["Distribution"]
 
@@ -72,9 +72,47 @@ class Distribution:
         return self.variance.sqrt()
 
     def __repr__(self):
-        params = ", ".join(f"{k}: {getattr(self, k).size() if hasattr(getattr(self, k), 'size') else getattr(self, k)}"
-                           for k in self._param_names())
+        # PyTorch's: a one-element parameter shows its value, a larger one its size
+        params = ", ".join(f"{k}: {_shown(getattr(self, k))}" for k in self._param_names())
         return f"{type(self).__name__}({params})"
 
     def _param_names(self):
         return ()
+
+
+def _shown(v):
+    if not hasattr(v, "numel"):
+        return v
+    if v.numel() != 1:
+        return v.size()
+    return v.item() if v.dim() == 0 else v   # a 0-d tensor formats as its number in PyTorch
+
+
+def check_parameter(dist, name, given, value, ok, constraint):
+    """PyTorch's error for a parameter outside its constraint (``ok``: the check, as a bool tensor);
+    ``dist`` is the distribution, or the text PyTorch shows for it."""
+    if not bool(ok.all()):
+        shown = dist if isinstance(dist, str) else repr(dist)
+        raise ValueError(f"Expected parameter {name} ({type(given).__name__} of shape {tuple(given.shape)}) of "
+                         f"distribution {shown} to satisfy the constraint {constraint}, but found invalid values:\n"
+                         f"{value}")
+
+
+def check_sample(dist, value, ok, support):
+    """PyTorch's error for a ``log_prob`` value outside the support (``ok``: the check, as a bool tensor)."""
+    if not bool(ok.all()):
+        raise ValueError(f"Expected value argument ({type(value).__name__} of shape {tuple(value.shape)}) to be "
+                         f"within the support ({support}) of the distribution {dist!r}, but found invalid values:\n"
+                         f"{value}")
+
+
+def as_params(*values):
+    """Tensors broadcast together from tensors and Python numbers (numbers take the tensors' dtype, or the
+    default dtype when all are numbers), and whether all were numbers (a batch shape of ())."""
+    from ... import engine as torch
+    numbers_only = not any(isinstance(v, Tensor) for v in values)
+    like = next((v for v in values if isinstance(v, Tensor)), None)
+    dtype = like.dtype if like is not None else torch.get_default_dtype()
+    device = like.device if like is not None else None
+    tensors = [v if isinstance(v, Tensor) else torch.tensor(float(v), dtype=dtype, device=device) for v in values]
+    return torch.broadcast_tensors(*tensors), numbers_only

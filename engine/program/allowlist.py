@@ -289,9 +289,18 @@ MODULES = {
         host=_E + ".distributions",
         children={"categorical": "torch.distributions.categorical", "distribution": "torch.distributions.distribution",
                   "multivariate_normal": "torch.distributions.multivariate_normal",
-                  "normal": "torch.distributions.normal", "kl": "torch.distributions.kl"},
+                  "normal": "torch.distributions.normal", "kl": "torch.distributions.kl",
+                  "bernoulli": "torch.distributions.bernoulli", "uniform": "torch.distributions.uniform",
+                  "independent": "torch.distributions.independent", "gamma": "torch.distributions.gamma",
+                  "beta": "torch.distributions.beta"},
         # kl_divergence, not register_kl: its registry is the process's, shared by every session
-        names=("Categorical", "Distribution", "MultivariateNormal", "Normal", "kl_divergence")),
+        names=("Bernoulli", "Beta", "Categorical", "Distribution", "Gamma", "Independent", "MultivariateNormal",
+               "Normal", "Uniform", "kl_divergence")),
+    "torch.distributions.bernoulli": Module(host=_E + ".distributions.bernoulli", names=("Bernoulli",)),
+    "torch.distributions.uniform": Module(host=_E + ".distributions.uniform", names=("Uniform",)),
+    "torch.distributions.independent": Module(host=_E + ".distributions.independent", names=("Independent",)),
+    "torch.distributions.gamma": Module(host=_E + ".distributions.gamma", names=("Gamma",)),
+    "torch.distributions.beta": Module(host=_E + ".distributions.gamma", names=("Beta",)),
     "torch.distributions.kl": Module(host=_E + ".distributions.kl", names=("kl_divergence",)),
     "torch.distributions.categorical": Module(host=_E + ".distributions.categorical", names=("Categorical",)),
     "torch.distributions.distribution": Module(host=_E + ".distributions.distribution", names=("Distribution",)),
@@ -640,6 +649,12 @@ TYPES = {
     _E + ".distributions.categorical.Categorical": Type(attrs=(
         "enumerate_support", "has_enumerate_support", "logits", "param_shape", "probs")),
     _E + ".distributions.normal.Normal": Type(data=True, attrs=("cdf",)),   # data: loc, scale
+    _E + ".distributions.bernoulli.Bernoulli": Type(attrs=(
+        "enumerate_support", "has_enumerate_support", "logits", "param_shape", "probs")),
+    _E + ".distributions.uniform.Uniform": Type(data=True, attrs=("cdf", "icdf")),   # data: low, high
+    _E + ".distributions.independent.Independent": Type(data=True),   # data: base_dist, reinterpreted_batch_ndims
+    _E + ".distributions.gamma.Gamma": Type(data=True, attrs=("cdf",)),   # data: concentration, rate
+    _E + ".distributions.gamma.Beta": Type(data=True),   # data: concentration1, concentration0
     _E + ".distributions.multivariate_normal.MultivariateNormal": Type(data=True, attrs=(   # data: loc
         "covariance_matrix", "precision_matrix", "scale_tril")),
     # ---- data loading: datasets and samplers a session builds (and programs derive from)

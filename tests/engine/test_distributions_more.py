@@ -1,0 +1,158 @@
+"""Bernoulli, Uniform, Independent, Gamma and Beta (engine/distributions): log_prob, entropy, moments
+and their gradients against PyTorch and by gradcheck, PyTorch's validation errors, sampling
+statistics, and their reach from programs."""
+import numpy as np
+import pytest
+
+import gradserve.engine as gs
+from gradserve.engine.autograd import gradcheck, gradgradcheck
+from gradserve.engine.program import Limits, Namespace, run
+from op_check import torch
+
+needs_torch = pytest.mark.skipif(torch is None, reason="needs PyTorch")
+
+
+def _f64(T, values, grad=True):
+    return T.tensor(values, dtype=T.float64, requires_grad=grad)
+
+
+# each: (params, build(T, *params), value) -> the distribution and a value in its support
+CASES = {
+    "bernoulli_probs": ([[0.2, 0.7, 0.5]], lambda T, p: T.distributions.Bernoulli(probs=p), [1.0, 0.0, 1.0]),
+    "bernoulli_logits": ([[0.3, -2.0, 4.0]], lambda T, lg: T.distributions.Bernoulli(logits=lg), [1.0, 1.0, 0.0]),
+    "uniform": ([[0.0, 1.0], [2.0, 4.0]], lambda T, lo, hi: T.distributions.Uniform(lo, hi), [1.0, 3.5]),
+    "gamma": ([[0.5, 2.0, 7.0], [1.0, 0.5, 3.0]], lambda T, a, r: T.distributions.Gamma(a, r), [0.3, 2.0, 1.5]),
+    "beta": ([[0.5, 2.0, 7.0], [3.0, 0.5, 2.0]], lambda T, a, b: T.distributions.Beta(a, b), [0.3, 0.9, 0.5]),
+    "independent_normal": ([[[0.1, -0.2], [0.3, 0.0]], [[1.0, 2.0], [0.5, 1.5]]],
+                           lambda T, m, s: T.distributions.Independent(T.distributions.Normal(m, s), 1),
+                           [[0.0, 1.0], [-1.0, 0.5]]),
+}
+
+
+def _terms(T, name):
+    params, build, value = CASES[name]
+    ps = [_f64(T, p) for p in params]
+    d = build(T, *ps)
+    v = T.tensor(value, dtype=T.float64)
+    return ps, d, v
+
+
+@pytest.mark.parametrize("name", list(CASES))
+def test_log_prob_and_entropy_pass_gradcheck_and_gradgradcheck(name):
+    params, build, value = CASES[name]
+
+    def f(*ps):
+        d = build(gs, *ps)
+        v = gs.tensor(value, dtype=gs.float64)
+        return d.log_prob(v).sum() + d.entropy().sum() + (d.mean * d.variance).sum()
+    inputs = [_f64(gs, p) for p in params]
+    assert gradcheck(f, inputs)
+    assert gradgradcheck(f, inputs)
+
+
+@needs_torch
+@pytest.mark.parametrize("name", list(CASES))
+def test_values_moments_and_gradients_match_torch(name):
+    got = []
+    for T in (gs, torch):
+        ps, d, v = _terms(T, name)
+        total = d.log_prob(v).sum() + d.entropy().sum()
+        total.backward()
+        got.append(([d.log_prob(v).tolist(), d.entropy().tolist(), d.mean.tolist(), d.variance.tolist()],
+                    [p.grad.tolist() for p in ps], tuple(d.batch_shape), tuple(d.event_shape), repr(d)))
+    ours, theirs = got
+    for a, b in zip(ours[0], theirs[0]):
+        np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-14)
+    for a, b in zip(ours[1], theirs[1]):
+        np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-14)
+    assert ours[2:4] == theirs[2:4]
+    if not name.startswith("bernoulli"):   # PyTorch's also shows the lazily computed other parameter once asked for
+        assert ours[4] == theirs[4]
+
+
+@needs_torch
+def test_modes_cdf_and_outside_the_support_match_torch():
+    for T in (gs, torch):
+        D = T.distributions
+        u = D.Uniform(_f64(T, [0.0, 1.0], False), _f64(T, [2.0, 4.0], False), validate_args=False)
+        outside = u.log_prob(T.tensor([1.0, 5.0], dtype=T.float64)).tolist()
+        rows = [outside, u.cdf(T.tensor([1.0, 2.0], dtype=T.float64)).tolist(),
+                D.Bernoulli(probs=T.tensor([0.2, 0.5, 0.9])).mode.tolist(),
+                D.Gamma(T.tensor([0.5, 3.0]), T.tensor([1.0, 2.0])).mode.tolist(),
+                D.Beta(T.tensor([2.0, 3.0]), T.tensor([4.0, 3.0])).mode.tolist(),
+                repr(D.Uniform(0.0, 1.0)), repr(D.Gamma(2.0, 1.0)), tuple(D.Beta(2.0, 3.0).batch_shape)]
+        if T is gs:
+            ours = rows
+    assert str(ours) == str(rows)
+
+
+BAD = [
+    lambda D, T: D.Gamma(T.tensor([-1.0]), T.tensor([1.0])),
+    lambda D, T: D.Gamma(T.tensor([2.0]), T.tensor([0.0])),
+    lambda D, T: D.Bernoulli(probs=T.tensor([1.5])),
+    lambda D, T: D.Bernoulli(logits=T.tensor([float("nan")])),
+    lambda D, T: D.Bernoulli(probs=T.tensor([0.5]), logits=T.tensor([0.0])),
+    lambda D, T: D.Uniform(T.tensor([1.0]), T.tensor([0.0])),
+    lambda D, T: D.Bernoulli(logits=T.tensor([0.5])).log_prob(T.tensor([0.5])),
+    lambda D, T: D.Gamma(T.tensor([2.0]), T.tensor([1.0])).log_prob(T.tensor([-1.0])),
+    lambda D, T: D.Beta(T.tensor([2.0]), T.tensor([-1.0])),
+    lambda D, T: D.Beta(T.tensor([2.0]), T.tensor([1.0])).log_prob(T.tensor([1.5])),
+    lambda D, T: D.Independent(D.Normal(T.zeros(3), T.ones(3)), 2),
+    lambda D, T: D.Uniform(T.tensor([0.0]), T.tensor([1.0])).log_prob(T.tensor([1.5])),
+]
+
+
+@needs_torch
+@pytest.mark.parametrize("case", range(len(BAD)))
+def test_invalid_parameters_and_values_raise_pytorchs_errors(case):
+    messages = []
+    for T in (torch, gs):
+        with pytest.raises(ValueError) as e:
+            BAD[case](T.distributions, T)
+        messages.append(str(e.value))
+    assert messages[0] == messages[1]
+
+
+def test_samples_have_the_shapes_dtypes_and_moments_of_the_distribution():
+    gs.manual_seed(0)
+    D = gs.distributions
+    for d, mean, var in ((D.Gamma(gs.tensor(3.0), gs.tensor(2.0)), 1.5, 0.75),
+                         (D.Beta(gs.tensor(2.0), gs.tensor(5.0)), 2 / 7, 10 / (49 * 8)),
+                         (D.Uniform(gs.tensor(-1.0), gs.tensor(3.0)), 1.0, 16 / 12),
+                         (D.Bernoulli(probs=gs.tensor(0.3)), 0.3, 0.21)):
+        x = d.sample((20000,))
+        assert tuple(x.shape) == (20000,) and x.dtype == gs.float32
+        assert float(x.mean()) == pytest.approx(mean, abs=0.03)
+        assert float(x.var()) == pytest.approx(var, rel=0.08)
+    ind = D.Independent(D.Normal(gs.zeros(4, 3), gs.ones(4, 3)), 1)
+    assert tuple(ind.sample((2,)).shape) == (2, 4, 3) and ind.has_rsample
+    assert tuple(D.Beta(gs.ones(2, 3), gs.ones(2, 3)).sample((5,)).shape) == (5, 2, 3)
+
+
+def test_uniform_rsample_is_differentiable_and_gamma_rsample_says_why_not():
+    lo, hi = gs.tensor([0.0], requires_grad=True), gs.tensor([2.0], requires_grad=True)
+    x = gs.distributions.Uniform(lo, hi).rsample((3,))
+    x.sum().backward()
+    assert float(lo.grad + hi.grad) == pytest.approx(3.0)
+    with pytest.raises(NotImplementedError, match="use sample"):
+        gs.distributions.Gamma(gs.tensor(2.0), gs.tensor(1.0)).rsample()
+
+
+def test_a_program_trains_a_beta_policy_and_a_bernoulli_decoder():
+    ns = Namespace()
+    out = run("import torch\n"
+              "from torch.distributions import Beta, Bernoulli, Independent, Normal\n"
+              "from torch.distributions.gamma import Gamma\n"
+              "torch.manual_seed(0)\n"
+              "a = torch.tensor([1.5, 2.0], requires_grad=True)\n"
+              "b = torch.tensor([2.0, 1.0], requires_grad=True)\n"
+              "pi = Beta(a, b)\n"
+              "act = pi.sample()\n"
+              "logits = torch.tensor([0.2, -0.4], requires_grad=True)\n"
+              "loss = -(pi.log_prob(act).sum() + Bernoulli(logits=logits).log_prob(torch.tensor([1., 0.])).sum())\n"
+              "loss = loss - 0.01 * pi.entropy().sum() + Independent(Normal(a, b), 1).log_prob(act).sum()\n"
+              "loss = loss + Gamma(a, b).log_prob(torch.tensor([1.0, 2.0])).sum()\n"
+              "loss.backward()\n"
+              "ok = a.grad is not None and logits.grad is not None and bool(torch.isfinite(a.grad).all())\n", ns, Limits())
+    assert out.ok, out.error.to_dict()
+    assert ns.globals["ok"] is True
