@@ -128,6 +128,10 @@ def numel(input):
 
 from . import cuda  # noqa: E402  (torch.cuda: a module, as PyTorch's: `import torch.cuda as device`)
 from . import jit  # noqa: E402  (torch.jit's annotations: ScriptModule, script_method, script, ...)
+from . import amp, cpu, cuda_amp  # noqa: E402  (torch.amp; torch.cpu; torch.cuda.amp)
+from .amp import autocast  # noqa: E402
+
+cuda.amp = cuda_amp
 
 
 class accelerator:

@@ -116,7 +116,7 @@ MODULES = {
         children={"nn": "torch.nn", "optim": "torch.optim", "autograd": "torch.autograd",
                   "linalg": "torch.linalg", "utils": "torch.utils", "backends": "torch.backends", "sparse": "torch.sparse",
                   "distributions": "torch.distributions", "cuda": "torch.cuda", "jit": "torch.jit",
-                  "special": "torch.special"},
+                  "special": "torch.special", "amp": "torch.amp", "cpu": "torch.cpu"},
         # NumPy arrays in, as PyTorch takes them (engine/program/stdlib/numpy.py)
         replaced={"from_numpy": _S + ".numpy:torch_from_numpy", "tensor": _S + ".numpy:torch_tensor",
                   "as_tensor": _S + ".numpy:torch_as_tensor"},
@@ -135,7 +135,7 @@ MODULES = {
             "dist", "float_power",
             "count_nonzero", "cumprod", "cumsum", "device", "diag", "diag_embed", "diagonal",
             "diff", "nansum", "nanmean", "block_diag", "cartesian_prod", "triu_indices", "tril_indices", "bincount",
-            "cummax", "cummin", "sinc", "logaddexp2", "lgamma", "digamma", "polygamma", "erfinv", "mvlgamma", "logit",
+            "cummax", "cummin", "sinc", "logaddexp2", "autocast", "lgamma", "digamma", "polygamma", "erfinv", "mvlgamma", "logit",
             "diagonal_scatter", "div", "divide", "dot", "double", "dropout", "dstack", "dtype", "einsum",
             "empty", "empty_like", "enable_grad", "eq", "equal", "erf", "erfc", "exp", "exp2", "expand",
             "expand_as", "expm1", "eye", "finfo", "fix", "flatten", "flip", "fliplr", "flipud", "float",
@@ -232,9 +232,14 @@ MODULES = {
     "torch.jit": Module(host=_E + ".jit", names=(
         "Attribute", "Final", "ScriptModule", "annotate", "export", "ignore", "is_scripting", "is_tracing",
         "script", "script_method", "trace", "unused")),
-    "torch.cuda": Module(host=_E + ".cuda", names=(
+    "torch.cuda": Module(host=_E + ".cuda", children={"amp": "torch.cuda.amp"}, names=(
         "device_count", "empty_cache", "get_device_name", "is_available", "manual_seed", "manual_seed_all",
         "synchronize")),
+    "torch.cuda.amp": Module(host=_E + ".cuda_amp", names=("GradScaler", "autocast", "custom_bwd", "custom_fwd")),
+    "torch.cpu": Module(host=_E + ".cpu", children={"amp": "torch.cpu.amp"}, names=(
+        "current_device", "device_count", "is_available", "synchronize")),
+    "torch.cpu.amp": Module(host=_E + ".cpu_amp", names=("GradScaler", "autocast", "custom_bwd", "custom_fwd")),
+    "torch.amp": Module(host=_E + ".amp", names=("GradScaler", "autocast", "custom_bwd", "custom_fwd")),
     # the switches scripts flip: the flags are the session's own, the probes answer "not here"
     "torch.backends": Module(host=_E + ".backends", children={"cudnn": "torch.backends.cudnn",
                                                                "mps": "torch.backends.mps"}),
@@ -596,6 +601,11 @@ TYPES = {
         attrs=("name", "next_functions", "register_hook", "register_prehook")),
     _E + ".autograd.function.AccumulateGrad": Type(attrs=("variable",)),
     _E + ".autograd.function._RemovableHandle": Type(attrs=("remove",)),
+    _E + ".amp.autocast": Type(subclasses=True, attrs=("device", "fast_dtype")),
+    _E + ".amp.GradScaler": Type(subclasses=True, attrs=(
+        "get_backoff_factor", "get_growth_factor", "get_growth_interval", "get_scale", "is_enabled",
+        "load_state_dict", "scale", "set_backoff_factor", "set_growth_factor", "set_growth_interval", "state_dict",
+        "step", "unscale_", "update")),
     _E + ".autograd.grad_mode.no_grad": Type(),
     _E + ".autograd.grad_mode.enable_grad": Type(),
     _E + ".autograd.grad_mode.set_grad_enabled": Type(),
