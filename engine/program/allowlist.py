@@ -601,7 +601,7 @@ TYPES = {
         attrs=("name", "next_functions", "register_hook", "register_prehook")),
     _E + ".autograd.function.AccumulateGrad": Type(attrs=("variable",)),
     _E + ".autograd.function._RemovableHandle": Type(attrs=("remove",)),
-    _E + ".amp.autocast": Type(subclasses=True, attrs=("device", "fast_dtype")),
+    _E + ".amp.autocast": Type(subclasses=True, data=True),   # data: device, fast_dtype
     _E + ".amp.GradScaler": Type(subclasses=True, attrs=(
         "get_backoff_factor", "get_growth_factor", "get_growth_interval", "get_scale", "is_enabled",
         "load_state_dict", "scale", "set_backoff_factor", "set_growth_factor", "set_growth_interval", "state_dict",
