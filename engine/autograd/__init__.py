@@ -6,6 +6,7 @@ from .function import Node
 from .custom_function import Function, FunctionCtx, once_differentiable, InplaceFunction, NestedIOFunction
 from . import engine as _engine
 from .finite_differences import gradcheck, gradgradcheck, GradcheckError
+from . import functional  # noqa: E402
 
 __all__ = ["backward", "grad", "no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled", "inference_mode",
            "set_detect_anomaly", "detect_anomaly", "is_anomaly_enabled", "gradcheck", "gradgradcheck",

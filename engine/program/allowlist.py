@@ -275,10 +275,12 @@ MODULES = {
                "ReduceLROnPlateau", "SequentialLR", "StepLR")),
     "torch.autograd": Module(
         host=_E + ".autograd",
-        children={"function": "torch.autograd.function"},
+        children={"function": "torch.autograd.function", "functional": "torch.autograd.functional"},
         names=("Function", "FunctionCtx", "GradcheckError", "Variable", "backward", "detect_anomaly", "enable_grad",
                "grad", "gradcheck", "gradgradcheck", "inference_mode", "is_anomaly_enabled", "is_grad_enabled",
                "no_grad", "once_differentiable", "set_detect_anomaly", "set_grad_enabled")),
+    "torch.autograd.functional": Module(host=_E + ".autograd.functional", names=(
+        "hessian", "hvp", "jacobian", "jvp", "vhp", "vjp")),
     "torch.autograd.function": Module(
         host=_E + ".autograd.custom_function",
         names=("Function", "FunctionCtx", "InplaceFunction", "once_differentiable")),
@@ -312,7 +314,9 @@ MODULES = {
     "torch.distributions.multivariate_normal": Module(host=_E + ".distributions.multivariate_normal",
                                                       names=("MultivariateNormal",)),
     "torch.distributions.normal": Module(host=_E + ".distributions.normal", names=("Normal",)),
-    "torch.utils": Module(host=_E + ".utils", children={"data": "torch.utils.data"}),
+    "torch.utils": Module(host=_E + ".utils", children={"data": "torch.utils.data",
+                                                         "checkpoint": "torch.utils.checkpoint"}),
+    "torch.utils.checkpoint": Module(host=_E + ".utils.checkpoint", names=("checkpoint", "checkpoint_sequential")),
     "torch.utils.data": Module(
         host=_E + ".utils.data",
         children={"dataloader": "torch.utils.data.dataloader", "dataset": "torch.utils.data.dataset",

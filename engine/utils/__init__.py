@@ -1,4 +1,4 @@
-"""torch.utils: the data loading utilities (``torch.utils.data``)."""
-from . import data
+"""torch.utils: the data loading utilities (``torch.utils.data``) and ``torch.utils.checkpoint``."""
+from . import checkpoint, data
 
-__all__ = ["data"]
+__all__ = ["checkpoint", "data"]
