@@ -2,9 +2,13 @@
 distributions' types (``register_kl``), as PyTorch's; the pairs the engine's distributions make."""
 import math
 
+from .bernoulli import Bernoulli
 from .categorical import Categorical
+from .gamma import Beta, Gamma
+from .independent import Independent, _sum_rightmost
 from .multivariate_normal import MultivariateNormal
 from .normal import Normal
+from .uniform import Uniform
 
 __all__ = ["kl_divergence", "register_kl"]
 
@@ -73,3 +77,57 @@ def _kl_multivariatenormal_multivariatenormal(p, q):
     q_d = q_tril.expand(diff.shape[:-2] + (n, n))
     term3 = torch.linalg.solve_triangular(q_d, diff, upper=False).pow(2).sum((-2, -1))
     return half_term1 + 0.5 * (term2 + term3 - n)
+
+
+def _engine():
+    from ... import engine
+    return engine
+
+
+@register_kl(Independent, Independent)
+def _kl_independent_independent(p, q):
+    if p.reinterpreted_batch_ndims != q.reinterpreted_batch_ndims:
+        raise NotImplementedError
+    return _sum_rightmost(kl_divergence(p.base_dist, q.base_dist), p.reinterpreted_batch_ndims)
+
+
+@register_kl(Bernoulli, Bernoulli)
+def _kl_bernoulli_bernoulli(p, q):
+    """p log(p / q) + (1 - p) log((1 - p) / (1 - q)), through softplus of the logits (no log of 0);
+    inf where q gives no mass to an outcome p has, 0 for outcomes p does not have."""
+    torch = _engine()
+    softplus = torch.nn.functional.softplus
+    ones = p.probs * (softplus(-q.logits) - softplus(-p.logits))
+    ones = torch.where(p.probs == 0, 0.0, torch.where(q.probs == 0, math.inf, ones))
+    zeros = (1 - p.probs) * (softplus(q.logits) - softplus(p.logits))
+    zeros = torch.where(p.probs == 1, 0.0, torch.where(q.probs == 1, math.inf, zeros))
+    return ones + zeros
+
+
+@register_kl(Beta, Beta)
+def _kl_beta_beta(p, q):
+    """log B(a_q, b_q) - log B(a_p, b_p) + (a_p - a_q) psi(a_p) + (b_p - b_q) psi(b_p)
+    + (a_q - a_p + b_q - b_p) psi(a_p + b_p)."""
+    torch = _engine()
+    a_p, b_p, a_q, b_q = p.concentration1, p.concentration0, q.concentration1, q.concentration0
+    log_beta_q = a_q.lgamma() + b_q.lgamma() - (a_q + b_q).lgamma()
+    log_beta_p = a_p.lgamma() + b_p.lgamma() - (a_p + b_p).lgamma()
+    return (log_beta_q - log_beta_p + (a_p - a_q) * torch.digamma(a_p) + (b_p - b_q) * torch.digamma(b_p)
+            + (a_q - a_p + b_q - b_p) * torch.digamma(a_p + b_p))
+
+
+@register_kl(Gamma, Gamma)
+def _kl_gamma_gamma(p, q):
+    """(a_p - a_q) psi(a_p) - lgamma(a_p) + lgamma(a_q) + a_q log(b_p / b_q) + a_p (b_q - b_p) / b_p."""
+    torch = _engine()
+    a_p, b_p, a_q, b_q = p.concentration, p.rate, q.concentration, q.rate
+    return ((a_p - a_q) * torch.digamma(a_p) - torch.lgamma(a_p) + torch.lgamma(a_q)
+            + a_q * (b_p / b_q).log() + a_p * (b_q - b_p) / b_p)
+
+
+@register_kl(Uniform, Uniform)
+def _kl_uniform_uniform(p, q):
+    """log of the width ratio, inf where q's interval does not cover p's."""
+    torch = _engine()
+    ratio = ((q.high - q.low) / (p.high - p.low)).log()
+    return torch.where((q.low > p.low) | (q.high < p.high), math.inf, ratio)

@@ -156,3 +156,32 @@ def test_a_program_trains_a_beta_policy_and_a_bernoulli_decoder():
               "ok = a.grad is not None and logits.grad is not None and bool(torch.isfinite(a.grad).all())\n", ns, Limits())
     assert out.ok, out.error.to_dict()
     assert ns.globals["ok"] is True
+
+
+def _kl_pairs(T):
+    D = T.distributions
+    kl = D.kl_divergence
+
+    def f(v):
+        return T.tensor(v, dtype=T.float64, requires_grad=True)
+    a, b = f([0.2, 0.7, 0.0, 1.0, 0.5]), f([0.5, 0.1, 0.3, 1.0, 0.0])
+    c = [f([0.5, 2.0, 7.0]), f([3.0, 0.5, 2.0]), f([1.5, 1.0, 3.0]), f([2.0, 2.5, 0.7])]
+    m, s = f([[0.1, 0.2], [0.3, -0.4]]), f([[1.0, 2.0], [0.5, 1.5]])
+    out = [kl(D.Bernoulli(probs=a), D.Bernoulli(probs=b)), kl(D.Beta(c[0], c[1]), D.Beta(c[2], c[3])),
+           kl(D.Gamma(c[0], c[1]), D.Gamma(c[2], c[3])),
+           kl(D.Uniform(f([0.0, 1.0]), f([1.0, 2.0])), D.Uniform(f([-1.0, 1.5]), f([2.0, 3.0]))),
+           kl(D.Independent(D.Normal(m, s), 1), D.Independent(D.Normal(m * 0.5, s * 2), 1))]
+    total = sum(o[T.isfinite(o)].sum() for o in out)
+    total.backward()
+    return [o.tolist() for o in out], [x.grad.tolist() for x in (a, b, *c, m, s)]
+
+
+@needs_torch
+def test_kl_divergences_of_the_new_pairs_match_torch_with_their_infinities_and_gradients():
+    ours, theirs = _kl_pairs(gs), _kl_pairs(torch)
+    for a, b in zip(ours[0] + ours[1], theirs[0] + theirs[1]):
+        np.testing.assert_allclose(np.asarray(a, dtype=float), np.asarray(b, dtype=float), rtol=1e-12, atol=1e-14)
+    with pytest.raises(NotImplementedError):
+        D = gs.distributions
+        D.kl_divergence(D.Independent(D.Normal(gs.zeros(2, 2), gs.ones(2, 2)), 1),
+                        D.Independent(D.Normal(gs.zeros(2, 2), gs.ones(2, 2)), 2))
