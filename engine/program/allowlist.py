@@ -270,7 +270,8 @@ MODULES = {
                "SGD")),
     "torch.optim.lr_scheduler": Module(
         host=_E + ".optim.lr_scheduler",
-        names=("ChainedScheduler", "ConstantLR", "CosineAnnealingLR", "ExponentialLR", "LRScheduler", "LambdaLR",
+        names=("ChainedScheduler", "ConstantLR", "CosineAnnealingLR", "CosineAnnealingWarmRestarts", "CyclicLR",
+               "ExponentialLR", "LRScheduler", "LambdaLR",
                "LinearLR", "MultiStepLR", "MultiplicativeLR", "OneCycleLR", "Optimizer", "PolynomialLR",
                "ReduceLROnPlateau", "SequentialLR", "StepLR")),
     "torch.autograd": Module(

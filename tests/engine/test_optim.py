@@ -521,3 +521,57 @@ def test_session_bytes_count_the_flat_state_once_and_nothing_beyond_it():
     assert opt._flats
     # parameters and gradients (40 + 40), exp_avg and exp_avg_sq (one 40-byte buffer each), two steps
     assert tensor_bytes([opt]) == 40 + 40 + 2 * 40 + 2 * 4
+
+
+def _warm_restarts_and_cyclic(T):
+    """Rates, cycle state and momenta of CosineAnnealingWarmRestarts (T_mult 2 and 1, fractional step
+    epochs) and CyclicLR (three modes with SGD's momentum, a custom scale_fn with Adam's beta1), then errors."""
+    out = []
+    p = T.nn.Parameter(T.zeros(2))
+    opt = T.optim.SGD([p], lr=0.1, momentum=0.9)
+    s = T.optim.lr_scheduler.CosineAnnealingWarmRestarts(opt, T_0=3, T_mult=2, eta_min=0.001)
+    for _ in range(12):
+        opt.step()
+        s.step()
+        out.append((s.get_last_lr(), s.T_i, s.T_cur, s.last_epoch))
+    for e in (0.5, 3.25, 10.0, 20.7):
+        s.step(e)
+        out.append((s.get_last_lr(), s.T_i, s.T_cur, s.last_epoch))
+    opt = T.optim.SGD([p], lr=0.1, momentum=0.9)
+    s = T.optim.lr_scheduler.CosineAnnealingWarmRestarts(opt, T_0=4)
+    for _ in range(9):
+        opt.step()
+        s.step()
+        out.append(s.get_last_lr())
+    for mode, kw in (("triangular", {}), ("triangular2", {}), ("exp_range", {"gamma": 0.9})):
+        opt = T.optim.SGD([p], lr=0.1, momentum=0.9)
+        s = T.optim.lr_scheduler.CyclicLR(opt, base_lr=0.01, max_lr=0.1, step_size_up=3, step_size_down=2, mode=mode,
+                                          **kw)
+        for _ in range(12):
+            opt.step()
+            s.step()
+            out.append((s.get_last_lr(), opt.param_groups[0]["momentum"]))
+    opt = T.optim.Adam([p], lr=0.1)
+    s = T.optim.lr_scheduler.CyclicLR(opt, base_lr=[0.001], max_lr=0.01, step_size_up=4, scale_fn=lambda x: 0.5 ** x,
+                                      scale_mode="iterations")
+    for _ in range(6):
+        opt.step()
+        s.step()
+        out.append((s.get_last_lr(), opt.param_groups[0]["betas"]))
+    for bad in (lambda: T.optim.lr_scheduler.CosineAnnealingWarmRestarts(opt, T_0=0),
+                lambda: T.optim.lr_scheduler.CosineAnnealingWarmRestarts(opt, T_0=2, T_mult=1.5),
+                lambda: T.optim.lr_scheduler.CosineAnnealingWarmRestarts(opt, T_0=2).step(-1),
+                lambda: T.optim.lr_scheduler.CyclicLR(T.optim.Adagrad([p]), 0.1, 1.0),
+                lambda: T.optim.lr_scheduler.CyclicLR(opt, 0.1, 1.0, mode="x"),
+                lambda: T.optim.lr_scheduler.CyclicLR(opt, [0.1, 0.2], 1.0)):
+        try:
+            bad()
+            out.append(None)
+        except ValueError as e:
+            out.append(str(e))
+    return out
+
+
+@pytest.mark.skipif(torch is None, reason="needs PyTorch")
+def test_warm_restarts_and_cyclic_schedules_match_pytorch_to_the_last_bit():
+    assert _warm_restarts_and_cyclic(gs) == _warm_restarts_and_cyclic(torch)
