@@ -1,0 +1,248 @@
+"""Statistics real code reaches for, composed of the engine's differentiable ops: quantile and
+nanquantile (sort, then gather and interpolate), cov and corrcoef, aminmax, trapezoid/trapz and
+cumulative_trapezoid; and two that are not differentiable in PyTorch either: heaviside and histc.
+Each follows PyTorch's signature, values, dtypes and errors."""
+import math
+
+import numpy as np
+
+from .. import dtypes as _dt
+from ..autograd.function import Op
+from ..device import get_array_module
+from ..tensor import Tensor, _wrap_dim
+from . import creation, elementwise, reduction
+from .factorizations import _named_tuple
+
+__all__ = ["quantile", "nanquantile", "cov", "corrcoef", "aminmax", "trapezoid", "trapz", "cumulative_trapezoid",
+           "heaviside", "histc"]
+
+_aminmax = _named_tuple("aminmax", ["min", "max"])
+_INTERPOLATIONS = ("linear", "lower", "higher", "midpoint", "nearest")
+
+
+def _quantile(input, q, dim, keepdim, interpolation, ignore_nan, fn):
+    if not isinstance(input, Tensor):
+        raise TypeError(f"{fn}(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}")
+    if input.dtype not in (_dt.float32, _dt.float64):
+        raise RuntimeError(f"{fn}() input tensor must be either float or double dtype")
+    if interpolation not in _INTERPOLATIONS:
+        raise RuntimeError(f"{fn}() interpolation must be one of linear, lower, higher, midpoint or nearest, "
+                           f"but got {interpolation}")
+    scalar_q = not isinstance(q, Tensor)
+    if scalar_q:
+        if not 0 <= q <= 1:
+            raise RuntimeError(f"{fn}() q must be in the range [0, 1] but got {q}")
+        qs = creation.tensor([float(q)], dtype=input.dtype)
+    else:
+        if q.ndim > 1:
+            raise RuntimeError(f"{fn}() q must be a scalar or 1D tensor")
+        if q.dtype != input.dtype:
+            raise RuntimeError(f"{fn}() q tensor must be same dtype as the input tensor")
+        qd = q.detach()
+        if bool(((qd < 0) | (qd > 1)).any()):
+            raise RuntimeError(f"{fn}() q values must be in the range [0, 1]")
+        qs = qd.reshape(-1)
+    if dim is None:
+        x, d = input.reshape(-1), 0
+    else:
+        d = _wrap_dim(dim, input.ndim)
+        x = input
+    x = x.movedim(d, -1) if x.ndim else x.reshape(1)
+    if x.shape[-1] == 0:
+        raise RuntimeError(f"{fn}() input tensor must be non-empty")
+    values, _ = x.sort(-1)   # NaNs sort last
+    n = x.shape[-1]
+    nan = elementwise.isnan(x).detach()
+    valid = (n - nan.sum(-1, keepdim=True)) if ignore_nan else creation.full(tuple(x.shape[:-1]) + (1,), n)
+    # the rank of each quantile among the valid values, per slice: q (count - 1)
+    rank = qs.reshape((1,) * (x.ndim - 1) + (-1,)) * (valid.to(input.dtype) - 1).clamp(min=0)
+    if interpolation == "lower":
+        rank = rank.floor()
+    elif interpolation == "higher":
+        rank = rank.ceil()
+    elif interpolation == "nearest":
+        rank = rank.round()
+    below = rank.floor().clamp(min=0, max=n - 1).long()
+    above = rank.ceil().clamp(min=0, max=n - 1).long()
+    lo, hi = values.gather(-1, below), values.gather(-1, above)
+    if interpolation == "midpoint":
+        out = lo + (hi - lo) * 0.5
+    else:
+        weight = (rank - below.to(input.dtype)).detach()
+        out = lo + (hi - lo) * weight
+    # a slice with a NaN: quantile is NaN there; nanquantile is NaN only where all are NaN
+    bad = (valid == 0) if ignore_nan else nan.any(-1, keepdim=True)
+    out = elementwise.where(bad, math.nan, out)
+    out = out.movedim(-1, 0)   # q's dimension first, as PyTorch
+    if keepdim:
+        if dim is None:
+            out = out.reshape((out.shape[0],) + (1,) * input.ndim)
+        else:
+            out = out.unsqueeze(d + 1)
+    if scalar_q:
+        out = out.squeeze(0)
+    return out
+
+
+def quantile(input, q, dim=None, keepdim=False, *, interpolation="linear", out=None):
+    """The q-th quantiles of input (all of it, or along dim), interpolated as ``interpolation`` says."""
+    return _quantile(input, q, dim, keepdim, interpolation, False, "quantile")
+
+
+def nanquantile(input, q, dim=None, keepdim=False, *, interpolation="linear", out=None):
+    """quantile ignoring NaNs (NaN only where a slice is all NaN)."""
+    return _quantile(input, q, dim, keepdim, interpolation, True, "nanquantile")
+
+
+def aminmax(input, *, dim=None, keepdim=False):
+    """(min, max) of input, or along ``dim``, as a named tuple."""
+    if input.numel() == 0 and dim is None:
+        raise RuntimeError("aminmax(): cannot compute aminmax over an empty dimension as the operation has no "
+                           "identity.")
+    if dim is None:
+        return _aminmax(reduction.amin(input), reduction.amax(input))
+    return _aminmax(reduction.amin(input, dim, keepdim), reduction.amax(input, dim, keepdim))
+
+
+def cov(input, *, correction=1, fweights=None, aweights=None):
+    """The covariance of the variables in input's rows (observations in its columns)."""
+    if input.ndim > 2:
+        raise RuntimeError(f"cov(): expected input to have two or fewer dimensions but got an input with "
+                           f"{input.ndim} dimensions")
+    x = input if input.ndim == 2 else input.reshape(1, -1)
+    if not x.is_floating_point():
+        x = x.to(_dt.get_default_dtype())
+    n = x.shape[1]
+    w = None
+    if fweights is not None:
+        w = fweights
+    if aweights is not None:
+        w = aweights if w is None else w * aweights
+    if w is None:
+        total = float(n)
+        mean = x.mean(1, keepdim=True)
+        norm = total - correction
+    else:
+        w = w.to(x.dtype)
+        total = w.sum()
+        mean = (x * w).sum(1, keepdim=True) / total
+        if correction == 0:
+            norm = total
+        elif aweights is None:
+            norm = total - correction
+        else:
+            norm = total - correction * (w * aweights.to(x.dtype)).sum() / total
+    centred = x - mean
+    weighted = centred if w is None else centred * w
+    c = weighted.matmul(centred.transpose(0, 1)) / (norm if isinstance(norm, Tensor) else max(norm, 0))
+    return c.squeeze() if input.ndim < 2 else c
+
+
+def corrcoef(input):
+    """Pearson's correlation coefficients of the variables in input's rows, clipped to [-1, 1]."""
+    c = cov(input)
+    if c.ndim == 0:
+        return c / c
+    d = c.diagonal()
+    stddev = d.sqrt()
+    c = c / stddev.unsqueeze(1)
+    c = c / stddev.unsqueeze(0)
+    return c.clamp(-1, 1)
+
+
+def _trapezoid_parts(y, x, dx, dim):
+    d = _wrap_dim(dim, y.ndim)
+    n = y.shape[d]
+    left, right = y.narrow(d, 0, max(n - 1, 0)), y.narrow(d, 1, max(n - 1, 0))
+    avg = (left + right) / 2
+    if x is None:
+        return avg * dx, d
+    if x.ndim == 1:
+        if x.shape[0] != n:
+            raise RuntimeError("trapezoid: There must be one `x` value for each sample point")
+        widths = x[1:] - x[:-1]
+        widths = widths.reshape((-1,) + (1,) * (y.ndim - 1 - d))
+    else:
+        widths = x.narrow(d, 1, n - 1) - x.narrow(d, 0, n - 1)
+    return avg * widths, d
+
+
+def trapezoid(y, x=None, *, dx=None, dim=-1):
+    """The trapezoidal rule along dim: sample spacing dx (1 by default), or sample points x."""
+    if (x is not None and dx is not None) or (x is not None and not isinstance(x, Tensor)):
+        raise TypeError("trapezoid() received an invalid combination of arguments: x is a Tensor of sample points, "
+                        "dx a number given by keyword")
+    parts, d = _trapezoid_parts(y, x, 1.0 if dx is None else dx, dim)
+    return parts.sum(d)
+
+
+def trapz(y, x=None, *, dx=None, dim=-1):
+    """trapezoid's older name."""
+    return trapezoid(y, x, dx=dx, dim=dim)
+
+
+def cumulative_trapezoid(y, x=None, *, dx=None, dim=-1):
+    """The running trapezoidal integral along dim (one fewer value than y)."""
+    if (x is not None and dx is not None) or (x is not None and not isinstance(x, Tensor)):
+        raise TypeError("cumulative_trapezoid() received an invalid combination of arguments: x is a Tensor of sample points, "
+                        "dx a number given by keyword")
+    parts, d = _trapezoid_parts(y, x, 1.0 if dx is None else dx, dim)
+    return parts.cumsum(d)
+
+
+class Heaviside(Op):
+    """The step function: 0 below 0, 1 above, ``values`` at 0. Not differentiable (PyTorch's error)."""
+    __slots__ = ()
+    op = "heaviside"
+    saves = ()
+
+    def forward(self, x, values):
+        xp = get_array_module(x)
+        if x.dtype != values.dtype:
+            raise RuntimeError("heaviside is not yet implemented for tensors with different dtypes.")
+        one = xp.ones((), dtype=x.dtype)
+        zero = xp.zeros((), dtype=x.dtype)
+        return xp.where(x == 0, values, xp.where(x > 0, one, zero)).astype(x.dtype, copy=False)
+
+    def backward(self, F, g):
+        raise RuntimeError("derivative for aten::heaviside is not implemented")
+
+
+def heaviside(input, values, *, out=None):
+    """0 where input < 0, 1 where input > 0, values where input == 0."""
+    return Heaviside.apply(input, values)
+
+
+def histc(input, bins=100, min=0, max=0, *, out=None):
+    """A histogram of input's elements in ``bins`` equal bins over [min, max] (the data's range when
+    min == max); elements outside are ignored. Not differentiable."""
+    x = input._data
+    if x.dtype.kind != "f":
+        raise NotImplementedError(f"\"histogram_cpu\" not implemented for '{str(input.dtype)[6:].capitalize()}'")
+    if bins <= 0:
+        raise RuntimeError("torch.histc: bins must be > 0, but got " + str(bins) + " for dimension 0")
+    from ..limits import check_elements
+    check_elements((bins,), "histogram")
+    lo, hi = float(min), float(max)
+    if lo > hi:
+        raise RuntimeError("torch.histc: max must be larger than min")
+    data = np.asarray(x.get() if hasattr(x, "get") else x, dtype=np.float64).reshape(-1)
+    if lo == hi and data.size:
+        lo, hi = float(data.min()), float(data.max())
+    if lo == hi:
+        lo, hi = lo - 1, hi + 1
+    if not (math.isfinite(lo) and math.isfinite(hi)):
+        raise RuntimeError(f"torch.histc: range of [{lo}, {hi}] is not finite")
+    counts, _ = np.histogram(data, bins=int(bins), range=(lo, hi))
+    return creation.tensor(counts.astype(x.dtype), device=input.device)
+
+
+def _register():
+    Tensor.quantile = quantile
+    Tensor.nanquantile = nanquantile
+    Tensor.aminmax = aminmax
+    Tensor.heaviside = heaviside
+    Tensor.histc = histc
+
+
+_register()

@@ -1,0 +1,103 @@
+"""quantile, nanquantile, cov, corrcoef, aminmax, trapezoid/trapz/cumulative_trapezoid, heaviside and histc
+(engine/ops/statistics.py): gradcheck/gradgradcheck and PyTorch for the differentiable ones, and
+PyTorch's values, NaN rules, shapes, dtypes and errors for all."""
+import numpy as np
+import pytest
+
+import gradserve.engine as gs
+from gradserve.engine.program import Limits, Namespace, run
+from op_check import check_gradients, compare_with_torch, torch
+
+needs_torch = pytest.mark.skipif(torch is None, reason="needs PyTorch")
+
+CASES = {
+    "quantile": (lambda T, x: T.quantile(x, 0.3), [(7,)]),
+    "quantile_dim_q_tensor": (lambda T, x: T.quantile(x, T.tensor([0.1, 0.5, 0.95], dtype=x.dtype), dim=1), [(3, 6)]),
+    "quantile_keepdim_method": (lambda T, x: x.quantile(0.7, dim=0, keepdim=True), [(5, 2)]),
+    "quantile_midpoint": (lambda T, x: T.quantile(x, 0.4, interpolation="midpoint"), [(6,)]),
+    "quantile_lower": (lambda T, x: T.quantile(x, 0.4, dim=-1, interpolation="lower"), [(2, 5)]),
+    "nanquantile": (lambda T, x: T.nanquantile(T.where(x > 1.0, float("nan"), x), 0.5, dim=1), [(4, 6)]),
+    "cov": (lambda T, x: T.cov(x), [(3, 5)]),
+    "cov_weights": (lambda T, x, w: T.cov(x, correction=0, aweights=w.abs() + 0.1), [(2, 4), (4,)]),
+    "corrcoef": (lambda T, x: T.corrcoef(x), [(3, 6)]),
+    "aminmax": (lambda T, x: T.aminmax(x, dim=1)[0] * 2 + T.aminmax(x, dim=1).max, [(3, 4)]),
+    "trapezoid": (lambda T, y: T.trapezoid(y, dx=0.5), [(3, 5)]),
+    "trapezoid_x": (lambda T, y, x: T.trapezoid(y, x.cumsum(0), dim=0), [(4, 3), (4,)]),
+    "cumulative_trapezoid": (lambda T, y: T.cumulative_trapezoid(y, dim=0), [(5, 2)]),
+}
+
+
+@pytest.mark.parametrize("name", list(CASES))
+def test_statistics_pass_gradcheck_and_gradgradcheck(name):
+    check_gradients(*CASES[name])
+
+
+@needs_torch
+@pytest.mark.parametrize("name", list(CASES))
+def test_statistics_match_torch(name):
+    compare_with_torch(*CASES[name])
+
+
+def _values(T):
+    x = T.tensor([[1.0, 5.0, 2.0, 8.0], [3.0, float("nan"), 4.0, 0.0]], dtype=T.float64)
+    r = T.tensor(np.random.default_rng(0).normal(size=(3, 7)))
+    q = T.tensor([0.1, 0.5, 0.9], dtype=T.float64)
+    out = [T.quantile(x, 0.5), T.quantile(x, 0.5, keepdim=True), T.nanquantile(x, 0.5, dim=1),
+           T.nanquantile(x, T.tensor([0.0, 1.0], dtype=T.float64), dim=0, keepdim=True),
+           T.nanquantile(T.full((2, 2), float("nan")), 0.5, dim=0)]
+    out += [T.quantile(x[0], q, interpolation=i) for i in ("linear", "lower", "higher", "nearest", "midpoint")]
+    out += list(T.aminmax(x[0])) + list(T.aminmax(x, dim=1, keepdim=True))
+    m = T.tensor([[1.0, 2, 4], [3, 1, 0]], dtype=T.float64)
+    out += [T.cov(T.tensor([1.0, 2, 4], dtype=T.float64), correction=0), T.cov(m, fweights=T.tensor([1, 2, 1])),
+            T.cov(T.tensor([[1, 2, 4], [3, 1, 0]])), T.corrcoef(r), T.trapz(r, dim=0), T.trapezoid(r, dx=2.0),
+            T.heaviside(T.tensor([-1.0, 0.0, 2.0]), T.tensor([0.5])), T.histc(T.tensor([1., 2, 1]), bins=4, min=0, max=3),
+            T.histc(T.tensor([1., 2, 1, 7]), bins=3), r.histc(bins=5, min=-1, max=1)]
+    return [(o.tolist(), str(o.dtype), tuple(o.shape)) for o in out]
+
+
+@needs_torch
+def test_values_nan_rules_shapes_and_dtypes_match_torch():
+    for (a, da, sa), (b, db, sb) in zip(_values(gs), _values(torch)):
+        np.testing.assert_allclose(np.asarray(a, dtype=float), np.asarray(b, dtype=float),
+                                   rtol=1e-12 if da == "torch.float64" else 1e-6, equal_nan=True)
+        assert (da, sa) == (db, sb)
+
+
+@needs_torch
+def test_errors_match_torch():
+    def errors(T):
+        out = []
+        for bad in (lambda: T.quantile(T.tensor([1, 2]), 0.5), lambda: T.quantile(T.tensor([1.0]), 1.5),
+                    lambda: T.quantile(T.tensor([1.0]), T.tensor([0.5, -0.1])),
+                    lambda: T.quantile(T.tensor([1.0]), T.tensor([[0.5]])),
+                    lambda: T.quantile(T.tensor([1.0]), T.tensor([0.5], dtype=T.float64)),
+                    lambda: T.quantile(T.tensor([1.0]), 0.5, interpolation="cubic"),
+                    lambda: T.cov(T.ones(2, 2, 2)), lambda: T.heaviside(T.tensor([1.0]), T.tensor([1.0], dtype=T.float64)),
+                    lambda: T.heaviside(T.tensor([1.0], requires_grad=True), T.tensor([0.5])).sum().backward(),
+                    lambda: T.aminmax(T.tensor([]))):
+            try:
+                bad()
+                out.append(None)
+            except Exception as e:
+                out.append((type(e).__name__, str(e).split("\n")[0]))
+        return out
+    assert errors(gs) == errors(torch)
+
+
+def test_a_program_summarises_a_sample():
+    ns = Namespace()
+    out = run("import torch\n"
+              "x = torch.arange(10, dtype=torch.float64)\n"
+              "lo, hi = torch.aminmax(x)\n"
+              "med = torch.quantile(x, 0.5).item()\n"
+              "area = torch.trapezoid(x).item()\n"
+              "c = torch.corrcoef(torch.stack([x, 2 * x + 1]))[0, 1].item()\n", ns, Limits())
+    assert out.ok, out.error.to_dict()
+    assert (ns.globals["med"], ns.globals["area"]) == (4.5, 40.5)
+    assert ns.globals["c"] == pytest.approx(1.0) and ns.globals["hi"].item() == 9.0
+
+
+def test_histc_bins_count_against_the_element_limit_before_allocating():
+    out = run("import torch\ny = torch.histc(torch.tensor([1.0, 2.0]), bins=10**9)", Namespace(),
+              Limits(tensor_elements=10**6))
+    assert not out.ok and out.error.limit == "tensor_elements" and "histogram of shape [1000000000]" in out.error.message
