@@ -18,7 +18,9 @@ def _standard_gamma(alpha):
     dtype's smallest normal number (PyTorch's clamp)."""
     import numpy as np
     from ..autograd.state import state
+    from ..limits import check_elements
     torch = _engine()
+    check_elements(tuple(alpha.shape), "gamma sample")
     a = alpha.detach().cpu().numpy().astype(np.float64)
     x = state.generator.rng.standard_gamma(a)
     tiny = torch.finfo(alpha.dtype).tiny

@@ -452,6 +452,7 @@ def normal(mean=0.0, std=1.0, size=None, *, generator=None, dtype=None, device=N
 
 
 def bernoulli(input, p=None, *, generator=None):
+    check_elements(input.shape, "bernoulli result")   # input may be a broadcast view of far fewer elements
     probs = input._data if p is None else np.full(input.shape, p)
     draw = _gen(generator).rng.random(probs.shape) < _host(probs)
     return Tensor._make(array_module_for(input.device).asarray(draw.astype(input._data.dtype)), False, None)

@@ -211,7 +211,10 @@ def polygamma_numpy(n, x):
         return digamma_numpy(x)
     if n == 1:
         return trigamma_numpy(x)
-    factor = (1.0 if n % 2 else -1.0) * math.exp(math.lgamma(n + 1.0))
+    try:
+        factor = (1.0 if n % 2 else -1.0) * math.exp(math.lgamma(n + 1.0))
+    except OverflowError:   # n! past float64 (n > 170): the values are infinite or NaN, as PyTorch's
+        factor = (1.0 if n % 2 else -1.0) * math.inf
     with np.errstate(over="ignore", invalid="ignore"):
         return factor * zeta_numpy(n + 1, x)
 
@@ -336,11 +339,10 @@ def mvlgamma(input, p):
     p (p - 1) / 4 log(pi) + sum over j < p of lgamma(input - j / 2)."""
     if isinstance(p, bool) or not isinstance(p, (int, np.integer)) or p < 1:
         raise RuntimeError("p has to be greater than or equal to 1")
+    from .creation import arange
     x = input if input.dtype.is_floating_point else input.to(_dt.get_default_dtype())
-    total = lgamma(x)
-    for j in range(1, p):
-        total = total + lgamma(x - j / 2)
-    return total + p * (p - 1) / 4 * math.log(math.pi)
+    halves = arange(p, dtype=x.dtype, device=x.device) / 2   # p lgammas an element, as one op (sized by the limit)
+    return lgamma(x.unsqueeze(-1) - halves).sum(-1) + p * (p - 1) / 4 * math.log(math.pi)
 
 
 def logit(input, eps=None):

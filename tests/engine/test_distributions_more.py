@@ -185,3 +185,11 @@ def test_kl_divergences_of_the_new_pairs_match_torch_with_their_infinities_and_g
         D = gs.distributions
         D.kl_divergence(D.Independent(D.Normal(gs.zeros(2, 2), gs.ones(2, 2)), 1),
                         D.Independent(D.Normal(gs.zeros(2, 2), gs.ones(2, 2)), 2))
+
+
+@pytest.mark.parametrize("dist", ["Gamma(torch.tensor(2.0), torch.tensor(1.0))", "Beta(torch.tensor(2.0), torch.tensor(1.0))",
+                                  "Bernoulli(torch.tensor(0.2))", "Uniform(0.0, 1.0)"])
+def test_samples_past_the_element_limit_fail_with_it_before_allocating(dist):
+    out = run(f"import torch\nfrom torch.distributions import Gamma, Beta, Bernoulli, Uniform\n"
+              f"y = {dist}.sample((10**5, 10**5))", Namespace(), Limits(tensor_elements=10**6))
+    assert not out.ok and out.error.limit == "tensor_elements", out.error.to_dict()

@@ -208,3 +208,13 @@ def test_sigmoid_keeps_its_relative_precision_far_below_zero():
         np.testing.assert_allclose(ours, theirs, rtol=4e-7 if dtype == "float32" else 1e-15, atol=0)
         assert ours.dtype == theirs.dtype
         assert gs.special.expit(gs.tensor(x)).numpy().tolist() == ours.tolist()
+
+
+def test_huge_orders_are_bounded_not_hung_or_raised_from_math():
+    # mvlgamma's p terms are one op sized by the element limit (a Python loop of 10**8 lgammas ran to the
+    # wall-time limit); polygamma's n! past float64 gives infinities, not OverflowError
+    out = run("import torch\ny = torch.mvlgamma(torch.tensor([100.0]), 10**8)", Namespace(),
+              Limits(tensor_elements=10**6))
+    assert not out.ok and out.error.limit == "tensor_elements"
+    assert gs.polygamma(400, gs.tensor([1.0, 2.0], dtype=gs.float64)).tolist() == [-math.inf, -math.inf]
+    assert gs.polygamma(401, gs.tensor([1.0], dtype=gs.float64)).tolist() == [math.inf]
