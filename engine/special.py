@@ -6,7 +6,7 @@ import math as _math
 from .ops.elementwise import erf, erfc, exp2, expm1, log1p, round, sinc, where, xlogy  # noqa: A004
 from .ops.elementwise import sigmoid as expit
 from .ops.reduction import logsumexp
-from .ops.special import digamma, erfinv, logit, polygamma
+from .ops.special import digamma, erfinv, logit, polygamma, xlog1py
 from .ops.special import lgamma as gammaln
 from .ops.special import mvlgamma as multigammaln
 from .nn.functional import log_softmax, softmax
@@ -35,14 +35,3 @@ def entr(input):
     positive = input > 0
     safe = where(positive, input, 1.0)   # log(1) where the other branches decide: no NaN reaches a gradient
     return where(positive, -input * safe.log(), where(input == 0, 0.0, where(input < 0, -_math.inf, input)))
-
-
-def xlog1py(input, other):
-    """input * log1p(other), and 0 where input is 0 (unless other is NaN)."""
-    if not hasattr(input, "dtype"):
-        input = other.new_tensor(input) if hasattr(other, "new_tensor") else input
-    if not hasattr(other, "dtype"):
-        other = input.new_tensor(other)
-    return where((input == 0) & ~other.isnan(), 0.0, input * log1p(other))
-
-

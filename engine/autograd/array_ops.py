@@ -79,6 +79,10 @@ def exp(x):
     return get_array_module(x).exp(x)
 
 
+def log1p(x):
+    return get_array_module(x).log1p(x)
+
+
 def log(x):
     return get_array_module(x).log(x)
 

@@ -73,19 +73,21 @@ class Distribution:
 
     def __repr__(self):
         # PyTorch's: a one-element parameter shows its value, a larger one its size
-        params = ", ".join(f"{k}: {_shown(getattr(self, k))}" for k in self._param_names())
+        params = ", ".join(f"{k}: {_shown(getattr(self, k), sizes=True)}" for k in self._param_names())
         return f"{type(self).__name__}({params})"
 
     def _param_names(self):
         return ()
 
 
-def _shown(v):
+def _shown(v, sizes=False):
+    """How PyTorch formats a parameter or value in its messages: a 0-d tensor as its number; in a
+    repr (``sizes``) a larger one by its size."""
     if not hasattr(v, "numel"):
         return v
-    if v.numel() != 1:
+    if sizes and v.numel() != 1:
         return v.size()
-    return v.item() if v.dim() == 0 else v   # a 0-d tensor formats as its number in PyTorch
+    return v.item() if v.dim() == 0 else v
 
 
 def check_parameter(dist, name, given, value, ok, constraint):
@@ -95,7 +97,7 @@ def check_parameter(dist, name, given, value, ok, constraint):
         shown = dist if isinstance(dist, str) else repr(dist)
         raise ValueError(f"Expected parameter {name} ({type(given).__name__} of shape {tuple(given.shape)}) of "
                          f"distribution {shown} to satisfy the constraint {constraint}, but found invalid values:\n"
-                         f"{value}")
+                         f"{_shown(value)}")
 
 
 def check_sample(dist, value, ok, support):
@@ -103,7 +105,7 @@ def check_sample(dist, value, ok, support):
     if not bool(ok.all()):
         raise ValueError(f"Expected value argument ({type(value).__name__} of shape {tuple(value.shape)}) to be "
                          f"within the support ({support}) of the distribution {dist!r}, but found invalid values:\n"
-                         f"{value}")
+                         f"{_shown(value)}")
 
 
 def as_params(*values):

@@ -110,7 +110,11 @@ class Beta(Distribution):
 
     @property
     def mode(self):
-        return (self.concentration1 - 1) / (self.concentration1 + self.concentration0 - 2)
+        # PyTorch's: the Dirichlet's mode of (concentration1, concentration0), so a concentration below 1
+        # puts it at 0 or 1 rather than outside [0, 1]
+        from .dirichlet import Dirichlet
+        both = _engine().stack([self.concentration1, self.concentration0], -1)
+        return Dirichlet(both, validate_args=False).mode[..., 0]
 
     @property
     def variance(self):

@@ -4,10 +4,14 @@ import math
 
 from .bernoulli import Bernoulli
 from .categorical import Categorical
+from .dirichlet import Dirichlet
+from .exponential import Exponential, Laplace
 from .gamma import Beta, Gamma
 from .independent import Independent, _sum_rightmost
 from .multivariate_normal import MultivariateNormal
 from .normal import Normal
+from .one_hot_categorical import OneHotCategorical
+from .poisson import Poisson
 from .uniform import Uniform
 
 __all__ = ["kl_divergence", "register_kl"]
@@ -131,3 +135,38 @@ def _kl_uniform_uniform(p, q):
     torch = _engine()
     ratio = ((q.high - q.low) / (p.high - p.low)).log()
     return torch.where((q.low > p.low) | (q.high < p.high), math.inf, ratio)
+
+
+@register_kl(Exponential, Exponential)
+def _kl_exponential_exponential(p, q):
+    ratio = q.rate / p.rate
+    return ratio - ratio.log() - 1
+
+
+@register_kl(Laplace, Laplace)
+def _kl_laplace_laplace(p, q):
+    """log(b_q / b_p) + |mu_p - mu_q| / b_q + (b_p / b_q) exp(-|mu_p - mu_q| / b_p) - 1."""
+    ratio = p.scale / q.scale
+    gap = (p.loc - q.loc).abs()
+    return -ratio.log() + gap / q.scale + ratio * (-gap / p.scale).exp() - 1
+
+
+@register_kl(Poisson, Poisson)
+def _kl_poisson_poisson(p, q):
+    return p.rate * (p.rate.log() - q.rate.log()) - (p.rate - q.rate)
+
+
+@register_kl(Dirichlet, Dirichlet)
+def _kl_dirichlet_dirichlet(p, q):
+    """log Gamma(sum a_p) - log Gamma(sum a_q) - sum(log Gamma(a_p) - log Gamma(a_q))
+    + sum((a_p - a_q)(psi(a_p) - psi(sum a_p)))."""
+    torch = _engine()
+    a_p, a_q = p.concentration, q.concentration
+    total_p = a_p.sum(-1)
+    return (torch.lgamma(total_p) - torch.lgamma(a_q.sum(-1)) - (torch.lgamma(a_p) - torch.lgamma(a_q)).sum(-1)
+            + ((a_p - a_q) * (torch.digamma(a_p) - torch.digamma(total_p).unsqueeze(-1))).sum(-1))
+
+
+@register_kl(OneHotCategorical, OneHotCategorical)
+def _kl_onehotcategorical_onehotcategorical(p, q):
+    return _kl_categorical_categorical(p._categorical, q._categorical)

@@ -599,6 +599,26 @@ class Atan2(Op):
         return g * b / d, -g * a / d
 
 
+class Xlogy(Op):
+    """x * log(y): 0 where x is 0 (unless y is NaN). Its gradients are PyTorch's: log(y) for x, also
+    where x is 0 (0 where both are), and x / y for y."""
+    __slots__ = ()
+    op = "xlogy"
+    saves = (0, 1)
+    overload_names = {"ST": "XlogyBackward1", "TS": "XlogyBackward2"}
+
+    def forward(self, x, y):
+        x, y = _coerce_float(x, y)
+        xp = _xp2(x, y)
+        out = xp.where(x == 0, 0.0, x * xp.log(y))
+        return xp.where(xp.isnan(y), y, out).astype(_result_np(x, y), copy=False)
+
+    def backward(self, F, g, x, y):
+        gx = g * F.where((x == 0) & (y == 0), 0.0, F.log(y)) if _is_tensor(x) and _wants(self, 0) else None
+        gy = g * x / y if _is_tensor(y) and _wants(self, 1) else None
+        return gx, gy
+
+
 class Clamp(Op):
     """minimum(maximum(x, min), max). x's gradient passes where min <= x <= max, bounds included;
     a tensor bound gets it where it decided the result (PyTorch's clamp_backward_min_max)."""
@@ -915,9 +935,9 @@ def addcdiv(input, tensor1, tensor2, *legacy, value=1):
     return add(input, Div.apply(tensor1, tensor2), alpha=value)
 
 
-def xlogy(input, other):
-    """input * log(other), and 0 where input is 0."""
-    return where(input == 0, 0.0, mul(input, log(other)))
+def xlogy(input, other, *, out=None):
+    """input * log(other), and 0 where input is 0 (unless other is NaN)."""
+    return Xlogy.apply(input, other)
 
 
 def float_power(input, exponent, *, out=None):

@@ -18,7 +18,7 @@ from .. import dtypes as _dt
 from ..autograd.function import Op
 from ..device import get_array_module
 from ..tensor import Tensor
-from .elementwise import _unary, _unary_fn, erf_numpy
+from .elementwise import _coerce_float, _result_np, _unary, _unary_fn, erf_numpy
 
 __all__ = ["lgamma", "digamma", "polygamma", "erfinv", "mvlgamma", "logit"]
 
@@ -318,6 +318,32 @@ class Logit(Op):
             return F.where((x < 0) | (x > 1), math.nan, g / (x * (1 - x))), None
         inside = (x >= eps) & (x <= 1.0 - eps)
         return F.where(inside, g / (x * (1 - x)), 0.0), None
+
+
+class Xlog1py(Op):
+    """x * log1p(y): 0 where x is 0 (unless y is NaN); gradients log1p(y) for x (0 where x is 0 and
+    y is -1) and x / (1 + y) for y, as PyTorch's."""
+    __slots__ = ()
+    op = "xlog1py"
+    saves = (0, 1)
+    overload_names = {"ST": "SpecialXlog1PyBackward1", "TS": "SpecialXlog1PyBackward2"}
+    backward_name = "SpecialXlog1PyBackward0"
+
+    def forward(self, x, y):
+        x, y = _coerce_float(x, y)
+        xp = get_array_module(x if hasattr(x, "dtype") else y)
+        out = xp.where(x == 0, 0.0, x * xp.log1p(y))
+        return xp.where(xp.isnan(y), y, out).astype(_result_np(x, y), copy=False)
+
+    def backward(self, F, g, x, y):
+        gx = g * F.where((x == 0) & (y == -1), 0.0, F.log1p(y)) if hasattr(x, "shape") else None
+        gy = g * x / (1 + y) if hasattr(y, "shape") else None
+        return gx, gy
+
+
+def xlog1py(input, other, *, out=None):
+    """input * log1p(other), and 0 where input is 0 (unless other is NaN)."""
+    return Xlog1py.apply(input, other)
 
 
 lgamma = _unary_fn(Lgamma, "Computes the natural logarithm of the absolute value of the gamma function on input.")

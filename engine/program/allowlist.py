@@ -301,10 +301,19 @@ MODULES = {
                   "normal": "torch.distributions.normal", "kl": "torch.distributions.kl",
                   "bernoulli": "torch.distributions.bernoulli", "uniform": "torch.distributions.uniform",
                   "independent": "torch.distributions.independent", "gamma": "torch.distributions.gamma",
-                  "beta": "torch.distributions.beta"},
+                  "beta": "torch.distributions.beta", "dirichlet": "torch.distributions.dirichlet",
+                  "exponential": "torch.distributions.exponential", "laplace": "torch.distributions.laplace",
+                  "poisson": "torch.distributions.poisson",
+                  "one_hot_categorical": "torch.distributions.one_hot_categorical"},
         # kl_divergence, not register_kl: its registry is the process's, shared by every session
-        names=("Bernoulli", "Beta", "Categorical", "Distribution", "Gamma", "Independent", "MultivariateNormal",
-               "Normal", "Uniform", "kl_divergence")),
+        names=("Bernoulli", "Beta", "Categorical", "Dirichlet", "Distribution", "Exponential", "Gamma", "Independent",
+               "Laplace", "MultivariateNormal", "Normal", "OneHotCategorical", "Poisson", "Uniform", "kl_divergence")),
+    "torch.distributions.dirichlet": Module(host=_E + ".distributions.dirichlet", names=("Dirichlet",)),
+    "torch.distributions.exponential": Module(host=_E + ".distributions.exponential", names=("Exponential",)),
+    "torch.distributions.laplace": Module(host=_E + ".distributions.exponential", names=("Laplace",)),
+    "torch.distributions.poisson": Module(host=_E + ".distributions.poisson", names=("Poisson",)),
+    "torch.distributions.one_hot_categorical": Module(host=_E + ".distributions.one_hot_categorical",
+                                                      names=("OneHotCategorical",)),
     "torch.distributions.bernoulli": Module(host=_E + ".distributions.bernoulli", names=("Bernoulli",)),
     "torch.distributions.uniform": Module(host=_E + ".distributions.uniform", names=("Uniform",)),
     "torch.distributions.independent": Module(host=_E + ".distributions.independent", names=("Independent",)),
@@ -673,6 +682,12 @@ TYPES = {
     _E + ".distributions.independent.Independent": Type(data=True),   # data: base_dist, reinterpreted_batch_ndims
     _E + ".distributions.gamma.Gamma": Type(data=True, attrs=("cdf",)),   # data: concentration, rate
     _E + ".distributions.gamma.Beta": Type(data=True),   # data: concentration1, concentration0
+    _E + ".distributions.dirichlet.Dirichlet": Type(data=True),   # data: concentration
+    _E + ".distributions.exponential.Exponential": Type(data=True, attrs=("cdf", "icdf")),   # data: rate
+    _E + ".distributions.exponential.Laplace": Type(data=True, attrs=("cdf", "icdf")),   # data: loc, scale
+    _E + ".distributions.poisson.Poisson": Type(data=True),   # data: rate
+    _E + ".distributions.one_hot_categorical.OneHotCategorical": Type(attrs=(
+        "enumerate_support", "has_enumerate_support", "logits", "param_shape", "probs")),
     _E + ".distributions.multivariate_normal.MultivariateNormal": Type(data=True, attrs=(   # data: loc
         "covariance_matrix", "precision_matrix", "scale_tril")),
     # ---- data loading: datasets and samplers a session builds (and programs derive from)

@@ -1,4 +1,5 @@
-"""Bernoulli, Uniform, Independent, Gamma and Beta (engine/distributions): log_prob, entropy, moments
+"""Bernoulli, Uniform, Independent, Gamma, Beta, Exponential, Laplace, Poisson, Dirichlet and OneHotCategorical
+(engine/distributions): log_prob, entropy, moments
 and their gradients against PyTorch and by gradcheck, PyTorch's validation errors, sampling
 statistics, and their reach from programs."""
 import numpy as np
@@ -26,7 +27,21 @@ CASES = {
     "independent_normal": ([[[0.1, -0.2], [0.3, 0.0]], [[1.0, 2.0], [0.5, 1.5]]],
                            lambda T, m, s: T.distributions.Independent(T.distributions.Normal(m, s), 1),
                            [[0.0, 1.0], [-1.0, 0.5]]),
+    "exponential": ([[0.5, 2.0]], lambda T, r: T.distributions.Exponential(r), [0.3, 2.0]),
+    "laplace": ([[0.0, 1.0], [1.0, 0.5]], lambda T, m, b: T.distributions.Laplace(m, b), [0.5, -1.0]),
+    "poisson": ([[0.5, 3.0]], lambda T, r: T.distributions.Poisson(r), [0.0, 3.0]),
+    "dirichlet": ([[[0.5, 1.0, 2.0], [3.0, 0.7, 1.2]]], lambda T, c: T.distributions.Dirichlet(c),
+                  [[0.2, 0.3, 0.5], [0.6, 0.1, 0.3]]),
+    "one_hot_categorical": ([[0.2, -0.3, 1.0]], lambda T, lg: T.distributions.OneHotCategorical(logits=lg),
+                            [0.0, 1.0, 0.0]),
 }
+
+
+def _entropy(d):
+    try:
+        return d.entropy()
+    except NotImplementedError:   # Poisson's, as PyTorch's
+        return d.mean.sum() * 0
 
 
 def _terms(T, name):
@@ -44,7 +59,7 @@ def test_log_prob_and_entropy_pass_gradcheck_and_gradgradcheck(name):
     def f(*ps):
         d = build(gs, *ps)
         v = gs.tensor(value, dtype=gs.float64)
-        return d.log_prob(v).sum() + d.entropy().sum() + (d.mean * d.variance).sum()
+        return d.log_prob(v).sum() + _entropy(d).sum() + (d.mean * d.variance).sum()
     inputs = [_f64(gs, p) for p in params]
     assert gradcheck(f, inputs)
     assert gradgradcheck(f, inputs)
@@ -56,9 +71,10 @@ def test_values_moments_and_gradients_match_torch(name):
     got = []
     for T in (gs, torch):
         ps, d, v = _terms(T, name)
-        total = d.log_prob(v).sum() + d.entropy().sum()
+        total = d.log_prob(v).sum() + _entropy(d).sum()
         total.backward()
-        got.append(([d.log_prob(v).tolist(), d.entropy().tolist(), d.mean.tolist(), d.variance.tolist()],
+        got.append(([d.log_prob(v).tolist(), _entropy(d).tolist(), d.mean.tolist(), d.variance.tolist(),
+                     d.mode.tolist()],
                     [p.grad.tolist() for p in ps], tuple(d.batch_shape), tuple(d.event_shape), repr(d)))
     ours, theirs = got
     for a, b in zip(ours[0], theirs[0]):
@@ -99,6 +115,15 @@ BAD = [
     lambda D, T: D.Beta(T.tensor([2.0]), T.tensor([1.0])).log_prob(T.tensor([1.5])),
     lambda D, T: D.Independent(D.Normal(T.zeros(3), T.ones(3)), 2),
     lambda D, T: D.Uniform(T.tensor([0.0]), T.tensor([1.0])).log_prob(T.tensor([1.5])),
+    lambda D, T: D.Exponential(T.tensor([-1.0])),
+    lambda D, T: D.Laplace(0., -1.),
+    lambda D, T: D.Poisson(T.tensor([-1.0])),
+    lambda D, T: D.Dirichlet(T.tensor(1.0)),
+    lambda D, T: D.Dirichlet(T.tensor([1.0, -1.0])),
+    lambda D, T: D.Exponential(1.0).log_prob(T.tensor(-1.0)),
+    lambda D, T: D.Poisson(1.0).log_prob(T.tensor(1.5)),
+    lambda D, T: D.Dirichlet(T.tensor([1.0, 1.0])).log_prob(T.tensor([0.3, 0.3])),
+    lambda D, T: D.OneHotCategorical(probs=T.tensor([0.2, 0.8])).log_prob(T.tensor([1.0, 1.0])),
 ]
 
 
@@ -170,7 +195,10 @@ def _kl_pairs(T):
     out = [kl(D.Bernoulli(probs=a), D.Bernoulli(probs=b)), kl(D.Beta(c[0], c[1]), D.Beta(c[2], c[3])),
            kl(D.Gamma(c[0], c[1]), D.Gamma(c[2], c[3])),
            kl(D.Uniform(f([0.0, 1.0]), f([1.0, 2.0])), D.Uniform(f([-1.0, 1.5]), f([2.0, 3.0]))),
-           kl(D.Independent(D.Normal(m, s), 1), D.Independent(D.Normal(m * 0.5, s * 2), 1))]
+           kl(D.Independent(D.Normal(m, s), 1), D.Independent(D.Normal(m * 0.5, s * 2), 1)),
+           kl(D.Exponential(c[0]), D.Exponential(c[1])), kl(D.Laplace(m, s), D.Laplace(m + 1, s * 3)),
+           kl(D.Poisson(c[0]), D.Poisson(c[1] + 1)), kl(D.Dirichlet(s), D.Dirichlet(s * 2 + c[0][:2])),
+           kl(D.OneHotCategorical(logits=m), D.OneHotCategorical(logits=m * 2))]
     total = sum(o[T.isfinite(o)].sum() for o in out)
     total.backward()
     return [o.tolist() for o in out], [x.grad.tolist() for x in (a, b, *c, m, s)]
@@ -188,8 +216,49 @@ def test_kl_divergences_of_the_new_pairs_match_torch_with_their_infinities_and_g
 
 
 @pytest.mark.parametrize("dist", ["Gamma(torch.tensor(2.0), torch.tensor(1.0))", "Beta(torch.tensor(2.0), torch.tensor(1.0))",
-                                  "Bernoulli(torch.tensor(0.2))", "Uniform(0.0, 1.0)"])
+                                  "Bernoulli(torch.tensor(0.2))", "Uniform(0.0, 1.0)", "Poisson(torch.tensor(2.0))",
+                                  "Dirichlet(torch.ones(3))", "Exponential(1.0)", "Laplace(0.0, 1.0)"])
 def test_samples_past_the_element_limit_fail_with_it_before_allocating(dist):
-    out = run(f"import torch\nfrom torch.distributions import Gamma, Beta, Bernoulli, Uniform\n"
+    out = run(f"import torch\nfrom torch.distributions import Gamma, Beta, Bernoulli, Uniform, Poisson, Dirichlet, "
+              f"Exponential, Laplace\n"
               f"y = {dist}.sample((10**5, 10**5))", Namespace(), Limits(tensor_elements=10**6))
     assert not out.ok and out.error.limit == "tensor_elements", out.error.to_dict()
+
+
+def test_new_samples_have_their_shapes_dtypes_and_moments():
+    gs.manual_seed(1)
+    D = gs.distributions
+    for d, mean, var in ((D.Exponential(gs.tensor(2.0)), 0.5, 0.25), (D.Laplace(gs.tensor(1.0), gs.tensor(0.5)), 1.0, 0.5),
+                         (D.Poisson(gs.tensor(3.0)), 3.0, 3.0)):
+        x = d.sample((20000,))
+        assert tuple(x.shape) == (20000,) and x.dtype == gs.float32
+        assert float(x.mean()) == pytest.approx(mean, abs=0.05)
+        assert float(x.var()) == pytest.approx(var, rel=0.08)
+    x = D.Dirichlet(gs.tensor([1.0, 2.0, 3.0])).sample((5000,))
+    assert tuple(x.shape) == (5000, 3) and np.allclose(x.sum(-1).numpy(), 1.0, atol=1e-5)
+    np.testing.assert_allclose(x.mean(0).numpy(), [1 / 6, 2 / 6, 3 / 6], atol=0.02)
+    y = D.OneHotCategorical(probs=gs.tensor([0.2, 0.8])).sample((4000,))
+    assert tuple(y.shape) == (4000, 2) and (y.sum(-1) == 1).all() and float(y[:, 1].mean()) == pytest.approx(0.8, abs=0.03)
+    lo = gs.tensor(0.5, requires_grad=True)
+    D.Exponential(lo).rsample((3,)).sum().backward()
+    assert lo.grad is not None and float(lo.grad) < 0
+
+
+@needs_torch
+def test_xlogy_and_xlog1py_gradients_at_zero_are_pytorchs():
+    # d/dx x log(y) is log(y) also where x is 0 (the where-based composite gave 0 there, so Dirichlet's
+    # log_prob gradient at a concentration of 1 was off by log(value))
+    got = []
+    for T in (gs, torch):
+        x = T.tensor([0.0, 1.0, 0.0, 1.0, 0.0, 2.0, -0.0, 0.5], dtype=T.float64, requires_grad=True)
+        y = T.tensor([0.3, 0.0, 0.0, -1.0, float("nan"), float("nan"), 2.0, 4.0], dtype=T.float64, requires_grad=True)
+        z = T.xlogy(x, y) + T.special.xlog1py(x, y)
+        z.sum().backward()
+        got.append((z.tolist(), x.grad.tolist(), y.grad.tolist(), T.xlogy(x, 3.0).grad_fn.name(),
+                    T.xlogy(2.0, y).grad_fn.name(), T.special.xlog1py(x, y).grad_fn.name()))
+    for a, b in zip(*got):
+        if isinstance(a, str):
+            assert a == b
+        else:
+            np.testing.assert_allclose(np.asarray(a, dtype=float), np.asarray(b, dtype=float), rtol=1e-14,
+                                       equal_nan=True)
