@@ -246,3 +246,31 @@ def deprecated(kind, device):
     """PyTorch's FutureWarning for ``torch.cuda.amp.X(...)`` / ``torch.cpu.amp.X(...)``."""
     warnings.warn(f"`torch.{device}.amp.{kind}(args...)` is deprecated. Please use "
                   f"`torch.amp.{kind}('{device}', args...)` instead.", FutureWarning)
+
+
+def deprecated_spellings(device):
+    """``torch.{device}.amp``'s autocast and GradScaler: ``torch.amp``'s for ``device``, made with
+    PyTorch's FutureWarning (their signatures lack the device argument)."""
+    default_dtype = "torch.float16" if device == "cuda" else "torch.bfloat16"
+
+    class autocast(globals()["autocast"]):
+        __doc__ = (f"``torch.{device}.amp.autocast(enabled=True, dtype={default_dtype}, cache_enabled=True)`` "
+                   f"(deprecated).")
+
+        def __init__(self, enabled=True, dtype=None, cache_enabled=True):
+            deprecated("autocast", device)
+            super().__init__(device, dtype=dtype, enabled=enabled, cache_enabled=cache_enabled)
+
+    class GradScaler(globals()["GradScaler"]):
+        __doc__ = (f"``torch.{device}.amp.GradScaler(init_scale=65536.0, growth_factor=2.0, backoff_factor=0.5, "
+                   f"growth_interval=2000, enabled=True)`` (deprecated).")
+
+        def __init__(self, init_scale=2.0 ** 16, growth_factor=2.0, backoff_factor=0.5, growth_interval=2000,
+                     enabled=True):
+            deprecated("GradScaler", device)
+            super().__init__(device, init_scale, growth_factor, backoff_factor, growth_interval, enabled)
+
+    module = f"{__name__.rsplit('.', 1)[0]}.{device}_amp"
+    autocast.__module__ = GradScaler.__module__ = module
+    autocast.__qualname__, GradScaler.__qualname__ = "autocast", "GradScaler"
+    return autocast, GradScaler

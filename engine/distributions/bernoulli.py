@@ -1,6 +1,6 @@
 """``torch.distributions.bernoulli``: the Bernoulli distribution, by probs or by logits."""
 from ..tensor import Size, Tensor
-from .distribution import Distribution, as_params, check_parameter, check_sample
+from .distribution import Distribution, as_params, check_parameter
 
 __all__ = ["Bernoulli"]
 
@@ -77,11 +77,8 @@ class Bernoulli(Distribution):
 
     def log_prob(self, value):
         torch = _engine()
-        if not isinstance(value, Tensor):
-            value = torch.tensor(value, dtype=self.probs.dtype)
-        if self._validate_args:
-            with torch.no_grad():
-                check_sample(self, value, (value == 0) | (value == 1), "Boolean()")
+        value = self._value(value, self.probs)
+        self._check_sample(value, lambda v: (v == 0) | (v == 1), "Boolean()")
         logits, value = torch.broadcast_tensors(self.logits, value)
         return -torch.nn.functional.binary_cross_entropy_with_logits(logits, value.to(logits.dtype), reduction="none")
 

@@ -2,7 +2,7 @@
 log-density, entropy, moments, mode and validation; samples are normalised gamma draws from the
 session's generator (``rsample`` is not provided, as for Gamma: see engine/distributions/gamma.py)."""
 from ..tensor import Size, Tensor
-from .distribution import Distribution, check_parameter, check_sample
+from .distribution import Distribution, check_parameter
 from .gamma import _standard_gamma
 
 __all__ = ["Dirichlet"]
@@ -63,12 +63,8 @@ class Dirichlet(Distribution):
 
     def log_prob(self, value):
         torch = _engine()
-        if not isinstance(value, Tensor):
-            value = torch.tensor(value, dtype=self.concentration.dtype)
-        if self._validate_args:
-            with torch.no_grad():
-                ok = (value >= 0).all(-1) & ((value.sum(-1) - 1).abs() < 1e-6)
-                check_sample(self, value, ok, "Simplex()")
+        value = self._value(value, self.concentration)
+        self._check_sample(value, lambda v: (v >= 0).all(-1) & ((v.sum(-1) - 1).abs() < 1e-6), "Simplex()")
         c = self.concentration
         return torch.xlogy(c - 1.0, value).sum(-1) + torch.lgamma(c.sum(-1)) - torch.lgamma(c).sum(-1)
 

@@ -79,6 +79,20 @@ class Distribution:
     def _param_names(self):
         return ()
 
+    def _value(self, value, like):
+        """A log_prob/cdf argument as a tensor: a number takes ``like``'s dtype."""
+        if isinstance(value, Tensor):
+            return value
+        from ... import engine
+        return engine.tensor(value, dtype=like.dtype)
+
+    def _check_sample(self, value, ok, support):
+        """PyTorch's support check when validation is on; ``ok(value)`` is the bool tensor of what is inside."""
+        if self._validate_args:
+            from ..autograd.grad_mode import no_grad
+            with no_grad():
+                check_sample(self, value, ok(value), support)
+
 
 def _shown(v, sizes=False):
     """How PyTorch formats a parameter or value in its messages: a 0-d tensor as its number; in a

@@ -4,7 +4,7 @@ log-densities, CDFs, entropies, moments and validation."""
 import math
 
 from ..tensor import Size, Tensor
-from .distribution import Distribution, as_params, check_parameter, check_sample
+from .distribution import Distribution, as_params, check_parameter
 
 __all__ = ["Exponential", "Laplace"]
 
@@ -12,10 +12,6 @@ __all__ = ["Exponential", "Laplace"]
 def _engine():
     from ... import engine
     return engine
-
-
-def _value(dist, value, like):
-    return value if isinstance(value, Tensor) else _engine().tensor(value, dtype=like.dtype)
 
 
 class Exponential(Distribution):
@@ -56,17 +52,15 @@ class Exponential(Distribution):
         return -torch.log1p(-u) / self.rate
 
     def _check(self, value):
-        if self._validate_args:
-            with _engine().no_grad():
-                check_sample(self, value, value >= 0, "GreaterThanEq(lower_bound=0.0)")
+        self._check_sample(value, lambda v: v >= 0, "GreaterThanEq(lower_bound=0.0)")
 
     def log_prob(self, value):
-        value = _value(self, value, self.rate)
+        value = self._value(value, self.rate)
         self._check(value)
         return self.rate.log() - self.rate * value
 
     def cdf(self, value):
-        value = _value(self, value, self.rate)
+        value = self._value(value, self.rate)
         self._check(value)
         return 1 - _engine().exp(-self.rate * value)
 
@@ -120,17 +114,15 @@ class Laplace(Distribution):
         return self.loc - self.scale * u.sign() * torch.log1p(-u.abs())
 
     def _check(self, value):
-        if self._validate_args:
-            with _engine().no_grad():
-                check_sample(self, value, ~_engine().isnan(value), "Real()")
+        self._check_sample(value, lambda v: ~_engine().isnan(v), "Real()")
 
     def log_prob(self, value):
-        value = _value(self, value, self.loc)
+        value = self._value(value, self.loc)
         self._check(value)
         return -(2 * self.scale).log() - (value - self.loc).abs() / self.scale
 
     def cdf(self, value):
-        value = _value(self, value, self.loc)
+        value = self._value(value, self.loc)
         self._check(value)
         torch = _engine()
         z = value - self.loc

@@ -3,7 +3,7 @@ Beta(concentration1, concentration0), with PyTorch's log-densities and entropies
 and samples drawn from the session's generator. Reparameterised samples (``rsample``) are not
 provided: PyTorch differentiates them implicitly through the gamma CDF, which this engine does not."""
 from ..tensor import Size, Tensor
-from .distribution import Distribution, as_params, check_parameter, check_sample
+from .distribution import Distribution, as_params, check_parameter
 
 __all__ = ["Gamma", "Beta"]
 
@@ -70,11 +70,8 @@ class Gamma(Distribution):
 
     def log_prob(self, value):
         torch = _engine()
-        if not isinstance(value, Tensor):
-            value = torch.tensor(value, dtype=self.rate.dtype)
-        if self._validate_args:
-            with torch.no_grad():
-                check_sample(self, value, value >= 0, "GreaterThanEq(lower_bound=0.0)")
+        value = self._value(value, self.rate)
+        self._check_sample(value, lambda v: v >= 0, "GreaterThanEq(lower_bound=0.0)")
         return (torch.xlogy(self.concentration, self.rate) + torch.xlogy(self.concentration - 1, value)
                 - self.rate * value - torch.lgamma(self.concentration))
 
@@ -134,11 +131,8 @@ class Beta(Distribution):
 
     def log_prob(self, value):
         torch = _engine()
-        if not isinstance(value, Tensor):
-            value = torch.tensor(value, dtype=self.concentration1.dtype)
-        if self._validate_args:
-            with torch.no_grad():
-                check_sample(self, value, (value >= 0) & (value <= 1), "Interval(lower_bound=0.0, upper_bound=1.0)")
+        value = self._value(value, self.concentration1)
+        self._check_sample(value, lambda v: (v >= 0) & (v <= 1), "Interval(lower_bound=0.0, upper_bound=1.0)")
         a, b = self.concentration1, self.concentration0
         return (torch.xlogy(a - 1.0, value) + torch.xlogy(b - 1.0, 1 - value)
                 + torch.lgamma(a + b) - torch.lgamma(a) - torch.lgamma(b))

@@ -1,8 +1,8 @@
 """``torch.distributions.one_hot_categorical``: OneHotCategorical, a Categorical whose samples and values
 are one-hot vectors over the last dimension."""
-from ..tensor import Size, Tensor
+from ..tensor import Size
 from .categorical import Categorical
-from .distribution import Distribution, check_sample
+from .distribution import Distribution
 
 __all__ = ["OneHotCategorical"]
 
@@ -57,13 +57,8 @@ class OneHotCategorical(Distribution):
         return torch.nn.functional.one_hot(indices, probs.shape[-1]).to(probs.dtype)
 
     def log_prob(self, value):
-        torch = _engine()
-        if not isinstance(value, Tensor):
-            value = torch.tensor(value, dtype=self.probs.dtype)
-        if self._validate_args:
-            with torch.no_grad():
-                ok = ((value == 0) | (value == 1)).all(-1) & (value.sum(-1) == 1)
-                check_sample(self, value, ok, "OneHot()")
+        value = self._value(value, self.probs)
+        self._check_sample(value, lambda v: ((v == 0) | (v == 1)).all(-1) & (v.sum(-1) == 1), "OneHot()")
         return self._categorical.log_prob(value.max(-1)[1])
 
     def entropy(self):

@@ -1,7 +1,7 @@
 """``torch.distributions.poisson``: Poisson(rate), with PyTorch's log-mass and moments; samples from
 the session's generator (not differentiable, as PyTorch's)."""
 from ..tensor import Size, Tensor
-from .distribution import Distribution, as_params, check_parameter, check_sample
+from .distribution import Distribution, as_params, check_parameter
 
 __all__ = ["Poisson"]
 
@@ -50,10 +50,7 @@ class Poisson(Distribution):
 
     def log_prob(self, value):
         torch = _engine()
-        if not isinstance(value, Tensor):
-            value = torch.tensor(value, dtype=self.rate.dtype)
-        if self._validate_args:
-            with torch.no_grad():
-                check_sample(self, value, (value >= 0) & (value == value.floor()), "IntegerGreaterThan(lower_bound=0)")
+        value = self._value(value, self.rate)
+        self._check_sample(value, lambda v: (v >= 0) & (v == v.floor()), "IntegerGreaterThan(lower_bound=0)")
         rate, value = torch.broadcast_tensors(self.rate, value)
         return torch.xlogy(value, rate) - rate - torch.lgamma(value + 1)

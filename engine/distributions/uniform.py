@@ -1,6 +1,6 @@
 """``torch.distributions.uniform``: the continuous uniform distribution on [low, high)."""
 from ..tensor import Size, Tensor
-from .distribution import Distribution, as_params, check_parameter, check_sample
+from .distribution import Distribution, as_params, check_parameter
 
 __all__ = ["Uniform"]
 
@@ -51,15 +51,12 @@ class Uniform(Distribution):
         return self.low + u * (self.high - self.low)
 
     def _check(self, value):
-        if self._validate_args:
-            with _engine().no_grad():
-                check_sample(self, value, (value >= self.low) & (value <= self.high),
-                             f"Interval(lower_bound={self.low}, upper_bound={self.high})")
+        self._check_sample(value, lambda v: (v >= self.low) & (v <= self.high),
+                           f"Interval(lower_bound={self.low}, upper_bound={self.high})")
 
     def log_prob(self, value):
         torch = _engine()
-        if not isinstance(value, Tensor):
-            value = torch.tensor(value, dtype=self.low.dtype)
+        value = self._value(value, self.low)
         self._check(value)
         lb = self.low.le(value).to(self.low.dtype)
         ub = self.high.gt(value).to(self.low.dtype)

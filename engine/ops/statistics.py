@@ -150,7 +150,12 @@ def corrcoef(input):
     return c.clamp(-1, 1)
 
 
-def _trapezoid_parts(y, x, dx, dim):
+def _trapezoid_parts(y, x, dx, dim, fn):
+    """Each interval's trapezoid along dim: spacing dx (1 by default) or sample points x (a Tensor)."""
+    if (x is not None and dx is not None) or (x is not None and not isinstance(x, Tensor)):
+        raise TypeError(f"{fn}() received an invalid combination of arguments: x is a Tensor of sample points, "
+                        "dx a number given by keyword")
+    dx = 1.0 if dx is None else dx
     d = _wrap_dim(dim, y.ndim)
     n = y.shape[d]
     left, right = y.narrow(d, 0, max(n - 1, 0)), y.narrow(d, 1, max(n - 1, 0))
@@ -169,10 +174,7 @@ def _trapezoid_parts(y, x, dx, dim):
 
 def trapezoid(y, x=None, *, dx=None, dim=-1):
     """The trapezoidal rule along dim: sample spacing dx (1 by default), or sample points x."""
-    if (x is not None and dx is not None) or (x is not None and not isinstance(x, Tensor)):
-        raise TypeError("trapezoid() received an invalid combination of arguments: x is a Tensor of sample points, "
-                        "dx a number given by keyword")
-    parts, d = _trapezoid_parts(y, x, 1.0 if dx is None else dx, dim)
+    parts, d = _trapezoid_parts(y, x, dx, dim, "trapezoid")
     return parts.sum(d)
 
 
@@ -183,10 +185,7 @@ def trapz(y, x=None, *, dx=None, dim=-1):
 
 def cumulative_trapezoid(y, x=None, *, dx=None, dim=-1):
     """The running trapezoidal integral along dim (one fewer value than y)."""
-    if (x is not None and dx is not None) or (x is not None and not isinstance(x, Tensor)):
-        raise TypeError("cumulative_trapezoid() received an invalid combination of arguments: x is a Tensor of sample points, "
-                        "dx a number given by keyword")
-    parts, d = _trapezoid_parts(y, x, 1.0 if dx is None else dx, dim)
+    parts, d = _trapezoid_parts(y, x, dx, dim, "cumulative_trapezoid")
     return parts.cumsum(d)
 
 
