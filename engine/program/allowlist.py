@@ -566,7 +566,7 @@ TYPES = {
     _E + ".memory_format": Type(),
     _E + ".distributed.ReduceOp": Type(attrs=("AVG", "BAND", "BOR", "BXOR", "MAX", "MIN", "PREMUL_SUM", "PRODUCT",
                                               "RedOpType", "SUM")),
-    _E + ".distributed.RedOpType": Type(attrs=("name", "value")),
+    _E + ".distributed.RedOpType": Type(),
     _E + ".iinfo": Type(data=True),
     _E + ".ops.creation.Generator": Type(attrs=("device", "get_state", "initial_seed", "manual_seed", "seed",
                                                 "set_state")),

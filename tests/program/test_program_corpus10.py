@@ -34,12 +34,12 @@ def test_distributed_is_one_uninitialized_process(run_ok):
         "    if not dist.is_available() or not dist.is_initialized():\n"
         "        return tensor\n"
         "    dist.all_reduce(tensor, op=op)\n"
-        "print(all_reduce(torch.ones(2)).tolist(), dist.ReduceOp.SUM, dist.ReduceOp.MAX.name)\n"
+        "print(all_reduce(torch.ones(2)).tolist(), dist.ReduceOp.SUM, dist.ReduceOp.MAX == dist.ReduceOp.SUM)\n"
         "try:\n"
         "    dist.get_world_size()\n"
         "except ValueError as e:\n"
         "    print(e)\n")
-    assert out.stdout == ("[1.0, 1.0] RedOpType.SUM MAX\n"
+    assert out.stdout == ("[1.0, 1.0] RedOpType.SUM False\n"
                           "Default process group has not been initialized, please make sure to call "
                           "init_process_group.\n")
 
