@@ -2,7 +2,7 @@
 # realcode: https://github.com/microsoft/LoRA/blob/c4593f060e6a368d7bb5af5273b8e42810cdef90/loralib/layers.py
 # realcode: https://github.com/microsoft/LoRA/blob/c4593f060e6a368d7bb5af5273b8e42810cdef90/loralib/utils.py
 # realcode: kept as written except for these adaptations:
-#   - loralib/layers.py and loralib/utils.py as written (the library), then a driver cell built from the README's steps: a small model of lora.Embedding, lora.MergedLinear (GPT-2's c_attn with enable_lora=[True, False, True]), lora.Linear and lora.Conv2d (over the sequence as a (length, 1) image: ConvLoRA's Conv1d reshapes B @ A to the weight's shape, which only a square kernel fills), mark_only_lora_as_trainable(bias='lora_only'), 4 Adam steps, lora_state_dict(), then eval() (which merges the LoRA weights into the frozen ones) and train() again (which unmerges them), with the outputs in each state
+#   - loralib/layers.py and loralib/utils.py as written (the library), then a driver cell built from the README's steps: a small model of lora.Embedding, lora.MergedLinear (GPT-2's c_attn with enable_lora=[True, False, True]), lora.Linear and lora.Conv2d (over the sequence as a (length, 1) image: ConvLoRA's Conv1d reshapes B @ A to the weight's shape, which only a square kernel fills), mark_only_lora_as_trainable(bias='lora_only'), 4 SGD steps (not Adam: the key part of c_attn's bias has an exactly zero gradient, softmax being blind to a shift shared by all keys, and Adam would step it by the sign of float noise), lora_state_dict(), then eval() (which merges the LoRA weights into the frozen ones) and train() again (which unmerges them), with the outputs in each state
 #   - `from .layers import LoRALayer` -> `pass  # realcode-inlined: from .layers import LoRALayer`: the package's own import (layers.py is pasted above); the driver's `lora.X` names the pasted classes through a namespace as `import loralib as lora` would
 # realcode-input: tokens = randint(0, 20, 3, 7)
 # realcode-input: target = randn(3, 7, 5)
@@ -395,7 +395,7 @@ class Model(nn.Module):
 model = Model()
 # %% realcode-load: model
 lora.mark_only_lora_as_trainable(model, bias='lora_only')
-optimizer = torch.optim.Adam([p for p in model.parameters() if p.requires_grad], lr=1e-2)
+optimizer = torch.optim.SGD([p for p in model.parameters() if p.requires_grad], lr=0.1)
 losses = []
 for step in range(4):
     optimizer.zero_grad()

@@ -13,6 +13,7 @@
 #   - viz_optimizers.py's `import matplotlib.pyplot as plt`, `from hyperopt import fmin, hp, tpe` and `import torch_optimizer as optim`, the plots and the hyperopt search are not pasted (plotting and a library the oracle's environment does not have); `optim.X` names the pasted classes through a namespace
 # realcode-input: reg_x = randn(16, 6)
 # realcode-input: reg_y = randn(16, 1)
+# realcode-rtol: 2e-4 (rosen_steps and rastrigin_steps are float32 iterates kept in NumPy float64 arrays, as execute_steps keeps them: the float32 tolerance)
 # realcode-output: rosen_steps rastrigin_steps models.* reg_losses
 # %% realcode: torch_optimizer/types.py
 from typing import Any, Callable, Dict, Iterable, Optional, Tuple, Union
