@@ -917,6 +917,11 @@ model = CTransformer(emb=arg.embedding_size, heads=arg.num_heads, depth=arg.dept
 gmodel = GTransformer(emb=arg.embedding_size, heads=arg.num_heads, depth=arg.depth, seq_length=8, num_tokens=30)
 rmodel = GTransformer(emb=arg.embedding_size, heads=arg.num_heads, depth=1, seq_length=8, num_tokens=30, attention_type='relative')
 # %% realcode-load: model gmodel rmodel
+if torch.cuda.is_available():   # as classify.py and generate.py move their models
+    model.cuda()
+    gmodel.cuda()
+    rmodel.cuda()
+text, label, chars = text.to(d()), label.to(d()), chars.to(d())   # where torchtext's iterators (device=d()) and generate.py's .cuda() put the batches
 opt = torch.optim.Adam(lr=arg.lr, params=model.parameters())
 sch = torch.optim.lr_scheduler.LambdaLR(opt, lambda i: min(i / (arg.lr_warmup / arg.batch_size), 1.0))
 losses = []

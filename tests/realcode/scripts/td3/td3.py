@@ -232,7 +232,7 @@ policy.critic_target = copy.deepcopy(policy.critic)   # realcode: the targets st
 for t in range(64):
 	action = (actions[t].numpy() * 2 - 1).clip(-max_action, max_action)
 	replay_buffer.add(states[t].numpy(), action, states[t + 1].numpy(), rewards[t].item(), float(dones[t].item()))
-s0 = torch.FloatTensor(states[:8].numpy())
+s0 = torch.FloatTensor(states[:8].numpy()).to(device)   # realcode: on TD3.py's device, as select_action puts states
 q_before = policy.critic.Q1(s0, policy.actor(s0)).detach()
 for it in range(4):
 	policy.train(replay_buffer, batch_size=16)
