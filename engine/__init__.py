@@ -13,7 +13,7 @@ from .dtypes import (dtype, float16, float32, float64, uint8, int8, int16, int32
 from .device import device, cuda_available as _cuda_available
 from .tensor import Tensor, Size
 from .tensor_types import (FloatTensor, DoubleTensor, HalfTensor, LongTensor, IntTensor, ShortTensor,
-                           CharTensor, ByteTensor, BoolTensor)
+                           CharTensor, ByteTensor, BoolTensor, set_default_tensor_type)
 from .printing import set_printoptions, get_printoptions
 from .autograd import (no_grad, enable_grad, set_grad_enabled, is_grad_enabled, inference_mode,
                        is_anomaly_enabled, set_detect_anomaly)
@@ -35,7 +35,7 @@ from .autograd import tensor_ops as _tensor_ops
 from .limits import LimitExceeded, Limits
 from . import graph  # noqa: E402 - after the ops it describes
 from . import keyword_aliases as _keyword_aliases
-from . import backends, linalg, nn, optim, sparse, utils
+from . import backends, distributed, linalg, nn, optim, sparse, utils
 from . import distributions  # noqa: E402 - built on the ops above
 from . import special  # noqa: E402
 from .nn.functional import (softmax, log_softmax, dropout, conv1d, conv2d, cosine_similarity,  # noqa: F401
@@ -116,6 +116,24 @@ class iinfo:
 
     def __repr__(self):
         return f"iinfo(min={self.min}, max={self.max}, dtype={self.dtype})"
+
+
+class memory_format:
+    """torch.memory_format: the layouts PyTorch names. The engine's tensors are always contiguous, so the
+    memory_format arguments it accepts (clone, contiguous, zeros_like, ...) change nothing; the names are here
+    for code that passes them (pytorch-optimizer's ``torch.zeros_like(p, memory_format=torch.preserve_format)``)."""
+
+    def __init__(self, name):
+        self.name = name
+
+    def __repr__(self):
+        return f"torch.{self.name}"
+
+
+preserve_format = memory_format("preserve_format")
+contiguous_format = memory_format("contiguous_format")
+channels_last = memory_format("channels_last")
+channels_last_3d = memory_format("channels_last_3d")
 
 
 def is_tensor(obj):

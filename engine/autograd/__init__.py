@@ -14,9 +14,14 @@ __all__ = ["backward", "grad", "no_grad", "enable_grad", "set_grad_enabled", "is
 
 
 def _as_tuple(x):
+    """A tensor or an iterable of them (a list, or a generator such as ``model.parameters()``, which
+    MAML's and TRPO's ``autograd.grad(loss, net.parameters())`` pass) as a tuple, as PyTorch takes them."""
     if x is None:
         return None
-    return tuple(x) if isinstance(x, (list, tuple)) else (x,)
+    from ..tensor import Tensor
+    if isinstance(x, Tensor) or not hasattr(x, "__iter__"):
+        return (x,)
+    return tuple(x)
 
 
 def _root_grads(outputs, grad_outputs, create_graph):
@@ -76,7 +81,10 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     inputs = _as_tuple(inputs)
     grad_outputs = _as_tuple(grad_outputs)
     _check_outputs(outputs)
+    from ..tensor import Tensor
     for t in inputs:
+        if not isinstance(t, Tensor):
+            raise RuntimeError(f"all inputs have to be Tensors or GradientEdges, but got {type(t).__name__}")
         if not t.requires_grad:
             raise RuntimeError("One of the differentiated Tensors does not require grad")
     if retain_graph is None:

@@ -59,7 +59,9 @@ class _ConvNd(Module):
                 bound = 1 / math.sqrt(fan_in)
                 init.uniform_(self.bias, -bound, bound)
 
-    def _conv_forward(self, input, weight, bias, conv):
+    def _conv_forward(self, input, weight, bias):
+        """PyTorch's signature: LoRA's ConvLoRA calls ``self.conv._conv_forward(x, weight + delta, bias)``."""
+        conv = F.conv1d if self._nd == 1 else F.conv2d
         if self.padding_mode != "zeros":
             if isinstance(self.padding, str):
                 raise NotImplementedError("string padding with a non-zeros padding_mode is not supported")
@@ -90,7 +92,7 @@ class Conv1d(_ConvNd):
     _nd = 1
 
     def forward(self, input):
-        return self._conv_forward(input, self.weight, self.bias, F.conv1d)
+        return self._conv_forward(input, self.weight, self.bias)
 
 
 class Conv2d(_ConvNd):
@@ -98,4 +100,4 @@ class Conv2d(_ConvNd):
     _nd = 2
 
     def forward(self, input):
-        return self._conv_forward(input, self.weight, self.bias, F.conv2d)
+        return self._conv_forward(input, self.weight, self.bias)

@@ -6,9 +6,11 @@ in one of three ordered dicts, as PyTorch does; everything that walks a model
 PyTorch's ("fc.weight", "bn.running_mean").
 """
 import itertools
+import warnings
 from collections import OrderedDict, namedtuple
 
 from .. import dtypes as _dt
+from ..autograd.custom_function import Function
 from ..autograd.state import state
 from ..device import as_device
 from ..tensor import Tensor
@@ -47,6 +49,90 @@ class RemovableHandle:
         self.remove()
 
 
+class _HookIdentity(Function):
+    """Passes tensors through unchanged; its backward hands their gradients to ``on_grads``, whose
+    answer flows on (PyTorch's BackwardHookFunction)."""
+
+    @staticmethod
+    def forward(ctx, on_grads, *tensors):
+        ctx.on_grads = on_grads
+        return tuple(t.view_as(t) for t in tensors)
+
+    @staticmethod
+    def backward(ctx, *grads):
+        return (None,) + tuple(ctx.on_grads(grads))
+
+
+class _BackwardHooks:
+    """One call's full backward hooks: the gradients of the outputs are kept as they pass, and the hooks
+    run with them once the gradients of the inputs arrive (at once, if no input requires grad)."""
+
+    def __init__(self, module, hooks):
+        self.module = module
+        self.hooks = list(hooks.values())
+        self.grad_outputs = None
+        self.n_inputs = 0
+        self.inputs_need_grad = False
+
+    def _run_hooks(self, grad_inputs):
+        for hook in self.hooks:
+            result = hook(self.module, grad_inputs, self.grad_outputs)
+            if result is not None:
+                result = result if isinstance(result, tuple) else (result,)
+                if len(result) != len(grad_inputs):
+                    raise RuntimeError(f"Backward hook returned an invalid number of grad_input, got "
+                                       f"{len(result)}, but expected {len(grad_inputs)}")
+                grad_inputs = result
+        return grad_inputs
+
+    def _wrap(self, values, on_grads):
+        where = [i for i, v in enumerate(values) if isinstance(v, Tensor) and v.requires_grad]
+        if not where:
+            return values, where
+        passed = _HookIdentity.apply(on_grads, *(values[i] for i in where))
+        passed = passed if isinstance(passed, tuple) else (passed,)
+        values = list(values)
+        for i, t in zip(where, passed):
+            values[i] = t
+        return values, where
+
+    def setup_inputs(self, args):
+        tensors = [i for i, a in enumerate(args) if isinstance(a, Tensor)]
+        self.n_inputs = len(tensors)
+
+        def on_input_grads(grads):
+            full = [None] * self.n_inputs
+            for k, g in zip(self.wrapped_inputs, grads):
+                full[tensors.index(k)] = g
+            full = self._run_hooks(tuple(full))
+            return tuple(full[tensors.index(k)] for k in self.wrapped_inputs)
+
+        values, self.wrapped_inputs = self._wrap(args, on_input_grads)
+        self.inputs_need_grad = bool(self.wrapped_inputs)
+        return tuple(values)
+
+    def setup_outputs(self, out):
+        single = isinstance(out, Tensor)
+        outs = (out,) if single else out
+        if not isinstance(outs, (tuple, list)):
+            return out
+
+        def on_output_grads(grads):
+            self.grad_outputs = tuple(grads)
+            if not self.inputs_need_grad:
+                warnings.warn("Full backward hook is firing when gradients are computed with respect to module outputs "
+                              "since no inputs require gradients. See https://docs.pytorch.org/docs/main/generated/"
+                              "torch.nn.Module.html#torch.nn.Module.register_full_backward_hook for more details.",
+                              UserWarning, stacklevel=2)
+                self._run_hooks((None,) * self.n_inputs)
+            return grads
+
+        values, where = self._wrap(tuple(outs), on_output_grads)
+        if not where:
+            return out
+        return values[0] if single else type(outs)(values)
+
+
 def _addindent(s, spaces):
     lines = s.split("\n")
     if len(lines) == 1:
@@ -71,6 +157,7 @@ class Module:
         d["_modules"] = {}
         d["_forward_hooks"] = {}
         d["_forward_pre_hooks"] = {}
+        d["_backward_hooks"] = {}
 
     def forward(self, *args, **kwargs):
         raise NotImplementedError(f'Module [{type(self).__name__}] is missing the required "forward" function')
@@ -88,17 +175,23 @@ class Module:
         return self._call(args, kwargs)
 
     def _call(self, args, kwargs):
-        if not (self._forward_pre_hooks or self._forward_hooks):
+        backward_hooks = self.__dict__.get("_backward_hooks")
+        if not (self._forward_pre_hooks or self._forward_hooks or backward_hooks):
             return self.forward(*args, **kwargs)
         for hook in list(self._forward_pre_hooks.values()):
             result = hook(self, args)
             if result is not None:
                 args = result if isinstance(result, tuple) else (result,)
+        bw = _BackwardHooks(self, backward_hooks) if backward_hooks and state.grad_enabled else None
+        if bw is not None:
+            args = bw.setup_inputs(args)
         out = self.forward(*args, **kwargs)
         for hook in list(self._forward_hooks.values()):
             result = hook(self, args, out)
             if result is not None:
                 out = result
+        if bw is not None:
+            out = bw.setup_outputs(out)
         return out
 
     def register_forward_hook(self, hook):
@@ -112,6 +205,23 @@ class Module:
         handle = RemovableHandle(self._forward_pre_hooks)
         self._forward_pre_hooks[handle.id] = hook
         return handle
+
+    def register_full_backward_hook(self, hook):
+        """Registers hook(module, grad_input, grad_output), called once the gradients with respect to the
+        module's tensor inputs are computed (None for an input that does not require grad); it may return
+        new grad_input, which then flow on in their place."""
+        hooks = self.__dict__.setdefault("_backward_hooks", {})
+        handle = RemovableHandle(hooks)
+        hooks[handle.id] = hook
+        return handle
+
+    def register_backward_hook(self, hook):
+        """PyTorch's older module backward hook (grad-cam-pytorch's guided backpropagation and Grad-CAM).
+        It is called as a full backward hook is: for a module whose forward is one operation on one tensor
+        (ReLU, a convolution, a pooling) that is what PyTorch passes too; for a module of several
+        operations PyTorch passes the gradients of its last operation's inputs instead, a behaviour
+        PyTorch itself deprecates."""
+        return self.register_full_backward_hook(hook)
 
     # -------------------------------------------------------------- registration
     def __setattr__(self, name, value):
@@ -524,6 +634,7 @@ class Module:
         self.__dict__.update(d)
         self.__dict__.setdefault("_forward_hooks", {})
         self.__dict__.setdefault("_forward_pre_hooks", {})
+        self.__dict__.setdefault("_backward_hooks", {})
         self.__dict__.setdefault("_non_persistent_buffers_set", set())
 
 

@@ -6,6 +6,7 @@ back to its input's shape in one place. Type promotion follows
 torch.result_type (see ``_coerce``).
 """
 import math
+import warnings
 
 import numpy as np
 
@@ -911,6 +912,10 @@ def where(condition, input=None, other=None):
         from .indexing import nonzero
         return nonzero(condition, as_tuple=True)
     cond = condition if isinstance(condition, Tensor) else Tensor._make(np.asarray(condition, dtype=bool), False, None)
+    if cond._data.dtype == np.uint8:   # deprecated but accepted (pytorch-crf's masks are torch.uint8)
+        warnings.warn("where received a uint8 condition tensor. This behavior is deprecated and will be removed in a "
+                      "future version of PyTorch. Use a boolean condition instead.", UserWarning, stacklevel=2)
+        cond = cond.bool()
     if cond._data.dtype != np.bool_:
         raise RuntimeError(f"where expected condition to be a boolean tensor, but got a tensor with dtype {cond.dtype}")
     return Where.apply(cond, input, other)

@@ -8,6 +8,7 @@ a scatter-add into zeros, whose own backward is the read again: every pair here
 is each other's adjoint (gather / scatter_add, index_select / index_add).
 """
 import math
+import warnings
 
 import numpy as np
 
@@ -16,11 +17,12 @@ from ..autograd.function import Op
 from ..autograd.state import state
 from ..limits import check_elements
 from ..tensor import OVERLAP_MESSAGE, Tensor, _host, _wrap_dim, overlaps_itself
-from .linalg import _C_TYPE
+from .linalg import _C_TYPE, _SCALAR_TYPE
 from .shape import Slice, _xp, broadcast_shapes, expand, flatten, reshape
 
 __all__ = ["nonzero", "argwhere", "index_put", "gather", "scatter", "scatter_add", "index_select",
-           "index_add", "index_fill", "masked_fill", "masked_select", "take", "take_along_dim", "unique"]
+           "index_add", "index_fill", "masked_fill", "masked_scatter", "masked_select", "take", "take_along_dim",
+           "unique"]
 
 _ndarray = np.ndarray
 _INDEX_TYPE_ERROR = "tensors used as indices must be long, int, byte or bool tensors"
@@ -622,6 +624,43 @@ def _masked_fill_(self, mask, value):
     return self._inplace(masked_fill, mask, value)
 
 
+def _scatter_mask(mask):
+    m = mask if isinstance(mask, Tensor) else Tensor._make(np.asarray(mask), False, None)
+    if m._data.dtype != np.bool_:
+        from ..dtypes import from_numpy_dtype
+        if m._data.dtype == np.uint8:
+            warnings.warn("masked_scatter_ received a mask with dtype torch.uint8, this behavior is now deprecated,"
+                          "please use a mask with dtype torch.bool instead.", UserWarning, stacklevel=3)
+        raise RuntimeError(f"masked_scatter_ only supports boolean masks, but got mask with dtype "
+                           f"{_SCALAR_TYPE.get(from_numpy_dtype(m._data.dtype).name, m._data.dtype)}")
+    return m
+
+
+def masked_scatter(input, mask, source):
+    """input with its elements where mask holds replaced, in order, by source's leading elements (source read
+    as 1-D; supar's CharLSTM scatters its per-word states this way): index_put of a slice of source, so the
+    gradients are index_put's and the slice's."""
+    m = _scatter_mask(mask)
+    if source.dtype != input.dtype:
+        raise RuntimeError(f"masked_scatter: expected self and source to have same dtypes but got"
+                           f"{_SCALAR_TYPE[input.dtype.name]} and {_SCALAR_TYPE[source.dtype.name]}")
+    shape = tuple(broadcast_shapes(input._data.shape, m._data.shape))
+    m = expand(m, shape)
+    n = int(_host(m._data).sum())
+    if n > source.numel():
+        raise RuntimeError("Number of elements of source < number of ones in mask")
+    return index_put(expand(input, shape), (m,), reshape(source, (-1,))[:n])
+
+
+def _masked_scatter_(self, mask, source):
+    shape = self._data.shape
+    m = _scatter_mask(mask)
+    if tuple(broadcast_shapes(shape, m._data.shape)) != shape:
+        raise RuntimeError(f"output with shape {list(shape)} doesn't match the broadcast shape "
+                           f"{list(broadcast_shapes(shape, m._data.shape))}")
+    return self._inplace(masked_scatter, m, source)
+
+
 def index_fill(input, dim, index, value):
     """input with the slices at the positions index along dim set to value (a number or a 0-d tensor):
     masked_fill with the mask those slices make, so its gradients are masked_fill's."""
@@ -706,7 +745,8 @@ def _register():
     Tensor.__getitem__ = getitem
     Tensor.__setitem__ = _setitem
     for name in ("nonzero", "argwhere", "index_put", "gather", "scatter", "scatter_add", "index_select",
-                 "index_add", "index_fill", "masked_fill", "masked_select", "take", "take_along_dim", "unique"):
+                 "index_add", "index_fill", "masked_fill", "masked_scatter", "masked_select", "take", "take_along_dim",
+                 "unique"):
         setattr(Tensor, name, globals()[name])
     Tensor.index_fill_ = lambda self, dim, index, value: self._inplace(index_fill, dim, index, value)
     Tensor.index_put_ = lambda self, indices, values, accumulate=False: self._inplace(
@@ -717,6 +757,7 @@ def _register():
     Tensor.index_add_ = lambda self, dim, index, source, *, alpha=1: self._inplace(
         index_add, dim, index, source, alpha=alpha)
     Tensor.masked_fill_ = _masked_fill_
+    Tensor.masked_scatter_ = _masked_scatter_
 
 
 _register()

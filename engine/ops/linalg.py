@@ -364,6 +364,8 @@ def _einsum_arrays(equation, operands):
         out = xp.einsum(equation, *operands)
     if len(operands) == 1:
         out = out.copy()  # a one-operand einsum may be a view of its input
+    elif not out.flags.c_contiguous:   # PyTorch's contractions come back contiguous (former's slice_diag views one)
+        out = out.copy()
     return out
 
 

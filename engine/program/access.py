@@ -1426,7 +1426,8 @@ def _view_value_ok(v):
         return True
     if type(v) in (int, float, str, bool, _NoneType):
         return True
-    return False
+    # an instance of a class the allowlist's types name (torch.preserve_format, torch.optim.optimizer.required)
+    return not isinstance(v, type) and type_info(type(v)).allowed
 
 
 class _Lazy:

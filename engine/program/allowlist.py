@@ -116,13 +116,14 @@ MODULES = {
         children={"nn": "torch.nn", "optim": "torch.optim", "autograd": "torch.autograd",
                   "linalg": "torch.linalg", "utils": "torch.utils", "backends": "torch.backends", "sparse": "torch.sparse",
                   "distributions": "torch.distributions", "cuda": "torch.cuda", "jit": "torch.jit",
-                  "special": "torch.special", "amp": "torch.amp", "cpu": "torch.cpu"},
+                  "special": "torch.special", "amp": "torch.amp", "cpu": "torch.cpu", "distributed": "torch.distributed"},
         # NumPy arrays in, as PyTorch takes them (engine/program/stdlib/numpy.py)
         replaced={"from_numpy": _S + ".numpy:torch_from_numpy", "tensor": _S + ".numpy:torch_tensor",
                   "as_tensor": _S + ".numpy:torch_as_tensor"},
         names=(
             "BoolTensor", "ByteTensor", "CharTensor", "DoubleTensor", "FloatTensor", "Generator", "HalfTensor",
             "IntTensor", "LongTensor", "ShortTensor", "Size", "Tensor", "e", "inf", "nan", "newaxis", "pi", "abs",
+            "channels_last", "channels_last_3d", "contiguous_format", "memory_format", "preserve_format",
             "index_fill", "matrix_power", "unique", "cholesky", "cholesky_inverse", "cholesky_solve", "det", "inverse",
             "logdet", "pinverse", "qr", "slogdet", "svd", "triangular_solve", "absolute", "accelerator", "acos", "adaptive_avg_pool1d", "add", "addbmm",
             "addcdiv", "addcmul", "addmm", "addmv", "addr", "adjoint", "all", "allclose", "amax", "amin", "any",
@@ -148,14 +149,14 @@ MODULES = {
             "is_tensor", "isclose", "isfinite", "isinf", "isnan", "kron", "kthvalue", "layer_norm", "le", "lerp", "less",
             "less_equal", "linspace", "log", "log10", "log1p", "log2", "log_softmax", "logaddexp",
             "logical_and", "logical_not", "logical_or", "logical_xor", "logspace", "logsumexp", "long", "lt",
-            "manual_seed", "masked_fill", "masked_select", "matmul", "max", "max_pool1d", "max_pool2d",
+            "manual_seed", "masked_fill", "masked_scatter", "masked_select", "matmul", "max", "max_pool1d", "max_pool2d",
             "maximum", "mean", "median", "meshgrid", "min", "minimum", "mm", "moveaxis", "movedim", "mul",
             "multinomial", "multiply", "mv", "nan_to_num", "narrow", "ne", "neg", "negative", "no_grad",
             "nonzero", "norm", "normal", "not_equal", "numel", "ones", "ones_like", "outer",
             "pairwise_distance", "permute", "pow", "prod", "promote_types", "rand", "rand_like", "randint",
             "randint_like", "randn", "randn_like", "randperm", "ravel", "reciprocal", "relu", "remainder",
             "repeat", "repeat_interleave", "reshape", "result_type", "return_types", "roll", "rot90", "round",
-            "rsqrt", "scalar_tensor", "scatter", "scatter_add", "searchsorted", "sparse_coo_tensor", "spmm", "bucketize", "seed", "select", "selu", "set_default_dtype",
+            "rsqrt", "scalar_tensor", "scatter", "scatter_add", "searchsorted", "sparse_coo_tensor", "spmm", "bucketize", "seed", "select", "selu", "set_default_dtype", "set_default_tensor_type",
             "set_detect_anomaly", "set_grad_enabled", "set_printoptions", "set_rng_state", "sgn", "short",
             "sigmoid", "sign", "signbit", "sin", "sinh", "softmax", "sort", "split", "sqrt", "square",
             "squeeze", "stack", "std", "std_mean", "sub", "subtract", "sum", "sum_to", "swapaxes", "swapdims",
@@ -248,12 +249,19 @@ MODULES = {
         host=_E + ".backends.cudnn",
         names=("allow_tf32", "benchmark", "deterministic", "enabled", "is_available", "version"),
         settable=("allow_tf32", "benchmark", "deterministic", "enabled")),
+    "torch.distributed": Module(   # one process, never initialized (engine/distributed.py)
+        host=_E + ".distributed",
+        names=("ReduceOp", "all_gather", "all_reduce", "barrier", "broadcast", "get_rank", "get_world_size",
+               "is_available", "is_initialized")),
     "torch.backends.mps": Module(host=_E + ".backends.mps", names=("is_available", "is_built")),
     "torch.nn.init": Module(
         host=_E + ".nn.init",
         names=(
             "calculate_gain", "constant_", "dirac_", "eye_", "kaiming_normal_", "kaiming_uniform_", "normal_",
             "ones_", "orthogonal_", "trunc_normal_", "uniform_", "xavier_normal_", "xavier_uniform_", "zeros_",
+            # PyTorch's deprecated spellings (a FutureWarning, then the same fill)
+            "constant", "dirac", "eye", "kaiming_normal", "kaiming_uniform", "normal", "orthogonal", "uniform",
+            "xavier_normal", "xavier_uniform",
         )),
     "torch.nn.utils": Module(
         host=_E + ".nn.utils",
@@ -266,9 +274,11 @@ MODULES = {
                "pad_sequence", "unpack_sequence", "unpad_sequence")),
     "torch.optim": Module(
         host=_E + ".optim",
-        children={"lr_scheduler": "torch.optim.lr_scheduler"},
+        children={"lr_scheduler": "torch.optim.lr_scheduler", "optimizer": "torch.optim.optimizer"},
         names=("Adadelta", "Adagrad", "Adam", "AdamW", "Adamax", "LBFGS", "NAdam", "Optimizer", "RAdam", "RMSprop",
                "SGD")),
+    # custom optimisers import their base from here (pytorch-optimizer, the spectral-norm GAN)
+    "torch.optim.optimizer": Module(host=_E + ".optim.optimizer", names=("Optimizer", "required")),
     "torch.optim.lr_scheduler": Module(
         host=_E + ".optim.lr_scheduler",
         names=("ChainedScheduler", "ConstantLR", "CosineAnnealingLR", "CosineAnnealingWarmRestarts", "CyclicLR",
@@ -513,7 +523,8 @@ _MODULE_API = (
     "add_module", "apply", "buffers", "children", "cpu", "cuda", "double", "eval", "extra_repr", "float",
     "forward", "get_buffer", "get_parameter", "get_submodule", "half", "load_state_dict", "modules",
     "named_buffers", "named_children", "named_modules", "named_parameters", "parameters", "register_buffer",
-    "register_forward_hook", "register_forward_pre_hook", "register_module", "register_parameter",
+    "register_backward_hook", "register_forward_hook", "register_forward_pre_hook", "register_full_backward_hook",
+    "register_module", "register_parameter",
     "requires_grad_", "state_dict", "to", "train", "training", "type", "zero_grad",
 )
 
@@ -560,7 +571,8 @@ TYPES = {
             "isfinite", "isinf", "isnan", "item", "itemsize", "le", "lerp", "lerp_", "less", "less_equal", "log",
             "log10", "log10_", "log1p", "log1p_", "log2", "log2_", "log_", "log_softmax", "logaddexp",
             "logical_and", "logical_not", "logical_not_", "logical_or", "logical_xor", "logsumexp", "long", "lt",
-            "mH", "mT", "masked_fill", "masked_fill_", "masked_select", "matmul", "max", "maximum", "maximum_",
+            "mH", "mT", "masked_fill", "masked_fill_", "masked_scatter", "masked_scatter_", "masked_select", "matmul",
+            "max", "maximum", "maximum_",
             "mean", "median", "min", "minimum", "minimum_", "mm", "moveaxis", "movedim", "mul", "mul_",
             "multiply", "multiply_", "mv", "nan_to_num", "nan_to_num_", "narrow", "nbytes", "ndim",
             "ndimension", "ne", "neg", "neg_", "negative", "negative_", "nelement", "new", "new_empty", "new_full",
@@ -587,6 +599,10 @@ TYPES = {
     _E + ".device.device": Type(attrs=("index", "type")),
     _E + ".accelerator": Type(attrs=("current_accelerator", "device_count", "is_available", "synchronize")),
     _E + ".finfo": Type(data=True),
+    _E + ".memory_format": Type(),
+    _E + ".distributed.ReduceOp": Type(attrs=("AVG", "BAND", "BOR", "BXOR", "MAX", "MIN", "PREMUL_SUM", "PRODUCT",
+                                              "RedOpType", "SUM")),
+    _E + ".distributed.RedOpType": Type(),
     _E + ".iinfo": Type(data=True),
     _E + ".ops.creation.Generator": Type(attrs=("device", "get_state", "initial_seed", "manual_seed", "seed",
                                                 "set_state")),
@@ -699,6 +715,7 @@ TYPES = {
     _E + ".optim.optimizer.Optimizer": Type(
         subclasses=True, data=True, settable=ANY, base=True,
         attrs=("add_param_group", "load_state_dict", "state_dict", "step", "zero_grad")),
+    _E + ".optim.optimizer._RequiredParameter": Type(),   # the ``required`` sentinel of optimizer defaults
     _E + ".optim.lr_scheduler.LRScheduler": Type(
         subclasses=True, data=True, settable=ANY, base=True,
         attrs=("get_last_lr", "get_lr", "load_state_dict", "state_dict", "step")),

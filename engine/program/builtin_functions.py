@@ -15,6 +15,7 @@ from ..tensor import Tensor
 from . import access, decorators, guards, operators
 from .errors import PROGRAM_EXCEPTIONS, ProgramBaseException, exception_args, limit_abort, without_addresses
 from .generators import ProgramGenerator
+from .stdlib.typing import abc_class
 from .values import BoundMethod, Function, ProgramIterator
 
 __all__ = ["Builtins", "make_builtins", "materialize", "repr_size_check", "text", "program_text", "SUPER",
@@ -744,6 +745,14 @@ _HOST = {"range": range, "len": len, "abs": abs, "round": round, "int": int, "fl
          "bytes": bytes}
 
 
+def _abc_classinfo(classinfo):
+    """``collections.abc.Sequence`` (in programs, typing's form of that name) as the class it names
+    (grad-cam-pytorch's ``isinstance(patch, Sequence)``)."""
+    if isinstance(classinfo, tuple):
+        return tuple(_abc_classinfo(c) for c in classinfo)
+    return abc_class(classinfo) or classinfo
+
+
 def _check_classinfo(classinfo, fn):
     if isinstance(classinfo, tuple):
         for c in classinfo:
@@ -765,6 +774,7 @@ b_exit.__name__ = b_exit.__qualname__ = "exit"
 
 def b_isinstance(obj, classinfo):
     """isinstance(obj, class_or_tuple)"""
+    classinfo = _abc_classinfo(classinfo)
     _check_classinfo(classinfo, "isinstance")
     return isinstance(obj, classinfo)
 
@@ -773,6 +783,7 @@ def b_issubclass(cls, classinfo):
     """issubclass(cls, class_or_tuple)"""
     if not isinstance(cls, type):
         raise _TypeError("issubclass() arg 1 must be a class")
+    classinfo = _abc_classinfo(classinfo)
     _check_classinfo(classinfo, "issubclass")
     return issubclass(cls, classinfo)
 

@@ -13,6 +13,8 @@ RETURN (the value in ``frame.ret``).
 """
 import ast
 import operator
+import string
+import sys
 
 from ..autograd.state import state
 from ..tensor import Tensor
@@ -22,6 +24,9 @@ from .builtin_functions import _GRAD_MODES, SUPER, UNAVAILABLE, repr_size_check,
 from .errors import Abort, PROGRAM_EXCEPTIONS, ProgramBaseException, locate, meta
 from .scopes import CompileError
 from .values import BREAK, CONTINUE, RETURN, BoundMethod, Frame, Function, ProgramIterator
+
+# string constants made only of these are interned by CPython's compiler, so `is` finds two of them identical
+_NAME_CHARS = frozenset(string.ascii_letters + string.digits + "_")
 
 __all__ = ["Compiler"]
 
@@ -1137,6 +1142,8 @@ class Compiler:
     # ------------------------------------------------------------------ expressions
     def e_Constant(self, node):
         v = node.value
+        if type(v) is str and _NAME_CHARS.issuperset(v):   # interned as CPython's compile does: MAML's `name is 'conv2d'`
+            v = sys.intern(v)
         return lambda fr: v
 
     def e_Name(self, node):

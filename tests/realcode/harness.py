@@ -385,7 +385,7 @@ _CUDNN_FLAGS = ("benchmark", "deterministic", "enabled", "allow_tf32")
 
 def _process_settings(lib):
     """What a script may change for the whole process besides grad mode (tensor and NumPy print options,
-    cudnn flags: rasbt's and mlbook's notebooks call set_printoptions, kuangliu sets cudnn.benchmark), saved;
+    cudnn flags, the default dtype: rasbt's and mlbook's notebooks call set_printoptions, kuangliu sets cudnn.benchmark), saved;
     the function returned puts them back, so later tests in the process see the defaults."""
     if lib.__name__ == "torch":
         from torch._tensor_str import PRINT_OPTS as opts
@@ -396,8 +396,10 @@ def _process_settings(lib):
     numpy = np.get_printoptions()
     cudnn = lib.backends.cudnn
     flags = {k: getattr(cudnn, k) for k in _CUDNN_FLAGS if hasattr(cudnn, k)}
+    default_dtype = lib.get_default_dtype()   # ikostrikov's TRPO sets torch.DoubleTensor as the default type
 
     def restore():
+        lib.set_default_dtype(default_dtype)
         for k, v in printing.items():
             setattr(opts, k, v)
         np.set_printoptions(**numpy)

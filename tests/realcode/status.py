@@ -28,6 +28,21 @@ CAUSES = [
     (r"attribute '_Loss' is not accessible", "torch.nn.modules.loss._Loss (IBM/pytorch-seq2seq checks "
      "issubclass(type(criterion), nn.modules.loss._Loss)): SPEC keeps names beginning with '_' out of programs' reach "
      "(in-process it works)", "lead (SPEC decision)", "import torch.nn as nn; nn.modules.loss._Loss"),
+    (r"attribute '__init__' is not accessible", "an explicit base-class call `nn.Embedding.__init__(self, ...)` "
+     "(microsoft/LoRA's layers derive from an nn layer and LoRALayer): SPEC keeps names beginning with '_' on the "
+     "engine's classes out of programs' reach (`super().__init__(...)` works)", "lead (SPEC decision)",
+     "import torch.nn as nn\nclass L(nn.Linear):\n    def __init__(self):\n        nn.Linear.__init__(self, 2, 2)\nL()"),
+    (r"attribute '_modules' of|attribute '_parameters' is not accessible", "nn.Module's private registries "
+     "(vgsatorras/egnn's `self._modules['gcl_%d' % i]`, the spectral-norm GAN's `del module._parameters[name]`): "
+     "SPEC keeps names beginning with '_' on the engine's classes out of programs' reach (in-process it works)",
+     "lead (SPEC decision)", "import torch.nn as nn\nm = nn.Sequential(nn.Linear(2, 2))\nm._modules['0']"),
+    (r"__dict__ is available in programs only on objects of program classes", "`self.__dict__[k]` on an nn.Module "
+     "subclass (pytorch-multi-class-focal-loss's FocalLoss.__repr__): the instance dict of an engine class holds "
+     "the engine's own state, which SPEC keeps from programs (in-process it works)", "lead (SPEC decision)",
+     "import torch.nn as nn\nclass M(nn.Module):\n    pass\nM().__dict__"),
+    (r"defining '__setstate__'", "`__setstate__` in a program's class body (pytorch-optimizer's Optimizer subclasses "
+     "define it for unpickling): the pickle and copy protocol dunders are not among those a program class may define",
+     "programs (sandbox review)", "class A:\n    def __setstate__(self, state):\n        pass"),
     (r"no attribute 'backends'", "torch.backends (cudnn.benchmark / cudnn.deterministic, mps.is_available) is missing", "engineapi",
      "torch.backends.cudnn.deterministic = True; torch.backends.mps.is_available()"),
     (r"cannot import 'os'|No module named 'os'", "`import os` refused in programs (scripts use it for os.path.join / os.makedirs, or import it unused)",

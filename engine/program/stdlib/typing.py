@@ -64,6 +64,22 @@ for _n in ("Any", "Callable", "Dict", "List", "Tuple", "Set", "FrozenSet", "Opti
 del _n
 Text = str
 
+# the forms that name an abstract base class of collections.abc (which programs import as these forms):
+# isinstance and issubclass check against the class, as Python's typing aliases do
+_ABC_NAMES = ("Sequence", "MutableSequence", "Mapping", "MutableMapping", "Iterable", "Iterator", "Generator",
+              "Hashable", "Sized", "Collection", "Container", "Reversible", "Awaitable", "Coroutine",
+              "AsyncIterator", "Callable")
+
+
+def abc_class(form):
+    """The collections.abc class an unsubscripted form stands for in isinstance/issubclass, else None."""
+    if type(form) is _Form and form.name in _ABC_NAMES:
+        if form.args:
+            raise TypeError("Subscripted generics cannot be used with class and instance checks")
+        import collections.abc
+        return getattr(collections.abc, form.name)
+    return None
+
 
 class TypeVar:
     """``T = TypeVar('T')``."""
