@@ -53,6 +53,19 @@ def _tensor_types():
     return frozenset({torch.Tensor, torch.nn.Parameter, program_numpy.ndarray})   # a program's np arrays too
 
 
+def _is_container(t):
+    """A list or tuple; or one of the engine's named tuples (``torch.max(x, 0)``'s values and indices,
+    ``torch.aminmax``'s min and max), answered as the list of its fields. Those are read with
+    tuple's own C methods only: a class qualifies only when nothing on it overrides them."""
+    if t in _CONTAINERS:
+        return True
+    return (type(t) is type and t.__module__ == "torch.return_types" and t.__mro__[1:] == (tuple, object)
+            and not any(name in t.__dict__ for name in _TUPLE_METHODS))
+
+
+_TUPLE_METHODS = ("__iter__", "__reversed__", "__getitem__", "__len__", "__gs_program__")
+
+
 def _kind(value):
     """A short name for what a value is, read from its type alone (never from the object)."""
     t = type(value)
@@ -136,7 +149,7 @@ class Answer:
                     raise OutputRefused(422, "ValueError", f"output {name!r} holds an integer of "
                                         f"{value.bit_length()} bits, too large to answer", name=name)
                 self._count_numbers(name, 1)
-            elif t in _CONTAINERS:
+            elif _is_container(t):
                 if depth >= caps.max_depth:
                     raise OutputRefused(422, "ValueError", f"output {name!r} nests lists more than "
                                         f"{caps.max_depth} deep", name=name, limit="output_depth")
@@ -178,7 +191,7 @@ class Answer:
             t = type(value)
             if t in tensor_types:
                 into.append(pack_array(next(arrays), self.buffers))
-            elif t in _CONTAINERS:
+            elif _is_container(t):
                 items = []
                 into.append({"list": items})
                 for v in reversed(value):
