@@ -8,7 +8,7 @@ import numpy as _np
 from . import _malloc  # noqa: F401 - glibc keeps a step's working set mapped (see _malloc)
 
 from . import dtypes as _dtypes
-from .dtypes import (dtype, float16, float32, float64, uint8, int8, int16, int32, int64, bool,  # noqa: A004
+from .dtypes import (dtype, float16, bfloat16, float32, float64, uint8, int8, int16, int32, int64, bool,  # noqa: A004
                      half, float, double, short, int, long, get_default_dtype, set_default_dtype)
 from .device import device, cuda_available as _cuda_available
 from .tensor import Tensor, Size

@@ -36,7 +36,7 @@ class autocast:
         if enabled and device_type == "cuda" and not cuda_available():
             warnings.warn("CUDA is not available or torch_xla is imported. Disabling autocast.")
             enabled = False
-        if enabled and device_type == "cpu" and dtype is not None and dtype is not dtypes.float16:
+        if enabled and device_type == "cpu" and dtype is not None and dtype not in (dtypes.float16, dtypes.bfloat16):
             warnings.warn("In CPU autocast, but the target dtype is not supported. Disabling autocast.\n"
                           "CPU Autocast only supports dtypes of torch.bfloat16, torch.float16 currently.")
             enabled = False

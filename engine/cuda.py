@@ -4,12 +4,17 @@ import builtins as _builtins
 
 from .device import cuda_available as _cuda_available
 
-__all__ = ["is_available", "device_count", "manual_seed", "manual_seed_all", "synchronize", "get_device_name",
+__all__ = ["is_available", "is_bf16_supported", "device_count", "manual_seed", "manual_seed_all", "synchronize", "get_device_name",
            "empty_cache"]
 
 
 def is_available():
     return _cuda_available()
+
+
+def is_bf16_supported(including_emulation=True):
+    """False: the engine has no bfloat16 arrays (engine/dtypes.py), on any device."""
+    return False
 
 
 def device_count():

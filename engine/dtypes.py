@@ -5,7 +5,7 @@ import numpy as np
 
 from .autograd.state import state
 
-__all__ = ["dtype", "float32", "float64", "int64", "int32", "bool", "float16",
+__all__ = ["dtype", "float32", "float64", "int64", "int32", "bool", "float16", "bfloat16",
            "int16", "int8", "uint8", "result_type", "as_dtype", "to_numpy_dtype",
            "from_numpy_dtype", "get_default_dtype", "set_default_dtype"]
 
@@ -45,6 +45,24 @@ int64 = dtype("int64", np.int64, _INT)
 bool = dtype("bool", np.bool_, _BOOL)  # noqa: A001 - PyTorch's name
 
 half, float, double = float16, float32, float64  # noqa: A001
+
+
+class _Unsupported(dtype):
+    """A PyTorch dtype this engine has no arrays of: it can be named and compared (``dtype in
+    (torch.float16, torch.bfloat16)``, a config's ``{"bfloat16": torch.bfloat16}``), and making a
+    tensor of it raises a TypeError that says so."""
+    __slots__ = ()
+
+    def __init__(self, name, itemsize):
+        self.name = name
+        self.np = None
+        self.category = _FLOAT
+        self.is_floating_point = True
+        self.is_signed = True
+        self.itemsize = itemsize
+
+
+bfloat16 = _Unsupported("bfloat16", 2)   # NumPy has no bfloat16
 short, int, long = int16, int32, int64  # noqa: A001
 
 _ALL = (float16, float32, float64, uint8, int8, int16, int32, int64, bool)
@@ -86,6 +104,9 @@ def as_dtype(d):
         return d
     if d is None:
         return None
+    if type(d) is _Unsupported:
+        raise TypeError(f"{d} is not supported by this engine: NumPy has no {d.name} arrays (use torch.float32 or "
+                        f"torch.float16)")
     if d is _py_float:
         return state.default_dtype
     if d is _py_int:

@@ -10,7 +10,8 @@ from ..tensor import Tensor, _wrap_dim
 from . import creation, elementwise, reduction, shape
 from .linalg import _SCALAR_TYPE
 
-__all__ = ["diff", "nansum", "nanmean", "block_diag", "cartesian_prod", "triu_indices", "tril_indices", "bincount"]
+__all__ = ["diff", "nansum", "nanmean", "block_diag", "cartesian_prod", "triu_indices", "tril_indices", "bincount",
+           "index_copy"]
 
 
 def diff(input, n=1, dim=-1, prepend=None, append=None):
@@ -116,7 +117,47 @@ def bincount(input, weights=None, minlength=0):
     return Tensor._make(out, False, None)
 
 
+def _index_copy_target(input, dim, index, source):
+    """The index tuple that index_copy writes ``source`` through, after PyTorch's checks."""
+    d = _wrap_dim(dim, max(input.ndim, 1))
+    if index.ndim > 1:
+        raise IndexError(f"index_copy_(): Index should have dimension 1 or 0 (got {index.ndim})")
+    if index.dtype != _dt.int64:
+        raise RuntimeError(f"index_copy_(): Expected a long tensor for index, but got {_SCALAR_TYPE.get(index.dtype.name, index.dtype.name)}")
+    n = index.numel()
+    src_n = source.shape[d] if source.ndim else 1
+    if n != src_n:
+        raise IndexError(f"index_copy_(): Number of indices ({n}) should be equal to source.size(dim) ({src_n})")
+    for k in range(input.ndim):
+        if k != d and source.ndim == input.ndim and source.shape[k] != input.shape[k]:
+            at = k if k < d else k - 1   # the dimension within a slice, as PyTorch counts it
+            raise RuntimeError(f"index_copy_(): Source/destination tensor must have same slice shapes. Destination "
+                               f"slice shape: {input.shape[k]} at dimension {at} and source slice shape: "
+                               f"{source.shape[k]} at dimension {at}.")
+    size = input.shape[d] if input.ndim else 1
+    if n and (int(index.min()) < -size or int(index.max()) >= size):
+        bad = int(index.max()) if int(index.max()) >= size else int(index.min())
+        raise IndexError(f"index_copy_(): index {bad} is out of bounds for dimension {d} with size {size}")
+    return (slice(None),) * d + (index.reshape(-1),)
+
+
+def index_copy(input, dim, index, source):
+    """A copy of input with the slices ``index`` along ``dim`` replaced by source's, in order
+    (differentiable in both: the replaced slices get no gradient from input)."""
+    target = _index_copy_target(input, dim, index, source)
+    out = input.clone()
+    out[target] = source
+    return out
+
+
+def _index_copy_(self, dim, index, source):
+    self[_index_copy_target(self, dim, index, source)] = source
+    return self
+
+
 def _register():
+    Tensor.index_copy = index_copy
+    Tensor.index_copy_ = _index_copy_
     Tensor.diff = diff
     Tensor.nansum = nansum
     Tensor.nanmean = nanmean

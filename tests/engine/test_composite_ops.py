@@ -123,3 +123,48 @@ def test_sinc_at_zero_and_the_integers_is_pytorchs_value_and_gradient():
             np.testing.assert_allclose(y.detach().numpy(), want[0], atol=1e-15)
             np.testing.assert_allclose(x.grad.numpy(), want[1], atol=1e-15)
 
+
+
+INDEX_COPY = {
+    "index_copy_rows": (lambda T, x, s: x.index_copy(0, T.tensor([2, 0]), s), [(3, 4), (2, 4)]),
+    "index_copy_cols_function": (lambda T, x, s: T.index_copy(x, 1, T.tensor([1]), s), [(2, 3), (2, 1)]),
+}
+
+
+@pytest.mark.parametrize("name", list(INDEX_COPY))
+def test_index_copy_passes_gradcheck_and_gradgradcheck(name):
+    check_gradients(*INDEX_COPY[name])
+
+
+@needs_torch
+@pytest.mark.parametrize("name", list(INDEX_COPY))
+def test_index_copy_matches_torch(name):
+    compare_with_torch(*INDEX_COPY[name])
+
+
+@needs_torch
+def test_index_copy_errors_and_in_place_form_match_torch():
+    def trace(T):
+        x, s = T.zeros(3, 4), T.ones(2, 4)
+        out = []
+        for bad in (lambda: x.index_copy(0, T.tensor([[0]]), s), lambda: x.index_copy(0, T.tensor([0.0, 1.0]), s),
+                    lambda: x.index_copy(0, T.tensor([0, 1]), T.ones(2, 3)), lambda: x.index_copy(0, T.tensor([0, 5]), s),
+                    lambda: x.index_copy(0, T.tensor([0]), s)):
+            try:
+                bad()
+                out.append(None)
+            except (IndexError, RuntimeError) as e:
+                out.append((type(e).__name__, str(e)))
+        z = T.zeros(2, 3)
+        same = z.index_copy_(1, T.tensor([1]), T.ones(2, 1)) is z
+        return out, z.tolist(), same
+    assert trace(gs) == trace(torch)
+
+
+def test_bfloat16_can_be_named_but_holds_no_tensors():
+    assert gs.bfloat16 in (gs.float16, gs.bfloat16) and gs.bfloat16.is_floating_point and repr(gs.bfloat16) == "torch.bfloat16"
+    assert gs.cuda.is_bf16_supported() is False
+    for make in (lambda: gs.zeros(2, dtype=gs.bfloat16), lambda: gs.ones(2).to(gs.bfloat16),
+                 lambda: gs.tensor([1.0], dtype=gs.bfloat16)):
+        with pytest.raises(TypeError, match="torch.bfloat16 is not supported by this engine"):
+            make()

@@ -40,8 +40,8 @@ CAUSES = [
      "subclass (pytorch-multi-class-focal-loss's FocalLoss.__repr__): the instance dict of an engine class holds "
      "the engine's own state, which SPEC keeps from programs (in-process it works)", "lead (SPEC decision)",
      "import torch.nn as nn\nclass M(nn.Module):\n    pass\nM().__dict__"),
-    (r"no attribute 'bfloat16'", "torch.bfloat16 is missing (NumPy has no bfloat16 to hold it): rasbt's Llama 2 keeps its "
-     "weights in it, lit-llama's build_rope_cache only names it (`if dtype in (torch.float16, torch.bfloat16, ...)`)",
+    (r"no attribute 'bfloat16'|bfloat16 is not supported", "torch.bfloat16 can be named but holds no tensors (NumPy has "
+     "no bfloat16): rasbt's Llama 2 keeps its weights in it",
      "engineapi (dtypes)", "torch.bfloat16; torch.ones(2, dtype=torch.bfloat16)"),
     (r"defining '__setstate__'", "`__setstate__` in a program's class body (pytorch-optimizer's Optimizer subclasses "
      "define it for unpickling): the pickle and copy protocol dunders are not among those a program class may define",
