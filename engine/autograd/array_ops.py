@@ -292,6 +292,10 @@ def cosh(x):
     return get_array_module(x).cosh(x)
 
 
+def logcumsumexp(x, dim):
+    return get_array_module(x).logaddexp.accumulate(x, axis=dim)
+
+
 def cumsum(x, dim):
     return x.cumsum(axis=dim)
 

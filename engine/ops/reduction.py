@@ -21,7 +21,8 @@ from .elementwise import maximum, minimum
 from .indexing import Gather
 
 __all__ = ["sum", "mean", "prod", "max", "min", "amax", "amin", "argmax", "argmin", "var", "std",
-           "var_mean", "std_mean", "logsumexp", "norm", "cumsum", "cumprod", "cummax", "cummin", "all", "any",
+           "var_mean", "std_mean", "logsumexp", "logcumsumexp", "norm", "cumsum", "cumprod", "cummax", "cummin", "all",
+           "any",
            "count_nonzero", "sort", "argsort", "topk", "median", "kthvalue", "searchsorted", "bucketize",
            "return_types"]
 
@@ -444,6 +445,37 @@ class Cumsum(Op):
         return (_reverse_cumsum(F, g, self.dim),)
 
 
+_LOG_FLOOR = -1e30   # far below any log-magnitude a float32 gradient has, finite in float32 too
+_SCALAR_NAME = {"int64": "Long", "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool"}
+
+
+class Logcumsumexp(Op):
+    """log(cumsum(exp(x))) along dim, accumulated by logaddexp (no overflow). Its gradient is
+    sum over j >= i of g_j exp(x_i - y_j), computed as PyTorch does in log space with the
+    positive and negative parts of g apart, so no exp overflows either."""
+    __slots__ = ("dim",)
+    op = "logcumsumexp"
+    saves = (0, -1)
+
+    def forward(self, x, dim, dtype):
+        if x.dtype.kind != "f":
+            raise NotImplementedError(f"\"logcumsumexp_out_cpu\" not implemented for "
+                                      f"'{_SCALAR_NAME.get(x.dtype.name, x.dtype.name)}'")
+        self.dim = dim
+        return _xp(x).logaddexp.accumulate(x, axis=dim)
+
+    def backward(self, F, g, x, y):
+        d = self.dim
+        log_g = F.log(F.abs(g))
+        parts = []
+        for keep in (g > 0, g < 0):
+            # the other part's entries are a finite floor rather than -inf: exp(floor - y) is 0 all the same,
+            # and the second derivative through logcumsumexp meets no -inf - -inf
+            shifted = F.where(keep, log_g, _LOG_FLOOR) - y
+            parts.append(F.exp(F.flip(F.logcumsumexp(F.flip(shifted, (d,)), d), (d,)) + x))
+        return (parts[0] - parts[1],)
+
+
 class Cumprod(Op):
     """d y_j / d x_i = y_j / x_i for i <= j, so the gradient is reverse_cumsum(g * y) / x.
     With zeros: in a first-order backward, PyTorch's O(n) rule (below); under create_graph,
@@ -662,6 +694,11 @@ def cumsum(input, dim, *, dtype=None):
     return _cumulative(Cumsum, input, dim, dtype)
 
 
+def logcumsumexp(input, dim, *, out=None):
+    """Returns log(cumsum(exp(input))) in the dimension dim, without overflow."""
+    return _cumulative(Logcumsumexp, input, dim, None)
+
+
 def cumprod(input, dim, *, dtype=None):
     """Returns the cumulative product of elements of input in the dimension dim."""
     return _cumulative(Cumprod, input, dim, dtype)
@@ -840,7 +877,8 @@ def bucketize(input, boundaries, *, out_int32=False, right=False, out=None):
 
 def _register():
     for name in ("sum", "mean", "prod", "amax", "amin", "argmax", "argmin", "var", "std", "logsumexp",
-                 "norm", "cumsum", "cumprod", "cummax", "cummin", "all", "any", "count_nonzero", "sort", "argsort",
+                 "norm", "cumsum", "cumprod", "cummax", "cummin", "logcumsumexp", "all", "any", "count_nonzero", "sort",
+                 "argsort",
                  "topk",
                  "median", "kthvalue"):
         setattr(Tensor, name, globals()[name])

@@ -168,3 +168,40 @@ def test_bfloat16_can_be_named_but_holds_no_tensors():
                  lambda: gs.tensor([1.0], dtype=gs.bfloat16)):
         with pytest.raises(TypeError, match="torch.bfloat16 is not supported by this engine"):
             make()
+
+
+LOGCUMSUMEXP = {
+    "logcumsumexp": (lambda T, x: T.logcumsumexp(x * 3, 1), [(3, 5)]),
+    "logcumsumexp_dim0_method": (lambda T, x: (x * 10).logcumsumexp(dim=0), [(4, 2)]),
+}
+
+
+@pytest.mark.parametrize("name", list(LOGCUMSUMEXP))
+def test_logcumsumexp_passes_gradcheck_and_gradgradcheck(name):
+    check_gradients(*LOGCUMSUMEXP[name])
+
+
+@needs_torch
+@pytest.mark.parametrize("name", list(LOGCUMSUMEXP))
+def test_logcumsumexp_matches_torch(name):
+    compare_with_torch(*LOGCUMSUMEXP[name])
+
+
+@needs_torch
+def test_logcumsumexp_edges_match_torch():
+    def trace(T):
+        x = T.tensor([[0.0, 1.0, -2.0], [float("-inf"), 3.0, float("inf")]], dtype=T.float64, requires_grad=True)
+        y = T.logcumsumexp(x, 1)
+        y.sum().backward()
+        try:
+            T.logcumsumexp(T.tensor([1, 2]), 0)
+            err = None
+        except NotImplementedError as e:
+            err = str(e)
+        big = T.logcumsumexp(T.tensor([1000.0, 1000.0, -1000.0], dtype=T.float64), 0)
+        return (y.tolist(), y.grad_fn.name(), x.grad.tolist(), err, T.logcumsumexp(T.tensor(2.0), 0).tolist(),
+                big.tolist())
+    ours, theirs = trace(gs), trace(torch)
+    assert ours[1] == theirs[1] and ours[3] == theirs[3] and ours[4] == theirs[4]
+    for a, b in ((ours[0], theirs[0]), (ours[2], theirs[2]), (ours[5], theirs[5])):
+        np.testing.assert_allclose(np.asarray(a), np.asarray(b), rtol=1e-12, equal_nan=True)
