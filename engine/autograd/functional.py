@@ -151,6 +151,10 @@ def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False, st
         outputs = func(*inputs)
         is_outputs_tuple, outputs = _as_tuple(outputs, "outputs of the user-provided function", "jacobian")
         _check_requires_grad(outputs, strict)
+        from ..limits import check_elements
+        for out in outputs:   # each block is sized before its rows are gathered (they are held until stacked)
+            for inp in inputs:
+                check_elements(tuple(out.shape) + tuple(inp.shape), "jacobian")
         jac = []
         for i, out in enumerate(outputs):
             rows = [[] for _ in inputs]

@@ -339,7 +339,9 @@ def mvlgamma(input, p):
     p (p - 1) / 4 log(pi) + sum over j < p of lgamma(input - j / 2)."""
     if isinstance(p, bool) or not isinstance(p, (int, np.integer)) or p < 1:
         raise RuntimeError("p has to be greater than or equal to 1")
+    from ..limits import check_elements
     from .creation import arange
+    check_elements(tuple(input.shape) + (p,), "mvlgamma")   # the p terms an element below, before they are built
     x = input if input.dtype.is_floating_point else input.to(_dt.get_default_dtype())
     halves = arange(p, dtype=x.dtype, device=x.device) / 2   # p lgammas an element, as one op (sized by the limit)
     return lgamma(x.unsqueeze(-1) - halves).sum(-1) + p * (p - 1) / 4 * math.log(math.pi)

@@ -50,6 +50,8 @@ def _quantile(input, q, dim, keepdim, interpolation, ignore_nan, fn):
     x = x.movedim(d, -1) if x.ndim else x.reshape(1)
     if x.shape[-1] == 0:
         raise RuntimeError(f"{fn}() input tensor must be non-empty")
+    from ..limits import check_elements
+    check_elements(tuple(x.shape[:-1]) + (qs.shape[0],), "quantile")   # each q's gather, before the ranks are built
     values, _ = x.sort(-1)   # NaNs sort last
     n = x.shape[-1]
     nan = elementwise.isnan(x).detach()

@@ -132,3 +132,19 @@ def test_a_program_uses_the_jacobian_the_hessian_and_checkpointing():
     assert ns.globals["H"] == [[2.0, 1.0], [1.0, 2.0]]
     np.testing.assert_allclose(ns.globals["J"], np.diag(np.cos([1.0, 2.0])), rtol=1e-15)
     assert ns.globals["g"] == [0.0, 0.0]
+
+
+def test_jacobian_is_sized_against_the_element_limit_before_its_rows_are_gathered():
+    """Hostile pass 12: jacobian held one gradient per output element until it stacked them; a
+    (60000,) -> (60000,) function gathered 4 GB of rows (session_bytes 256 MB) until the wall time
+    stopped it. The Jacobian's size is now checked before the first backward."""
+    out = run("import torch\nx = torch.zeros(1100, requires_grad=True)\n"
+              "J = torch.autograd.functional.jacobian(lambda t: t * 2, x)", Namespace(), Limits(tensor_elements=10**6))
+    assert not out.ok and out.error.limit == "tensor_elements", out.error.to_dict()
+    assert "jacobian of shape [1100, 1100]" in out.error.message
+    out = run("import torch\nH = torch.autograd.functional.hessian(lambda t: (t ** 3).sum(), torch.zeros(1100))",
+              Namespace(), Limits(tensor_elements=10**6))
+    assert not out.ok and "jacobian of shape [1100, 1100]" in out.error.message, out.error.to_dict()
+    out = run("import torch\nJ = torch.autograd.functional.jacobian(lambda t: t * 2, torch.zeros(900))",
+              Namespace(), Limits(tensor_elements=10**6))
+    assert out.ok, out.error.to_dict()

@@ -218,3 +218,13 @@ def test_huge_orders_are_bounded_not_hung_or_raised_from_math():
     assert not out.ok and out.error.limit == "tensor_elements"
     assert gs.polygamma(400, gs.tensor([1.0, 2.0], dtype=gs.float64)).tolist() == [-math.inf, -math.inf]
     assert gs.polygamma(401, gs.tensor([1.0], dtype=gs.float64)).tolist() == [math.inf]
+
+
+def test_mvlgamma_sizes_its_terms_against_the_element_limit():
+    """Hostile pass 12: the p terms an element (input.shape + (p,)) were one broadcast the element
+    limit never saw: mvlgamma(full((1000,), 1e9), p=10**6) built 10**9 float64s (11.5 GB) and ran
+    43 s under a 20 s wall time."""
+    out = run("import torch\ny = torch.mvlgamma(torch.full((1000,), 1e9), p=10**4)", Namespace(),
+              Limits(tensor_elements=10**6))
+    assert not out.ok and out.error.limit == "tensor_elements", out.error.to_dict()
+    assert "mvlgamma of shape [1000, 10000]" in out.error.message

@@ -101,3 +101,13 @@ def test_histc_bins_count_against_the_element_limit_before_allocating():
     out = run("import torch\ny = torch.histc(torch.tensor([1.0, 2.0]), bins=10**9)", Namespace(),
               Limits(tensor_elements=10**6))
     assert not out.ok and out.error.limit == "tensor_elements" and "histogram of shape [1000000000]" in out.error.message
+
+
+def test_quantile_sizes_its_gathers_against_the_element_limit():
+    """Hostile pass 12: the ranks, gathers and weights of every q in every slice were broadcasts the
+    element limit never saw: quantile(rand(20000, 2), linspace(0, 1, 200000), dim=1) built 4e9-element
+    arrays (15 GB) and ran 66 s under a 20 s wall time."""
+    out = run("import torch\ny = torch.quantile(torch.rand(2000, 2), torch.linspace(0, 1, 1000), dim=1)",
+              Namespace(), Limits(tensor_elements=10**6))
+    assert not out.ok and out.error.limit == "tensor_elements", out.error.to_dict()
+    assert "quantile of shape [2000, 1000]" in out.error.message
