@@ -193,3 +193,19 @@ def test_samples_past_the_element_limit_fail_with_it_before_allocating(dist):
     out = run(f"import torch\nfrom torch.distributions import Gamma, Beta, Bernoulli, Uniform\n"
               f"y = {dist}.sample((10**5, 10**5))", Namespace(), Limits(tensor_elements=10**6))
     assert not out.ok and out.error.limit == "tensor_elements", out.error.to_dict()
+
+
+@pytest.mark.skipif(torch is None, reason="needs PyTorch")
+def test_bernoulli_with_a_number_or_0d_probability_gives_log_prob_and_entropy():
+    """Hostile pass 12: Bernoulli(probs=0.3).log_prob(tensor(1.)) raised NumPy's 'return arrays must be
+    of ArrayType' (softplus wrote in place into the NumPy scalar a 0-d input gives)."""
+    for probs in (0.3, "t"):
+        ours = gs.distributions.Bernoulli(probs=gs.tensor(0.3) if probs == "t" else probs)
+        theirs = torch.distributions.Bernoulli(probs=torch.tensor(0.3) if probs == "t" else probs)
+        for v in (0.0, 1.0):
+            assert ours.log_prob(gs.tensor(v)).item() == pytest.approx(theirs.log_prob(torch.tensor(v)).item(), rel=1e-6)
+        assert ours.entropy().item() == pytest.approx(theirs.entropy().item(), rel=1e-6)
+    x = gs.tensor(0.3, requires_grad=True)
+    gs.nn.functional.binary_cross_entropy_with_logits(x, gs.tensor(1.0)).backward()
+    assert x.grad.item() == pytest.approx(torch.sigmoid(torch.tensor(0.3)).item() - 1, rel=1e-6)
+    assert gs.nn.functional.softplus(gs.tensor(0.5)).item() == pytest.approx(0.9740769841801067, rel=1e-6)
