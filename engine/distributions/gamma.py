@@ -110,7 +110,12 @@ class Beta(Distribution):
 
     @property
     def mode(self):
-        return (self.concentration1 - 1) / (self.concentration1 + self.concentration0 - 2)
+        # PyTorch's, through its Dirichlet's: the concentrations less one clamped at 0 and normalised
+        # (NaN where both are then 0), and 1 where both concentrations are below 1
+        a = (self.concentration1 - 1).clamp(min=0)
+        b = (self.concentration0 - 1).clamp(min=0)
+        both_below_one = (self.concentration1 < 1) & (self.concentration0 < 1)
+        return _engine().where(both_below_one, 1.0, a / (a + b))
 
     @property
     def variance(self):

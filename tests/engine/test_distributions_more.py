@@ -209,3 +209,18 @@ def test_bernoulli_with_a_number_or_0d_probability_gives_log_prob_and_entropy():
     gs.nn.functional.binary_cross_entropy_with_logits(x, gs.tensor(1.0)).backward()
     assert x.grad.item() == pytest.approx(torch.sigmoid(torch.tensor(0.3)).item() - 1, rel=1e-6)
     assert gs.nn.functional.softplus(gs.tensor(0.5)).item() == pytest.approx(0.9740769841801067, rel=1e-6)
+
+
+@pytest.mark.skipif(torch is None, reason="needs PyTorch")
+def test_beta_mode_where_a_concentration_is_at_most_one_is_pytorchs():
+    """Hostile pass 12: Beta.mode was (a - 1) / (a + b - 2) everywhere: Beta(0.5, 3).mode gave -1/3 (outside
+    the support) where PyTorch's gives 0, and Beta(0.5, 0.5) gave 0.5 where PyTorch's gives 1."""
+    a = [0.5, 0.5, 1.0, 1.0, 2.0, 0.5, 3.0, 1.0, 2.5, 0.2]
+    b = [0.5, 3.0, 1.0, 3.0, 0.5, 1.0, 1.0, 0.5, 4.0, 0.9]
+    for dtype in ("float32", "float64"):
+        ours = gs.distributions.Beta(gs.tensor(a, dtype=getattr(gs, dtype)), gs.tensor(b, dtype=getattr(gs, dtype))).mode
+        theirs = torch.distributions.Beta(torch.tensor(a, dtype=getattr(torch, dtype)),
+                                          torch.tensor(b, dtype=getattr(torch, dtype))).mode
+        np.testing.assert_allclose(ours.numpy(), theirs.numpy(), rtol=1e-6, equal_nan=True)
+        assert str(ours.dtype) == str(theirs.dtype)
+    assert gs.distributions.Beta(0.5, 3.0).mode.item() == 0.0
