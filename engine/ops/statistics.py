@@ -3,6 +3,7 @@ nanquantile (sort, then gather and interpolate), cov and corrcoef, aminmax, trap
 cumulative_trapezoid; and two that are not differentiable in PyTorch either: heaviside and histc.
 Each follows PyTorch's signature, values, dtypes and errors."""
 import math
+import warnings
 
 import numpy as np
 
@@ -106,38 +107,66 @@ def aminmax(input, *, dim=None, keepdim=False):
     return _aminmax(reduction.amin(input, dim, keepdim), reduction.amax(input, dim, keepdim))
 
 
+_SCALAR_NAME = {"float32": "Float", "float64": "Double", "float16": "Half", "int64": "Long", "int32": "Int",
+                "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool"}
+
+
+def _check_weights(w, name, n, floating):
+    kind = "floating point" if floating else "integral"
+    if w.ndim > 1:
+        raise RuntimeError(f"cov(): expected {name} to have one or fewer dimensions but got {name} with {w.ndim} "
+                           f"dimensions")
+    if w.is_floating_point() != floating or w.dtype == _dt.bool:
+        raise RuntimeError(f"cov(): expected {name} to have {kind} dtype but got {name} with "
+                           f"{_SCALAR_NAME.get(str(w.dtype)[6:], str(w.dtype)[6:])} dtype")
+    if w.numel() != n:
+        raise RuntimeError(f"cov(): expected {name} to have the same numel as there are observations in the input "
+                           f"but got {w.numel()} != {n}")
+    if n and bool((w.detach() < 0).any()):
+        raise RuntimeError(f"cov(): {name} cannot be negative")
+
+
 def cov(input, *, correction=1, fweights=None, aweights=None):
-    """The covariance of the variables in input's rows (observations in its columns)."""
+    """The covariance of the variables in input's rows (observations in its columns), with
+    PyTorch's checks of the weights, its zeroed normaliser (and warning) where the degrees of
+    freedom are <= 0, and its squeezed result."""
     if input.ndim > 2:
         raise RuntimeError(f"cov(): expected input to have two or fewer dimensions but got an input with "
                            f"{input.ndim} dimensions")
+    if input.dtype == _dt.bool:
+        raise RuntimeError("cov(): bool dtype is not supported for input")
     x = input if input.ndim == 2 else input.reshape(1, -1)
     if not x.is_floating_point():
         x = x.to(_dt.get_default_dtype())
     n = x.shape[1]
     w = None
     if fweights is not None:
+        _check_weights(fweights, "fweights", n, False)
         w = fweights
     if aweights is not None:
+        _check_weights(aweights, "aweights", n, True)
         w = aweights if w is None else w * aweights
     if w is None:
         total = float(n)
-        mean = x.mean(1, keepdim=True)
+        mean = x.sum(1, keepdim=True) / total
         norm = total - correction
     else:
         w = w.to(x.dtype)
         total = w.sum()
+        if not bool(total.detach() != 0):
+            raise RuntimeError("cov(): weights sum to zero, can't be normalized")
         mean = (x * w).sum(1, keepdim=True) / total
-        if correction == 0:
-            norm = total
-        elif aweights is None:
-            norm = total - correction
-        else:
+        if correction != 0 and aweights is not None:
             norm = total - correction * (w * aweights.to(x.dtype)).sum() / total
+        else:
+            norm = total - correction
+    if bool(norm <= 0) if not isinstance(norm, Tensor) else bool(norm.detach() <= 0):
+        warnings.warn("cov(): degrees of freedom is <= 0. Correction should be strictly less than the number of "
+                      "observations.")
+        norm = creation.zeros_like(norm) if isinstance(norm, Tensor) else 0.0   # +0, as zero_()
     centred = x - mean
     weighted = centred if w is None else centred * w
-    c = weighted.matmul(centred.transpose(0, 1)) / (norm if isinstance(norm, Tensor) else max(norm, 0))
-    return c.squeeze() if input.ndim < 2 else c
+    return (weighted.matmul(centred.transpose(0, 1)) / norm).squeeze()
 
 
 def corrcoef(input):

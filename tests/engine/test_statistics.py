@@ -111,3 +111,47 @@ def test_quantile_sizes_its_gathers_against_the_element_limit():
               Namespace(), Limits(tensor_elements=10**6))
     assert not out.ok and out.error.limit == "tensor_elements", out.error.to_dict()
     assert "quantile of shape [2000, 1000]" in out.error.message
+
+
+@pytest.mark.skipif(torch is None, reason="needs PyTorch")
+def test_cov_checks_its_weights_zeroes_its_normaliser_and_squeezes_as_pytorch():
+    """Hostile pass 12: cov took float, negative, mis-sized and zero-sum weights (NaN results or a
+    broadcast error for PyTorch's RuntimeErrors), divided by a negative normaliser where the
+    weighted degrees of freedom were <= 0 (PyTorch zeroes it and warns), and kept a one-variable
+    2-d input's (1, 1) shape where PyTorch squeezes to 0-d (corrcoef too)."""
+    import warnings
+    x = [[1.0, 2.0, 4.0], [3.0, 1.0, 0.0]]
+    cases = [
+        dict(fweights=lambda T: T.tensor([1.0, 2.0, 1.0])), dict(fweights=lambda T: T.tensor([1, -2, 1])),
+        dict(aweights=lambda T: T.tensor([1.0, -2.0, 1.0])), dict(aweights=lambda T: T.tensor([1.0, 2.0])),
+        dict(aweights=lambda T: T.tensor([0.0, 0.0, 0.0])), dict(fweights=lambda T: T.tensor([[1, 1, 1]])),
+        dict(aweights=lambda T: T.tensor([1, 1, 1])), dict(fweights=lambda T: T.tensor([1, 1])),
+    ]
+    for kw in cases:
+        msgs = []
+        for T in (gs, torch):
+            with pytest.raises(RuntimeError) as e:
+                T.cov(T.tensor(x), **{k: v(T) for k, v in kw.items()})
+            msgs.append(str(e.value))
+        assert msgs[0] == msgs[1]
+    for T in (gs, torch):
+        with pytest.raises(RuntimeError, match="bool dtype is not supported"):
+            T.cov(T.tensor([True, False]))
+    for kw in (dict(correction=4), dict(fweights="f", correction=5), dict(aweights="a", correction=4)):
+        got = []
+        for T in (gs, torch):
+            args = {k: v for k, v in kw.items() if k == "correction"}
+            if "fweights" in kw:
+                args["fweights"] = T.tensor([1, 1, 1])
+            if "aweights" in kw:
+                args["aweights"] = T.tensor([1.0, 1.0, 1.0])
+            with warnings.catch_warnings(record=True) as w:
+                warnings.simplefilter("always")
+                got.append(T.cov(T.tensor(x, dtype=T.float64), **args).numpy())
+            assert any("degrees of freedom is <= 0" in str(m.message) for m in w)
+        np.testing.assert_array_equal(got[0], got[1])
+    for fn in ("cov", "corrcoef"):
+        ours, theirs = getattr(gs, fn)(gs.tensor([[1.0, 2.0, 4.0]])), getattr(torch, fn)(torch.tensor([[1.0, 2.0, 4.0]]))
+        assert tuple(ours.shape) == tuple(theirs.shape) == () and ours.item() == pytest.approx(theirs.item())
+    np.testing.assert_allclose(gs.cov(gs.tensor(x), fweights=gs.tensor([1, 2, 1])).numpy(),
+                               torch.cov(torch.tensor(x), fweights=torch.tensor([1, 2, 1])).numpy(), rtol=1e-6)
