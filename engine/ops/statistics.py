@@ -29,8 +29,8 @@ def _quantile(input, q, dim, keepdim, interpolation, ignore_nan, fn):
     if interpolation not in _INTERPOLATIONS:
         raise RuntimeError(f"{fn}() interpolation must be one of linear, lower, higher, midpoint or nearest, "
                            f"but got {interpolation}")
-    scalar_q = not isinstance(q, Tensor)
-    if scalar_q:
+    scalar_q = not isinstance(q, Tensor) or q.ndim == 0   # a 0-d q adds no dimension, as a number
+    if not isinstance(q, Tensor):
         if not 0 <= q <= 1:
             raise RuntimeError(f"{fn}() q must be in the range [0, 1] but got {q}")
         qs = creation.tensor([float(q)], dtype=input.dtype)
@@ -43,6 +43,8 @@ def _quantile(input, q, dim, keepdim, interpolation, ignore_nan, fn):
         if bool(((qd < 0) | (qd > 1)).any()):
             raise RuntimeError(f"{fn}() q values must be in the range [0, 1]")
         qs = qd.reshape(-1)
+    if input.numel() == 0:
+        raise RuntimeError(f"{fn}() input tensor must be non-empty")
     if dim is None:
         x, d = input.reshape(-1), 0
     else:
@@ -78,7 +80,7 @@ def _quantile(input, q, dim, keepdim, interpolation, ignore_nan, fn):
     out = elementwise.where(bad, math.nan, out)
     out = out.movedim(-1, 0)   # q's dimension first, as PyTorch
     if keepdim:
-        if dim is None:
+        if dim is None or input.ndim == 0:
             out = out.reshape((out.shape[0],) + (1,) * input.ndim)
         else:
             out = out.unsqueeze(d + 1)
@@ -181,13 +183,15 @@ def corrcoef(input):
     return c.clamp(-1, 1)
 
 
-def _trapezoid_parts(y, x, dx, dim):
+def _trapezoid_parts(y, x, dim):
+    """(dim wrapped, left samples, right samples, the widths between sample points or None)."""
+    if y.ndim == 0:
+        raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
     d = _wrap_dim(dim, y.ndim)
     n = y.shape[d]
-    left, right = y.narrow(d, 0, max(n - 1, 0)), y.narrow(d, 1, max(n - 1, 0))
-    avg = (left + right) / 2
+    left, right = y.narrow(d, 0, max(n - 1, 0)), y.narrow(d, min(n, 1), max(n - 1, 0))
     if x is None:
-        return avg * dx, d
+        return d, left, right, None
     if x.ndim == 1:
         if x.shape[0] != n:
             raise RuntimeError("trapezoid: There must be one `x` value for each sample point")
@@ -195,16 +199,25 @@ def _trapezoid_parts(y, x, dx, dim):
         widths = widths.reshape((-1,) + (1,) * (y.ndim - 1 - d))
     else:
         widths = x.narrow(d, 1, n - 1) - x.narrow(d, 0, n - 1)
-    return avg * widths, d
+    return d, left, right, widths
+
+
+def _check_trapezoid_args(fn, x, dx):
+    if (x is not None and dx is not None) or (x is not None and not isinstance(x, Tensor)):
+        raise TypeError(f"{fn}() received an invalid combination of arguments: x is a Tensor of sample points, "
+                        "dx a number given by keyword")
 
 
 def trapezoid(y, x=None, *, dx=None, dim=-1):
-    """The trapezoidal rule along dim: sample spacing dx (1 by default), or sample points x."""
-    if (x is not None and dx is not None) or (x is not None and not isinstance(x, Tensor)):
-        raise TypeError("trapezoid() received an invalid combination of arguments: x is a Tensor of sample points, "
-                        "dx a number given by keyword")
-    parts, d = _trapezoid_parts(y, x, 1.0 if dx is None else dx, dim)
-    return parts.sum(d)
+    """The trapezoidal rule along dim: sample spacing dx (1 by default), or sample points x; 0 over
+    no samples. PyTorch's formulas: (sum - (first + last) / 2) dx, or sum(widths (left + right)) / 2."""
+    _check_trapezoid_args("trapezoid", x, dx)
+    d, left, right, widths = _trapezoid_parts(y, x, dim)
+    if y.shape[d] == 0:
+        return creation.zeros(tuple(y.shape[:d]) + tuple(y.shape[d + 1:]), dtype=y.dtype, device=y.device)
+    if widths is None:
+        return (y.sum(d) - (y.select(d, 0) + y.select(d, -1)) * 0.5) * (1.0 if dx is None else dx)
+    return (widths * (right + left)).sum(d) / 2.0
 
 
 def trapz(y, x=None, *, dx=None, dim=-1):
@@ -213,12 +226,12 @@ def trapz(y, x=None, *, dx=None, dim=-1):
 
 
 def cumulative_trapezoid(y, x=None, *, dx=None, dim=-1):
-    """The running trapezoidal integral along dim (one fewer value than y)."""
-    if (x is not None and dx is not None) or (x is not None and not isinstance(x, Tensor)):
-        raise TypeError("cumulative_trapezoid() received an invalid combination of arguments: x is a Tensor of sample points, "
-                        "dx a number given by keyword")
-    parts, d = _trapezoid_parts(y, x, 1.0 if dx is None else dx, dim)
-    return parts.cumsum(d)
+    """The running trapezoidal integral along dim (one fewer value than y; none over no samples)."""
+    _check_trapezoid_args("cumulative_trapezoid", x, dx)
+    d, left, right, widths = _trapezoid_parts(y, x, dim)
+    if widths is None:
+        return ((1.0 if dx is None else dx) / 2.0 * (left + right)).cumsum(d)
+    return (widths / 2.0 * (left + right)).cumsum(d)
 
 
 class Heaviside(Op):

@@ -155,3 +155,36 @@ def test_cov_checks_its_weights_zeroes_its_normaliser_and_squeezes_as_pytorch():
         assert tuple(ours.shape) == tuple(theirs.shape) == () and ours.item() == pytest.approx(theirs.item())
     np.testing.assert_allclose(gs.cov(gs.tensor(x), fweights=gs.tensor([1, 2, 1])).numpy(),
                                torch.cov(torch.tensor(x), fweights=torch.tensor([1, 2, 1])).numpy(), rtol=1e-6)
+
+
+@pytest.mark.skipif(torch is None, reason="needs PyTorch")
+def test_quantile_shapes_and_trapezoid_over_no_samples_are_pytorchs():
+    """Hostile pass 12: a 0-d q tensor added a dimension (PyTorch's result is 0-d, as for a number); a
+    0-d input with dim and keepdim gave (1,); an empty input reduced along another dimension gave an
+    empty result for PyTorch's 'must be non-empty'; trapezoid and cumulative_trapezoid over an empty
+    dimension raised IndexError where PyTorch gives 0 and an empty result; the integrals follow
+    PyTorch's formulas ((sum - (first + last) / 2) dx; sum(widths (left + right)) / 2)."""
+    calls = [
+        lambda T: T.quantile(T.tensor([1.0, 2.0, 3.0, 4.0]), T.tensor(0.3)),
+        lambda T: T.nanquantile(T.tensor([[1.0, 2.0], [3.0, float("nan")]]), T.tensor(0.5), dim=1, keepdim=True),
+        lambda T: T.quantile(T.tensor(3.0), 0.3, dim=0, keepdim=True),
+        lambda T: T.quantile(T.tensor(3.0), T.tensor([0.3, 0.6]), dim=0, keepdim=True),
+        lambda T: T.trapezoid(T.tensor([])),
+        lambda T: T.trapezoid(T.zeros(2, 0, 3), T.tensor([]), dim=1),
+        lambda T: T.cumulative_trapezoid(T.tensor([])),
+        lambda T: T.cumulative_trapezoid(T.zeros(0, 3), dim=0),
+        lambda T: T.trapezoid(T.tensor(np.random.default_rng(3).normal(size=(4, 50)).astype("float32")), dx=0.37),
+        lambda T: T.cumulative_trapezoid(T.tensor(np.random.default_rng(4).normal(size=(3, 40)).astype("float32")),
+                                         dx=0.37, dim=1),
+        lambda T: T.trapezoid(T.tensor(np.random.default_rng(5).normal(size=(30,)).astype("float32")),
+                              T.tensor(np.sort(np.random.default_rng(6).normal(size=(30,))).astype("float32"))),
+    ]
+    for call in calls:
+        ours, theirs = call(gs), call(torch)
+        assert tuple(ours.shape) == tuple(theirs.shape) and str(ours.dtype) == str(theirs.dtype)
+        np.testing.assert_allclose(ours.numpy(), theirs.numpy(), rtol=2e-5, atol=1e-6)   # float32 sums' order
+    for T in (gs, torch):
+        with pytest.raises(RuntimeError, match=r"^quantile\(\) input tensor must be non-empty$"):
+            T.quantile(T.zeros(2, 0), 0.5, dim=0)
+        with pytest.raises(IndexError, match="Dimension specified as -1 but tensor has no dimensions"):
+            T.trapezoid(T.tensor(5.0))
