@@ -6,7 +6,7 @@ import math as _math
 from .ops.elementwise import erf, erfc, exp2, expm1, log1p, round, sinc, where, xlogy  # noqa: A004
 from .ops.elementwise import sigmoid as expit
 from .ops.reduction import logsumexp
-from .ops.special import digamma, erfinv, logit, polygamma
+from .ops.special import digamma, erfinv, logit, ndtri, polygamma
 from .ops.special import lgamma as gammaln
 from .ops.special import mvlgamma as multigammaln
 from .nn.functional import log_softmax, softmax
@@ -17,7 +17,6 @@ __all__ = ["digamma", "entr", "erf", "erfc", "erfinv", "exp2", "expit", "expm1",
 
 psi = digamma
 _SQRT_HALF = _math.sqrt(0.5)
-_SQRT_2 = _math.sqrt(2.0)
 
 
 def ndtr(input):
@@ -25,9 +24,6 @@ def ndtr(input):
     return 0.5 * erfc(input * -_SQRT_HALF)
 
 
-def ndtri(input):
-    """The inverse of ndtr: sqrt(2) * erfinv(2 * input - 1)."""
-    return _SQRT_2 * erfinv(2 * input - 1)
 
 
 def entr(input):

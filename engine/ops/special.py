@@ -264,6 +264,53 @@ def erfinv_numpy(y):
     return out
 
 
+# --------------------------------------------------------------- ndtri
+def _log_erfc_positive(x):
+    """log(erfc(x)) for x >= 0 in float64, without erfc's underflow: past 4, -x^2 + log R(x) with
+    erf_numpy's own rational R (erfc(x) = exp(-x^2) R(x) there)."""
+    from .elementwise import _ERF_P, _ERF_Q, _INV_SQRT_PI
+    out = np.empty(x.shape)
+    near = x <= 4.0
+    out[near] = np.log(erf_numpy(x[near], complement=True))
+    t = x[~near]
+    z = 1.0 / (t * t)
+    num, den = _ERF_P[5] * z, z
+    for i in range(4):
+        num, den = (num + _ERF_P[i]) * z, (den + _ERF_Q[i]) * z
+    out[~near] = np.log((_INV_SQRT_PI - z * (num + _ERF_P[4]) / (den + _ERF_Q[4])) / t) - t * t
+    return out
+
+
+def _erfcinv_small(c):
+    """The x >= 0 with erfc(x) = c, for 0 < c <= 1/2, to the last bits down to the subnormals:
+    Newton steps on log(erfc(x)) = log(c) (nearly quadratic in x) from the asymptotic
+    x^2 = -log(c) - log(pi (-log c)) / 2."""
+    log_c = np.log(c)
+    t = -log_c
+    x = np.sqrt(np.maximum(t - 0.5 * np.log(math.pi * t), 0.25))
+    for _ in range(8):
+        le = _log_erfc_positive(x)
+        x = x + (le - log_c) / (_TWO_OVER_SQRT_PI * np.exp(-x * x - le))
+    return x
+
+
+def ndtri_numpy(p):
+    """The inverse of the standard normal distribution function in float64: -inf at 0, inf at 1,
+    NaN outside [0, 1]. sqrt(2) erfinv(2p - 1) in the middle (2p - 1 is exact there); in the tails
+    -+sqrt(2) erfcinv(2 min(p, 1 - p)), so 1e-300 gives -37.047 where 2p - 1 would round to -1."""
+    p = _float64(p)
+    out = np.full(p.shape, np.nan)
+    middle = (p >= 0.25) & (p <= 0.75)
+    out[middle] = math.sqrt(2.0) * erfinv_numpy(2.0 * p[middle] - 1.0)
+    low = (p > 0) & (p < 0.25)
+    out[low] = -math.sqrt(2.0) * _erfcinv_small(2.0 * p[low])
+    high = (p > 0.75) & (p < 1)
+    out[high] = math.sqrt(2.0) * _erfcinv_small(2.0 * (1.0 - p[high]))   # 1 - p is exact above 1/2
+    out[p == 0] = -np.inf
+    out[p == 1] = np.inf
+    return out
+
+
 # --------------------------------------------------------------- the ops
 def _floating(name, numpy_fn):
     """forward(xp, x) for a one-input special function: NumPy's in float64, cast back; CuPy's own."""
@@ -277,6 +324,10 @@ def _floating(name, numpy_fn):
 
 Lgamma = _unary("lgamma", _floating("gammaln", lgamma_numpy), lambda F, g, x: g * F.digamma(x))
 Digamma = _unary("digamma", _floating("digamma", digamma_numpy), lambda F, g, x: g * F.polygamma(1, x))
+# d ndtri(p) / dp = 1 / pdf(ndtri(p)) = sqrt(2 pi) exp(y^2 / 2)
+Ndtri = _unary("ndtri", _floating("ndtri", ndtri_numpy), lambda F, g, y: g * math.sqrt(2 * math.pi) * F.exp(y * y / 2),
+               "y")
+Ndtri.backward_name = "SpecialNdtriBackward0"
 Erfinv = _unary("erfinv", _floating("erfinv", erfinv_numpy), lambda F, g, y: g * _HALF_SQRT_PI * F.exp(y * y), "y")
 
 
@@ -323,6 +374,7 @@ class Logit(Op):
 lgamma = _unary_fn(Lgamma, "Computes the natural logarithm of the absolute value of the gamma function on input.")
 digamma = _unary_fn(Digamma, "Computes the logarithmic derivative of the gamma function on input.")
 erfinv = _unary_fn(Erfinv, "Computes the inverse error function of input, defined in the range (-1, 1).")
+ndtri = _unary_fn(Ndtri, "The argument x for which the standard normal distribution function is input.")
 
 
 def polygamma(n, input, *, out=None):
