@@ -254,3 +254,25 @@ def test_ndtri_in_the_tails_is_pytorchs():
     from gradserve.engine.autograd import gradcheck, gradgradcheck
     a = gs.tensor([0.01, 0.1, 0.5, 0.97], dtype=gs.float64, requires_grad=True)
     assert gradcheck(gs.special.ndtri, [a]) and gradgradcheck(gs.special.ndtri, [a])
+
+
+@pytest.mark.skipif(torch is None, reason="needs PyTorch")
+def test_sigmoid_of_a_0d_tensor_and_where_exp_overflows_is_pytorchs():
+    """Hostile pass 12: the exp(-|x|) sigmoid wrote in place into the NumPy scalar a 0-d array's abs
+    gives, so torch.sigmoid(torch.tensor(0.5)) raised 'return arrays must be of ArrayType' (and with it
+    nn.Sigmoid, Bernoulli(logits=...).probs on 0-d); and where PyTorch's 1 / (1 + exp(-x)) is 0
+    (exp overflowing: x below -88.7 in float32, -709.8 in float64) it gave subnormals."""
+    for dtype in ("float32", "float64"):
+        for v in (0.5, -0.5, 0.0, -30.0):
+            ours = gs.sigmoid(gs.tensor(v, dtype=getattr(gs, dtype)))
+            theirs = torch.sigmoid(torch.tensor(v, dtype=getattr(torch, dtype)))
+            assert ours.shape == () and str(ours.dtype) == str(theirs.dtype)
+            assert ours.item() == pytest.approx(theirs.item(), rel=3e-7, abs=0)
+    x = gs.tensor(0.3, requires_grad=True)
+    gs.nn.Sigmoid()(x).backward()
+    assert x.grad.item() == pytest.approx(0.24445831169074586, rel=1e-6)
+    assert gs.distributions.Bernoulli(logits=0.3).probs.item() == pytest.approx(0.574442516811659, rel=1e-6)
+    for dtype, low in (("float32", [-95.0, -100.0, -103.0]), ("float64", [-710.0, -730.0, -744.0])):
+        ours = gs.sigmoid(gs.tensor(low, dtype=getattr(gs, dtype))).numpy()
+        theirs = torch.sigmoid(torch.tensor(low, dtype=getattr(torch, dtype))).numpy()
+        assert ours.tolist() == theirs.tolist() == [0.0, 0.0, 0.0]
