@@ -12,6 +12,8 @@ scaler without CUDA is disabled with PyTorch's warning (every call passes throug
 """
 import warnings
 
+import numpy as np
+
 from .device import cuda_available
 
 __all__ = ["autocast", "GradScaler", "custom_fwd", "custom_bwd"]
@@ -144,7 +146,9 @@ class GradScaler:
             raise RuntimeError("unscale_() is being called after step().")
         from .autograd.grad_mode import no_grad
         self._check_scale("unscale_")
-        inv = 1.0 / float(self._scale)
+        # PyTorch's inverse scale: the float32 rounding of the double reciprocal, which float64
+        # gradients are multiplied by too (1 / 3.0 is 0.3333333432674408 there)
+        inv = float(np.float32(1.0 / float(self._scale)))
         found = False
         with no_grad():
             for group in optimizer.param_groups:
@@ -191,7 +195,9 @@ class GradScaler:
             else:
                 self._growth_tracker += 1
                 if self._growth_tracker == self._growth_interval:
-                    value *= self._growth_factor
+                    grown = np.float32(value * self._growth_factor)
+                    if np.isfinite(grown):   # PyTorch keeps the scale where growing it would overflow float32
+                        value = float(grown)
                     self._growth_tracker = 0
         from .ops.creation import tensor
         self._scale = tensor(value, dtype=scale.dtype)

@@ -145,3 +145,33 @@ def test_a_mixed_precision_training_loop_runs_as_a_program():
     assert losses[2] < losses[0] and ns.globals["dtype"] == "torch.float32"
     assert ns.globals["cpu_scaler"].get_scale() == 1024.0
     assert "not lowered to torch.float16" in out.stdout
+
+
+def _unscaled_trace(T, dtype, init_scale, growth_factor, steps):
+    warnings.simplefilter("ignore")
+    p = T.nn.Parameter(T.tensor([1.0, -2.0], dtype=getattr(T, dtype)))
+    opt = T.optim.SGD([p], lr=0.1)
+    scaler = T.amp.GradScaler("cpu", init_scale=init_scale, growth_factor=growth_factor, growth_interval=1)
+    rows = []
+    for _ in range(steps):
+        opt.zero_grad()
+        scaler.scale((p * T.tensor([0.1, 0.7], dtype=getattr(T, dtype))).sum()).backward()
+        scaler.unscale_(opt)
+        rows.append(p.grad.tolist())
+        scaler.step(opt)
+        scaler.update()
+        rows.append(scaler.get_scale())
+    return rows
+
+
+@needs_torch
+def test_scaler_unscales_by_pytorchs_float32_inverse_and_never_grows_past_float32():
+    """Hostile pass 12: unscale_ divided by the exact double 1/scale where PyTorch multiplies by its
+    float32 rounding (float64 gradients under init_scale=3 differed in the 8th digit), and update grew
+    the scale past float32's range to inf, after which every loss scaled to inf and every step was
+    skipped for good; PyTorch keeps the scale where growing it would overflow (a float32-only model
+    never overflows its gradients, so with the defaults that is 224,000 clean steps away)."""
+    with warnings.catch_warnings():
+        assert _unscaled_trace(gs, "float64", 3.0, 2.0, 2) == _unscaled_trace(torch, "float64", 3.0, 2.0, 2)
+        ours, theirs = _unscaled_trace(gs, "float32", 2.0 ** 100, 1e30, 3), _unscaled_trace(torch, "float32", 2.0 ** 100, 1e30, 3)
+    assert ours == theirs and ours[-1] == 2.0 ** 100
