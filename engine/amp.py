@@ -119,8 +119,10 @@ class GradScaler:
             return outputs
         scale = self._lazy_scale()
 
+        from .tensor import Tensor
+
         def apply(value):
-            if hasattr(value, "grad_fn") or hasattr(value, "requires_grad"):
+            if isinstance(value, Tensor):   # PyTorch's test: a program object's attributes decide nothing here
                 return value * scale.to(value.device)
             if isinstance(value, (list, tuple)):
                 return type(value)(apply(v) for v in value)

@@ -175,3 +175,17 @@ def test_scaler_unscales_by_pytorchs_float32_inverse_and_never_grows_past_float3
         assert _unscaled_trace(gs, "float64", 3.0, 2.0, 2) == _unscaled_trace(torch, "float64", 3.0, 2.0, 2)
         ours, theirs = _unscaled_trace(gs, "float32", 2.0 ** 100, 1e30, 3), _unscaled_trace(torch, "float32", 2.0 ** 100, 1e30, 3)
     assert ours == theirs and ours[-1] == 2.0 ** 100
+
+
+def test_scale_tests_for_a_tensor_without_reading_a_program_objects_attributes():
+    """Hostile pass 12: GradScaler.scale decided what a tensor was by hasattr(value, 'grad_fn'), running a
+    program object's property on the host, then failed with AttributeError 'device'; PyTorch tests
+    isinstance(value, Tensor) and raises its ValueError."""
+    ns = Namespace()
+    out = run("import torch\nclass Box:\n    @property\n    def grad_fn(self):\n        print('read')\n        return None\n"
+              "sc = torch.amp.GradScaler('cpu')\ntry:\n    sc.scale(Box())\nexcept ValueError as e:\n    msg = str(e)\n"
+              "pair = sc.scale((torch.ones(1), [torch.ones(2)]))", ns, Limits())
+    assert out.ok, out.error.to_dict()
+    assert out.stdout == "" and ns.globals["msg"] == "outputs must be a Tensor or an iterable of Tensors"
+    pair = ns.globals["pair"]
+    assert type(pair) is tuple and pair[0].tolist() == [65536.0] and pair[1][0].tolist() == [65536.0, 65536.0]
