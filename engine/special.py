@@ -19,15 +19,21 @@ psi = digamma
 _SQRT_HALF = _math.sqrt(0.5)
 
 
+def _tensor_argument(fn, value):
+    from .tensor import Tensor
+    if not isinstance(value, Tensor):
+        raise TypeError(f"{fn}(): argument 'input' (position 1) must be Tensor, not {type(value).__name__}")
+
+
 def ndtr(input):
     """The standard normal distribution function: 0.5 * erfc(-input / sqrt(2))."""
+    _tensor_argument("special_ndtr", input)
     return 0.5 * erfc(input * -_SQRT_HALF)
-
-
 
 
 def entr(input):
     """-input * log(input) elementwise: 0 at 0, -inf below it, NaN at NaN."""
+    _tensor_argument("special_entr", input)
     positive = input > 0
     safe = where(positive, input, 1.0)   # log(1) where the other branches decide: no NaN reaches a gradient
     return where(positive, -input * safe.log(), where(input == 0, 0.0, where(input < 0, -_math.inf, input)))
@@ -35,9 +41,16 @@ def entr(input):
 
 def xlog1py(input, other):
     """input * log1p(other), and 0 where input is 0 (unless other is NaN)."""
-    if not hasattr(input, "dtype"):
-        input = other.new_tensor(input) if hasattr(other, "new_tensor") else input
-    if not hasattr(other, "dtype"):
+    from .tensor import Tensor   # PyTorch's overloads: tensors, or one of them a number
+    if not isinstance(input, Tensor) and not isinstance(other, Tensor):
+        raise TypeError(f"special_xlog1py() received an invalid combination of arguments - got "
+                        f"({type(input).__name__}, {type(other).__name__}), but expected one of:\n"
+                        " * (Tensor input, Tensor other, *, Tensor out = None)\n"
+                        " * (Number self, Tensor other, *, Tensor out = None)\n"
+                        " * (Tensor input, Number other, *, Tensor out = None)\n")
+    if not isinstance(input, Tensor):
+        input = other.new_tensor(input)
+    if not isinstance(other, Tensor):
         other = input.new_tensor(other)
     return where((input == 0) & ~other.isnan(), 0.0, input * log1p(other))
 

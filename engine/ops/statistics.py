@@ -254,6 +254,8 @@ class Heaviside(Op):
 
 def heaviside(input, values, *, out=None):
     """0 where input < 0, 1 where input > 0, values where input == 0."""
+    if not isinstance(values, Tensor):
+        raise TypeError(f"heaviside(): argument 'values' (position 2) must be Tensor, not {type(values).__name__}")
     return Heaviside.apply(input, values)
 
 

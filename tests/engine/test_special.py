@@ -276,3 +276,18 @@ def test_sigmoid_of_a_0d_tensor_and_where_exp_overflows_is_pytorchs():
         ours = gs.sigmoid(gs.tensor(low, dtype=getattr(gs, dtype))).numpy()
         theirs = torch.sigmoid(torch.tensor(low, dtype=getattr(torch, dtype))).numpy()
         assert ours.tolist() == theirs.tolist() == [0.0, 0.0, 0.0]
+
+
+@pytest.mark.skipif(torch is None, reason="needs PyTorch")
+def test_number_arguments_get_pytorchs_type_errors():
+    """Hostile pass 12: ndtr(2.0), entr(2.0) and xlog1py(2, 3) raised AttributeError ('float' object has no
+    attribute 'dtype' / 'new_tensor') for PyTorch's TypeError; xlog1py decided by hasattr on its arguments."""
+    for call in (lambda T: T.special.ndtr(2.0), lambda T: T.special.entr(2.0), lambda T: T.special.xlog1py(2, 3)):
+        errors = []
+        for T in (gs, torch):
+            with pytest.raises(TypeError) as e:
+                call(T)
+            errors.append(str(e.value))
+        assert errors[0] == errors[1]
+    assert gs.special.xlog1py(2.0, gs.tensor([1.0, 3.0])).tolist() == pytest.approx(
+        torch.special.xlog1py(2.0, torch.tensor([1.0, 3.0])).tolist())

@@ -188,3 +188,14 @@ def test_quantile_shapes_and_trapezoid_over_no_samples_are_pytorchs():
             T.quantile(T.zeros(2, 0), 0.5, dim=0)
         with pytest.raises(IndexError, match="Dimension specified as -1 but tensor has no dimensions"):
             T.trapezoid(T.tensor(5.0))
+
+
+@pytest.mark.skipif(torch is None, reason="needs PyTorch")
+def test_heaviside_with_number_values_is_pytorchs_type_error():
+    """Hostile pass 12: heaviside(x, 0.5) raised AttributeError ('float' object has no attribute 'dtype')."""
+    errors = []
+    for T in (gs, torch):
+        with pytest.raises(TypeError) as e:
+            T.heaviside(T.tensor([-1.0, 0.0]), 0.5)
+        errors.append(str(e.value))
+    assert errors[0] == errors[1]
