@@ -95,7 +95,7 @@ def check_parameter(dist, name, given, value, ok, constraint):
         shown = dist if isinstance(dist, str) else repr(dist)
         raise ValueError(f"Expected parameter {name} ({type(given).__name__} of shape {tuple(given.shape)}) of "
                          f"distribution {shown} to satisfy the constraint {constraint}, but found invalid values:\n"
-                         f"{value}")
+                         f"{_invalid(value)}")
 
 
 def check_sample(dist, value, ok, support):
@@ -103,7 +103,12 @@ def check_sample(dist, value, ok, support):
     if not bool(ok.all()):
         raise ValueError(f"Expected value argument ({type(value).__name__} of shape {tuple(value.shape)}) to be "
                          f"within the support ({support}) of the distribution {dist!r}, but found invalid values:\n"
-                         f"{value}")
+                         f"{_invalid(value)}")
+
+
+def _invalid(value):
+    """The values an error shows: a 0-d tensor as its number, as PyTorch 2.13's messages."""
+    return value.item() if isinstance(value, Tensor) and value.dim() == 0 else value
 
 
 def as_params(*values):

@@ -1,6 +1,6 @@
 """``torch.distributions.uniform``: the continuous uniform distribution on [low, high)."""
 from ..tensor import Size, Tensor
-from .distribution import Distribution, as_params, check_parameter, check_sample
+from .distribution import Distribution, _shown, as_params, check_parameter, check_sample
 
 __all__ = ["Uniform"]
 
@@ -23,7 +23,7 @@ class Uniform(Distribution):
         if self._validate_args:
             with torch.no_grad():
                 check_parameter(self, "low", low if isinstance(low, Tensor) else self.low, self.low,
-                                self.low < self.high, f"LessThan(upper_bound={self.high})")
+                                self.low < self.high, f"LessThan(upper_bound={_shown(self.high)})")
 
     def _param_names(self):
         return ("low", "high")
@@ -54,7 +54,7 @@ class Uniform(Distribution):
         if self._validate_args:
             with _engine().no_grad():
                 check_sample(self, value, (value >= self.low) & (value <= self.high),
-                             f"Interval(lower_bound={self.low}, upper_bound={self.high})")
+                             f"Interval(lower_bound={_shown(self.low)}, upper_bound={_shown(self.high)})")
 
     def log_prob(self, value):
         torch = _engine()

@@ -224,3 +224,24 @@ def test_beta_mode_where_a_concentration_is_at_most_one_is_pytorchs():
         np.testing.assert_allclose(ours.numpy(), theirs.numpy(), rtol=1e-6, equal_nan=True)
         assert str(ours.dtype) == str(theirs.dtype)
     assert gs.distributions.Beta(0.5, 3.0).mode.item() == 0.0
+
+
+@pytest.mark.skipif(torch is None, reason="needs PyTorch")
+def test_validation_messages_show_0d_values_and_bounds_as_numbers_as_pytorch():
+    """Hostile pass 12: a 0-d parameter or value outside its constraint showed as tensor(2.) in the
+    message (and Uniform's bounds as LessThan(upper_bound=tensor(1.))) where PyTorch 2.13 shows 2.0."""
+    calls = [
+        lambda T: T.distributions.Uniform(2.0, 1.0), lambda T: T.distributions.Uniform(T.tensor(2.0), T.tensor(1.0)),
+        lambda T: T.distributions.Uniform(T.tensor(0.0), T.tensor(1.0)).log_prob(T.tensor(3.0)),
+        lambda T: T.distributions.Uniform(T.tensor([2.0]), T.tensor([1.0])),
+        lambda T: T.distributions.Gamma(T.tensor(-1.0), 1.0),
+        lambda T: T.distributions.Beta(T.tensor(0.5), 1.0).log_prob(T.tensor(2.0)),
+        lambda T: T.distributions.Bernoulli(T.tensor(0.3)).log_prob(T.tensor(0.5)),
+    ]
+    for call in calls:
+        messages = []
+        for T in (gs, torch):
+            with pytest.raises(ValueError) as e:
+                call(T)
+            messages.append(str(e.value))
+        assert messages[0] == messages[1]
