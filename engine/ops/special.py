@@ -350,25 +350,33 @@ class Polygamma(Op):
 
 
 class Logit(Op):
-    """log(x / (1 - x)), x clamped to [eps, 1 - eps] when eps is given. The gradient is
-    1 / (x (1 - x)): NaN outside [0, 1] without eps, 0 outside [eps, 1 - eps] with it
-    (PyTorch's logit_backward)."""
+    """log(x / (1 - x)), x clamped to [eps, 1 - eps] (in x's dtype) when eps is given. The gradient
+    is 1 / (x (1 - x)): NaN outside [0, 1] without eps, 0 outside [eps, 1 - eps] with it (PyTorch's
+    logit_backward). A negative eps is no eps, as PyTorch's."""
     __slots__ = ()
     op = "logit"
     saves = (0, 1)
+
+    @staticmethod
+    def _bounds(dtype, eps):
+        lo = np.dtype(dtype).type(eps)
+        return lo, np.dtype(dtype).type(1) - lo
 
     def forward(self, x, eps):
         if x.dtype.kind != "f":
             x = x.astype(_dt.get_default_dtype().np)
         xp = get_array_module(x)
-        z = x if eps is None else xp.clip(x, eps, 1.0 - eps)
-        return xp.log(z / (1 - z))
+        if eps is not None:   # PyTorch's x < lo ? lo : (x > hi ? hi : x), NaN kept
+            lo, hi = self._bounds(x.dtype, eps)
+            x = xp.where(x < lo, lo, xp.where(x > hi, hi, x))
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return xp.log(x / (1 - x))
 
     def backward(self, F, g, x, eps):
         if eps is None:
             return F.where((x < 0) | (x > 1), math.nan, g / (x * (1 - x))), None
-        inside = (x >= eps) & (x <= 1.0 - eps)
-        return F.where(inside, g / (x * (1 - x)), 0.0), None
+        lo, hi = self._bounds(x.dtype if isinstance(x.dtype, np.dtype) else x.dtype.np, eps)
+        return F.where((x < float(lo)) | (x > float(hi)), 0.0, g / (x * (1 - x))), None
 
 
 lgamma = _unary_fn(Lgamma, "Computes the natural logarithm of the absolute value of the gamma function on input.")
@@ -401,7 +409,7 @@ def mvlgamma(input, p):
 
 def logit(input, eps=None):
     """log(input / (1 - input)); with eps, input is clamped to [eps, 1 - eps] first."""
-    return Logit.apply(input, None if eps is None else float(eps))
+    return Logit.apply(input, None if eps is None or eps < 0 else float(eps))
 
 
 def _inplace(fn):

@@ -291,3 +291,22 @@ def test_number_arguments_get_pytorchs_type_errors():
         assert errors[0] == errors[1]
     assert gs.special.xlog1py(2.0, gs.tensor([1.0, 3.0])).tolist() == pytest.approx(
         torch.special.xlog1py(2.0, torch.tensor([1.0, 3.0])).tolist())
+
+
+@pytest.mark.skipif(torch is None, reason="needs PyTorch")
+def test_logit_eps_rules_are_pytorchs():
+    """Hostile pass 12: logit's eps clamp was np.clip with [eps, 1 - eps] from Python floats, and its backward
+    masked with (x >= eps) & (x <= 1 - eps): a negative eps clamped (PyTorch: no eps, NaN gradient outside
+    [0, 1]), eps > 0.5 gave -0.405 for PyTorch's 0.405 (clip's order), a NaN input's gradient was 0 for
+    PyTorch's NaN, and float32's upper bound was float32(1 - eps) for PyTorch's 1 - float32(eps)."""
+    values = [-0.5, 0.0, 1e-7, 0.3, 0.5, 0.9999999, 1.0, 1.05, float("nan")]
+    for eps in (-0.1, 1e-6, 0.6, 0.3):
+        for dtype in ("float32", "float64"):
+            got = []
+            for T in (gs, torch):
+                x = T.tensor(values, dtype=getattr(T, dtype), requires_grad=True)
+                y = T.logit(x, eps)
+                g, = T.autograd.grad(y.sum(), x)
+                got.append((y.detach().numpy(), g.numpy()))
+            np.testing.assert_allclose(got[0][0], got[1][0], rtol=3e-7, equal_nan=True)
+            np.testing.assert_allclose(got[0][1], got[1][1], rtol=3e-7, equal_nan=True)
