@@ -263,10 +263,13 @@ def histc(input, bins=100, min=0, max=0, *, out=None):
     """A histogram of input's elements in ``bins`` equal bins over [min, max] (the data's range when
     min == max); elements outside are ignored. Not differentiable."""
     x = input._data
+    if isinstance(bins, bool) or not isinstance(bins, (int, np.integer)):
+        raise TypeError(f"histc(): argument 'bins' must be int, not {type(bins).__name__}")
     if x.dtype.kind != "f":
-        raise NotImplementedError(f"\"histogram_cpu\" not implemented for '{str(input.dtype)[6:].capitalize()}'")
+        name = str(input.dtype)[6:]
+        raise NotImplementedError(f"\"histogram_cpu\" not implemented for '{_SCALAR_NAME.get(name, name)}'")
     if bins <= 0:
-        raise RuntimeError("torch.histc: bins must be > 0, but got " + str(bins) + " for dimension 0")
+        raise RuntimeError("torch.histogram(): bins must be > 0, but got " + str(bins) + " for dimension 0")
     from ..limits import check_elements
     check_elements((bins,), "histogram")
     lo, hi = float(min), float(max)
@@ -278,7 +281,7 @@ def histc(input, bins=100, min=0, max=0, *, out=None):
     if lo == hi:
         lo, hi = lo - 1, hi + 1
     if not (math.isfinite(lo) and math.isfinite(hi)):
-        raise RuntimeError(f"torch.histc: range of [{lo}, {hi}] is not finite")
+        raise RuntimeError(f"torch.histc: range of [{lo:g}, {hi:g}] is not finite")   # C++'s stream format
     counts, _ = np.histogram(data, bins=int(bins), range=(lo, hi))
     return creation.tensor(counts.astype(x.dtype), device=input.device)
 

@@ -199,3 +199,25 @@ def test_heaviside_with_number_values_is_pytorchs_type_error():
             T.heaviside(T.tensor([-1.0, 0.0]), 0.5)
         errors.append(str(e.value))
     assert errors[0] == errors[1]
+
+
+@pytest.mark.skipif(torch is None, reason="needs PyTorch")
+def test_histc_argument_errors_are_pytorchs():
+    """Hostile pass 12: histc took a float bins count (PyTorch's TypeError), named int64 'Int64' for
+    PyTorch's 'Long', said 'torch.histc' where PyTorch says 'torch.histogram()' for bins <= 0, and
+    printed a range's numbers as Python floats ([1.0, inf]) where PyTorch prints [1, inf]."""
+    calls = [
+        (TypeError, lambda T: T.histc(T.tensor([1.0, 2.0], dtype=T.float64), bins=2.5)),
+        (NotImplementedError, lambda T: T.histc(T.tensor([1, 2, 1]), bins=4)),
+        (NotImplementedError, lambda T: T.histc(T.tensor([1, 2, 1], dtype=T.int32), bins=4)),
+        (RuntimeError, lambda T: T.histc(T.tensor([1.0, 2.0]), bins=0)),
+        (RuntimeError, lambda T: T.histc(T.tensor([1.0, float("inf")]), bins=4)),
+        (RuntimeError, lambda T: T.histc(T.tensor([1.0, 2.0]), bins=4, min=float("nan"), max=3)),
+    ]
+    for kind, call in calls:
+        messages = []
+        for T in (gs, torch):
+            with pytest.raises(kind) as e:
+                call(T)
+            messages.append(str(e.value))
+        assert messages[0] == messages[1]
