@@ -42,7 +42,7 @@ def _quantile(input, q, dim, keepdim, interpolation, ignore_nan, fn):
         qd = q.detach()
         if bool(((qd < 0) | (qd > 1)).any()):
             raise RuntimeError(f"{fn}() q values must be in the range [0, 1]")
-        qs = qd.reshape(-1)
+        qs = q.reshape(-1)   # q keeps its graph: the linear weight below is differentiable in q, as PyTorch's
     if input.numel() == 0:
         raise RuntimeError(f"{fn}() input tensor must be non-empty")
     if dim is None:
@@ -58,26 +58,24 @@ def _quantile(input, q, dim, keepdim, interpolation, ignore_nan, fn):
     values, _ = x.sort(-1)   # NaNs sort last
     n = x.shape[-1]
     nan = elementwise.isnan(x).detach()
-    valid = (n - nan.sum(-1, keepdim=True)) if ignore_nan else creation.full(tuple(x.shape[:-1]) + (1,), n)
-    # the rank of each quantile among the valid values, per slice: q (count - 1)
-    rank = qs.reshape((1,) * (x.ndim - 1) + (-1,)) * (valid.to(input.dtype) - 1).clamp(min=0)
-    if interpolation == "lower":
-        rank = rank.floor()
-    elif interpolation == "higher":
-        rank = rank.ceil()
-    elif interpolation == "nearest":
-        rank = rank.round()
-    below = rank.floor().clamp(min=0, max=n - 1).long()
-    above = rank.ceil().clamp(min=0, max=n - 1).long()
-    lo, hi = values.gather(-1, below), values.gather(-1, above)
-    if interpolation == "midpoint":
-        out = lo + (hi - lo) * 0.5
+    q_row = qs.reshape((1,) * (x.ndim - 1) + (-1,))
+    # PyTorch's ranks: q (count - 1) among the valid values; quantile points a slice with a NaN at
+    # its last (a NaN: sorted last) and nanquantile an all-NaN slice at its first, so the NaN is the
+    # value and takes the gradient, and q none there
+    if ignore_nan:
+        rank = q_row * ((n - nan.sum(-1, keepdim=True)).to(input.dtype) - 1)
+        rank = elementwise.where(rank < 0, 0.0, rank)
     else:
-        weight = (rank - below.to(input.dtype)).detach()
-        out = lo + (hi - lo) * weight
-    # a slice with a NaN: quantile is NaN there; nanquantile is NaN only where all are NaN
-    bad = (valid == 0) if ignore_nan else nan.any(-1, keepdim=True)
-    out = elementwise.where(bad, math.nan, out)
+        rank = elementwise.where(nan.any(-1, keepdim=True), float(n - 1), q_row * float(n - 1))
+    if interpolation in ("lower", "higher", "nearest"):   # a rounded rank: q has no gradient, as PyTorch's
+        rank = {"lower": rank.detach().floor, "higher": rank.detach().ceil, "nearest": rank.detach().round}[
+            interpolation]()
+    below = rank.detach().floor().long()
+    out = values.gather(-1, below)
+    if interpolation in ("linear", "midpoint"):
+        weight = 0.5 if interpolation == "midpoint" else rank - below.to(input.dtype)
+        hi = values.gather(-1, rank.detach().ceil().long())
+        out = out + (hi - out) * weight
     out = out.movedim(-1, 0)   # q's dimension first, as PyTorch
     if keepdim:
         if dim is None or input.ndim == 0:

@@ -221,3 +221,25 @@ def test_histc_argument_errors_are_pytorchs():
                 call(T)
             messages.append(str(e.value))
         assert messages[0] == messages[1]
+
+
+@pytest.mark.skipif(torch is None, reason="needs PyTorch")
+def test_quantile_gradients_reach_q_and_the_nan_as_pytorchs():
+    """Hostile pass 12: a q tensor that required grad was detached (PyTorch differentiates linear
+    interpolation in q: (above - below) (n - 1)), and a slice with a NaN (quantile) or only NaNs
+    (nanquantile) gave NaN through a where, so its gradient went nowhere (PyTorch points the rank at
+    the NaN, which takes it) and q's gradient there was NaN (PyTorch's: 0)."""
+    results = []
+    for T in (gs, torch):
+        rows = []
+        for dtype in ("float64", "float32"):
+            x = T.tensor([[1.0, 2.0, 4.0, 8.0, float("nan")], [3.0, 1.0, 2.0, 0.0, 5.0], [float("nan")] * 5],
+                         dtype=getattr(T, dtype), requires_grad=True)
+            for interpolation in ("linear", "lower", "higher", "nearest", "midpoint"):
+                for fn in (T.quantile, T.nanquantile):
+                    q = T.tensor([0.3, 0.5, 1.0, 0.0, 0.77], dtype=getattr(T, dtype), requires_grad=True)
+                    y = fn(x, q, dim=1, interpolation=interpolation)
+                    grads = T.autograd.grad(y.sum(), [x, q], allow_unused=True)
+                    rows.append((str(y.detach().numpy().tolist()), [None if g is None else str(g.tolist()) for g in grads]))
+        results.append(rows)
+    assert results[0] == results[1]
