@@ -1,12 +1,14 @@
 """``torch.special``: the special functions under PyTorch's ``torch.special`` names (gammaln for
 lgamma, psi for digamma, expit for sigmoid, ...), and the few defined only here (ndtr, ndtri,
-entr, xlog1py), composed of differentiable ops."""
+entr, xlog1py)."""
 import math as _math
 
-from .ops.elementwise import erf, erfc, exp2, expm1, log1p, round, sinc, where, xlogy  # noqa: A004
+from .ops.elementwise import erf, erfc, exp2, expm1, log1p, round, sinc, xlogy  # noqa: A004
 from .ops.elementwise import sigmoid as expit
 from .ops.reduction import logsumexp
+from .ops.special import Xlog1py as _Xlog1py
 from .ops.special import digamma, erfinv, logit, ndtri, polygamma
+from .ops.special import entr as _entr
 from .ops.special import lgamma as gammaln
 from .ops.special import mvlgamma as multigammaln
 from .nn.functional import log_softmax, softmax
@@ -32,11 +34,9 @@ def ndtr(input):
 
 
 def entr(input):
-    """-input * log(input) elementwise: 0 at 0, -inf below it, NaN at NaN."""
+    """-input * log(input) elementwise: 0 at 0, -inf below it, NaN at NaN (one op, PyTorch's derivative)."""
     _tensor_argument("special_entr", input)
-    positive = input > 0
-    safe = where(positive, input, 1.0)   # log(1) where the other branches decide: no NaN reaches a gradient
-    return where(positive, -input * safe.log(), where(input == 0, 0.0, where(input < 0, -_math.inf, input)))
+    return _entr(input)
 
 
 def xlog1py(input, other):
@@ -52,6 +52,6 @@ def xlog1py(input, other):
         input = other.new_tensor(input)
     if not isinstance(other, Tensor):
         other = input.new_tensor(other)
-    return where((input == 0) & ~other.isnan(), 0.0, input * log1p(other))
+    return _Xlog1py.apply(input, other)
 
 

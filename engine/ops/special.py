@@ -379,6 +379,41 @@ class Logit(Op):
         return F.where((x < float(lo)) | (x > float(hi)), 0.0, g / (x * (1 - x))), None
 
 
+def _entr(xp, x):
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        out = -x * xp.log(x)               # NaN stays NaN, inf gives -inf
+    out = xp.where(x == 0, 0.0, out)
+    return xp.where(x < 0, -math.inf, out).astype(x.dtype, copy=False)
+
+
+# PyTorch's derivative -(1 + log x): inf at 0, NaN below it (its second, -1/x, follows)
+Entr = _unary("special_entr", _entr, lambda F, g, x: g * -(1 + F.log(x)))
+Entr.backward_name = "SpecialEntrBackward0"
+entr = _unary_fn(Entr, "-input * log(input) elementwise: 0 at 0, -inf below it.")
+
+
+class Xlog1py(Op):
+    """x * log1p(y), 0 where x is 0 and y is not NaN. PyTorch's derivatives: log1p(y) (as
+    xlog1py(grad, y): 0 where the incoming gradient is 0) for x, 0 where x is 0 and y <= -1;
+    x / (1 + y) for y."""
+    __slots__ = ()
+    op = "special_xlog1py"
+    saves = (0, 1)
+    backward_name = "SpecialXlog1PyBackward0"
+
+    def forward(self, x, y):
+        from .elementwise import _coerce_float
+        x, y = _coerce_float(x, y)
+        xp = get_array_module(x)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            out = xp.asarray(x * xp.log1p(y))
+        return xp.where((x == 0) & ~xp.isnan(y), xp.zeros((), out.dtype), out)
+
+    def backward(self, F, g, x, y):
+        gx = F.where(((g == 0) & (y == y)) | ((x == 0) & (y <= -1)), 0.0, g * F.log1p(y))   # y == y: not NaN
+        return gx, g * x / (y + 1)
+
+
 lgamma = _unary_fn(Lgamma, "Computes the natural logarithm of the absolute value of the gamma function on input.")
 digamma = _unary_fn(Digamma, "Computes the logarithmic derivative of the gamma function on input.")
 erfinv = _unary_fn(Erfinv, "Computes the inverse error function of input, defined in the range (-1, 1).")

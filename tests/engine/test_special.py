@@ -310,3 +310,23 @@ def test_logit_eps_rules_are_pytorchs():
                 got.append((y.detach().numpy(), g.numpy()))
             np.testing.assert_allclose(got[0][0], got[1][0], rtol=3e-7, equal_nan=True)
             np.testing.assert_allclose(got[0][1], got[1][1], rtol=3e-7, equal_nan=True)
+
+
+@pytest.mark.skipif(torch is None, reason="needs PyTorch")
+def test_entr_and_xlog1py_gradients_are_pytorchs():
+    """Hostile pass 12: entr and xlog1py were where() compositions whose masks also masked the
+    gradients: d/dx xlog1py(x, y) at x = 0 was 0 for PyTorch's log1p(y) (1.386 at y = 3), NaN for
+    PyTorch's 0 at y = -1; entr's gradient was 0 at 0 (PyTorch's inf), 0 below 0 (NaN) and 1 at NaN."""
+    got = []
+    for T in (gs, torch):
+        x = T.tensor([0.0, -1.0, 2.0, float("inf"), float("nan"), 0.5], dtype=T.float64, requires_grad=True)
+        g, = T.autograd.grad(T.special.entr(x).sum(), x, create_graph=True)
+        g2, = T.autograd.grad(g.sum(), x)
+        a = T.tensor([0.0, 0.0, 1.0, 2.0, 0.0, 0.0, -1.0], dtype=T.float64, requires_grad=True)
+        o = T.tensor([-1.0, float("nan"), -1.0, 3.0, 3.0, -2.0, 0.5], dtype=T.float64, requires_grad=True)
+        y = T.special.xlog1py(a, o)
+        ga, go = T.autograd.grad(y.sum(), [a, o], create_graph=True)
+        h = T.autograd.grad((ga * 1.3 + go * 0.7).sum(), [a, o])
+        got.append([g.tolist(), g2.tolist(), y.tolist(), ga.tolist(), go.tolist(), h[0].tolist(), h[1].tolist()])
+    for ours, theirs in zip(*got):
+        np.testing.assert_allclose(ours, theirs, rtol=1e-12, equal_nan=True)
