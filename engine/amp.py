@@ -168,6 +168,7 @@ class GradScaler:
             return optimizer.step(*args, **kwargs)
         if "closure" in kwargs:
             raise RuntimeError("Closure use is not currently supported if GradScaler is enabled.")
+        self._check_scale("step")
         record = self._state(optimizer)
         if record[0] == _STEPPED:
             raise RuntimeError("step() has already been called since the last update().")
@@ -184,8 +185,21 @@ class GradScaler:
             return
         self._check_scale("update")
         scale = self._scale
-        if new_scale is not None:
-            value = float(new_scale)
+        if new_scale is not None:   # PyTorch's checks: a float, or a 1-element tensor not requiring grad
+            if isinstance(new_scale, float):
+                value = new_scale
+            else:
+                from .tensor import Tensor
+                if not isinstance(new_scale, Tensor):
+                    raise AttributeError(f"'{type(new_scale).__name__}' object has no attribute 'device'")
+                reason = ("new_scale should be a float or a 1-element torch.cuda.FloatTensor or torch.FloatTensor "
+                          "with requires_grad=False.")
+                if new_scale.numel() != 1 or new_scale.requires_grad:
+                    raise AssertionError(reason)
+                if new_scale.ndim:   # copied into the 0-d scale
+                    raise RuntimeError(f"output with shape [] doesn't match the broadcast shape "
+                                       f"{list(new_scale.shape)}")
+                value = float(new_scale)
         else:
             found = [record[1] for record in self._per_optimizer.values() if record[1] is not None]
             if not found:

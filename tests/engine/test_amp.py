@@ -189,3 +189,32 @@ def test_scale_tests_for_a_tensor_without_reading_a_program_objects_attributes()
     assert out.stdout == "" and ns.globals["msg"] == "outputs must be a Tensor or an iterable of Tensors"
     pair = ns.globals["pair"]
     assert type(pair) is tuple and pair[0].tolist() == [65536.0] and pair[1][0].tolist() == [65536.0, 65536.0]
+
+
+@needs_torch
+def test_step_without_scale_and_update_with_a_new_scale_check_as_pytorch():
+    """Hostile pass 12: step() before any scale() named unscale_ in its AssertionError (PyTorch: step),
+    and update(new_scale) took anything float() took (a 2-element tensor's ValueError, a tensor
+    requiring grad, an int) where PyTorch asserts a float or a 1-element tensor without grad."""
+    def outcome(T, call):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            p = T.nn.Parameter(T.ones(1))
+            opt = T.optim.SGD([p], lr=0.1)
+            scaler = T.amp.GradScaler("cpu")
+            try:
+                return ("ok", call(T, scaler, opt))
+            except Exception as e:   # noqa: BLE001 - type and message compared
+                return (type(e).__name__, str(e))
+
+    calls = [
+        lambda T, s, o: s.step(o),
+        lambda T, s, o: (s.scale(T.ones(1)), s.update(T.tensor([3.0, 1.0]))),
+        lambda T, s, o: (s.scale(T.ones(1)), s.update(T.tensor(3.0, requires_grad=True))),
+        lambda T, s, o: (s.scale(T.ones(1)), s.update(5)),
+        lambda T, s, o: (s.scale(T.ones(1)), s.update(T.tensor([4.0]))),
+        lambda T, s, o: (s.scale(T.ones(1)), s.update(T.tensor(4.0, dtype=T.float64)), s.get_scale())[2],
+        lambda T, s, o: (s.scale(T.ones(1)), s.update(0.25), s.get_scale())[2],
+    ]
+    for call in calls:
+        assert outcome(gs, call) == outcome(torch, call)
