@@ -60,17 +60,25 @@ class autocast:
         return autocast_region
 
 
-def custom_fwd(fwd=None, *, device_type="cuda", cast_inputs=None):
-    """``torch.amp.custom_fwd``: a custom Function's forward, run as it is (autocast lowers nothing here)."""
+def _check_device_type(device_type):
+    if not isinstance(device_type, str):
+        raise ValueError(f"Expected `device_type` of type `str`, got: `{type(device_type)}`")
+
+
+def custom_fwd(fwd=None, *, device_type, cast_inputs=None):
+    """``torch.amp.custom_fwd``: a custom Function's forward, run as it is (autocast lowers nothing here);
+    ``device_type`` is required, as PyTorch's."""
+    _check_device_type(device_type)
     if fwd is None:
-        return lambda f: f
+        return lambda f: custom_fwd(f, device_type=device_type, cast_inputs=cast_inputs)
     return fwd
 
 
-def custom_bwd(bwd=None, *, device_type="cuda"):
-    """``torch.amp.custom_bwd``: a custom Function's backward, run as it is."""
+def custom_bwd(bwd=None, *, device_type):
+    """``torch.amp.custom_bwd``: a custom Function's backward, run as it is; ``device_type`` is required."""
+    _check_device_type(device_type)
     if bwd is None:
-        return lambda f: f
+        return lambda f: custom_bwd(f, device_type=device_type)
     return bwd
 
 

@@ -1,9 +1,8 @@
 """``torch.cpu.amp``: the deprecated spellings of ``torch.amp.autocast('cpu')`` and
 ``torch.amp.GradScaler('cpu')``, with PyTorch's FutureWarning (see engine/amp.py)."""
 from . import amp as _amp
-from .amp import custom_bwd, custom_fwd  # noqa: F401
 
-__all__ = ["autocast", "GradScaler", "custom_fwd", "custom_bwd"]
+__all__ = ["autocast", "GradScaler"]   # no custom_fwd/custom_bwd here, as in PyTorch
 
 
 class autocast(_amp.autocast):

@@ -218,3 +218,32 @@ def test_step_without_scale_and_update_with_a_new_scale_check_as_pytorch():
     ]
     for call in calls:
         assert outcome(gs, call) == outcome(torch, call)
+
+
+@needs_torch
+def test_custom_fwd_and_bwd_signatures_and_warnings_are_pytorchs():
+    """Hostile pass 12: torch.amp.custom_fwd/custom_bwd defaulted device_type to 'cuda' (PyTorch requires
+    it, and refuses a non-string), torch.cuda.amp's spellings gave no FutureWarning, and torch.cpu.amp
+    had them (PyTorch's has not)."""
+    def outcome(T, call):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            try:
+                result = call(T)
+                result = "ok" if callable(result) else result
+            except Exception as e:   # noqa: BLE001 - type and message compared
+                result = (type(e).__name__, str(e))
+        return result, [(m.category.__name__, str(m.message)) for m in caught]
+
+    calls = [
+        lambda T: T.amp.custom_bwd(lambda ctx, g: g),
+        lambda T: T.amp.custom_fwd(lambda ctx, x: x, device_type=1),
+        lambda T: T.amp.custom_fwd(cast_inputs=T.float32),
+        lambda T: T.amp.custom_fwd(device_type="cpu")(lambda ctx, x: x),
+        lambda T: T.cuda.amp.custom_fwd(lambda ctx, x: x),
+        lambda T: T.cuda.amp.custom_bwd(lambda ctx, g: g),
+        lambda T: T.cuda.amp.custom_fwd(cast_inputs=T.float32),
+        lambda T: hasattr(T.cpu.amp, "custom_fwd"),
+    ]
+    for call in calls:
+        assert outcome(gs, call) == outcome(torch, call)
