@@ -12,6 +12,8 @@ scaler without CUDA is disabled with PyTorch's warning (every call passes throug
 """
 import warnings
 
+import numpy as np
+
 from .device import cuda_available
 
 __all__ = ["autocast", "GradScaler", "custom_fwd", "custom_bwd"]
@@ -58,17 +60,25 @@ class autocast:
         return autocast_region
 
 
-def custom_fwd(fwd=None, *, device_type="cuda", cast_inputs=None):
-    """``torch.amp.custom_fwd``: a custom Function's forward, run as it is (autocast lowers nothing here)."""
+def _check_device_type(device_type):
+    if not isinstance(device_type, str):
+        raise ValueError(f"Expected `device_type` of type `str`, got: `{type(device_type)}`")
+
+
+def custom_fwd(fwd=None, *, device_type, cast_inputs=None):
+    """``torch.amp.custom_fwd``: a custom Function's forward, run as it is (autocast lowers nothing here);
+    ``device_type`` is required, as PyTorch's."""
+    _check_device_type(device_type)
     if fwd is None:
-        return lambda f: f
+        return lambda f: custom_fwd(f, device_type=device_type, cast_inputs=cast_inputs)
     return fwd
 
 
-def custom_bwd(bwd=None, *, device_type="cuda"):
-    """``torch.amp.custom_bwd``: a custom Function's backward, run as it is."""
+def custom_bwd(bwd=None, *, device_type):
+    """``torch.amp.custom_bwd``: a custom Function's backward, run as it is; ``device_type`` is required."""
+    _check_device_type(device_type)
     if bwd is None:
-        return lambda f: f
+        return lambda f: custom_bwd(f, device_type=device_type)
     return bwd
 
 
@@ -117,8 +127,10 @@ class GradScaler:
             return outputs
         scale = self._lazy_scale()
 
+        from .tensor import Tensor
+
         def apply(value):
-            if hasattr(value, "grad_fn") or hasattr(value, "requires_grad"):
+            if isinstance(value, Tensor):   # PyTorch's test: a program object's attributes decide nothing here
                 return value * scale.to(value.device)
             if isinstance(value, (list, tuple)):
                 return type(value)(apply(v) for v in value)
@@ -144,7 +156,9 @@ class GradScaler:
             raise RuntimeError("unscale_() is being called after step().")
         from .autograd.grad_mode import no_grad
         self._check_scale("unscale_")
-        inv = 1.0 / float(self._scale)
+        # PyTorch's inverse scale: the float32 rounding of the double reciprocal, which float64
+        # gradients are multiplied by too (1 / 3.0 is 0.3333333432674408 there)
+        inv = float(np.float32(1.0 / float(self._scale)))
         found = False
         with no_grad():
             for group in optimizer.param_groups:
@@ -162,6 +176,7 @@ class GradScaler:
             return optimizer.step(*args, **kwargs)
         if "closure" in kwargs:
             raise RuntimeError("Closure use is not currently supported if GradScaler is enabled.")
+        self._check_scale("step")
         record = self._state(optimizer)
         if record[0] == _STEPPED:
             raise RuntimeError("step() has already been called since the last update().")
@@ -178,8 +193,21 @@ class GradScaler:
             return
         self._check_scale("update")
         scale = self._scale
-        if new_scale is not None:
-            value = float(new_scale)
+        if new_scale is not None:   # PyTorch's checks: a float, or a 1-element tensor not requiring grad
+            if isinstance(new_scale, float):
+                value = new_scale
+            else:
+                from .tensor import Tensor
+                if not isinstance(new_scale, Tensor):
+                    raise AttributeError(f"'{type(new_scale).__name__}' object has no attribute 'device'")
+                reason = ("new_scale should be a float or a 1-element torch.cuda.FloatTensor or torch.FloatTensor "
+                          "with requires_grad=False.")
+                if new_scale.numel() != 1 or new_scale.requires_grad:
+                    raise AssertionError(reason)
+                if new_scale.ndim:   # copied into the 0-d scale
+                    raise RuntimeError(f"output with shape [] doesn't match the broadcast shape "
+                                       f"{list(new_scale.shape)}")
+                value = float(new_scale)
         else:
             found = [record[1] for record in self._per_optimizer.values() if record[1] is not None]
             if not found:
@@ -191,7 +219,9 @@ class GradScaler:
             else:
                 self._growth_tracker += 1
                 if self._growth_tracker == self._growth_interval:
-                    value *= self._growth_factor
+                    grown = np.float32(value * self._growth_factor)
+                    if np.isfinite(grown):   # PyTorch keeps the scale where growing it would overflow float32
+                        value = float(grown)
                     self._growth_tracker = 0
         from .ops.creation import tensor
         self._scale = tensor(value, dtype=scale.dtype)

@@ -1,7 +1,7 @@
 """``torch.cpu.amp``: the deprecated spellings of ``torch.amp.autocast('cpu')`` and
 ``torch.amp.GradScaler('cpu')``, with PyTorch's FutureWarning (see engine/amp.py)."""
-from .amp import custom_bwd, custom_fwd, deprecated_spellings  # noqa: F401
+from .amp import deprecated_spellings
 
-__all__ = ["autocast", "GradScaler", "custom_fwd", "custom_bwd"]
+__all__ = ["autocast", "GradScaler"]   # no custom_fwd/custom_bwd here, as in PyTorch
 
 autocast, GradScaler = deprecated_spellings("cpu")

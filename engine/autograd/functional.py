@@ -83,10 +83,18 @@ def _grad(outputs, inputs, grad_outputs, create_graph, strict, fn_name, stage=""
 def _check_requires_grad(outputs, strict, what="outputs"):
     if strict:
         for i, o in enumerate(outputs):
+            if not o.requires_grad and what == "jacobian":
+                raise RuntimeError(_HESSIAN_STRICT.format(i))
             if not o.requires_grad:
                 raise RuntimeError(f"Output {i} of the user-provided function does not require gradients. The outputs "
                                    f"must be computed in a differentiable manner from the input when running in strict "
                                    f"mode.")
+
+
+_HESSIAN_STRICT = ("While computing the hessian, found that the jacobian of the user-provided function with respect to "
+                   "input {} is independent of the input. This is not allowed in strict mode. You should ensure that "
+                   "your function is twice differentiable and that the jacobian depends on the inputs (this would be "
+                   "violated by a linear function for example).")
 
 
 def vjp(func, inputs, v=None, create_graph=False, strict=False):
@@ -151,6 +159,10 @@ def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False, st
         outputs = func(*inputs)
         is_outputs_tuple, outputs = _as_tuple(outputs, "outputs of the user-provided function", "jacobian")
         _check_requires_grad(outputs, strict)
+        from ..limits import check_elements
+        for out in outputs:   # each block is sized before its rows are gathered (they are held until stacked)
+            for inp in inputs:
+                check_elements(tuple(out.shape) + tuple(inp.shape), "jacobian")
         jac = []
         for i, out in enumerate(outputs):
             rows = [[] for _ in inputs]
@@ -202,13 +214,12 @@ def hessian(func, inputs, create_graph=False, strict=False, vectorize=False, out
     def gradient(*inp):
         out = single(*inp)
         if not out.requires_grad:
-            if strict:
-                raise RuntimeError("The output of the user-provided function does not require gradients. The outputs "
-                                   "must be computed in a differentiable manner from the input when running in strict "
-                                   "mode.")
+            _check_requires_grad((out,), strict)
             return tuple(torch.zeros_like(t) for t in inp)
         grads = torch.autograd.grad(out, inp, create_graph=True, allow_unused=True)
-        return tuple(torch.zeros_like(t) if g is None else g for g, t in zip(grads, inp))
+        grads = tuple(torch.zeros_like(t) if g is None else g for g, t in zip(grads, inp))
+        _check_requires_grad(grads, strict, "jacobian")
+        return grads
     res = jacobian(gradient, inputs, create_graph=create_graph, strict=strict, strategy=outer_jacobian_strategy)
     return res if is_inputs_tuple else res[0][0]   # inputs went in as a tuple: the gradient's parts by inputs
 
@@ -228,6 +239,7 @@ def _second_order(func, inputs, v, create_graph, strict, fn_name, hessian_vector
         out = _scalar_output(func, fn_name)(*inputs)
         _check_requires_grad((out,), strict)
         jac = _grad((out,), inputs, None, True, strict, fn_name)
+        _check_requires_grad(jac, strict, "jacobian")
         if hessian_vector:   # H v by the double-backward trick, as PyTorch's hvp
             dummies = tuple(torch.zeros_like(t, requires_grad=True) for t in inputs)
             double = _grad(jac, inputs, dummies, True, strict, fn_name, "jacobian ")

@@ -107,11 +107,12 @@ class Beta(Distribution):
 
     @property
     def mode(self):
-        # PyTorch's: the Dirichlet's mode of (concentration1, concentration0), so a concentration below 1
-        # puts it at 0 or 1 rather than outside [0, 1]
-        from .dirichlet import Dirichlet
-        both = _engine().stack([self.concentration1, self.concentration0], -1)
-        return Dirichlet(both, validate_args=False).mode[..., 0]
+        # PyTorch's, through its Dirichlet's: the concentrations less one clamped at 0 and normalised
+        # (NaN where both are then 0), and 1 where both concentrations are below 1
+        a = (self.concentration1 - 1).clamp(min=0)
+        b = (self.concentration0 - 1).clamp(min=0)
+        both_below_one = (self.concentration1 < 1) & (self.concentration0 < 1)
+        return _engine().where(both_below_one, 1.0, a / (a + b))
 
     @property
     def variance(self):

@@ -1,6 +1,6 @@
 """``torch.distributions.uniform``: the continuous uniform distribution on [low, high)."""
 from ..tensor import Size, Tensor
-from .distribution import Distribution, as_params, check_parameter
+from .distribution import Distribution, _shown, as_params, check_parameter
 
 __all__ = ["Uniform"]
 
@@ -23,7 +23,7 @@ class Uniform(Distribution):
         if self._validate_args:
             with torch.no_grad():
                 check_parameter(self, "low", low if isinstance(low, Tensor) else self.low, self.low,
-                                self.low < self.high, f"LessThan(upper_bound={self.high})")
+                                self.low < self.high, f"LessThan(upper_bound={_shown(self.high)})")
 
     def _param_names(self):
         return ("low", "high")
@@ -52,7 +52,7 @@ class Uniform(Distribution):
 
     def _check(self, value):
         self._check_sample(value, lambda v: (v >= self.low) & (v <= self.high),
-                           f"Interval(lower_bound={self.low}, upper_bound={self.high})")
+                           f"Interval(lower_bound={_shown(self.low)}, upper_bound={_shown(self.high)})")
 
     def log_prob(self, value):
         torch = _engine()

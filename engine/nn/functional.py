@@ -392,7 +392,7 @@ def _log1p_exp(z):
     NumPy's logaddexp(0, z) gives the same but runs a scalar loop: 6.5 ms for 200,000 float32, 1.0 ms
     this way (PyTorch's softplus 0.8)."""
     xp = _xp(z)
-    out = xp.abs(z)
+    out = xp.asarray(xp.abs(z))   # a 0-d input gives a NumPy scalar, which the in-place steps cannot write
     xp.negative(out, out=out)
     xp.exp(out, out=out)
     xp.log1p(out, out=out)

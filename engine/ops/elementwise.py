@@ -412,16 +412,13 @@ Tanh = _unary("tanh", lambda xp, x: xp.tanh(x), lambda F, g, y: g * (1 - y * y),
 
 
 def _sigmoid(xp, x):
-    """1 / (1 + exp(-x)) from e = exp(-|x|): 1 / (1 + e) for x >= 0, e / (1 + e) below, so no exp
-    overflows, 0 gives 0.5 exactly, and tiny values keep their relative precision (the tanh form
-    0.5 (tanh(x / 2) + 1) lost it below x = -5 in float32: -15 gave 2.98e-7 for 3.06e-7, -20 gave 0)."""
-    e = xp.abs(x)
-    xp.negative(e, out=e)
-    xp.exp(e, out=e)
-    y = xp.where(x >= 0, 1.0, e)
-    e += 1.0
-    xp.divide(y, e, out=y)
-    return y
+    """PyTorch's 1 / (1 + exp(-x)): full relative precision on both sides (the tanh form 0.5 (tanh(x / 2)
+    + 1) lost it below x = -5 in float32: -15 gave 2.98e-7 for 3.06e-7, -20 gave 0), and exactly 0
+    where exp(-x) overflows (below about -88.7 in float32, -709.8 in float64), as PyTorch's. Built
+    from new arrays, so a 0-d input (whose ufunc results are NumPy scalars) works."""
+    with np.errstate(over="ignore"):
+        e = xp.exp(-x)
+    return 1.0 / (1.0 + e)
 
 
 Sigmoid = _unary("sigmoid", _sigmoid, lambda F, g, y: g * y * (1 - y), "y")
@@ -602,7 +599,7 @@ class Atan2(Op):
 
 class Xlogy(Op):
     """x * log(y): 0 where x is 0 (unless y is NaN). Its gradients are PyTorch's: log(y) for x, also
-    where x is 0 (0 where both are), and x / y for y."""
+    where x is 0 (0 where x is 0 and y <= 0), and x / y for y."""
     __slots__ = ()
     op = "xlogy"
     saves = (0, 1)
@@ -615,7 +612,9 @@ class Xlogy(Op):
         return xp.where(xp.isnan(y), y, out).astype(_result_np(x, y), copy=False)
 
     def backward(self, F, g, x, y):
-        gx = g * F.where((x == 0) & (y == 0), 0.0, F.log(y)) if _is_tensor(x) and _wants(self, 0) else None
+        # PyTorch's: xlogy(g, y) (0 where g is 0, unless y is NaN), and 0 where x is 0 and y <= 0
+        gx = (F.where(((g == 0) & (y == y)) | ((x == 0) & (y <= 0)), 0.0, g * F.log(y))
+              if _is_tensor(x) and _wants(self, 0) else None)
         gy = g * x / y if _is_tensor(y) and _wants(self, 1) else None
         return gx, gy
 

@@ -18,7 +18,7 @@ from .. import dtypes as _dt
 from ..autograd.function import Op
 from ..device import get_array_module
 from ..tensor import Tensor
-from .elementwise import _coerce_float, _result_np, _unary, _unary_fn, erf_numpy
+from .elementwise import _unary, _unary_fn, erf_numpy
 
 __all__ = ["lgamma", "digamma", "polygamma", "erfinv", "mvlgamma", "logit"]
 
@@ -264,6 +264,53 @@ def erfinv_numpy(y):
     return out
 
 
+# --------------------------------------------------------------- ndtri
+def _log_erfc_positive(x):
+    """log(erfc(x)) for x >= 0 in float64, without erfc's underflow: past 4, -x^2 + log R(x) with
+    erf_numpy's own rational R (erfc(x) = exp(-x^2) R(x) there)."""
+    from .elementwise import _ERF_P, _ERF_Q, _INV_SQRT_PI
+    out = np.empty(x.shape)
+    near = x <= 4.0
+    out[near] = np.log(erf_numpy(x[near], complement=True))
+    t = x[~near]
+    z = 1.0 / (t * t)
+    num, den = _ERF_P[5] * z, z
+    for i in range(4):
+        num, den = (num + _ERF_P[i]) * z, (den + _ERF_Q[i]) * z
+    out[~near] = np.log((_INV_SQRT_PI - z * (num + _ERF_P[4]) / (den + _ERF_Q[4])) / t) - t * t
+    return out
+
+
+def _erfcinv_small(c):
+    """The x >= 0 with erfc(x) = c, for 0 < c <= 1/2, to the last bits down to the subnormals:
+    Newton steps on log(erfc(x)) = log(c) (nearly quadratic in x) from the asymptotic
+    x^2 = -log(c) - log(pi (-log c)) / 2."""
+    log_c = np.log(c)
+    t = -log_c
+    x = np.sqrt(np.maximum(t - 0.5 * np.log(math.pi * t), 0.25))
+    for _ in range(8):
+        le = _log_erfc_positive(x)
+        x = x + (le - log_c) / (_TWO_OVER_SQRT_PI * np.exp(-x * x - le))
+    return x
+
+
+def ndtri_numpy(p):
+    """The inverse of the standard normal distribution function in float64: -inf at 0, inf at 1,
+    NaN outside [0, 1]. sqrt(2) erfinv(2p - 1) in the middle (2p - 1 is exact there); in the tails
+    -+sqrt(2) erfcinv(2 min(p, 1 - p)), so 1e-300 gives -37.047 where 2p - 1 would round to -1."""
+    p = _float64(p)
+    out = np.full(p.shape, np.nan)
+    middle = (p >= 0.25) & (p <= 0.75)
+    out[middle] = math.sqrt(2.0) * erfinv_numpy(2.0 * p[middle] - 1.0)
+    low = (p > 0) & (p < 0.25)
+    out[low] = -math.sqrt(2.0) * _erfcinv_small(2.0 * p[low])
+    high = (p > 0.75) & (p < 1)
+    out[high] = math.sqrt(2.0) * _erfcinv_small(2.0 * (1.0 - p[high]))   # 1 - p is exact above 1/2
+    out[p == 0] = -np.inf
+    out[p == 1] = np.inf
+    return out
+
+
 # --------------------------------------------------------------- the ops
 def _floating(name, numpy_fn):
     """forward(xp, x) for a one-input special function: NumPy's in float64, cast back; CuPy's own."""
@@ -277,6 +324,10 @@ def _floating(name, numpy_fn):
 
 Lgamma = _unary("lgamma", _floating("gammaln", lgamma_numpy), lambda F, g, x: g * F.digamma(x))
 Digamma = _unary("digamma", _floating("digamma", digamma_numpy), lambda F, g, x: g * F.polygamma(1, x))
+# d ndtri(p) / dp = 1 / pdf(ndtri(p)) = sqrt(2 pi) exp(y^2 / 2)
+Ndtri = _unary("ndtri", _floating("ndtri", ndtri_numpy), lambda F, g, y: g * math.sqrt(2 * math.pi) * F.exp(y * y / 2),
+               "y")
+Ndtri.backward_name = "SpecialNdtriBackward0"
 Erfinv = _unary("erfinv", _floating("erfinv", erfinv_numpy), lambda F, g, y: g * _HALF_SQRT_PI * F.exp(y * y), "y")
 
 
@@ -299,56 +350,74 @@ class Polygamma(Op):
 
 
 class Logit(Op):
-    """log(x / (1 - x)), x clamped to [eps, 1 - eps] when eps is given. The gradient is
-    1 / (x (1 - x)): NaN outside [0, 1] without eps, 0 outside [eps, 1 - eps] with it
-    (PyTorch's logit_backward)."""
+    """log(x / (1 - x)), x clamped to [eps, 1 - eps] (in x's dtype) when eps is given. The gradient
+    is 1 / (x (1 - x)): NaN outside [0, 1] without eps, 0 outside [eps, 1 - eps] with it (PyTorch's
+    logit_backward). A negative eps is no eps, as PyTorch's."""
     __slots__ = ()
     op = "logit"
     saves = (0, 1)
+
+    @staticmethod
+    def _bounds(dtype, eps):
+        lo = np.dtype(dtype).type(eps)
+        return lo, np.dtype(dtype).type(1) - lo
 
     def forward(self, x, eps):
         if x.dtype.kind != "f":
             x = x.astype(_dt.get_default_dtype().np)
         xp = get_array_module(x)
-        z = x if eps is None else xp.clip(x, eps, 1.0 - eps)
-        return xp.log(z / (1 - z))
+        if eps is not None:   # PyTorch's x < lo ? lo : (x > hi ? hi : x), NaN kept
+            lo, hi = self._bounds(x.dtype, eps)
+            x = xp.where(x < lo, lo, xp.where(x > hi, hi, x))
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return xp.log(x / (1 - x))
 
     def backward(self, F, g, x, eps):
         if eps is None:
             return F.where((x < 0) | (x > 1), math.nan, g / (x * (1 - x))), None
-        inside = (x >= eps) & (x <= 1.0 - eps)
-        return F.where(inside, g / (x * (1 - x)), 0.0), None
+        lo, hi = self._bounds(x.dtype if isinstance(x.dtype, np.dtype) else x.dtype.np, eps)
+        return F.where((x < float(lo)) | (x > float(hi)), 0.0, g / (x * (1 - x))), None
+
+
+def _entr(xp, x):
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        out = -x * xp.log(x)               # NaN stays NaN, inf gives -inf
+    out = xp.where(x == 0, 0.0, out)
+    return xp.where(x < 0, -math.inf, out).astype(x.dtype, copy=False)
+
+
+# PyTorch's derivative -(1 + log x): inf at 0, NaN below it (its second, -1/x, follows)
+Entr = _unary("special_entr", _entr, lambda F, g, x: g * -(1 + F.log(x)))
+Entr.backward_name = "SpecialEntrBackward0"
+entr = _unary_fn(Entr, "-input * log(input) elementwise: 0 at 0, -inf below it.")
 
 
 class Xlog1py(Op):
-    """x * log1p(y): 0 where x is 0 (unless y is NaN); gradients log1p(y) for x (0 where x is 0 and
-    y is -1) and x / (1 + y) for y, as PyTorch's."""
+    """x * log1p(y), 0 where x is 0 and y is not NaN. PyTorch's derivatives: log1p(y) (as
+    xlog1py(grad, y): 0 where the incoming gradient is 0) for x, 0 where x is 0 and y <= -1;
+    x / (1 + y) for y."""
     __slots__ = ()
-    op = "xlog1py"
+    op = "special_xlog1py"
     saves = (0, 1)
-    overload_names = {"ST": "SpecialXlog1PyBackward1", "TS": "SpecialXlog1PyBackward2"}
     backward_name = "SpecialXlog1PyBackward0"
 
     def forward(self, x, y):
+        from .elementwise import _coerce_float
         x, y = _coerce_float(x, y)
-        xp = get_array_module(x if hasattr(x, "dtype") else y)
-        out = xp.where(x == 0, 0.0, x * xp.log1p(y))
-        return xp.where(xp.isnan(y), y, out).astype(_result_np(x, y), copy=False)
+        xp = get_array_module(x)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            out = xp.asarray(x * xp.log1p(y))
+        return xp.where((x == 0) & ~xp.isnan(y), xp.zeros((), out.dtype), out)
 
     def backward(self, F, g, x, y):
-        gx = g * F.where((x == 0) & (y == -1), 0.0, F.log1p(y)) if hasattr(x, "shape") else None
-        gy = g * x / (1 + y) if hasattr(y, "shape") else None
-        return gx, gy
-
-
-def xlog1py(input, other, *, out=None):
-    """input * log1p(other), and 0 where input is 0 (unless other is NaN)."""
-    return Xlog1py.apply(input, other)
+        gx = F.where(((g == 0) & (y == y)) | ((x == 0) & (y <= -1)), 0.0, g * F.log1p(y))   # y == y: not NaN
+        return gx, g * x / (y + 1)
 
 
 lgamma = _unary_fn(Lgamma, "Computes the natural logarithm of the absolute value of the gamma function on input.")
 digamma = _unary_fn(Digamma, "Computes the logarithmic derivative of the gamma function on input.")
 erfinv = _unary_fn(Erfinv, "Computes the inverse error function of input, defined in the range (-1, 1).")
+ndtri = _unary_fn(Ndtri, "The argument x for which the standard normal distribution function is input.")
 
 
 def polygamma(n, input, *, out=None):
@@ -365,7 +434,9 @@ def mvlgamma(input, p):
     p (p - 1) / 4 log(pi) + sum over j < p of lgamma(input - j / 2)."""
     if isinstance(p, bool) or not isinstance(p, (int, np.integer)) or p < 1:
         raise RuntimeError("p has to be greater than or equal to 1")
+    from ..limits import check_elements
     from .creation import arange
+    check_elements(tuple(input.shape) + (p,), "mvlgamma")   # the p terms an element below, before they are built
     x = input if input.dtype.is_floating_point else input.to(_dt.get_default_dtype())
     halves = arange(p, dtype=x.dtype, device=x.device) / 2   # p lgammas an element, as one op (sized by the limit)
     return lgamma(x.unsqueeze(-1) - halves).sum(-1) + p * (p - 1) / 4 * math.log(math.pi)
@@ -373,7 +444,7 @@ def mvlgamma(input, p):
 
 def logit(input, eps=None):
     """log(input / (1 - input)); with eps, input is clamped to [eps, 1 - eps] first."""
-    return Logit.apply(input, None if eps is None else float(eps))
+    return Logit.apply(input, None if eps is None or eps < 0 else float(eps))
 
 
 def _inplace(fn):

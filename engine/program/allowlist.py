@@ -240,7 +240,7 @@ MODULES = {
     "torch.cuda.amp": Module(host=_E + ".cuda_amp", names=("GradScaler", "autocast", "custom_bwd", "custom_fwd")),
     "torch.cpu": Module(host=_E + ".cpu", children={"amp": "torch.cpu.amp"}, names=(
         "current_device", "device_count", "is_available", "synchronize")),
-    "torch.cpu.amp": Module(host=_E + ".cpu_amp", names=("GradScaler", "autocast", "custom_bwd", "custom_fwd")),
+    "torch.cpu.amp": Module(host=_E + ".cpu_amp", names=("GradScaler", "autocast")),
     "torch.amp": Module(host=_E + ".amp", names=("GradScaler", "autocast", "custom_bwd", "custom_fwd")),
     # the switches scripts flip: the flags are the session's own, the probes answer "not here"
     "torch.backends": Module(host=_E + ".backends", children={"cudnn": "torch.backends.cudnn",

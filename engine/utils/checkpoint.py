@@ -20,7 +20,7 @@ def checkpoint(function, *args, use_reentrant=None, context_fn=None, determinism
         use_reentrant = True
     if use_reentrant and kwargs:
         raise ValueError("Unexpected keyword arguments: " + ",".join(kwargs))
-    if use_reentrant and context_fn is not None:
+    if use_reentrant and (context_fn is not None or debug is not False):
         raise ValueError("Passing `context_fn` or `debug` is only supported when use_reentrant=False.")
     return function(*args, **kwargs)
 
@@ -30,8 +30,14 @@ def checkpoint_sequential(functions, segments, input, use_reentrant=None, **kwar
     checkpointed segments."""
     if use_reentrant is None:
         warnings.warn(_EXPLICIT)
-    if hasattr(functions, "children") and callable(functions.children):
+    kwargs.pop("preserve_rng_state", True)
+    if kwargs:
+        raise ValueError("Unexpected keyword arguments: " + ",".join(kwargs))
+    from ..nn import Sequential
+    if isinstance(functions, Sequential):   # PyTorch's test: a program object's attributes decide nothing here
         functions = list(functions.children())
+    segment_size = len(functions) // segments   # PyTorch's ZeroDivisionError for 0 segments
+    range(0, segment_size * (segments - 1), segment_size)   # and its ValueError for more segments than functions
     for f in functions:
         input = f(input)
     return input

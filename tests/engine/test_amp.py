@@ -145,3 +145,105 @@ def test_a_mixed_precision_training_loop_runs_as_a_program():
     assert losses[2] < losses[0] and ns.globals["dtype"] == "torch.float32"
     assert ns.globals["cpu_scaler"].get_scale() == 1024.0
     assert "not lowered to torch.float16" in out.stdout
+
+
+def _unscaled_trace(T, dtype, init_scale, growth_factor, steps):
+    warnings.simplefilter("ignore")
+    p = T.nn.Parameter(T.tensor([1.0, -2.0], dtype=getattr(T, dtype)))
+    opt = T.optim.SGD([p], lr=0.1)
+    scaler = T.amp.GradScaler("cpu", init_scale=init_scale, growth_factor=growth_factor, growth_interval=1)
+    rows = []
+    for _ in range(steps):
+        opt.zero_grad()
+        scaler.scale((p * T.tensor([0.1, 0.7], dtype=getattr(T, dtype))).sum()).backward()
+        scaler.unscale_(opt)
+        rows.append(p.grad.tolist())
+        scaler.step(opt)
+        scaler.update()
+        rows.append(scaler.get_scale())
+    return rows
+
+
+@needs_torch
+def test_scaler_unscales_by_pytorchs_float32_inverse_and_never_grows_past_float32():
+    """Hostile pass 12: unscale_ divided by the exact double 1/scale where PyTorch multiplies by its
+    float32 rounding (float64 gradients under init_scale=3 differed in the 8th digit), and update grew
+    the scale past float32's range to inf, after which every loss scaled to inf and every step was
+    skipped for good; PyTorch keeps the scale where growing it would overflow (a float32-only model
+    never overflows its gradients, so with the defaults that is 224,000 clean steps away)."""
+    with warnings.catch_warnings():
+        assert _unscaled_trace(gs, "float64", 3.0, 2.0, 2) == _unscaled_trace(torch, "float64", 3.0, 2.0, 2)
+        ours, theirs = _unscaled_trace(gs, "float32", 2.0 ** 100, 1e30, 3), _unscaled_trace(torch, "float32", 2.0 ** 100, 1e30, 3)
+    assert ours == theirs and ours[-1] == 2.0 ** 100
+
+
+def test_scale_tests_for_a_tensor_without_reading_a_program_objects_attributes():
+    """Hostile pass 12: GradScaler.scale decided what a tensor was by hasattr(value, 'grad_fn'), running a
+    program object's property on the host, then failed with AttributeError 'device'; PyTorch tests
+    isinstance(value, Tensor) and raises its ValueError."""
+    ns = Namespace()
+    out = run("import torch\nclass Box:\n    @property\n    def grad_fn(self):\n        print('read')\n        return None\n"
+              "sc = torch.amp.GradScaler('cpu')\ntry:\n    sc.scale(Box())\nexcept ValueError as e:\n    msg = str(e)\n"
+              "pair = sc.scale((torch.ones(1), [torch.ones(2)]))", ns, Limits())
+    assert out.ok, out.error.to_dict()
+    assert out.stdout == "" and ns.globals["msg"] == "outputs must be a Tensor or an iterable of Tensors"
+    pair = ns.globals["pair"]
+    assert type(pair) is tuple and pair[0].tolist() == [65536.0] and pair[1][0].tolist() == [65536.0, 65536.0]
+
+
+@needs_torch
+def test_step_without_scale_and_update_with_a_new_scale_check_as_pytorch():
+    """Hostile pass 12: step() before any scale() named unscale_ in its AssertionError (PyTorch: step),
+    and update(new_scale) took anything float() took (a 2-element tensor's ValueError, a tensor
+    requiring grad, an int) where PyTorch asserts a float or a 1-element tensor without grad."""
+    def outcome(T, call):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            p = T.nn.Parameter(T.ones(1))
+            opt = T.optim.SGD([p], lr=0.1)
+            scaler = T.amp.GradScaler("cpu")
+            try:
+                return ("ok", call(T, scaler, opt))
+            except Exception as e:   # noqa: BLE001 - type and message compared
+                return (type(e).__name__, str(e))
+
+    calls = [
+        lambda T, s, o: s.step(o),
+        lambda T, s, o: (s.scale(T.ones(1)), s.update(T.tensor([3.0, 1.0]))),
+        lambda T, s, o: (s.scale(T.ones(1)), s.update(T.tensor(3.0, requires_grad=True))),
+        lambda T, s, o: (s.scale(T.ones(1)), s.update(5)),
+        lambda T, s, o: (s.scale(T.ones(1)), s.update(T.tensor([4.0]))),
+        lambda T, s, o: (s.scale(T.ones(1)), s.update(T.tensor(4.0, dtype=T.float64)), s.get_scale())[2],
+        lambda T, s, o: (s.scale(T.ones(1)), s.update(0.25), s.get_scale())[2],
+    ]
+    for call in calls:
+        assert outcome(gs, call) == outcome(torch, call)
+
+
+@needs_torch
+def test_custom_fwd_and_bwd_signatures_and_warnings_are_pytorchs():
+    """Hostile pass 12: torch.amp.custom_fwd/custom_bwd defaulted device_type to 'cuda' (PyTorch requires
+    it, and refuses a non-string), torch.cuda.amp's spellings gave no FutureWarning, and torch.cpu.amp
+    had them (PyTorch's has not)."""
+    def outcome(T, call):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            try:
+                result = call(T)
+                result = "ok" if callable(result) else result
+            except Exception as e:   # noqa: BLE001 - type and message compared
+                result = (type(e).__name__, str(e))
+        return result, [(m.category.__name__, str(m.message)) for m in caught]
+
+    calls = [
+        lambda T: T.amp.custom_bwd(lambda ctx, g: g),
+        lambda T: T.amp.custom_fwd(lambda ctx, x: x, device_type=1),
+        lambda T: T.amp.custom_fwd(cast_inputs=T.float32),
+        lambda T: T.amp.custom_fwd(device_type="cpu")(lambda ctx, x: x),
+        lambda T: T.cuda.amp.custom_fwd(lambda ctx, x: x),
+        lambda T: T.cuda.amp.custom_bwd(lambda ctx, g: g),
+        lambda T: T.cuda.amp.custom_fwd(cast_inputs=T.float32),
+        lambda T: hasattr(T.cpu.amp, "custom_fwd"),
+    ]
+    for call in calls:
+        assert outcome(gs, call) == outcome(torch, call)

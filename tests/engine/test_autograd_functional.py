@@ -132,3 +132,62 @@ def test_a_program_uses_the_jacobian_the_hessian_and_checkpointing():
     assert ns.globals["H"] == [[2.0, 1.0], [1.0, 2.0]]
     np.testing.assert_allclose(ns.globals["J"], np.diag(np.cos([1.0, 2.0])), rtol=1e-15)
     assert ns.globals["g"] == [0.0, 0.0]
+
+
+def test_jacobian_is_sized_against_the_element_limit_before_its_rows_are_gathered():
+    """Hostile pass 12: jacobian held one gradient per output element until it stacked them; a
+    (60000,) -> (60000,) function gathered 4 GB of rows (session_bytes 256 MB) until the wall time
+    stopped it. The Jacobian's size is now checked before the first backward."""
+    out = run("import torch\nx = torch.zeros(1100, requires_grad=True)\n"
+              "J = torch.autograd.functional.jacobian(lambda t: t * 2, x)", Namespace(), Limits(tensor_elements=10**6))
+    assert not out.ok and out.error.limit == "tensor_elements", out.error.to_dict()
+    assert "jacobian of shape [1100, 1100]" in out.error.message
+    out = run("import torch\nH = torch.autograd.functional.hessian(lambda t: (t ** 3).sum(), torch.zeros(1100))",
+              Namespace(), Limits(tensor_elements=10**6))
+    assert not out.ok and "jacobian of shape [1100, 1100]" in out.error.message, out.error.to_dict()
+    out = run("import torch\nJ = torch.autograd.functional.jacobian(lambda t: t * 2, torch.zeros(900))",
+              Namespace(), Limits(tensor_elements=10**6))
+    assert out.ok, out.error.to_dict()
+
+
+@needs_torch
+def test_strict_hessian_messages_and_checkpoint_argument_errors_are_pytorchs():
+    """Hostile pass 12: strict hessian/hvp/vhp of a linear function gave the outputs' (or an
+    invented) message for PyTorch's 'While computing the hessian, found that the jacobian ...';
+    checkpoint(use_reentrant=True, debug=True) ran where PyTorch refuses; checkpoint_sequential
+    took 0 segments, more segments than functions and unknown keywords where PyTorch raises, and
+    read a program object's ``children`` attribute to decide whether it was a Sequential."""
+    def error(T, call):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            try:
+                call(T)
+            except Exception as e:   # noqa: BLE001 - the type and message are compared
+                return type(e).__name__, str(e)
+        return None
+
+    x = lambda T: T.tensor([1.0, 2.0, -0.5], dtype=T.float64)   # noqa: E731
+    F = lambda T: T.autograd.functional   # noqa: E731
+    calls = [
+        lambda T: F(T).hessian(lambda a: (a * 2).sum(), x(T), strict=True),
+        lambda T: F(T).hessian(lambda a: a.detach().sum(), x(T), strict=True),
+        lambda T: F(T).hvp(lambda a: (a * 2).sum(), x(T), x(T), strict=True),
+        lambda T: F(T).vhp(lambda a: (a * 2).sum(), x(T), x(T), strict=True),
+        lambda T: T.utils.checkpoint.checkpoint(lambda a: a * 2, x(T), use_reentrant=True, debug=True),
+        lambda T: T.utils.checkpoint.checkpoint_sequential([lambda a: a * 2], 0, x(T), use_reentrant=False),
+        lambda T: T.utils.checkpoint.checkpoint_sequential([lambda a: a * 2], 3, x(T), use_reentrant=False),
+        lambda T: T.utils.checkpoint.checkpoint_sequential([lambda a: a * 2], 1, x(T), use_reentrant=False, foo=1),
+    ]
+    for call in calls:
+        ours, theirs = error(gs, call), error(torch, call)
+        assert ours is not None and ours == theirs
+    ns = Namespace()
+    out = run("import torch\nfrom torch.utils.checkpoint import checkpoint_sequential\n"
+              "class Steps:\n    def __init__(self, fs):\n        self.fs = fs\n    def __len__(self):\n        return len(self.fs)\n"
+              "    def __iter__(self):\n        return iter(self.fs)\n"
+              "    @property\n    def children(self):\n        raise ValueError('read')\n"
+              "y = checkpoint_sequential(Steps([lambda a: a * 2, lambda a: a + 1]), 1, torch.ones(2), use_reentrant=False)\n"
+              "z = checkpoint_sequential(torch.nn.Sequential(torch.nn.ReLU()), 1, -torch.ones(2), use_reentrant=False)",
+              ns, Limits())
+    assert out.ok, out.error.to_dict()
+    assert ns.globals["y"].tolist() == [3.0, 3.0] and ns.globals["z"].tolist() == [0.0, 0.0]

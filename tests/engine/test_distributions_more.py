@@ -262,3 +262,55 @@ def test_xlogy_and_xlog1py_gradients_at_zero_are_pytorchs():
         else:
             np.testing.assert_allclose(np.asarray(a, dtype=float), np.asarray(b, dtype=float), rtol=1e-14,
                                        equal_nan=True)
+
+
+@pytest.mark.skipif(torch is None, reason="needs PyTorch")
+def test_bernoulli_with_a_number_or_0d_probability_gives_log_prob_and_entropy():
+    """Hostile pass 12: Bernoulli(probs=0.3).log_prob(tensor(1.)) raised NumPy's 'return arrays must be
+    of ArrayType' (softplus wrote in place into the NumPy scalar a 0-d input gives)."""
+    for probs in (0.3, "t"):
+        ours = gs.distributions.Bernoulli(probs=gs.tensor(0.3) if probs == "t" else probs)
+        theirs = torch.distributions.Bernoulli(probs=torch.tensor(0.3) if probs == "t" else probs)
+        for v in (0.0, 1.0):
+            assert ours.log_prob(gs.tensor(v)).item() == pytest.approx(theirs.log_prob(torch.tensor(v)).item(), rel=1e-6)
+        assert ours.entropy().item() == pytest.approx(theirs.entropy().item(), rel=1e-6)
+    x = gs.tensor(0.3, requires_grad=True)
+    gs.nn.functional.binary_cross_entropy_with_logits(x, gs.tensor(1.0)).backward()
+    assert x.grad.item() == pytest.approx(torch.sigmoid(torch.tensor(0.3)).item() - 1, rel=1e-6)
+    assert gs.nn.functional.softplus(gs.tensor(0.5)).item() == pytest.approx(0.9740769841801067, rel=1e-6)
+
+
+@pytest.mark.skipif(torch is None, reason="needs PyTorch")
+def test_beta_mode_where_a_concentration_is_at_most_one_is_pytorchs():
+    """Hostile pass 12: Beta.mode was (a - 1) / (a + b - 2) everywhere: Beta(0.5, 3).mode gave -1/3 (outside
+    the support) where PyTorch's gives 0, and Beta(0.5, 0.5) gave 0.5 where PyTorch's gives 1."""
+    a = [0.5, 0.5, 1.0, 1.0, 2.0, 0.5, 3.0, 1.0, 2.5, 0.2]
+    b = [0.5, 3.0, 1.0, 3.0, 0.5, 1.0, 1.0, 0.5, 4.0, 0.9]
+    for dtype in ("float32", "float64"):
+        ours = gs.distributions.Beta(gs.tensor(a, dtype=getattr(gs, dtype)), gs.tensor(b, dtype=getattr(gs, dtype))).mode
+        theirs = torch.distributions.Beta(torch.tensor(a, dtype=getattr(torch, dtype)),
+                                          torch.tensor(b, dtype=getattr(torch, dtype))).mode
+        np.testing.assert_allclose(ours.numpy(), theirs.numpy(), rtol=1e-6, equal_nan=True)
+        assert str(ours.dtype) == str(theirs.dtype)
+    assert gs.distributions.Beta(0.5, 3.0).mode.item() == 0.0
+
+
+@pytest.mark.skipif(torch is None, reason="needs PyTorch")
+def test_validation_messages_show_0d_values_and_bounds_as_numbers_as_pytorch():
+    """Hostile pass 12: a 0-d parameter or value outside its constraint showed as tensor(2.) in the
+    message (and Uniform's bounds as LessThan(upper_bound=tensor(1.))) where PyTorch 2.13 shows 2.0."""
+    calls = [
+        lambda T: T.distributions.Uniform(2.0, 1.0), lambda T: T.distributions.Uniform(T.tensor(2.0), T.tensor(1.0)),
+        lambda T: T.distributions.Uniform(T.tensor(0.0), T.tensor(1.0)).log_prob(T.tensor(3.0)),
+        lambda T: T.distributions.Uniform(T.tensor([2.0]), T.tensor([1.0])),
+        lambda T: T.distributions.Gamma(T.tensor(-1.0), 1.0),
+        lambda T: T.distributions.Beta(T.tensor(0.5), 1.0).log_prob(T.tensor(2.0)),
+        lambda T: T.distributions.Bernoulli(T.tensor(0.3)).log_prob(T.tensor(0.5)),
+    ]
+    for call in calls:
+        messages = []
+        for T in (gs, torch):
+            with pytest.raises(ValueError) as e:
+                call(T)
+            messages.append(str(e.value))
+        assert messages[0] == messages[1]

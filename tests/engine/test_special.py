@@ -218,3 +218,115 @@ def test_huge_orders_are_bounded_not_hung_or_raised_from_math():
     assert not out.ok and out.error.limit == "tensor_elements"
     assert gs.polygamma(400, gs.tensor([1.0, 2.0], dtype=gs.float64)).tolist() == [-math.inf, -math.inf]
     assert gs.polygamma(401, gs.tensor([1.0], dtype=gs.float64)).tolist() == [math.inf]
+
+
+def test_mvlgamma_sizes_its_terms_against_the_element_limit():
+    """Hostile pass 12: the p terms an element (input.shape + (p,)) were one broadcast the element
+    limit never saw: mvlgamma(full((1000,), 1e9), p=10**6) built 10**9 float64s (11.5 GB) and ran
+    43 s under a 20 s wall time."""
+    out = run("import torch\ny = torch.mvlgamma(torch.full((1000,), 1e9), p=10**4)", Namespace(),
+              Limits(tensor_elements=10**6))
+    assert not out.ok and out.error.limit == "tensor_elements", out.error.to_dict()
+    assert "mvlgamma of shape [1000, 10000]" in out.error.message
+
+
+@pytest.mark.skipif(torch is None, reason="needs PyTorch")
+def test_ndtri_in_the_tails_is_pytorchs():
+    """Hostile pass 12: ndtri was sqrt(2) erfinv(2p - 1), and 2p - 1 rounds to -1 below p = 1e-17
+    (float64) or 3e-8 (float32): ndtri(1e-20) was -inf for PyTorch's -9.2623, float32 ndtri(1e-10)
+    -inf for -6.3613, and the tails lost digits before that. Now erfcinv in the tails, down to the
+    subnormals, with PyTorch's derivative and grad_fn."""
+    p = np.concatenate([np.logspace(-323, np.log10(0.5), 2000), 1 - np.logspace(-16, np.log10(0.5), 1000),
+                        np.random.default_rng(0).random(1000), [0.0, 1.0, -0.1, 1.1, np.nan, 0.25, 0.75, 5e-324]])
+    ours, theirs = gs.special.ndtri(gs.tensor(p)).numpy(), torch.special.ndtri(torch.tensor(p)).numpy()
+    np.testing.assert_allclose(ours, theirs, rtol=2e-15, atol=0, equal_nan=True)
+    p32 = np.logspace(-45, np.log10(0.5), 1000).astype("float32")
+    ours, theirs = gs.special.ndtri(gs.tensor(p32)).numpy(), torch.special.ndtri(torch.tensor(p32)).numpy()
+    assert ours.dtype == theirs.dtype and np.isfinite(ours).all()
+    np.testing.assert_allclose(ours, theirs, rtol=4e-7, atol=0)
+    x = gs.tensor([1e-300, 1e-20, 0.3, 0.9], dtype=gs.float64, requires_grad=True)
+    xt = torch.tensor([1e-300, 1e-20, 0.3, 0.9], dtype=torch.float64, requires_grad=True)
+    y, yt = gs.special.ndtri(x), torch.special.ndtri(xt)
+    y.sum().backward()
+    yt.sum().backward()
+    np.testing.assert_allclose(x.grad.numpy(), xt.grad.numpy(), rtol=1e-12)   # exp(y^2 / 2) at y = -37
+    assert y.grad_fn.name() == yt.grad_fn.name() == "SpecialNdtriBackward0"
+    from gradserve.engine.autograd import gradcheck, gradgradcheck
+    a = gs.tensor([0.01, 0.1, 0.5, 0.97], dtype=gs.float64, requires_grad=True)
+    assert gradcheck(gs.special.ndtri, [a]) and gradgradcheck(gs.special.ndtri, [a])
+
+
+@pytest.mark.skipif(torch is None, reason="needs PyTorch")
+def test_sigmoid_of_a_0d_tensor_and_where_exp_overflows_is_pytorchs():
+    """Hostile pass 12: the exp(-|x|) sigmoid wrote in place into the NumPy scalar a 0-d array's abs
+    gives, so torch.sigmoid(torch.tensor(0.5)) raised 'return arrays must be of ArrayType' (and with it
+    nn.Sigmoid, Bernoulli(logits=...).probs on 0-d); and where PyTorch's 1 / (1 + exp(-x)) is 0
+    (exp overflowing: x below -88.7 in float32, -709.8 in float64) it gave subnormals."""
+    for dtype in ("float32", "float64"):
+        for v in (0.5, -0.5, 0.0, -30.0):
+            ours = gs.sigmoid(gs.tensor(v, dtype=getattr(gs, dtype)))
+            theirs = torch.sigmoid(torch.tensor(v, dtype=getattr(torch, dtype)))
+            assert ours.shape == () and str(ours.dtype) == str(theirs.dtype)
+            assert ours.item() == pytest.approx(theirs.item(), rel=3e-7, abs=0)
+    x = gs.tensor(0.3, requires_grad=True)
+    gs.nn.Sigmoid()(x).backward()
+    assert x.grad.item() == pytest.approx(0.24445831169074586, rel=1e-6)
+    assert gs.distributions.Bernoulli(logits=0.3).probs.item() == pytest.approx(0.574442516811659, rel=1e-6)
+    for dtype, low in (("float32", [-95.0, -100.0, -103.0]), ("float64", [-710.0, -730.0, -744.0])):
+        ours = gs.sigmoid(gs.tensor(low, dtype=getattr(gs, dtype))).numpy()
+        theirs = torch.sigmoid(torch.tensor(low, dtype=getattr(torch, dtype))).numpy()
+        assert ours.tolist() == theirs.tolist() == [0.0, 0.0, 0.0]
+
+
+@pytest.mark.skipif(torch is None, reason="needs PyTorch")
+def test_number_arguments_get_pytorchs_type_errors():
+    """Hostile pass 12: ndtr(2.0), entr(2.0) and xlog1py(2, 3) raised AttributeError ('float' object has no
+    attribute 'dtype' / 'new_tensor') for PyTorch's TypeError; xlog1py decided by hasattr on its arguments."""
+    for call in (lambda T: T.special.ndtr(2.0), lambda T: T.special.entr(2.0), lambda T: T.special.xlog1py(2, 3)):
+        errors = []
+        for T in (gs, torch):
+            with pytest.raises(TypeError) as e:
+                call(T)
+            errors.append(str(e.value))
+        assert errors[0] == errors[1]
+    assert gs.special.xlog1py(2.0, gs.tensor([1.0, 3.0])).tolist() == pytest.approx(
+        torch.special.xlog1py(2.0, torch.tensor([1.0, 3.0])).tolist())
+
+
+@pytest.mark.skipif(torch is None, reason="needs PyTorch")
+def test_logit_eps_rules_are_pytorchs():
+    """Hostile pass 12: logit's eps clamp was np.clip with [eps, 1 - eps] from Python floats, and its backward
+    masked with (x >= eps) & (x <= 1 - eps): a negative eps clamped (PyTorch: no eps, NaN gradient outside
+    [0, 1]), eps > 0.5 gave -0.405 for PyTorch's 0.405 (clip's order), a NaN input's gradient was 0 for
+    PyTorch's NaN, and float32's upper bound was float32(1 - eps) for PyTorch's 1 - float32(eps)."""
+    values = [-0.5, 0.0, 1e-7, 0.3, 0.5, 0.9999999, 1.0, 1.05, float("nan")]
+    for eps in (-0.1, 1e-6, 0.6, 0.3):
+        for dtype in ("float32", "float64"):
+            got = []
+            for T in (gs, torch):
+                x = T.tensor(values, dtype=getattr(T, dtype), requires_grad=True)
+                y = T.logit(x, eps)
+                g, = T.autograd.grad(y.sum(), x)
+                got.append((y.detach().numpy(), g.numpy()))
+            np.testing.assert_allclose(got[0][0], got[1][0], rtol=3e-7, equal_nan=True)
+            np.testing.assert_allclose(got[0][1], got[1][1], rtol=3e-7, equal_nan=True)
+
+
+@pytest.mark.skipif(torch is None, reason="needs PyTorch")
+def test_entr_and_xlog1py_gradients_are_pytorchs():
+    """Hostile pass 12: entr and xlog1py were where() compositions whose masks also masked the
+    gradients: d/dx xlog1py(x, y) at x = 0 was 0 for PyTorch's log1p(y) (1.386 at y = 3), NaN for
+    PyTorch's 0 at y = -1; entr's gradient was 0 at 0 (PyTorch's inf), 0 below 0 (NaN) and 1 at NaN."""
+    got = []
+    for T in (gs, torch):
+        x = T.tensor([0.0, -1.0, 2.0, float("inf"), float("nan"), 0.5], dtype=T.float64, requires_grad=True)
+        g, = T.autograd.grad(T.special.entr(x).sum(), x, create_graph=True)
+        g2, = T.autograd.grad(g.sum(), x)
+        a = T.tensor([0.0, 0.0, 1.0, 2.0, 0.0, 0.0, -1.0], dtype=T.float64, requires_grad=True)
+        o = T.tensor([-1.0, float("nan"), -1.0, 3.0, 3.0, -2.0, 0.5], dtype=T.float64, requires_grad=True)
+        y = T.special.xlog1py(a, o)
+        ga, go = T.autograd.grad(y.sum(), [a, o], create_graph=True)
+        h = T.autograd.grad((ga * 1.3 + go * 0.7).sum(), [a, o])
+        got.append([g.tolist(), g2.tolist(), y.tolist(), ga.tolist(), go.tolist(), h[0].tolist(), h[1].tolist()])
+    for ours, theirs in zip(*got):
+        np.testing.assert_allclose(ours, theirs, rtol=1e-12, equal_nan=True)
