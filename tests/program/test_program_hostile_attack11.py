@@ -1,0 +1,72 @@
+"""Hostile pass 11 (tests/hostile_attack11_log.md): program-side findings.
+
+F1: ``torch.broadcast_tensors`` returned views past tensor_elements (the expand guard programs meet
+did not cover it), so ``a + 0`` built a tensor past the limit with no error.
+F2: ``torch.multinomial`` (and ``Categorical.sample``) allocated its ``num_samples`` result before any
+check: past the limit it failed as "session_bytes: out of memory" after asking for the memory.
+F3: losses and distances that broadcast input and target inside the engine (``F.l1_loss``,
+``F.kl_div``, ``F.pairwise_distance``, ``torch.dist``, ...) built intermediates past tensor_elements
+(a scalar answer, or "session_bytes: out of memory" once past the address space).
+"""
+import pytest
+
+from gradserve.engine.program import Limits
+
+LIMITS = Limits(tensor_elements=1 << 22, session_bytes=256 << 20, wall_time_s=20.0)
+# (4096, 1) against (1, 1025): 4,198,400 elements, just past 2**22
+A, B = "torch.ones(4096, 1)", "torch.ones(1, 1025)"
+
+
+def _is_elements(error):
+    assert error.type == "LimitExceeded" and error.limit == "tensor_elements", (error.type, error.message)
+
+
+@pytest.mark.parametrize("program", [
+    f"a, b = torch.broadcast_tensors({A}, {B})\ny = a + 0",
+    f"a, b = torch.broadcast_tensors({A}, {B})",
+    f"w = torch.ones(4096, 1, requires_grad=True)\na, b = torch.broadcast_tensors(w, {B})\n(a * 2).sum().backward()",
+])
+def test_broadcast_tensors_counts_the_broadcast_shape(program, run_err):
+    _is_elements(run_err(program, limits=LIMITS))
+
+
+def test_broadcast_tensors_within_the_limit_still_works(run_ok):
+    out, ns = run_ok("a, b = torch.broadcast_tensors(torch.ones(3, 1), torch.ones(1, 4))\ns = (a + b).sum()",
+                     limits=LIMITS)
+    assert float(ns.get("s").item()) == 24.0
+
+
+@pytest.mark.parametrize("program", [
+    "x = torch.multinomial(torch.ones(2), 4_200_000, replacement=True)",
+    "x = torch.multinomial(torch.ones(4, 2), 1_100_000, replacement=True)",
+    "x = torch.multinomial(torch.ones(2), 2**40, replacement=True)",    # 8 TiB asked for at once
+    "x = torch.distributions.Categorical(torch.ones(2)).sample((2**20, 2**20))",
+    "x = torch.distributions.Categorical(torch.ones(2)).sample((4_200_000,))",
+])
+def test_multinomial_counts_its_result_before_allocating(program, run_err):
+    _is_elements(run_err(program, limits=LIMITS))
+
+
+def test_multinomial_argument_errors_are_pytorchs(run_err, run_ok):
+    assert run_err("torch.multinomial(torch.ones(2), 0)", limits=LIMITS).type == "RuntimeError"
+    assert run_err("torch.multinomial(torch.ones(2), 2.5)", limits=LIMITS).type == "TypeError"
+    out, ns = run_ok("x = torch.multinomial(torch.ones(3, 4), 5, replacement=True)", limits=LIMITS)
+    assert tuple(ns.get("x").shape) == (3, 5)
+
+
+@pytest.mark.parametrize("call", [
+    f"F.l1_loss({A}, {B}, reduction='sum')",
+    f"F.mse_loss({A}, {B})",
+    f"F.smooth_l1_loss({A}, {B})",
+    f"F.huber_loss({A}, {B})",
+    f"F.kl_div({A}, {B}, reduction='sum')",
+    f"F.poisson_nll_loss({A}, {B})",
+    f"F.soft_margin_loss({A}, {B})",
+    f"F.hinge_embedding_loss({A}, {B})",
+    "F.pairwise_distance(torch.ones(4096, 1, 1), torch.ones(1, 1025, 1))",
+    "F.cosine_similarity(torch.ones(4096, 1, 2), torch.ones(1, 1025, 2), dim=-1)",
+    f"torch.dist({A}, {B})",
+    f"nn.L1Loss()({A}, {B})",
+])
+def test_engine_composites_count_their_broadcast(call, run_err):
+    _is_elements(run_err("import warnings\nwarnings.simplefilter('ignore')\ny = " + call, limits=LIMITS))
