@@ -70,3 +70,23 @@ def test_multinomial_argument_errors_are_pytorchs(run_err, run_ok):
 ])
 def test_engine_composites_count_their_broadcast(call, run_err):
     _is_elements(run_err("import warnings\nwarnings.simplefilter('ignore')\ny = " + call, limits=LIMITS))
+
+
+# F4: ``t.grad = g`` took a grad of any shape or dtype: backward and the optimizers then failed with
+# NumPy's errors, or an SGD step broadcast a one-element grad over the whole parameter silently
+@pytest.mark.parametrize("program, message", [
+    ("x = torch.ones(2, requires_grad=True)\nx.grad = torch.ones(7)", "different size"),
+    ("p = nn.Parameter(torch.ones(2, 2))\np.grad = torch.ones(1)\noptim.SGD([p], lr=1.0).step()", "different size"),
+    ("x = torch.ones(2, requires_grad=True)\nx.grad = torch.ones(2, dtype=torch.int64)", "different type"),
+    ("x = torch.ones(2, requires_grad=True)\nx.grad = x", "its own grad"),
+])
+def test_assigned_grad_is_checked_as_pytorch_does(program, message, run_err):
+    error = run_err(program, limits=LIMITS)
+    assert error.type == "RuntimeError" and message in error.message, error.to_dict()
+
+
+def test_assigned_grad_of_the_right_shape_still_works(run_ok):
+    out, ns = run_ok("p = nn.Parameter(torch.ones(2, 2))\np.grad = torch.full((2, 2), 0.5)\n"
+                     "optim.SGD([p], lr=1.0).step()\nq = torch.ones(2, requires_grad=True)\nq.grad = None",
+                     limits=LIMITS)
+    assert ns.get("p").detach().numpy().tolist() == [[0.5, 0.5], [0.5, 0.5]]
