@@ -32,6 +32,19 @@ class Limits:
 _run_state = None
 
 
+def count_text(n):
+    """``n`` for a limit's message: huge counts (a 65,000-bit size) as a power of two, since their
+    digits are past Python's int-to-str limit (the message raised ValueError instead: hostile pass 11)."""
+    n = int(n)
+    if n.bit_length() <= 256:   # 77 digits at most
+        return str(n)
+    return f"{'-' if n < 0 else ''}about 2**{abs(n).bit_length() - 1}"
+
+
+def shape_text(shape):
+    return "[" + ", ".join(count_text(s) for s in shape) + "]"
+
+
 def check_elements(shape, what="tensor"):
     """Raises LimitExceeded before allocating a tensor of ``shape`` past the element limit."""
     global _run_state
@@ -45,8 +58,8 @@ def check_elements(shape, what="tensor"):
     n = prod(map(int, shape))   # Python ints: a NumPy product could wrap around
     if n > limit:
         raise LimitExceeded("tensor_elements", limit,
-                            f"limit exceeded: tensor_elements: a {what} of shape {[int(s) for s in shape]} has {n} "
-                            f"elements (at most {limit})")
+                            f"limit exceeded: tensor_elements: a {what} of shape {shape_text(shape)} has "
+                            f"{count_text(n)} elements (at most {limit})")
 
 
 def check_broadcast(*operands, what="broadcast result"):

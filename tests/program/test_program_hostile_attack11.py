@@ -90,3 +90,24 @@ def test_assigned_grad_of_the_right_shape_still_works(run_ok):
                      "optim.SGD([p], lr=1.0).step()\nq = torch.ones(2, requires_grad=True)\nq.grad = None",
                      limits=LIMITS)
     assert ns.get("p").detach().numpy().tolist() == [[0.5, 0.5], [0.5, 0.5]]
+
+
+# F5: a size of a 65,000-bit integer (under integer_size) made the limit's own message raise Python's
+# "Exceeds the limit (4300 digits) for integer string conversion; use sys.set_int_max_str_digits()"
+# ValueError: the program got a ValueError naming a host function instead of the limit's error
+@pytest.mark.parametrize("call, limit", [
+    ("torch.zeros(b)", "tensor_elements"),
+    ("torch.randn(b)", "tensor_elements"),
+    ("torch.ones(3).expand(b)", "tensor_elements"),
+    ("torch.ones(3).repeat(b)", "tensor_elements"),
+    ("nn.Linear(b, 1)", "tensor_elements"),
+    ("F.one_hot(torch.tensor([1]), b)", "tensor_elements"),
+    ("np.zeros(b)", "tensor_elements"),
+    ("[1] * b", "sequence_length"),
+    ("'a' * b", "string_length"),
+    ("bytes(b)", "string_length"),
+])
+def test_a_huge_size_gets_the_limits_error(call, limit, run_err):
+    error = run_err(f"import numpy as np\nb = 2**65000\nx = {call}", limits=LIMITS)
+    assert error.type == "LimitExceeded" and error.limit == limit, (error.type, error.message)
+    assert "2**65000" in error.message or "2**65001" in error.message, error.message
