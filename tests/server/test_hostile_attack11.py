@@ -1,0 +1,48 @@
+"""Hostile pass 11 (tests/hostile_attack11_log.md): server findings.
+
+F6: a WebSocket ``cancel`` sent right behind its ``run`` message was often lost: the connection handles the
+cancel before the run's task first runs, when the session's run is not yet that one, and the cancel did
+nothing (no error either), so the run went on to its end (or to the wall-time limit). Half of 30 such
+pairs ran to completion. Now such a run is not started: it answers ``cancelled``.
+"""
+import json
+import time
+
+from websockets.sync.client import connect
+
+PROGRAM = "n = 0\nwhile n < 3_000_000:\n    n += 1\ndone = torch.ones(1)\n"
+
+
+def _url(live_server, session):
+    return f"{live_server.ws_url}{session.path}/stream?token={session.token}"
+
+
+def _end(ws, run_id, timeout=30):
+    deadline = time.monotonic() + timeout
+    while True:
+        event = json.loads(ws.recv(timeout=max(0.1, deadline - time.monotonic())))
+        if event.get("run") == run_id and event["type"] in ("result", "error", "cancelled"):
+            return event
+
+
+def test_a_cancel_right_behind_its_run_message_cancels_it(live_server, session):
+    ends = []
+    with connect(_url(live_server, session)) as ws:
+        for i in range(10):
+            ws.send(json.dumps({"type": "run", "id": f"r{i}", "program": PROGRAM}))
+            ws.send(json.dumps({"type": "cancel", "id": f"r{i}"}))
+            ends.append(_end(ws, f"r{i}")["type"])
+        assert ends == ["cancelled"] * 10, ends
+        # the session is usable, and none of those runs got to its last line
+        ws.send(json.dumps({"type": "run", "id": "after", "program": "x = torch.ones(2)"}))
+        assert _end(ws, "after")["type"] == "result"
+    assert "done" not in session.get().json()["variables"]
+
+
+def test_a_debug_run_cancelled_before_it_starts_leaves_the_session_free(live_server, session):
+    with connect(_url(live_server, session)) as ws:
+        ws.send(json.dumps({"type": "run", "id": "d", "program": "breakpoint()\nx = 1", "debug": True}))
+        ws.send(json.dumps({"type": "cancel", "id": "d"}))
+        assert _end(ws, "d")["type"] == "cancelled"
+        ws.send(json.dumps({"type": "run", "id": "after", "program": "y = torch.ones(2)"}))
+        assert _end(ws, "after")["type"] == "result"
