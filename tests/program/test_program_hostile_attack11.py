@@ -111,3 +111,21 @@ def test_a_huge_size_gets_the_limits_error(call, limit, run_err):
     error = run_err(f"import numpy as np\nb = 2**65000\nx = {call}", limits=LIMITS)
     assert error.type == "LimitExceeded" and error.limit == limit, (error.type, error.message)
     assert "2**65000" in error.message or "2**65001" in error.message, error.message
+
+
+# F7: np.set_printoptions(edgeitems=...) large printed whole arrays past the 100,000-element bound that
+# threshold has (2 * edgeitems of each dimension are printed): str() of 2**22 zeros ran past wall_time,
+# and with precision=64 it would build hundreds of MB of text before string_length could say anything
+@pytest.mark.parametrize("shape", ["2**18", "(2**10, 2**9)", "(64, 64, 64)"])
+def test_numpy_edgeitems_cannot_print_a_large_array_whole(shape, run_ok):
+    out, ns = run_ok(f"import numpy as np\nnp.set_printoptions(edgeitems=10**9)\ns = str(np.zeros({shape}))\n"
+                     f"r = repr(np.zeros({shape}))", limits=LIMITS)
+    for name in ("s", "r"):
+        text = ns.get(name)
+        assert "..." in text and len(text) < 1_500_000, (name, len(text))
+
+
+def test_numpy_edgeitems_still_applies_to_small_arrays(run_ok):
+    out, ns = run_ok("import numpy as np\nnp.set_printoptions(edgeitems=2, threshold=5)\ns = str(np.arange(10))",
+                     limits=LIMITS)
+    assert ns.get("s") == "[0 1 ... 8 9]"
