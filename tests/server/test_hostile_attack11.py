@@ -4,11 +4,21 @@ F6: a WebSocket ``cancel`` sent right behind its ``run`` message was often lost:
 cancel before the run's task first runs, when the session's run is not yet that one, and the cancel did
 nothing (no error either), so the run went on to its end (or to the wall-time limit). Half of 30 such
 pairs ran to completion. Now such a run is not started: it answers ``cancelled``.
+
+F8: a debug command the paused run refused (an unknown command, a breakpoint condition that does not
+parse) is answered with an ``error`` event marked ``"paused": true``; the API took any ``error`` event for
+the run's end and cleared the session's paused flag, so its other routes no longer answered 409 at once
+(hostile pass 7, F5) but waited behind the paused run for up to pause_timeout_s (10 minutes), and a PUT
+whose client had given up was applied when the pause ended.
 """
 import json
 import time
 
+import httpx
+import pytest
 from websockets.sync.client import connect
+
+from test_debug_stream import _paused, _start
 
 PROGRAM = "n = 0\nwhile n < 3_000_000:\n    n += 1\ndone = torch.ones(1)\n"
 
@@ -46,3 +56,28 @@ def test_a_debug_run_cancelled_before_it_starts_leaves_the_session_free(live_ser
         assert _end(ws, "d")["type"] == "cancelled"
         ws.send(json.dumps({"type": "run", "id": "after", "program": "y = torch.ones(2)"}))
         assert _end(ws, "after")["type"] == "result"
+
+
+@pytest.mark.parametrize("command", [
+    {"command": "zzz"},
+    {"command": "breakpoints", "breakpoints": [{"line": 2, "condition": "(("}]},
+])
+def test_a_refused_debug_command_leaves_the_session_paused_for_its_routes(live_server, session, command):
+    session.ok("x = torch.tensor([1.0])")
+    with connect(_url(live_server, session)) as ws:
+        _start(ws, "p", "for i in range(3):\n    y = x * i\n", breakpoints=[{"line": 2}])
+        _paused(ws, "p")
+        ws.send(json.dumps({"type": "debug", "id": "p", **command}))
+        refused = _end(ws, "p")
+        assert refused["type"] == "error" and refused["paused"] is True, refused
+        started = time.monotonic()
+        try:
+            answers = [session.get(timeout=5), session.put("/variables/x", json=[9.0], timeout=5)]
+        except httpx.TimeoutException:
+            pytest.fail("the session's routes waited behind the paused run")
+        assert time.monotonic() - started < 5
+        for r in answers:
+            assert r.status_code == 409 and r.json()["error"]["run"] == "p", r.text
+        ws.send(json.dumps({"type": "debug", "id": "p", "command": "cancel"}))
+        assert _end(ws, "p")["type"] == "cancelled"
+    assert session.get("/variables/x").json()["value"]["data"] == [1.0]   # the refused PUT changed nothing
