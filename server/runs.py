@@ -9,6 +9,7 @@ from dataclasses import dataclass
 
 from . import answers
 from .backends.base import RunCancelled, RunDeadline, SessionGone
+from .body_parser import too_many_inputs
 from .errors import ApiError, deadline_exceeded, session_gone, tensor_error
 from .events import RunEvents, SharedEvent
 from .json_bodies import BigPayload, call_off_loop
@@ -57,6 +58,9 @@ class RunService:
         if len(spec.program.encode("utf-8", "surrogatepass")) > limits.program_bytes:
             raise ApiError(413, "LimitExceeded", f"limit exceeded: program_bytes: the program is larger than "
                                                  f"{limits.program_bytes} bytes", limit="program_bytes")
+        refused = too_many_inputs(spec.inputs)
+        if refused is not None:
+            raise ApiError(422, "LimitExceeded", refused[1], field=refused[0], limit=refused[2])
         for i, name in enumerate(spec.outputs or ()):
             check_name(name, f"outputs.{i}", dotted=True, module_private=True)
         if session.run_id is not None:

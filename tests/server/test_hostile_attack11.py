@@ -10,6 +10,12 @@ parse) is answered with an ``error`` event marked ``"paused": true``; the API to
 the run's end and cleared the session's paused flag, so its other routes no longer answered 409 at once
 (hostile pass 7, F5) but waited behind the paused run for up to pause_timeout_s (10 minutes), and a PUT
 whose client had given up was applied when the pause ended.
+
+F9: a run's inputs were decoded one by one (about 50 us each) with no bound on how many: a body under 4 MB
+with 150,000 inputs ``{"k0": 1, ...}`` took 8 s of the API process's CPU and was answered 200 (six at once:
+39 s each, /healthz up to 2 s for everyone); past 4 MB the single shared parser process decoded all of
+them before refusing the body (body_values), so a 64 MB body held every other user's large request for
+minutes. Now a run takes at most 50,000 inputs, counted before any is decoded.
 """
 import json
 import time
@@ -81,3 +87,23 @@ def test_a_refused_debug_command_leaves_the_session_paused_for_its_routes(live_s
         ws.send(json.dumps({"type": "debug", "id": "p", "command": "cancel"}))
         assert _end(ws, "p")["type"] == "cancelled"
     assert session.get("/variables/x").json()["value"]["data"] == [1.0]   # the refused PUT changed nothing
+
+
+def _many_inputs(n):
+    return b'{"program": "y = 1", "inputs": {' + b",".join(b'"k%d": 1' % i for i in range(n)) + b"}}"
+
+
+@pytest.mark.parametrize("n", [50_001, 400_000])   # parsed in the API process / in the parser process
+def test_a_run_with_too_many_inputs_is_refused_before_decoding(session, n):
+    r = session.client.post(session.path + "/run", content=_many_inputs(n), timeout=120,
+                            headers={**session.headers, "Content-Type": "application/json"})
+    assert r.status_code == 422, r.text[:300]
+    error = r.json()["error"]
+    assert error["type"] == "LimitExceeded" and error["limit"] == "body_values" and error["field"] == "inputs", error
+    assert "y" not in session.get().json()["variables"]
+
+
+def test_a_run_with_many_inputs_under_the_bound_still_runs(session):
+    r = session.client.post(session.path + "/run", content=_many_inputs(2_000), timeout=120,
+                            headers={**session.headers, "Content-Type": "application/json"})
+    assert r.status_code == 200, r.text[:300]
