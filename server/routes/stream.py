@@ -273,6 +273,7 @@ class Connection:
             await self._run_held(run_id, message, size)
         finally:
             self.cancelled_early.discard(run_id)
+            self.debug_runs.discard(run_id)   # (it grew by every debug run the connection made: pass 11)
             if charge is not None:
                 charge.release()
 

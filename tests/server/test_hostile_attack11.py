@@ -16,9 +16,15 @@ with 150,000 inputs ``{"k0": 1, ...}`` took 8 s of the API process's CPU and was
 39 s each, /healthz up to 2 s for everyone); past 4 MB the single shared parser process decoded all of
 them before refusing the body (body_values), so a 64 MB body held every other user's large request for
 minutes. Now a run takes at most 50,000 inputs, counted before any is decoded.
+
+F10 (low): a WebSocket connection remembered the id of every debug run it started (``debug_runs``, which
+decides which runs outlive the connection) for as long as it stayed open: one connection making debug runs
+with 128-character ids grew the API process without bound. Now a finished run is forgotten.
 """
+import asyncio
 import json
 import time
+from types import SimpleNamespace
 
 import httpx
 import pytest
@@ -107,3 +113,22 @@ def test_a_run_with_many_inputs_under_the_bound_still_runs(session):
     r = session.client.post(session.path + "/run", content=_many_inputs(2_000), timeout=120,
                             headers={**session.headers, "Content-Type": "application/json"})
     assert r.status_code == 200, r.text[:300]
+
+
+def test_a_connection_forgets_its_finished_debug_runs():
+    from gradserve.server.routes.stream import Connection
+
+    class Runs:
+        async def execute(self, *args, **kwargs):
+            return {}
+
+    state = SimpleNamespace(settings=SimpleNamespace(ws_queue_events=64, ws_queue_bytes=1 << 20), runs=Runs(),
+                            backend=SimpleNamespace(debug_unsupported=lambda placement: None))
+    conn = Connection(None, state, SimpleNamespace(placement=None, run_id=None))
+
+    async def runs():
+        for i in range(200):
+            await conn._run("d" * 100 + str(i), {"program": "pass", "debug": True}, 10)
+
+    asyncio.run(runs())
+    assert not conn.debug_runs and not conn.cancelled_early
