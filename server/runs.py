@@ -20,6 +20,8 @@ from .wire_frames import pack_array
 
 log = logging.getLogger("gradserve.runs")
 
+MAX_OUTPUTS = 10_000   # names in a run's "outputs"
+
 
 @dataclass
 class RunSpec:
@@ -61,6 +63,12 @@ class RunService:
         refused = too_many_inputs(spec.inputs)
         if refused is not None:
             raise ApiError(422, "LimitExceeded", refused[1], field=refused[0], limit=refused[2])
+        if spec.outputs is not None and len(spec.outputs) > MAX_OUTPUTS:
+            # each output is a tensor the worker encodes and the API process reads back and writes out on its
+            # event loop: 200,000 one-number outputs took 17 s and held /healthz up to 4 s (hostile pass 11)
+            raise ApiError(422, "LimitExceeded", f"limit exceeded: body_values: a run answers at most {MAX_OUTPUTS} "
+                                                 f"outputs (this one asks for {len(spec.outputs)}); fetch more with "
+                                                 "GET .../variables/{name}", field="outputs", limit="body_values")
         for i, name in enumerate(spec.outputs or ()):
             check_name(name, f"outputs.{i}", dotted=True, module_private=True)
         if session.run_id is not None:

@@ -20,6 +20,11 @@ minutes. Now a run takes at most 50,000 inputs, counted before any is decoded.
 F10 (low): a WebSocket connection remembered the id of every debug run it started (``debug_runs``, which
 decides which runs outlive the connection) for as long as it stayed open: one connection making debug runs
 with 128-character ids grew the API process without bound. Now a finished run is forgotten.
+
+F11: a run's ``outputs`` had no bound on its length: 200,000 one-number outputs (a 5 MB request) took 17 s
+and held the API's event loop (/healthz) for up to 4 s while their answer was read back and written; 400,000
+copies of one name were each encoded and sent as a buffer of their own (25 s). Now a run answers at most
+10,000 outputs, and the worker answers each name once.
 """
 import asyncio
 import json
@@ -132,3 +137,28 @@ def test_a_connection_forgets_its_finished_debug_runs():
 
     asyncio.run(runs())
     assert not conn.debug_runs and not conn.cancelled_early
+
+
+def test_a_run_asking_for_too_many_outputs_is_refused(session):
+    n = 10_001
+    r = session.run(f"d = {{'k%d' % i: torch.ones(1) for i in range({n})}}", outputs=[f"d.k{i}" for i in range(n)])
+    assert r.status_code == 422, r.text[:300]
+    error = r.json()["error"]
+    assert error["type"] == "LimitExceeded" and error["limit"] == "body_values" and error["field"] == "outputs", error
+    body = session.ok("e = torch.ones(1)", outputs=["e"] * 5_000)
+    assert list(body["values"]) == ["e"]
+
+
+def test_the_worker_answers_each_output_name_once():
+    from gradserve.server.worker import Worker
+    worker = Worker()
+    worker.op_open({"session": "s"}, [])
+    answer = {"encoding": "json", "json_max_elements": 1 << 22, "max_bytes": 1 << 30, "graph_max_nodes": 1000,
+              "max_depth": 32, "max_items": 100_000}
+    reply, out = worker.op_run({"session": "s", "run": "r", "program": "y = torch.ones(2)", "limits": {},
+                                "outputs": ["y"] * 5_000, "answer": answer}, [])
+    assert list(reply["values"]) == ["y"] and len(out) == 1, len(out)
+    # a missing name is still named by its place in the list the client sent
+    reply, out = worker.handle({"op": "run", "session": "s", "run": "r2", "program": "z = 1", "limits": {},
+                                "outputs": ["z", "z", "nope"], "answer": answer}, [])
+    assert reply["ok"] is False and reply["error"]["field"] == "outputs.2", reply
