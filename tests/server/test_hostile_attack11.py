@@ -24,7 +24,9 @@ with 128-character ids grew the API process without bound. Now a finished run is
 F11: a run's ``outputs`` had no bound on its length: 200,000 one-number outputs (a 5 MB request) took 17 s
 and held the API's event loop (/healthz) for up to 4 s while their answer was read back and written; 400,000
 copies of one name were each encoded and sent as a buffer of their own (25 s). Now a run answers at most
-10,000 outputs, and the worker answers each name once.
+10,000 outputs, and the worker answers each name once. The same held for one output holding a list of
+100,000 one-number tensors (5 s, /healthz 1.5 s): an answer now carries at most 10,000 tensors
+(413, limit ``output_tensors``; the run's results stay in the session).
 """
 import asyncio
 import json
@@ -162,3 +164,13 @@ def test_the_worker_answers_each_output_name_once():
     reply, out = worker.handle({"op": "run", "session": "s", "run": "r2", "program": "z = 1", "limits": {},
                                 "outputs": ["z", "z", "nope"], "answer": answer}, [])
     assert reply["ok"] is False and reply["error"]["field"] == "outputs.2", reply
+
+
+def test_an_answer_carries_at_most_10000_tensors(session):
+    r = session.run("l = [torch.ones(1) for i in range(10_001)]\nkept = torch.ones(2)", outputs=["l"])
+    assert r.status_code == 413, r.text[:300]
+    error = r.json()["error"]
+    assert error["type"] == "LimitExceeded" and error["limit"] == "output_tensors", error
+    assert "kept" in session.get().json()["variables"]
+    body = session.ok("m = [torch.ones(1) for i in range(100)]", outputs=["m"])
+    assert len(body["values"]["m"]) == 100
