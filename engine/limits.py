@@ -32,6 +32,19 @@ class Limits:
 _run_state = None
 
 
+def count_text(n):
+    """``n`` for a limit's message: huge counts (a 65,000-bit size) as a power of two, since their
+    digits are past Python's int-to-str limit (the message raised ValueError instead: hostile pass 11)."""
+    n = int(n)
+    if n.bit_length() <= 256:   # 77 digits at most
+        return str(n)
+    return f"{'-' if n < 0 else ''}about 2**{abs(n).bit_length() - 1}"
+
+
+def shape_text(shape):
+    return "[" + ", ".join(count_text(s) for s in shape) + "]"
+
+
 def check_elements(shape, what="tensor"):
     """Raises LimitExceeded before allocating a tensor of ``shape`` past the element limit."""
     global _run_state
@@ -45,5 +58,24 @@ def check_elements(shape, what="tensor"):
     n = prod(map(int, shape))   # Python ints: a NumPy product could wrap around
     if n > limit:
         raise LimitExceeded("tensor_elements", limit,
-                            f"limit exceeded: tensor_elements: a {what} of shape {[int(s) for s in shape]} has {n} "
-                            f"elements (at most {limit})")
+                            f"limit exceeded: tensor_elements: a {what} of shape {shape_text(shape)} has "
+                            f"{count_text(n)} elements (at most {limit})")
+
+
+def check_broadcast(*operands, what="broadcast result"):
+    """Before a composite (a loss, a distance) combines tensors elementwise inside the engine: their
+    broadcast fits the element limit. Programs' own ``a - b`` is checked by the program guard; engine
+    code calling the operators directly was not (hostile pass 11). Operands that are not tensors, or
+    shapes that do not broadcast, are left to the op's own error."""
+    shapes = [tuple(x.shape) for x in operands if hasattr(x, "shape") and hasattr(x, "_data")]
+    if len(shapes) < 2 or all(s == shapes[0] for s in shapes):
+        return
+    ndim = max(len(s) for s in shapes)
+    out = [1] * ndim
+    for s in shapes:
+        for i, n in enumerate(s, ndim - len(s)):
+            if n != 1:
+                if out[i] not in (1, n):
+                    return   # does not broadcast: the op raises PyTorch's error
+                out[i] = n
+    check_elements(out, what)

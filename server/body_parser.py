@@ -26,6 +26,18 @@ PROCESS_BYTES = 4 << 20   # bodies past this are parsed in the parser process
 # one). The API process unpickles what the parser sends back: 60 MB of ``[[],[],...]`` outside a
 # tensor would come back as 20 million lists, 1.6 GB in the API process.
 MAX_VALUES = 100_000
+# Inputs of one run: each is decoded on its own (about 50 us each), so 5 million tiny ones in a 64 MB body
+# held the one parser process for minutes before body_values refused them, and under PROCESS_BYTES
+# (no body_values check) 150,000 took 8 s of the API process's CPU each (hostile pass 11). Counted first.
+MAX_INPUTS = MAX_VALUES // 2
+
+
+def too_many_inputs(inputs):
+    """The (where, message, limit) refusing a run's ``inputs`` mapping past MAX_INPUTS, else None."""
+    if len(inputs) > MAX_INPUTS:
+        return ("inputs", f"limit exceeded: body_values: a run takes at most {MAX_INPUTS} inputs "
+                          f"(this one has {len(inputs)})", "body_values")
+    return None
 
 
 class BadJson(Exception):
@@ -48,6 +60,9 @@ def parse(raw, max_elements, tensor_fields):
         if tensor_fields == "inputs":   # a run: {"inputs": {name: tensor}}
             inputs = body.get("inputs") if isinstance(body, dict) else None
             if isinstance(inputs, dict):
+                refused = too_many_inputs(inputs)
+                if refused is not None:
+                    return None, refused
                 for name, obj in inputs.items():
                     inputs[name] = _decoded(*decode_tensor(obj, f"inputs.{name[:80]}", max_elements))
         elif tensor_fields == "tensor":  # PUT /variables: the body is the tensor

@@ -182,7 +182,8 @@ class RunEvents:
         kind = event["type"]
         if kind == "paused":
             self.session.paused = True
-        elif kind in _UNPAUSING:
+        elif kind in _UNPAUSING and not (kind == "error" and event.get("paused")):
+            # (an error that says "paused": a debug command the paused run refused; it still waits)
             self.session.paused = False
         event["run"] = self.run_id
         event["seq"] = self.seq

@@ -28,6 +28,10 @@ MAX_ITEMS = 1 << 20            # list and tuple entries in all outputs together
 JSON_MAX_ELEMENTS = 1 << 22    # numbers a JSON answer may hold (tensor elements and Python numbers)
 MAX_BYTES = 1 << 30            # tensor bytes an answer may carry
 MAX_INT_BITS = 13_000          # about 3,900 digits (JSON readers refuse more than 4,300)
+# Tensors an answer may carry (values and grads): each is a buffer the API process reads back and writes out
+# on its event loop, whatever its size; 100,000 one-number tensors in a list held /healthz 1.5 s, 200,000
+# outputs 4 s (hostile pass 11)
+MAX_TENSORS = 10_000
 
 _NUMBERS = (bool, int, float)
 _NUMPY_SCALARS = frozenset({np.bool_, np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32,
@@ -106,10 +110,17 @@ class Answer:
         self.numbers = 0   # what a JSON answer spells as numbers
         self.items = 0
         self.bytes = 0
+        self.tensors = 0
         self.tensor_types = _tensor_types()
 
     # ------------------------------------------------------------ counting
     def _count_tensor(self, name, array):
+        self.tensors += 1
+        if self.tensors > MAX_TENSORS:
+            raise OutputRefused(413, "LimitExceeded", f"limit exceeded: output_tensors: an answer carries at most "
+                                f"{MAX_TENSORS} tensors and output {name!r} takes it past that; stack them into one "
+                                "tensor (torch.stack) or fetch them with GET .../variables/{name}",
+                                limit="output_tensors", name=name)
         self.bytes += array.nbytes
         if self.bytes > self.caps.max_bytes:
             raise OutputRefused(413, "LimitExceeded", f"limit exceeded: answer_bytes: the answer's tensors pass "

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 
 from . import answers
 from .backends.base import RunCancelled, RunDeadline, SessionGone
+from .body_parser import too_many_inputs
 from .errors import ApiError, deadline_exceeded, session_gone, tensor_error
 from .events import RunEvents, SharedEvent
 from .json_bodies import BigPayload, call_off_loop
@@ -18,6 +19,8 @@ from .tensor_wire import TensorFormatError, decode_tensor
 from .wire_frames import pack_array
 
 log = logging.getLogger("gradserve.runs")
+
+MAX_OUTPUTS = 10_000   # names in a run's "outputs"
 
 
 @dataclass
@@ -57,6 +60,15 @@ class RunService:
         if len(spec.program.encode("utf-8", "surrogatepass")) > limits.program_bytes:
             raise ApiError(413, "LimitExceeded", f"limit exceeded: program_bytes: the program is larger than "
                                                  f"{limits.program_bytes} bytes", limit="program_bytes")
+        refused = too_many_inputs(spec.inputs)
+        if refused is not None:
+            raise ApiError(422, "LimitExceeded", refused[1], field=refused[0], limit=refused[2])
+        if spec.outputs is not None and len(spec.outputs) > MAX_OUTPUTS:
+            # each output is a tensor the worker encodes and the API process reads back and writes out on its
+            # event loop: 200,000 one-number outputs took 17 s and held /healthz up to 4 s (hostile pass 11)
+            raise ApiError(422, "LimitExceeded", f"limit exceeded: body_values: a run answers at most {MAX_OUTPUTS} "
+                                                 f"outputs (this one asks for {len(spec.outputs)}); fetch more with "
+                                                 "GET .../variables/{name}", field="outputs", limit="body_values")
         for i, name in enumerate(spec.outputs or ()):
             check_name(name, f"outputs.{i}", dotted=True, module_private=True)
         if session.run_id is not None:

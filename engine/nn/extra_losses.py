@@ -11,6 +11,7 @@ import math
 
 import numpy as np
 
+from ..limits import check_broadcast as _check_broadcast
 from ..ops import elementwise as _ew
 from ..ops.creation import full_like
 from ..tensor import Tensor
@@ -45,6 +46,7 @@ def margin_ranking_loss(input1, input2, target, margin=0, size_average=None, red
 def hinge_embedding_loss(input, target, margin=1.0, size_average=None, reduce=None, reduction="mean"):
     """x where target is 1, max(0, margin - x) where target is -1."""
     reduction = _reduction(size_average, reduce, reduction)
+    _check_broadcast(input, target)
     margin_clamp = _ew.clamp_min(margin - input, 0)
     output = _ew.where(target != 1, margin_clamp, 0.0) + _ew.where(target != -1, input, 0.0)
     return _reduce(output, reduction)
@@ -53,6 +55,7 @@ def hinge_embedding_loss(input, target, margin=1.0, size_average=None, reduce=No
 def soft_margin_loss(input, target, size_average=None, reduce=None, reduction="mean"):
     """log(1 + exp(-target * input)): a two-class logistic loss with targets in {-1, 1}."""
     reduction = _reduction(size_average, reduce, reduction)
+    _check_broadcast(input, target)
     return _reduce(_ew.log1p(_ew.exp(-input * target)), reduction)
 
 
@@ -165,6 +168,7 @@ def poisson_nll_loss(input, target, log_input=True, full=False, size_average=Non
                      reduction="mean"):
     """Negative log likelihood of target ~ Poisson(input): exp(input) - target * input for log input."""
     reduction = _reduction(size_average, reduce, reduction)
+    _check_broadcast(input, target)
     if log_input:
         loss = _ew.exp(input) - target * input
     else:

@@ -20,6 +20,7 @@ from ..autograd import array_ops as _array_ops
 from ..autograd.function import Function, composite_grads
 from ..autograd.state import state
 from ..device import get_array_module
+from ..limits import check_broadcast as _check_broadcast
 from ..ops import elementwise as _ew
 from ..ops.attention import scaled_dot_product_attention  # one fused node, with its backward, in ops/attention.py
 from ..ops.linalg import _SCALAR_TYPE
@@ -2421,6 +2422,7 @@ def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):
 
 def cosine_similarity(x1, x2, dim=1, eps=1e-8):
     """Cosine of the angle between x1 and x2 along dim, each norm clamped below by eps."""
+    _check_broadcast(x1, x2)
     n1 = _norm(x1, 2, dim, True)
     n2 = _norm(x2, 2, dim, True)
     # PyTorch clamps the norms in place without recording it: the gradient treats the clamp as identity
@@ -2431,6 +2433,7 @@ def cosine_similarity(x1, x2, dim=1, eps=1e-8):
 
 def pairwise_distance(x1, x2, p=2.0, eps=1e-6, keepdim=False):
     """The p-norm of x1 - x2 + eps along the last dim."""
+    _check_broadcast(x1, x2)
     return _norm(x1 - x2 + eps, p, -1, keepdim)
 
 
@@ -2709,6 +2712,7 @@ def _smoothing_term(x, t, weight, ignore_index, reduction):
 
 
 def _check_same_size(input, target):
+    _check_broadcast(input, target)
     if tuple(input.shape) != tuple(target.shape):
         warnings.warn(f"Using a target size ({target.shape}) that is different to the input size ({input.shape}). "
                       "This will likely lead to incorrect results due to broadcasting. Please ensure they have "
@@ -2798,6 +2802,7 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
 def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_target=False):
     """Kullback-Leibler divergence with input as log-probabilities: target * (log target - input)."""
     reduction = _reduction(size_average, reduce, reduction)
+    _check_broadcast(input, target)
     if reduction == "mean":
         warnings.warn("reduction: 'mean' divides the total loss by both the batch size and the support size."
                       "'batchmean' divides only by the batch size, and aligns with the KL div math definition."

@@ -1,5 +1,6 @@
 """Tensor creation: from data, filled, ranges and random, with PyTorch's dtype rules."""
 import numbers
+import operator
 from itertools import chain
 
 import numpy as np
@@ -463,6 +464,13 @@ def multinomial(input, num_samples, replacement=False, *, generator=None):
     p = _host(input._data).astype(np.float64)
     rows = p.reshape(-1, p.shape[-1])
     rng = _gen(generator).rng
+    try:
+        num_samples = operator.index(num_samples)
+    except TypeError:
+        raise TypeError(f"multinomial(): argument 'num_samples' must be int, not {type(num_samples).__name__}") from None
+    if num_samples <= 0:
+        raise RuntimeError("cannot sample n_sample <= 0 samples")
+    check_elements(p.shape[:-1] + (num_samples,), "multinomial result")   # before the buffer (hostile pass 11)
     out = np.empty((rows.shape[0], num_samples), dtype=np.int64)
     for i, row in enumerate(rows):
         if (row < 0).any() or not np.isfinite(row).all() or row.sum() <= 0:

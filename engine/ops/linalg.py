@@ -14,7 +14,7 @@ import numpy as np
 from .. import dtypes as _dt
 from ..autograd.function import Op
 from ..device import get_array_module
-from ..limits import check_elements
+from ..limits import check_broadcast, check_elements
 from ..tensor import Tensor, _wrap_dim
 from .shape import broadcast_shapes, diagonal, expand, permute, reshape, unsqueeze
 
@@ -609,6 +609,7 @@ def dist(input, other, p=2):
     """The p-norm of input - other (broadcast), over every element."""
     from .reduction import norm
     from .elementwise import sub
+    check_broadcast(input, other)
     diff = sub(input, other)
     if not diff.is_floating_point():
         diff = diff.float()

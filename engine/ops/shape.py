@@ -337,6 +337,9 @@ def broadcast_tensors(*tensors):
     """Broadcasts the given tensors to a common shape."""
     tensors = _dims_arg(tensors)
     shape = tuple(broadcast_shapes(*[t._data.shape for t in tensors]))
+    # views, but anything computed from them has this many elements (hostile pass 11: the expand
+    # guard programs meet did not cover this way to the same views)
+    check_elements(shape, "broadcast result")
     return tuple(expand(t, shape) for t in tensors)
 
 

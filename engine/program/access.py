@@ -1274,6 +1274,18 @@ def _engine_settable(obj, name):
     return settable == allowlist.ANY or name in settable
 
 
+def _check_assigned_grad(t, grad):
+    """``t.grad = grad`` as PyTorch checks it: the same shape, dtype and device, and not ``t`` itself."""
+    if grad is t:
+        raise PROGRAM_EXCEPTIONS["RuntimeError"]("can't assign Variable as its own grad")
+    if grad.dtype != t.dtype:
+        raise PROGRAM_EXCEPTIONS["RuntimeError"]("assigned grad has data of a different type")
+    if grad.device != t.device:
+        raise PROGRAM_EXCEPTIONS["RuntimeError"]("assigned grad has data located on a different device")
+    if tuple(grad.shape) != tuple(t.shape):
+        raise PROGRAM_EXCEPTIONS["RuntimeError"]("assigned grad has data of a different size")
+
+
 def set_attr(obj, name, value):
     """``obj.name = value`` as a program may do it."""
     if type(obj) is _TupleNew and name == "__defaults__":
@@ -1299,6 +1311,8 @@ def set_attr(obj, name, value):
             if value is not None and not isinstance(value, Tensor):
                 raise PROGRAM_EXCEPTIONS["TypeError"](
                     f"assigned grad expected to be a Tensor or None but got grad of type {type(value).__name__}")
+            if value is not None:   # PyTorch's checks: a grad of another shape or dtype broke backward and
+                _check_assigned_grad(obj, value)   # the optimizers later with NumPy's errors (hostile pass 11)
             obj.grad = value
         else:
             obj.requires_grad_(bool(value))

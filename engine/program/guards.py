@@ -9,6 +9,7 @@ and they cover what the interpreter itself builds (strings, lists, ints).
 import re
 
 from ..autograd.state import state
+from ..limits import count_text, shape_text
 from ..tensor import Tensor
 from .errors import PROGRAM_EXCEPTIONS, limit_abort
 
@@ -56,9 +57,9 @@ def check_length(n, limit, what):
     """Raises LimitExceeded when a string (what="string") or list would be too long."""
     if n > limit:
         name = "string_length" if what == "string" else "sequence_length"
-        raise limit_abort(name, f"limit exceeded: {name}: a {what} of {n} items (at most {limit})"
+        raise limit_abort(name, f"limit exceeded: {name}: a {what} of {count_text(n)} items (at most {limit})"
                           if what != "string" else
-                          f"limit exceeded: {name}: a string of {n} characters (at most {limit})")
+                          f"limit exceeded: {name}: a string of {count_text(n)} characters (at most {limit})")
 
 
 def check_format_spec(spec, limit):
@@ -101,8 +102,8 @@ _MAPPING_KEY = re.compile(r"%\(([^)]*)\)")
 # --------------------------------------------------------------------------- tensors
 def _abort_elements(n, shape, what):
     limit = state.element_limit
-    return limit_abort("tensor_elements", f"limit exceeded: tensor_elements: {what} of shape {list(shape)} "
-                                          f"would have {n} elements (at most {limit})")
+    return limit_abort("tensor_elements", f"limit exceeded: tensor_elements: {what} of shape {shape_text(shape)} "
+                                          f"would have {count_text(n)} elements (at most {limit})")
 
 
 def check_shape(shape, what="the result"):

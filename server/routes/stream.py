@@ -145,6 +145,9 @@ class Connection:
         self.queue = EventQueue(state.settings.ws_queue_events, state.settings.ws_queue_bytes)
         self.runs = {}  # run id -> task, for runs this connection started
         self.debug_runs = set()  # the debug runs among them: they outlive the connection
+        # runs cancelled before their task reached admission (a cancel right behind its run message is
+        # handled before the run's task first runs): such a run is not started (hostile pass 11)
+        self.cancelled_early = set()
         self.own_seq = 0
         self.cluster_watch = None  # with a backend that keeps watchers in its cluster: the task relaying them
 
@@ -174,7 +177,7 @@ class Connection:
                 self.cluster_watch.cancel()
             for run_id, task in self.runs.items():
                 if not task.done() and run_id not in self.debug_runs:
-                    await self.state.runs.cancel(self.session, run_id)
+                    await self._cancel(run_id)
             sender.cancel()
 
     async def _message(self, text, charge):
@@ -234,7 +237,7 @@ class Connection:
             if not isinstance(run_id, str):  # (a list or object would not even hash)
                 return self._notice("ValidationError", "a cancel needs \"id\": the run's id, a string", field="id")
             if run_id in self.runs and not self.runs[run_id].done():
-                await self.state.runs.cancel(self.session, run_id)
+                await self._cancel(run_id)
             else:
                 return self._notice("NotFound", f"no run {run_id!r} is in progress on this connection (it has "
                                                 f"finished, or was never started here): nothing was cancelled",
@@ -257,10 +260,20 @@ class Connection:
         elif "token" not in message or len(message) > 1:
             self._notice("ValidationError", "unknown message type; use run, cancel, watch, debug or ping")
 
+    async def _cancel(self, run_id):
+        """Cancels this connection's run ``run_id``: the session's run now, or, when its task has not been
+        admitted yet (session.run_id is another run or none), before it starts."""
+        if self.session.run_id == run_id:
+            await self.state.runs.cancel(self.session, run_id)
+        else:
+            self.cancelled_early.add(run_id)
+
     async def _run(self, run_id, message, size, charge=None):
         try:
             await self._run_held(run_id, message, size)
         finally:
+            self.cancelled_early.discard(run_id)
+            self.debug_runs.discard(run_id)   # (it grew by every debug run the connection made: pass 11)
             if charge is not None:
                 charge.release()
 
@@ -287,6 +300,9 @@ class Connection:
             self.debug_runs.add(run_id)
         spec = RunSpec(program=program, inputs=inputs, outputs=outputs, graph=bool(message.get("graph", False)),
                        encoding=encoding, trace=message.get("trace", True), size_hint=size, debug=debug)
+        if run_id in self.cancelled_early:   # nothing awaits from here to its admission in execute()
+            self.debug_runs.discard(run_id)
+            return self._notice_event({"type": "cancelled", "run": run_id})
         try:
             await self.state.runs.execute(self.session, spec, run_id=run_id, transport="ws", own_queue=self.queue)
         except Cancelled:

@@ -1052,7 +1052,7 @@ def isscalar(x):
 # kept in its state and applied around each of its arrays' str/repr with np.printoptions, which NumPy 2
 # holds in a context variable, so no other session (thread) sees them. formatter (host NumPy would call
 # program functions) and override_repr are refused; arrays above _FULL_PRINT_MAX elements print summarised
-# whatever threshold says, and precision is at most _MAX_PRECISION digits (what the host builds is bounded).
+# whatever threshold and edgeitems say, and precision is at most _MAX_PRECISION digits (what the host builds is bounded).
 _PRINT_KEYS = ("precision", "threshold", "edgeitems", "linewidth", "suppress", "nanstr", "infstr", "sign",
                "floatmode", "legacy")
 _FULL_PRINT_MAX = 100_000
@@ -1073,8 +1073,14 @@ class _PrintOptions:
 
     def __init__(self, a):
         opts = _session_printoptions()
-        if opts and a.size > _FULL_PRINT_MAX and opts.get("threshold", 1000) >= a.size:
-            opts = {**opts, "threshold": 1000}
+        if opts and a.size > _FULL_PRINT_MAX:
+            if opts.get("threshold", 1000) >= a.size:
+                opts = {**opts, "threshold": 1000}
+            # a summary prints 2 * edgeitems of each dimension: a large edgeitems printed the whole array
+            # (hostile pass 11: 3 s for 2**20 zeros, past wall_time for 2**22, whatever threshold said)
+            edge = int((_FULL_PRINT_MAX ** (1.0 / (a.ndim or 1))) // 2) or 1   # (this module's max is NumPy's)
+            if opts.get("edgeitems", 3) > edge:
+                opts = {**opts, "edgeitems": edge}
         self.opts = opts
 
     def __enter__(self):
