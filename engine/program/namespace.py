@@ -46,11 +46,11 @@ class Namespace:
         if not isinstance(name, str) or not name.isidentifier():
             raise ValueError(f"not a variable name: {name!r}")
         self.globals[name] = access.wrap(value, self.runtime)
-        self.runtime.bytes_known = None
+        self.runtime.session_changed()
 
     def delete(self, name):
         del self.globals[name]
-        self.runtime.bytes_known = None
+        self.runtime.session_changed()
 
     def names(self):
         return list(self.globals)
@@ -90,7 +90,7 @@ class Namespace:
             if not isinstance(t, Tensor):
                 raise TypeError(f"{path}: expected a Tensor, got {type(t).__name__}")
             plan.append((self._load_target(path, t), path, t))
-        self.runtime.bytes_known = None
+        self.runtime.session_changed()
         for current, path, t in plan:
             if current is None:
                 self.globals[path] = t

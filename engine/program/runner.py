@@ -198,7 +198,7 @@ def _release(namespace, before, bound):
                 released.append(name)
         elif g.pop(name, None) is not None:
             released.append(name)
-    namespace.runtime.bytes_known = None
+    namespace.runtime.session_changed()
     gc.collect()
     return released
 
@@ -224,7 +224,7 @@ def _shrink(namespace, limit):
         dropped.append(name if holder is g else f"{name}'s state")
         if namespace.nbytes() <= limit:
             break
-    namespace.runtime.bytes_known = None
+    namespace.runtime.session_changed()
     gc.collect()
     return dropped
 

@@ -152,7 +152,7 @@ class Runtime:
     __slots__ = ("namespace", "active", "steps", "check_at", "step_limit", "deadline", "wall_time",
                  "cancel", "depth", "max_depth", "abort", "out", "out_bytes", "out_limit", "on_stdout",
                  "on_log", "logs", "bound", "bound_set", "limits", "elem_limit", "str_limit", "seq_limit",
-                 "session_limit", "mem_next", "mem_cost", "rss_base", "bytes_base", "base_exact", "bytes_known",
+                 "session_limit", "mem_next", "mem_cost", "rss_base", "bytes_base", "base_exact", "bytes_known", "statm_last",
                  "handled", "started", "rss_next", "text_budget", "debugger", "ticked", "thread_id",
                  "interruptible", "interrupting", "cancel_seen")
 
@@ -187,6 +187,7 @@ class Runtime:
         self.bytes_base = 0
         self.base_exact = True    # bytes_base is the session's bytes as the run began (else a bound on them)
         self.bytes_known = None   # the session's bytes as the last run ended (None: changed since)
+        self.statm_last = None    # (time, resident, data) read as the last run ended (None: changed since)
         self.handled = []
         self.started = 0.0
         self.rss_next = 0.0
@@ -229,7 +230,15 @@ class Runtime:
         access.set_limits(self.str_limit, self.seq_limit)
         known = self.bytes_known
         self.bytes_known = None
-        self.rss_base, data = read_statm()
+        last, self.statm_last = self.statm_last, None
+        if last is not None and self.started - last[0] < RSS_EVERY_S:
+            # the last run ended moments ago (a training loop's steps sent one by one) with the session
+            # unchanged since: its reading stands for this one, as one RSS_EVERY_S old would in a run.
+            # Each read is a system call, whose cost (and the caches it costs the program) was about a
+            # third of a step's run-form overhead on the LSTM benchmark (issue 11)
+            self.rss_base, data = last[1], last[2]
+        else:
+            self.rss_base, data = read_statm()
         self.base_exact = True
         if known is not None:
             self.bytes_base = known
@@ -246,6 +255,12 @@ class Runtime:
         self.mem_next = self.started + 0.05
         self.ticked = _ticker.add(self)
         self.check_at = self.next_check(0)   # the ticker sets it to 0 when a check is due
+
+    def session_changed(self):
+        """Something outside a run changed what the session holds (a variable set, a checkpoint
+        restored, a failed run's bindings released): the next run measures it afresh."""
+        self.bytes_known = None
+        self.statm_last = None
 
     def count_text(self, text):
         """A program ``__repr__``/``__str__`` returned ``text`` to host code printing a value
@@ -432,7 +447,10 @@ class Runtime:
         self.check_deadline(_monotonic())
         if not final and self.mem_cost > 1e-4 and _monotonic() < self.mem_next:
             return
-        bound = held_at_most()
+        rss, data = read_statm()
+        if final:
+            self.statm_last = (_monotonic(), rss, data)
+        bound = held_at_most(data) if data is not None else None
         if bound is not None and bound <= self.session_limit:
             return   # the session holds less than the whole process: within its limit (bytes_known stays None)
         start = _monotonic()

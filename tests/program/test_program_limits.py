@@ -181,3 +181,58 @@ def test_a_process_that_cannot_start_the_ticker_checks_every_few_statements(monk
     assert (out.error.type, out.error.limit) == ("LimitExceeded", "wall_time")
     monkeypatch.setattr(threading.Thread, "start", start)
     assert run("y = 1", ns).ok and ns.runtime.ticked and len(_tickers()) == 1
+
+
+def _count_statm_reads(monkeypatch):
+    from gradserve.engine.program import runtime
+    reads = []
+    real = runtime.read_statm
+
+    def counted():
+        reads.append(1)
+        return real()
+    monkeypatch.setattr(runtime, "read_statm", counted)
+    return reads
+
+
+def test_back_to_back_runs_read_resident_memory_once_each(monkeypatch):
+    """A run that starts moments after the last one ended, the session unchanged, takes that run's
+    final reading as its own start (a system call fewer a step of a loop sent run by run)."""
+    ns = Namespace()
+    assert run("x = torch.ones(3)", ns).ok
+    reads = _count_statm_reads(monkeypatch)
+    assert run("y = x + 1", ns).ok
+    assert len(reads) == 1   # the final statement's check only: the start reused the last run's reading
+    ns.runtime.statm_last = (ns.runtime.statm_last[0] - 1.0,) + ns.runtime.statm_last[1:]   # a second ago
+    assert run("y = x + 2", ns).ok
+    assert len(reads) == 3   # too old to stand for this run's start: read afresh
+
+
+_CHANGES = {
+    "set": lambda ns, torch: ns.set("z", torch.ones(2)),
+    "delete": lambda ns, torch: ns.delete("x"),
+    "load_tensors": lambda ns, torch: ns.load_tensors({"x": torch.zeros(3)}),
+}
+
+
+@pytest.mark.parametrize("change", sorted(_CHANGES))
+def test_a_session_changed_between_runs_is_measured_afresh(monkeypatch, change):
+    import gradserve.engine as torch
+    ns = Namespace()
+    assert run("x = torch.ones(3)", ns).ok
+    assert ns.runtime.statm_last is not None
+    _CHANGES[change](ns, torch)
+    assert ns.runtime.statm_last is None and ns.runtime.bytes_known is None
+    reads = _count_statm_reads(monkeypatch)
+    assert run("w = 1", ns).ok
+    assert len(reads) == 2
+
+
+def test_a_run_over_the_session_limit_after_a_reused_reading_still_fails():
+    """The reused reading is only where a run starts: what the run itself grows is checked as before."""
+    ns = Namespace()
+    limits = Limits(session_bytes=1 << 20)
+    assert run("x = 1", ns, limits).ok
+    out = run("big = torch.ones(1 << 19)", ns, limits)   # 2 MB of float32
+    assert not out.ok and out.error.limit == "session_bytes"
+    assert "big" not in ns.globals
