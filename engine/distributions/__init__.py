@@ -1,8 +1,9 @@
 """``torch.distributions``: what the engine has of it (Distribution, Bernoulli, Beta, Categorical, Dirichlet,
-Exponential, Gamma, Independent, Laplace, MultivariateNormal, Normal, OneHotCategorical, Poisson, Uniform, and
-kl_divergence between them)."""
+Exponential, Gamma, Independent, Laplace, LogNormal, MixtureSameFamily, MultivariateNormal, Normal,
+OneHotCategorical, Poisson, TransformedDistribution, Uniform, the transforms, and kl_divergence between them)."""
 from . import (bernoulli, categorical, dirichlet, distribution, exponential, gamma, independent, kl,  # noqa: F401
-               multivariate_normal, normal, one_hot_categorical, poisson, uniform)
+               mixture_same_family, multivariate_normal, normal, one_hot_categorical, poisson, transformed_distribution,
+               transforms, uniform)
 from .bernoulli import Bernoulli
 from .categorical import Categorical
 from .dirichlet import Dirichlet
@@ -15,8 +16,14 @@ from .normal import Normal
 from .one_hot_categorical import OneHotCategorical
 from .poisson import Poisson
 from .uniform import Uniform
+from .mixture_same_family import MixtureSameFamily
+from .transformed_distribution import LogNormal, TransformedDistribution
+from .transforms import (AffineTransform, ComposeTransform, ExpTransform, PowerTransform, SigmoidTransform,
+                         SoftplusTransform, TanhTransform, Transform)
 from .kl import kl_divergence, register_kl
 
-__all__ = ["Bernoulli", "Beta", "Categorical", "Dirichlet", "Distribution", "Exponential", "Gamma", "Independent",
-           "Laplace", "MultivariateNormal", "Normal", "OneHotCategorical", "Poisson", "Uniform", "kl_divergence",
+__all__ = ["AffineTransform", "Bernoulli", "Beta", "Categorical", "ComposeTransform", "Dirichlet", "Distribution",
+           "ExpTransform", "Exponential", "Gamma", "Independent", "Laplace", "LogNormal", "MixtureSameFamily",
+           "MultivariateNormal", "Normal", "OneHotCategorical", "Poisson", "PowerTransform", "SigmoidTransform",
+           "SoftplusTransform", "TanhTransform", "Transform", "TransformedDistribution", "Uniform", "kl_divergence",
            "register_kl"]

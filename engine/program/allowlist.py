@@ -314,10 +314,26 @@ MODULES = {
                   "beta": "torch.distributions.beta", "dirichlet": "torch.distributions.dirichlet",
                   "exponential": "torch.distributions.exponential", "laplace": "torch.distributions.laplace",
                   "poisson": "torch.distributions.poisson",
-                  "one_hot_categorical": "torch.distributions.one_hot_categorical"},
+                  "one_hot_categorical": "torch.distributions.one_hot_categorical",
+                  "transforms": "torch.distributions.transforms",
+                  "transformed_distribution": "torch.distributions.transformed_distribution",
+                  "log_normal": "torch.distributions.log_normal",
+                  "mixture_same_family": "torch.distributions.mixture_same_family"},
         # kl_divergence, not register_kl: its registry is the process's, shared by every session
-        names=("Bernoulli", "Beta", "Categorical", "Dirichlet", "Distribution", "Exponential", "Gamma", "Independent",
-               "Laplace", "MultivariateNormal", "Normal", "OneHotCategorical", "Poisson", "Uniform", "kl_divergence")),
+        names=("AffineTransform", "Bernoulli", "Beta", "Categorical", "ComposeTransform", "Dirichlet", "Distribution",
+               "ExpTransform", "Exponential", "Gamma", "Independent", "Laplace", "LogNormal", "MixtureSameFamily",
+               "MultivariateNormal", "Normal", "OneHotCategorical", "Poisson", "PowerTransform", "SigmoidTransform",
+               "SoftplusTransform", "TanhTransform", "Transform", "TransformedDistribution", "Uniform",
+               "kl_divergence")),
+    "torch.distributions.transforms": Module(host=_E + ".distributions.transforms", names=(
+        "AffineTransform", "ComposeTransform", "ExpTransform", "PowerTransform", "SigmoidTransform",
+        "SoftplusTransform", "TanhTransform", "Transform")),
+    "torch.distributions.transformed_distribution": Module(host=_E + ".distributions.transformed_distribution",
+                                                           names=("TransformedDistribution",)),
+    "torch.distributions.log_normal": Module(host=_E + ".distributions.transformed_distribution",
+                                             names=("LogNormal",)),
+    "torch.distributions.mixture_same_family": Module(host=_E + ".distributions.mixture_same_family",
+                                                      names=("MixtureSameFamily",)),
     "torch.distributions.dirichlet": Module(host=_E + ".distributions.dirichlet", names=("Dirichlet",)),
     "torch.distributions.exponential": Module(host=_E + ".distributions.exponential", names=("Exponential",)),
     "torch.distributions.laplace": Module(host=_E + ".distributions.exponential", names=("Laplace",)),
@@ -706,6 +722,17 @@ TYPES = {
         "enumerate_support", "has_enumerate_support", "logits", "param_shape", "probs")),
     _E + ".distributions.multivariate_normal.MultivariateNormal": Type(data=True, attrs=(   # data: loc
         "covariance_matrix", "precision_matrix", "scale_tril")),
+    _E + ".distributions.transformed_distribution.TransformedDistribution": Type(
+        data=True),   # data: base_dist, transforms
+    _E + ".distributions.transformed_distribution.LogNormal": Type(attrs=("loc", "scale")),
+    _E + ".distributions.mixture_same_family.MixtureSameFamily": Type(attrs=(
+        "component_distribution", "mixture_distribution")),
+    _E + ".distributions.transforms.Transform": Type(subclasses=True, attrs=(   # called as t(x)
+        "bijective", "event_dim", "forward_shape", "inv", "inverse_shape", "log_abs_det_jacobian", "sign",
+        "with_cache")),
+    _E + ".distributions.transforms.AffineTransform": Type(data=True),   # data: loc, scale, event_dim
+    _E + ".distributions.transforms.PowerTransform": Type(data=True),    # data: exponent
+    _E + ".distributions.transforms.ComposeTransform": Type(data=True),  # data: parts
     # ---- data loading: datasets and samplers a session builds (and programs derive from)
     _E + ".utils.data.Dataset": Type(subclasses=True, data=True, settable=ANY, base=True),
     _E + ".utils.data.Sampler": Type(subclasses=True, data=True, settable=ANY, base=True),
