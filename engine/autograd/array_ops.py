@@ -251,6 +251,53 @@ def scatter_add(x, dim, index, src):
     return out
 
 
+_REDUCE_IDENTITY = {"sum": 0, "mean": 0, "prod": 1}
+
+
+def _reduce_at(reduce, out, index, values):
+    """out[index] reduced with values, repeated indices accumulating (NumPy's ufunc.at; CuPy's
+    scatter_add, scatter_max and scatter_min)."""
+    if reduce in ("sum", "mean"):
+        _add_at(out, index, values)
+    elif type(out) is np.ndarray:
+        {"prod": np.multiply, "amax": np.maximum, "amin": np.minimum}[reduce].at(out, index, values)
+    elif reduce == "prod":
+        raise NotImplementedError("scatter_reduce(reduce='prod') is not supported on the GPU")
+    else:
+        import cupyx
+        (cupyx.scatter_max if reduce == "amax" else cupyx.scatter_min)(out, index, values)
+
+
+def scatter_reduce(x, dim, index, src, reduce, include_self=True):
+    """PyTorch's scatter_reduce: src reduced into a copy of x at index's positions along dim; without
+    include_self the positions scattered to start from the reduction's identity (x's values there are
+    left out); mean divides by how many values each position reduced (at least 1)."""
+    xp = get_array_module(x)
+    out = x.copy()
+    src = _fit(src, index)
+    if out.ndim == 0:
+        view, pos, values = out.reshape(1), (index.reshape(1),), src.reshape(-1)
+    else:
+        view, pos, values = out, _along(index, dim), src
+    if not include_self:
+        if reduce in _REDUCE_IDENTITY:
+            view[pos] = _REDUCE_IDENTITY[reduce]
+        elif out.dtype.kind == "f":
+            view[pos] = -np.inf if reduce == "amax" else np.inf
+        elif out.dtype.kind == "b":
+            view[pos] = reduce == "amin"
+        else:
+            info = np.iinfo(out.dtype)
+            view[pos] = info.min if reduce == "amax" else info.max
+    _reduce_at(reduce, view, pos, values)
+    if reduce == "mean":
+        count = xp.ones(out.shape, dtype=out.dtype) if include_self else xp.zeros(out.shape, dtype=out.dtype)
+        _add_at(count.reshape(1) if out.ndim == 0 else count, pos, 1)
+        count[count == 0] = 1
+        out = out // count if out.dtype.kind in "iub" else out / count
+    return out
+
+
 def index_select(x, dim, index):
     if x.ndim == 0:
         return x.reshape(1)[index.reshape(-1)]

@@ -13,4 +13,4 @@ from ..ops.special import digamma, polygamma  # noqa: F401
 
 def new_zeros(like, shape):
     return zeros(tuple(shape), dtype=like.dtype, device=like.device)
-from ..ops.indexing import gather, index_add, index_select, scatter, scatter_add  # noqa: F401,E402
+from ..ops.indexing import gather, index_add, index_select, scatter, scatter_add, scatter_reduce  # noqa: F401,E402,E501

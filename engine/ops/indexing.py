@@ -20,7 +20,7 @@ from ..tensor import OVERLAP_MESSAGE, Tensor, _host, _wrap_dim, overlaps_itself
 from .linalg import _C_TYPE, _SCALAR_TYPE
 from .shape import Slice, _xp, broadcast_shapes, expand, flatten, reshape
 
-__all__ = ["nonzero", "argwhere", "index_put", "gather", "scatter", "scatter_add", "index_select",
+__all__ = ["nonzero", "argwhere", "index_put", "gather", "scatter", "scatter_add", "scatter_reduce", "index_select",
            "index_add", "index_fill", "masked_fill", "masked_scatter", "masked_select", "take", "take_along_dim",
            "unique"]
 
@@ -504,6 +504,73 @@ def scatter_add(input, dim, index, src):
     return ScatterAdd.apply(input, src, dim=dim, index=idx)
 
 
+class ScatterReduce(Op):
+    """PyTorch's scatter_reduce with its backward (FunctionsManual's scatter_reduce_backward): sum and
+    mean route the gradient back through gather; amax and amin share it evenly among the values equal
+    to the result; prod divides the result by each factor, with zero factors computed exclusively."""
+    __slots__ = ("dim", "reduce", "include_self")
+    op = "scatter_reduce"
+    saves = (0, 1, -1)
+
+    def forward(self, x, src, dim, index, reduce, include_self):
+        if src.dtype != x.dtype:
+            raise RuntimeError("scatter_reduce(): Expected self.dtype to be equal to src.dtype")
+        self.dim, self.reduce, self.include_self = dim, reduce, include_self
+        self.keep(index)
+        return _arr.scatter_reduce(x, dim, index, src, reduce, include_self)
+
+    def name(self):
+        return "ScatterReduceBackward0"
+
+    def backward(self, F, g, x, src, result, index):
+        dim, reduce, include_self = self.dim, self.reduce, self.include_self
+        zeros, zeros_src = F.new_zeros(g, g.shape), F.new_zeros(g, index.shape)   # g's dtype, constants
+        if reduce == "sum":
+            grad_self, grad_src = g, F.gather(g, dim, index)
+        elif reduce == "mean":
+            n = F.scatter_add(zeros + (1.0 if include_self else 0.0), dim, index, zeros_src + 1.0)
+            n = F.where(n == 0, 1.0, n)
+            grad_self = g / n
+            grad_src = F.gather(g, dim, index) / F.gather(n, dim, index)
+        elif reduce in ("amax", "amin"):
+            value = F.gather(result, dim, index)
+            self_is = F.where(x == result, zeros + 1.0, zeros)
+            src_is = F.where(src == value, zeros_src + 1.0, zeros_src)
+            shared = g / F.scatter_add(self_is, dim, index, src_is)
+            grad_self = self_is * shared
+            grad_src = src_is * F.gather(shared, dim, index)
+        else:   # prod
+            self_ones = F.where(x == 0, 1.0, x)
+            grad_self = g * F.scatter_reduce(self_ones, dim, index, src, "prod", include_self=include_self) / self_ones
+            src_zero = src == 0
+            zeros_at = F.gather(F.scatter_add(zeros, dim, index, F.where(src_zero, zeros_src + 1.0, zeros_src)),
+                                dim, index)
+            single_zero = src_zero & (zeros_at == 1)
+            others = F.scatter_reduce(x, dim, index, F.where(single_zero, 1.0, src), "prod",
+                                      include_self=include_self)
+            grad_src = F.where(single_zero, F.gather(g * others, dim, index),
+                               F.gather(g * result, dim, index) / F.where(src_zero, 1.0, src))
+        if not include_self:
+            grad_self = F.scatter(grad_self, dim, index, 0.0)
+        return grad_self, grad_src
+
+
+_REDUCTIONS = ("sum", "prod", "mean", "amax", "amin")
+
+
+def scatter_reduce(input, dim, index, src, reduce, *, include_self=True, out=None):
+    """Reduces the values of src into input at the indices along dim with ``reduce`` (sum, prod,
+    mean, amax or amin), out of place; ``include_self=False`` leaves input's values out where
+    something is scattered."""
+    reduce = {"max": "amax", "min": "amin"}.get(reduce, reduce)   # PyTorch's parser takes these too
+    if reduce not in _REDUCTIONS:
+        raise RuntimeError(f"reduce argument must be either sum, prod, mean, amax or amin, got {reduce}")
+    if not isinstance(src, Tensor):
+        raise TypeError(f"scatter_reduce(): argument 'src' (position 3) must be Tensor, not {type(src).__name__}")
+    dim, idx, src = _scatter_args("scatter_reduce", input, dim, index, src)
+    return ScatterReduce.apply(input, src, dim=dim, index=idx, reduce=reduce, include_self=bool(include_self))
+
+
 class IndexSelect(Op):
     __slots__ = ("dim", "in_shape")
     op = "index_select"
@@ -744,7 +811,7 @@ def take_along_dim(input, indices, dim=None):
 def _register():
     Tensor.__getitem__ = getitem
     Tensor.__setitem__ = _setitem
-    for name in ("nonzero", "argwhere", "index_put", "gather", "scatter", "scatter_add", "index_select",
+    for name in ("nonzero", "argwhere", "index_put", "gather", "scatter", "scatter_add", "scatter_reduce", "index_select",
                  "index_add", "index_fill", "masked_fill", "masked_scatter", "masked_select", "take", "take_along_dim",
                  "unique"):
         setattr(Tensor, name, globals()[name])
@@ -754,6 +821,8 @@ def _register():
     Tensor.scatter_ = lambda self, dim, index, src=None, value=None, reduce=None: self._inplace(
         scatter, dim, index, src, value, reduce=reduce)
     Tensor.scatter_add_ = lambda self, dim, index, src: self._inplace(scatter_add, dim, index, src)
+    Tensor.scatter_reduce_ = lambda self, dim, index, src, reduce, *, include_self=True: self._inplace(
+        scatter_reduce, dim, index, src, reduce, include_self=include_self)
     Tensor.index_add_ = lambda self, dim, index, source, *, alpha=1: self._inplace(
         index_add, dim, index, source, alpha=alpha)
     Tensor.masked_fill_ = _masked_fill_

@@ -232,6 +232,7 @@ SAME_GRAPH = [
     ("scatter", lambda T, t: t.x.scatter(1, t.idx2, t.y), "ScatterBackward0"),
     ("scatter value", lambda T, t: t.x.scatter(1, t.idx2, 1.0), "ScatterBackward1"),
     ("scatter_add", lambda T, t: t.x.scatter_add(1, t.idx2, t.y), "ScatterAddBackward0"),
+    ("scatter_reduce", lambda T, t: t.x.scatter_reduce(1, t.idx2, t.y, "amax"), "ScatterReduceBackward0"),
     ("index_select", lambda T, t: t.x.index_select(0, t.idx), "IndexSelectBackward0"),
     ("index_add", lambda T, t: t.x.index_add(0, t.idx, t.y), "IndexAddBackward0"),
     ("masked_fill", lambda T, t: t.x.masked_fill(t.mask, 0.0), "MaskedFillBackward0"),
