@@ -148,6 +148,8 @@ def numel(input):
 from . import cuda  # noqa: E402  (torch.cuda: a module, as PyTorch's: `import torch.cuda as device`)
 from . import jit  # noqa: E402  (torch.jit's annotations: ScriptModule, script_method, script, ...)
 from . import amp, cpu, cuda_amp  # noqa: E402  (torch.amp; torch.cpu; torch.cuda.amp)
+from . import func  # noqa: E402  (torch.func: grad, vmap, functional_call, ...)
+from .func import vmap  # noqa: E402,F401  (torch.vmap)
 from .amp import autocast  # noqa: E402
 
 cuda.amp = cuda_amp

@@ -116,13 +116,14 @@ MODULES = {
         children={"nn": "torch.nn", "optim": "torch.optim", "autograd": "torch.autograd",
                   "linalg": "torch.linalg", "utils": "torch.utils", "backends": "torch.backends", "sparse": "torch.sparse",
                   "distributions": "torch.distributions", "cuda": "torch.cuda", "jit": "torch.jit",
-                  "special": "torch.special", "amp": "torch.amp", "cpu": "torch.cpu", "distributed": "torch.distributed"},
+                  "special": "torch.special", "amp": "torch.amp", "cpu": "torch.cpu", "distributed": "torch.distributed",
+                  "func": "torch.func"},
         # NumPy arrays in, as PyTorch takes them (engine/program/stdlib/numpy.py)
         replaced={"from_numpy": _S + ".numpy:torch_from_numpy", "tensor": _S + ".numpy:torch_tensor",
                   "as_tensor": _S + ".numpy:torch_as_tensor"},
         names=(
             "BoolTensor", "ByteTensor", "CharTensor", "DoubleTensor", "FloatTensor", "Generator", "HalfTensor",
-            "IntTensor", "LongTensor", "ShortTensor", "Size", "Tensor", "e", "inf", "nan", "newaxis", "pi", "abs",
+            "IntTensor", "LongTensor", "ShortTensor", "Size", "Tensor", "e", "inf", "nan", "newaxis", "pi", "abs", "vmap",
             "channels_last", "channels_last_3d", "contiguous_format", "memory_format", "preserve_format",
             "index_fill", "matrix_power", "unique", "cholesky", "cholesky_inverse", "cholesky_solve", "det", "inverse",
             "logdet", "pinverse", "qr", "slogdet", "svd", "triangular_solve", "absolute", "accelerator", "acos", "adaptive_avg_pool1d", "add", "addbmm",
@@ -263,9 +264,13 @@ MODULES = {
             "constant", "dirac", "eye", "kaiming_normal", "kaiming_uniform", "normal", "orthogonal", "uniform",
             "xavier_normal", "xavier_uniform",
         )),
+    "torch.func": Module(host=_E + ".func", names=(
+        "functional_call", "grad", "grad_and_value", "hessian", "jacfwd", "jacrev", "jvp", "stack_module_state", "vjp",
+        "vmap")),
+    "torch.nn.utils.stateless": Module(host=_E + ".nn.utils.stateless", names=("functional_call",)),
     "torch.nn.utils": Module(
         host=_E + ".nn.utils",
-        children={"rnn": "torch.nn.utils.rnn"},
+        children={"rnn": "torch.nn.utils.rnn", "stateless": "torch.nn.utils.stateless"},
         names=("clip_grad_norm_", "clip_grad_value_", "parameters_to_vector", "remove_weight_norm",
                "vector_to_parameters", "weight_norm")),
     "torch.nn.utils.rnn": Module(

@@ -84,5 +84,5 @@ def vector_to_parameters(vec, parameters):
         offset += n
 
 
-from . import rnn  # noqa: E402  torch.nn.utils.rnn
+from . import rnn, stateless  # noqa: E402  torch.nn.utils.rnn, torch.nn.utils.stateless
 from .weight_norm import remove_weight_norm, weight_norm  # noqa: E402
