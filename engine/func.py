@@ -12,6 +12,7 @@ They are built on this engine's autograd rather than on functorch's levels:
 
 ``randomness`` is not policed: random ops inside a vmapped function draw per call (as
 ``randomness='different'``)."""
+from .limits import charge_steps, check_elements
 from .tensor import Tensor
 
 __all__ = ["functional_call", "grad", "grad_and_value", "hessian", "jacfwd", "jacrev", "jvp", "stack_module_state",
@@ -259,8 +260,12 @@ def vmap(func, in_dims=0, out_dims=0, randomness="error", *, chunk_size=None):
         n = sizes.pop()
         results = []
         for b in range(n):
+            charge_steps()   # each pass counts, and holds a result: a 10**8-long dimension is a program's loop
             sliced = [a if d is None else _map(lambda t, d=d: t.select(d, b), a) for a, d in zip(args, dims)]
             results.append(func(*sliced, **kwargs))
+            if b == 0:   # the stacked result must fit the element limit: refused before the other passes run
+                for t in _leaves(results[0], []):
+                    check_elements((n,) + tuple(t.shape), "vmap result")
         return _stack(results, out_dims, torch)
     return wrapper
 

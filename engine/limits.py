@@ -62,6 +62,21 @@ def check_elements(shape, what="tensor"):
                             f"{count_text(n)} elements (at most {limit})")
 
 
+def charge_steps(n=1):
+    """Counts ``n`` steps of an engine loop that calls back into a program or builds a result per pass
+    (vmap's passes) against the running program's step limit, and makes the run's due checks
+    (deadline, cancellation, memory) there: such a loop could otherwise run, and hold, far more than a
+    program's own loop may. Nothing outside a program run."""
+    global _run_state
+    st = _run_state
+    if st is None:
+        from .autograd.state import state as st
+        _run_state = st
+    charge = st.charge
+    if charge is not None:
+        charge(n)
+
+
 def check_broadcast(*operands, what="broadcast result"):
     """Before a composite (a loss, a distance) combines tensors elementwise inside the engine: their
     broadcast fits the element limit. Programs' own ``a - b`` is checked by the program guard; engine

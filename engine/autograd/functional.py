@@ -159,7 +159,7 @@ def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False, st
         outputs = func(*inputs)
         is_outputs_tuple, outputs = _as_tuple(outputs, "outputs of the user-provided function", "jacobian")
         _check_requires_grad(outputs, strict)
-        from ..limits import check_elements
+        from ..limits import charge_steps, check_elements
         for out in outputs:   # each block is sized before its rows are gathered (they are held until stacked)
             for inp in inputs:
                 check_elements(tuple(out.shape) + tuple(inp.shape), "jacobian")
@@ -168,6 +168,7 @@ def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False, st
             rows = [[] for _ in inputs]
             flat = out.reshape(-1)
             for j in range(flat.numel()):
+                charge_steps()   # a backward per element, its row held: counted and checked as a program's loop
                 element = flat[j]
                 if element.requires_grad:
                     grads = torch.autograd.grad(element, inputs, retain_graph=True, create_graph=create_graph,

@@ -12,7 +12,7 @@ swaps its values in before the run and keeps them after it.
 
 class _State:
     __slots__ = ("grad_enabled", "anomaly", "observer", "line", "node_count", "node_limit",
-                 "element_limit", "generator", "default_dtype", "print_options", "value_check")
+                 "element_limit", "generator", "default_dtype", "print_options", "value_check", "charge")
 
     def __init__(self):
         self.grad_enabled = True
@@ -26,6 +26,7 @@ class _State:
         self.default_dtype = None  # torch.get_default_dtype(): dtypes.float32 unless set
         self.print_options = None  # printing.PrintOptions
         self.value_check = None    # a debug run's anomaly check of ops that record no node: f(node, out, inputs)
+        self.charge = None   # during a program run: f(n) counts n steps of an engine loop (limits.charge_steps)
 
 
 state = _State()

@@ -71,7 +71,7 @@ def run(source, namespace, limits=None, *, observer=None, cancel=None, on_stdout
         return _failed(ProgramError("SyntaxError", f"the program could not be compiled: {e}"), started)
 
     saved_state = (state.observer, state.line, state.node_count, state.node_limit, state.element_limit,
-                   state.grad_enabled, state.anomaly, state.value_check)
+                   state.grad_enabled, state.anomaly, state.value_check, state.charge)
     saved_session = namespace.swap_in()
     saved_recursion = sys.getrecursionlimit()
     errstate = np.errstate(all="ignore")   # PyTorch computes inf/nan without warnings
@@ -96,6 +96,7 @@ def run(source, namespace, limits=None, *, observer=None, cancel=None, on_stdout
         state.grad_enabled = True
         state.anomaly = False
         state.value_check = debugger.anomaly_forward if debugger is not None and debugger.anomaly else None
+        state.charge = rt.charge
         namespace.builtins.activate()
         rt.begin(limits, cancel, on_stdout, on_log)
         rt.debugger = debugger
@@ -137,7 +138,7 @@ def run(source, namespace, limits=None, *, observer=None, cancel=None, on_stdout
         rt.end()
         namespace.swap_out(saved_session)
         (state.observer, state.line, state.node_count, state.node_limit, state.element_limit,
-         state.grad_enabled, state.anomaly, state.value_check) = saved_state
+         state.grad_enabled, state.anomaly, state.value_check, state.charge) = saved_state
         if saved_recursion < _RECURSION_LIMIT:
             sys.setrecursionlimit(saved_recursion)
     bound = list(rt.bound)

@@ -256,6 +256,12 @@ class Runtime:
         self.ticked = _ticker.add(self)
         self.check_at = self.next_check(0)   # the ticker sets it to 0 when a check is due
 
+    def charge(self, n=1):
+        """``n`` steps of an engine loop (limits.charge_steps), checked as a statement's are."""
+        self.steps += n
+        if self.steps >= self.check_at:
+            self.check()
+
     def session_changed(self):
         """Something outside a run changed what the session holds (a variable set, a checkpoint
         restored, a failed run's bindings released): the next run measures it afresh."""

@@ -233,3 +233,18 @@ nn.functional.mse_loss(model(x), y).backward()
     assert out.ok, out.error.to_dict()
     assert tuple(ns.get("grads")["weight"].shape) == (6, 1, 3)
     np.testing.assert_allclose(_np(ns.get("mean_w")), _np(ns.resolve("model.weight").grad), rtol=1e-5)
+
+
+def test_vmap_passes_count_as_steps_and_its_result_is_sized_first():
+    """A host function vmapped over a huge dimension is the program's own loop: its passes count
+    against the step limit (and make the run's checks), and a stacked result past the element limit
+    is refused after the first pass, before the others run."""
+    from gradserve.engine.program import Limits
+    ns = Namespace()
+    out = run("import torch\ny = torch.vmap(torch.sin)(torch.zeros(100000))", ns, Limits(steps=1000))
+    assert not out.ok and out.error.limit == "steps", out.error.to_dict()
+    out = run("import torch\ny = torch.vmap(lambda r: r.repeat(1000))(torch.zeros(2000, 2))", ns,
+              Limits(tensor_elements=10 ** 6))
+    assert not out.ok and out.error.limit == "tensor_elements", out.error.to_dict()
+    assert "vmap result" in out.error.message
+    assert run("import torch\ny = torch.vmap(torch.sin)(torch.zeros(50))", ns, Limits(steps=1000)).ok
