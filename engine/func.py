@@ -258,6 +258,10 @@ def vmap(func, in_dims=0, out_dims=0, randomness="error", *, chunk_size=None):
             raise ValueError(f"vmap: Expected all tensors to have the same size in the mapped dimension, got sizes "
                              f"{sorted(sizes)} for the mapped dimension")
         n = sizes.pop()
+        if n == 0:   # PyTorch answers empty batches shaped as one pass's results: one pass on zeros tells them
+            sliced = [a if d is None else _map(lambda t, d=d: t.new_zeros(t.shape[:d % t.dim()] + t.shape[d % t.dim() + 1:]), a)
+                      for a, d in zip(args, dims)]
+            return _stack_empty(func(*sliced, **kwargs), out_dims, torch)
         results = []
         for b in range(n):
             charge_steps()   # each pass counts, and holds a result: a 10**8-long dimension is a program's loop
@@ -268,6 +272,18 @@ def vmap(func, in_dims=0, out_dims=0, randomness="error", *, chunk_size=None):
                     check_elements((n,) + tuple(t.shape), "vmap result")
         return _stack(results, out_dims, torch)
     return wrapper
+
+
+def _stack_empty(one, out_dims, torch):
+    if isinstance(one, (tuple, list)):
+        dims = out_dims if isinstance(out_dims, (tuple, list)) else (out_dims,) * len(one)
+        return type(one)(_stack_empty(o, d, torch) for o, d in zip(one, dims))
+    if isinstance(one, dict):
+        return {k: _stack_empty(v, out_dims, torch) for k, v in one.items()}
+    if not isinstance(one, Tensor):
+        return _stack([one], out_dims, torch)[:0]
+    empty = one.new_empty((0,) + tuple(one.shape))
+    return empty if out_dims in (0, None) else empty.movedim(0, out_dims)
 
 
 def _stack(results, out_dims, torch):
@@ -303,6 +319,9 @@ def _locate(module, path):
 def functional_call(module, parameter_and_buffer_dicts, args=None, kwargs=None, *, tie_weights=True, strict=False):
     """Calls ``module`` with the tensors of ``parameter_and_buffer_dicts`` (a dict, or a tuple of
     dicts, from dotted names) in place of its own parameters and buffers, restored afterwards."""
+    from .nn.module import Module
+    if not isinstance(module, Module):
+        raise AttributeError(f"'{type(module).__name__}' object has no attribute 'named_parameters'")
     if isinstance(parameter_and_buffer_dicts, dict):
         given = dict(parameter_and_buffer_dicts)
     elif isinstance(parameter_and_buffer_dicts, (tuple, list)):

@@ -118,6 +118,8 @@ def test_vmap_matches_pytorch():
             T.func.vmap(lambda c: c * 2, in_dims=1, out_dims=1)(a),
             *T.vmap(lambda r: (r.max(), r.min()))(a),
             T.vmap(T.vmap(lambda s: s * s))(a),
+            T.vmap(lambda r: r * 2)(T.ones(0, 3)),
+            T.vmap(lambda r: r.sum(), in_dims=1, out_dims=0)(T.ones(2, 0)),
         ]
     for g, t in zip(cases(gs), cases(torch)):
         assert tuple(g.shape) == tuple(t.shape)
@@ -183,6 +185,8 @@ def test_functional_call_restores_the_module_and_reaches_the_given_tensors():
         gs.func.functional_call(m, {"weight": w}, gs.ones(1, 2), strict=True)
     with pytest.raises(AttributeError):
         gs.func.functional_call(m, {"nope": w}, gs.ones(1, 2))
+    with pytest.raises(AttributeError, match="has no attribute 'named_parameters'"):   # PyTorch's, for a non-module
+        gs.func.functional_call(object(), {"weight": w}, ())
     assert m.weight is own
 
 
