@@ -75,7 +75,8 @@ def run(source, namespace, limits=None, *, observer=None, cancel=None, on_stdout
     saved_session = namespace.swap_in()
     saved_recursion = sys.getrecursionlimit()
     errstate = np.errstate(all="ignore")   # PyTorch computes inf/nan without warnings
-    host_warnings = warnings.catch_warnings()   # the engine's warnings go to the program (below)
+    saved_warnings = (warnings.filters, warnings.showwarning)
+    host_warnings = None if _filters_mutated is not None else warnings.catch_warnings()
     allocator_token = None
     error = None
     before = dict(namespace.globals)   # what top-level names held, to release after a memory limit
@@ -85,8 +86,15 @@ def run(source, namespace, limits=None, *, observer=None, cancel=None, on_stdout
         errstate.__enter__()
         if allocator_var is not None:   # NumPy's reads of it stay cached while the error state is set
             allocator_token = allocator_var.set(allocator_var.get())
-        host_warnings.__enter__()
-        warnings.simplefilter("always")     # each reaches the program's filters, which dedupe by its line
+        # the engine's warnings go to the program (_to_program), each of them: the program's own filters
+        # dedupe by its line. A fresh list installed directly is catch_warnings() + simplefilter("always")
+        # without copying and searching the host's filters (where CPython has _filters_mutated)
+        if host_warnings is None:
+            warnings.filters = [("always", None, Warning, None, 0)]
+            _filters_mutated()
+        else:
+            host_warnings.__enter__()
+            warnings.simplefilter("always")
         warnings.showwarning = _to_program
         state.observer = observer
         state.line = None
@@ -130,7 +138,11 @@ def run(source, namespace, limits=None, *, observer=None, cancel=None, on_stdout
         e = to_program_exception(e)
         error = _post_mortem(debugger, e) or _report(e, namespace, state.line)
     finally:
-        host_warnings.__exit__(None, None, None)
+        if host_warnings is None:
+            warnings.filters, warnings.showwarning = saved_warnings
+            _filters_mutated()
+        else:
+            host_warnings.__exit__(None, None, None)
         if allocator_token is not None:
             allocator_var.reset(allocator_token)
         errstate.__exit__(None, None, None)
@@ -159,6 +171,8 @@ def run(source, namespace, limits=None, *, observer=None, cancel=None, on_stdout
                    logs=list(rt.logs), elapsed_s=time.monotonic() - started)
 
 
+# invalidates the per-module registries of warnings already shown, as catch_warnings does on entry and exit
+_filters_mutated = getattr(warnings, "_filters_mutated", None)
 _HIDDEN_WARNINGS = (DeprecationWarning, PendingDeprecationWarning, ImportWarning, ResourceWarning)
 
 
