@@ -29,6 +29,8 @@ from .ops.sparse import sparse_coo_tensor, spmm  # noqa: F401
 from .ops.composite import *  # noqa: F401,F403
 from .ops.special import *  # noqa: F401,F403
 from .ops.statistics import *  # noqa: F401,F403
+from .ops.windows import *  # noqa: F401,F403
+from .settings import *  # noqa: F401,F403
 from .ops.elementwise import result_dtype as _result_dtype
 from .autograd import engine as _autograd_engine
 from .autograd import tensor_ops as _tensor_ops

@@ -4,7 +4,7 @@ observer that streams graph events, and the program line being executed.
 One object with slots keeps the hot path to a single global lookup. The engine
 runs one program at a time per worker process, so this state is not per thread.
 
-``generator``, ``default_dtype`` and ``print_options`` are a session's own
+``generator``, ``default_dtype``, ``print_options`` and ``settings`` are a session's own
 (SPEC: programs cannot observe each other): whoever runs a session's program
 swaps its values in before the run and keeps them after it.
 """
@@ -12,7 +12,8 @@ swaps its values in before the run and keeps them after it.
 
 class _State:
     __slots__ = ("grad_enabled", "anomaly", "observer", "line", "node_count", "node_limit",
-                 "element_limit", "generator", "default_dtype", "print_options", "value_check", "charge")
+                 "element_limit", "generator", "default_dtype", "print_options", "value_check", "charge",
+                 "settings")
 
     def __init__(self):
         self.grad_enabled = True
@@ -27,6 +28,7 @@ class _State:
         self.print_options = None  # printing.PrintOptions
         self.value_check = None    # a debug run's anomaly check of ops that record no node: f(node, out, inputs)
         self.charge = None   # during a program run: f(n) counts n steps of an engine loop (limits.charge_steps)
+        self.settings = {}   # torch.set_num_threads and the like: a session's own dict (engine/settings.py)
 
 
 state = _State()

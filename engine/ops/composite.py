@@ -165,3 +165,245 @@ def _register():
 
 
 _register()
+
+
+# ------------------------------------------------------------------ sets, sequences and layouts
+__all__ += ["isin", "unique_consecutive", "combinations", "unravel_index", "diagflat", "vander", "hsplit", "vsplit",
+            "dsplit", "row_stack", "msort", "nanmedian", "select_scatter", "slice_scatter", "renorm", "pdist",
+            "is_same_size"]
+
+
+def _data(x):
+    return x._data if isinstance(x, Tensor) else np.asarray(x)
+
+
+def isin(elements, test_elements, *, assume_unique=False, invert=False):
+    """Whether each element of ``elements`` is in ``test_elements`` (either may be a number)."""
+    a, b = _data(elements), _data(test_elements)
+    xp = get_array_module(a) if isinstance(elements, Tensor) else get_array_module(b)
+    out = xp.isin(xp.asarray(a), xp.asarray(b), assume_unique=assume_unique, invert=invert)
+    return creation.tensor(out) if not isinstance(elements, Tensor) else Tensor._make(out, False, None)
+
+
+def unique_consecutive(input, return_inverse=False, return_counts=False, dim=None):
+    """Drops consecutive repeats (of elements, or of slices along ``dim``); optionally with the inverse
+    indices and the run lengths, as PyTorch returns them."""
+    x = input._data
+    xp = get_array_module(x)
+    if dim is None:
+        flat = x.reshape(-1)
+        change = xp.ones(flat.shape[0], dtype=bool)
+        if flat.shape[0] > 1:
+            change[1:] = flat[1:] != flat[:-1]
+        values = Tensor._make(flat[change], False, None)
+        inverse_shape = x.shape
+    else:
+        d = _wrap_dim(dim, x.ndim)
+        moved = xp.moveaxis(x, d, 0).reshape(x.shape[d], -1)
+        change = xp.ones(moved.shape[0], dtype=bool)
+        if moved.shape[0] > 1:
+            change[1:] = (moved[1:] != moved[:-1]).any(axis=1)
+        values = Tensor._make(xp.take(x, xp.nonzero(change)[0], axis=d), False, None)
+        inverse_shape = (x.shape[d],)
+    run = xp.cumsum(change) - 1
+    out = [values]
+    if return_inverse:
+        out.append(Tensor._make(run.reshape(inverse_shape).astype(np.int64), False, None))
+    if return_counts:
+        starts = xp.nonzero(change)[0]
+        ends = xp.concatenate([starts[1:], xp.asarray([change.shape[0]])])
+        out.append(Tensor._make((ends - starts).astype(np.int64), False, None))
+    return out[0] if len(out) == 1 else tuple(out)
+
+
+def combinations(input, r=2, with_replacement=False):
+    """The length-``r`` combinations of a 1-D tensor's elements, as rows (gradients reach the elements)."""
+    import itertools
+    if input.ndim != 1:
+        raise RuntimeError(f"Expect a 1D vector, but got shape {list(input.shape)}")
+    if r < 0:
+        raise RuntimeError(f"Expect a non-negative number, but got {r}")
+    if r == 0:
+        return creation.empty(0, dtype=input.dtype)
+    n = input.shape[0]
+    make = itertools.combinations_with_replacement if with_replacement else itertools.combinations
+    from ..limits import check_elements
+    from math import comb
+    count = comb(n + r - 1, r) if with_replacement else comb(n, r)
+    check_elements((count, r), "combinations result")
+    index = np.array(list(make(range(n), r)), dtype=np.int64).reshape(-1, r)
+    picked = input[creation.tensor(index.reshape(-1))]
+    return picked.reshape(-1, r) if r > 1 else picked
+
+
+def unravel_index(indices, shape):
+    """The coordinates of flat ``indices`` in a tensor of ``shape``: a tuple of int64 tensors."""
+    idx = _data(indices)
+    if idx.dtype.kind not in "iu":
+        raise TypeError("expected 'indices' to be integer dtype, but got float")
+    shape = (shape,) if isinstance(shape, int) else tuple(int(s) for s in shape)
+    total = 1
+    for s in shape:
+        total *= s
+    if idx.size and (int(idx.max()) >= total or int(idx.min()) < -total):
+        raise RuntimeError("index out of bounds for the given shape")
+    xp = get_array_module(idx)
+    coords = xp.unravel_index(xp.where(idx < 0, idx + total, idx), shape)
+    return tuple(Tensor._make(xp.asarray(c, dtype=np.int64), False, None) for c in coords)
+
+
+def diagflat(input, offset=0):
+    """A 2-D tensor with the flattened input on diagonal ``offset``."""
+    return shape.diag(input.reshape(-1), offset)
+
+
+def vander(x, N=None, increasing=False):
+    """The Vandermonde matrix of 1-D ``x``: columns x**(N-1), ..., x**0 (or increasing powers)."""
+    if x.ndim != 1:
+        raise RuntimeError("x must be a one-dimensional tensor.")
+    n = x.shape[0] if N is None else int(N)
+    if n < 0:
+        raise RuntimeError("N must be non-negative.")
+    powers = creation.arange(n) if increasing else creation.arange(n - 1, -1, -1)
+    base = x if x.dtype.is_floating_point or x.dtype == _dt.int64 else x.to(_dt.int64)
+    return elementwise.pow(base.unsqueeze(1), powers.to(base.dtype).unsqueeze(0)) if n else \
+        creation.empty(x.shape[0], 0, dtype=base.dtype)
+
+
+def _split_along(name, input, sections, dim, min_dims):
+    if input.ndim < min_dims:
+        raise RuntimeError(f"torch.{name} requires a tensor with at least {min_dims} dimension, but got a tensor "
+                           f"with {input.ndim} dimensions!")
+    if isinstance(sections, int):
+        size = input.shape[dim]
+        if sections == 0 or size % sections:
+            raise RuntimeError(f"torch.{name} attempted to split along dimension {dim}, but the size of the dimension "
+                               f"{size} is not divisible by the split_size {sections}!")
+    return shape.tensor_split(input, sections, dim)
+
+
+def hsplit(input, indices_or_sections):
+    """tensor_split along dim 1 (dim 0 of a 1-D tensor), sections dividing evenly."""
+    return _split_along("hsplit", input, indices_or_sections, 1 if input.ndim > 1 else 0, 1)
+
+
+def vsplit(input, indices_or_sections):
+    return _split_along("vsplit", input, indices_or_sections, 0, 2)
+
+
+def dsplit(input, indices_or_sections):
+    return _split_along("dsplit", input, indices_or_sections, 2, 3)
+
+
+def row_stack(tensors, *, out=None):
+    return shape.vstack(tensors)
+
+
+def msort(input, *, out=None):
+    """The input sorted along its first dimension."""
+    return reduction.sort(input, 0)[0]
+
+
+def nanmedian(input, dim=None, keepdim=False):
+    """The lower median of the non-NaN elements (NaN where all are NaN); with ``dim``, (values, indices)
+    along it. The gradient goes to the element picked."""
+    x = input._data
+    xp = get_array_module(x)
+    if dim is None:
+        flat = input.reshape(-1)
+        if x.size == 0:
+            raise IndexError("nanmedian(): Expected reduction dim to be specified for input.numel() == 0.")
+        data = flat._data
+        order = xp.argsort(data, kind="stable")   # NaN sorts last
+        k = int((~xp.isnan(data)).sum()) if data.dtype.kind == "f" else data.shape[0]
+        return flat[int(order[max(k - 1, 0) // 2])]
+    d = _wrap_dim(dim, max(x.ndim, 1))
+    if x.ndim == 0:
+        values = input.clone()
+        index = creation.zeros((), dtype=_dt.int64)
+        return reduction.return_types.nanmedian(values, index)
+    if x.shape[d] == 0:
+        raise IndexError(f"nanmedian(): Expected reduction dim {d} to have non-zero size.")
+    order = xp.argsort(x, axis=d, kind="stable")
+    k = (~xp.isnan(x)).sum(axis=d, keepdims=True) if x.dtype.kind == "f" else xp.full(
+        x.shape[:d] + (1,) + x.shape[d + 1:], x.shape[d])
+    pick = xp.take_along_axis(order, xp.maximum(k - 1, 0) // 2, axis=d).astype(np.int64)
+    index = Tensor._make(pick, False, None)
+    values = indexing_gather(input, d, index)
+    if not keepdim:
+        values, index = values.squeeze(d), index.squeeze(d)
+    return reduction.return_types.nanmedian(values, index)
+
+
+def indexing_gather(input, dim, index):
+    from .indexing import gather
+    return gather(input, dim, index)
+
+
+def select_scatter(input, src, dim, index):
+    """A copy of ``input`` with ``src`` in place of ``input.select(dim, index)``."""
+    d = _wrap_dim(dim, input.ndim)
+    n = input.shape[d]
+    if not -n <= index < n:
+        raise IndexError(f"select(): index {index} out of range for tensor of size {list(input.shape)} at dimension {d}")
+    want = input.shape[:d] + input.shape[d + 1:]
+    if tuple(src.shape) != tuple(want):
+        raise RuntimeError(f"expected src to have a size equal to the slice of self. src size = {list(src.shape)}, "
+                           f"slice size = {list(want)}")
+    index = index % n
+    parts = [input.narrow(d, 0, index), src.unsqueeze(d), input.narrow(d, index + 1, n - index - 1)]
+    return shape.cat(parts, d)
+
+
+def slice_scatter(input, src, dim=0, start=None, end=None, step=1):
+    """A copy of ``input`` with ``src`` in place of ``input[start:end:step]`` along ``dim``."""
+    d = _wrap_dim(dim, input.ndim)
+    n = input.shape[d]
+    positions = list(range(n))[slice(start, end, step)]
+    want = input.shape[:d] + (len(positions),) + input.shape[d + 1:]
+    if tuple(src.shape) != tuple(want):
+        raise RuntimeError(f"expected src to have a size equal to the slice of self. src size = {list(src.shape)}, "
+                           f"slice size = {list(want)}")
+    if not positions:
+        return input.clone()
+    return index_copy(input, d, creation.tensor(positions), src)
+
+
+def renorm(input, p, dim, maxnorm):
+    """Each sub-tensor along ``dim`` whose p-norm exceeds ``maxnorm`` scaled down to norm ``maxnorm``."""
+    if p <= 0:
+        raise RuntimeError(f"renorm: non-positive-norm not supported")
+    if maxnorm < 0:
+        raise RuntimeError(f"renorm: expected maxnorm to be >= 0 but got {maxnorm}")
+    d = _wrap_dim(dim, input.ndim)
+    others = tuple(i for i in range(input.ndim) if i != d)
+    norms = elementwise.pow(reduction.sum(elementwise.pow(elementwise.abs(input), p), others, keepdim=True), 1.0 / p)
+    factor = elementwise.where(norms > maxnorm, maxnorm / (norms + 1e-7), creation.ones_like(norms))
+    return input * factor
+
+
+def pdist(input, p=2):
+    """The p-norm distances between each pair of rows of a 2-D input, in the upper triangle's order."""
+    if input.ndim != 2:
+        raise RuntimeError(f"pdist only supports 2D tensors, got: {input.ndim}D")
+    if p < 0:
+        raise RuntimeError("pdist only supports non-negative p values")
+    n = input.shape[0]
+    i, j = np.triu_indices(n, 1)
+    diff = input[creation.tensor(i)] - input[creation.tensor(j)]
+    from ..linalg import vector_norm
+    return vector_norm(diff, p, dim=1)
+
+
+def is_same_size(input, other):
+    return tuple(input.shape) == tuple(other.shape)
+
+
+def _register_more():
+    for name in ("unique_consecutive", "diagflat", "msort", "nanmedian", "renorm", "hsplit", "vsplit", "dsplit",
+                 "select_scatter", "slice_scatter", "is_same_size"):
+        setattr(Tensor, name, globals()[name])
+    Tensor.renorm_ = lambda self, p, dim, maxnorm: self._inplace(renorm, p, dim, maxnorm)
+
+
+_register_more()

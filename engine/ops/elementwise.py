@@ -26,7 +26,8 @@ __all__ = [
     "less", "less_equal", "not_equal", "equal", "logical_and", "logical_or", "logical_xor",
     "logical_not", "bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_not", "isnan", "isinf",
     "isfinite", "isclose", "allclose", "nan_to_num", "signbit", "xlogy", "hypot", "logaddexp", "logaddexp2", "sinc",
-    "float_power", "copysign",
+    "float_power", "copysign", "asinh", "acosh", "atanh", "arcsinh", "arccosh", "arctanh", "deg2rad", "rad2deg",
+    "gcd", "lcm", "isneginf", "isposinf", "isreal", "positive",
 ]
 
 _ndarray = np.ndarray
@@ -441,6 +442,13 @@ def _sinc_grad(F, g, x):
 
 
 Sinc = _unary("sinc", lambda xp, x: xp.sinc(x), _sinc_grad)
+Asinh = _unary("asinh", lambda xp, x: xp.arcsinh(x), lambda F, g, x: g / F.sqrt(x * x + 1))
+Acosh = _unary("acosh", lambda xp, x: xp.arccosh(x), lambda F, g, x: g / F.sqrt(x * x - 1))
+Atanh = _unary("atanh", lambda xp, x: xp.arctanh(x), lambda F, g, x: g / (1 - x * x))
+_DEG = math.pi / 180.0
+Deg2rad = _unary("deg2rad", lambda xp, x: x * _DEG, lambda F, g: g * _DEG, "")
+Rad2deg = _unary("rad2deg", lambda xp, x: x * (1.0 / _DEG), lambda F, g: g * (1.0 / _DEG), "")
+Deg2rad.backward_name, Rad2deg.backward_name = "Deg2RadBackward0", "Rad2DegBackward0"
 Sign = _unary("sign", lambda xp, x: xp.sign(x), _zero_grad, "", floating=False)
 Floor = _unary("floor", _integer_identity(lambda xp, x: xp.floor(x)), _zero_grad, "", floating=False)
 Ceil = _unary("ceil", _integer_identity(lambda xp, x: xp.ceil(x)), _zero_grad, "", floating=False)
@@ -754,6 +762,21 @@ Isnan = _nondiff("isnan", lambda xp, a: xp.isnan(a))
 Isinf = _nondiff("isinf", lambda xp, a: xp.isinf(a))
 Isfinite = _nondiff("isfinite", lambda xp, a: xp.isfinite(a))
 Signbit = _nondiff("signbit", lambda xp, a: xp.signbit(a))
+Isneginf = _nondiff("isneginf", lambda xp, a: a == -xp.inf if a.dtype.kind == "f" else xp.zeros(a.shape, dtype=bool))
+Isposinf = _nondiff("isposinf", lambda xp, a: a == xp.inf if a.dtype.kind == "f" else xp.zeros(a.shape, dtype=bool))
+
+
+def _integer_pair(fn, name):
+    def forward(xp, a, b):
+        a, b = _coerce(a, b)
+        if _result_np(a, b).kind not in "iub":
+            raise RuntimeError(f'"{name}_cpu" not implemented for \'{"Float" if _result_np(a, b) == np.float32 else "Double"}\'')
+        return fn(xp, a, b)
+    return forward
+
+
+Gcd = _nondiff("gcd", _integer_pair(lambda xp, a, b: xp.gcd(a, b), "gcd"))
+Lcm = _nondiff("lcm", _integer_pair(lambda xp, a, b: xp.lcm(a, b), "lcm"))
 
 
 class Cast(Op):
@@ -1070,6 +1093,27 @@ isnan = _unary_fn(Isnan, "Returns a new tensor with boolean elements representin
 isinf = _unary_fn(Isinf, "Tests if each element of input is infinite.")
 isfinite = _unary_fn(Isfinite, "Returns a new tensor with boolean elements representing if each element is finite.")
 signbit = _unary_fn(Signbit, "Tests if each element of input has its sign bit set.")
+isneginf = _unary_fn(Isneginf, "Tests if each element of input is negative infinity.")
+isposinf = _unary_fn(Isposinf, "Tests if each element of input is positive infinity.")
+asinh = _unary_fn(Asinh, "Returns the inverse hyperbolic sine of the elements of input.")
+acosh = _unary_fn(Acosh, "Returns the inverse hyperbolic cosine of the elements of input.")
+atanh = _unary_fn(Atanh, "Returns the inverse hyperbolic tangent of the elements of input.")
+deg2rad = _unary_fn(Deg2rad, "Converts angles in degrees to radians.")
+rad2deg = _unary_fn(Rad2deg, "Converts angles in radians to degrees.")
+gcd, lcm = _binary_fn(Gcd), _binary_fn(Lcm)
+
+
+def isreal(input):
+    """Whether each element is real-valued: every element of a real (non-complex) tensor."""
+    from .creation import ones_like
+    return ones_like(input, dtype=_dt.bool)
+
+
+def positive(input):
+    """``input`` itself (unary plus), refused on bool tensors as PyTorch refuses them."""
+    if input.dtype == _dt.bool:
+        raise RuntimeError("The `+` operator, on a bool tensor is not supported.")
+    return input
 
 
 def equal(input, other):
@@ -1099,6 +1143,7 @@ def nan_to_num(input, nan=0.0, posinf=None, neginf=None):
 
 subtract, multiply, divide, true_divide, negative, absolute = sub, mul, div, div, neg, abs
 arcsin, arccos, arctan, arctan2, fix = asin, acos, atan, atan2, trunc
+arcsinh, arccosh, arctanh = asinh, acosh, atanh
 clip, sgn = clamp, sign
 greater, greater_equal, less, less_equal, not_equal = gt, ge, lt, le, ne
 
@@ -1182,6 +1227,8 @@ _METHODS = [
     "less_equal", "not_equal", "equal", "logical_and", "logical_or", "logical_xor", "logical_not",
     "bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_not", "isnan", "isinf", "isfinite",
     "isclose", "allclose", "nan_to_num", "signbit", "xlogy", "hypot", "logaddexp", "logaddexp2", "sinc",
+    "asinh", "acosh", "atanh", "arcsinh", "arccosh", "arctanh", "deg2rad", "rad2deg", "gcd", "lcm", "isneginf",
+    "isposinf", "isreal", "positive",
 ]
 
 # in-place variants: name_ runs the out-of-place op and writes the result back
@@ -1193,6 +1240,7 @@ _INPLACE = [
     "nan_to_num", "log2", "log10", "atan", "asin", "acos", "sinh", "cosh", "logical_not",
     "negative", "subtract", "multiply", "divide", "true_divide", "maximum", "minimum", "atan2",
     "hypot", "xlogy", "absolute", "sgn", "fix", "arcsin", "arccos", "arctan", "arctan2", "sinc",
+    "asinh", "acosh", "atanh", "arcsinh", "arccosh", "arctanh", "deg2rad", "rad2deg", "gcd", "lcm",
 ]
 
 

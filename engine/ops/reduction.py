@@ -536,6 +536,7 @@ class return_types:
     sort = _named_pair("sort")
     topk = _named_pair("topk")
     median = _named_pair("median")
+    nanmedian = _named_pair("nanmedian")
     kthvalue = _named_pair("kthvalue")
     cummax = _named_pair("cummax")
     cummin = _named_pair("cummin")

@@ -31,6 +31,7 @@ class Namespace:
         self.generator = Generator()
         self.default_dtype = _dt.float32
         self.print_options = _new_print_options()
+        self.settings = {}   # torch.set_num_threads and the like (engine/settings.py), this session's own
         self.views = access.make_views()
         self.runtime = Runtime(self)
         self.builtins = make_builtins(self.runtime, self.views)
@@ -145,18 +146,19 @@ class Namespace:
     def swap_in(self):
         """Installs this session's generator, default dtype and print options in the
         engine; returns what was there."""
-        saved = (state.generator, state.default_dtype, state.print_options)
+        saved = (state.generator, state.default_dtype, state.print_options, state.settings)
         state.generator = self.generator
         state.default_dtype = self.default_dtype
         if self.print_options is not None:
             state.print_options = self.print_options
+        state.settings = self.settings
         return saved
 
     def swap_out(self, saved):
         self.generator = state.generator
         self.default_dtype = state.default_dtype
         self.print_options = state.print_options
-        state.generator, state.default_dtype, state.print_options = saved
+        state.generator, state.default_dtype, state.print_options, state.settings = saved
 
 
 def _size(t):

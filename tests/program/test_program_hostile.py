@@ -82,7 +82,7 @@ ESCAPES = [
     ("sorted_key_dunder", "sorted([1], key=lambda x: x.__class__.__subclasses__)", "AttributeError", None),
     ("super_of_builtin", "s = super(int, 1)", "TypeError", None),
     ("object_subclasses", "s = object.__subclasses__()", "AttributeError", None),
-    ("set_num_threads", "torch.set_num_threads(1)", "AttributeError", None),
+    ("set_num_threads", "torch.set_num_threads(0)", "RuntimeError", None),   # a session setting, never the process's
     ("class_from_type", "class A(type):\n    pass", "TypeError", None),
     ("class_from_dict", "class A(dict):\n    pass", "TypeError", None),
     ("getattribute_override", "class A:\n    def __getattribute__(self, n):\n        return 1", "TypeError",
