@@ -28,3 +28,36 @@ def test_a_list_that_holds_itself_matches_pytorch():
     with pytest.raises(ValueError) as ours:
         E.tensor(_self_holding())
     assert str(ours.value) == str(theirs.value)
+
+
+# F6: ``dtype=float`` (Python's float) gave the default dtype, float32; PyTorch gives float64 always.
+_PY_DTYPE_CALLS = [
+    lambda t: t.zeros(2, dtype=float),
+    lambda t: t.tensor([1.0], dtype=float),
+    lambda t: t.ones(2).to(float),
+    lambda t: t.ones(2).new_zeros(2, dtype=float),
+    lambda t: t.full((2,), 1, dtype=float),
+    lambda t: t.arange(3, dtype=float),
+    lambda t: t.sum(t.ones(2), dtype=float),
+    lambda t: t.zeros(2, dtype=int),
+    lambda t: t.ones(2).to(bool),
+]
+
+
+@pytest.mark.parametrize("call", _PY_DTYPE_CALLS)
+def test_python_types_as_dtypes_are_float64_int64_and_bool(call):
+    want = {"float64", "int64", "bool"}
+    assert str(call(E).dtype).removeprefix("torch.") in want
+
+
+@pytest.mark.parametrize("call", _PY_DTYPE_CALLS)
+def test_python_types_as_dtypes_match_pytorch_under_either_default(call):
+    torch = pytest.importorskip("torch")
+    for default in ("float32", "float64"):
+        torch.set_default_dtype(getattr(torch, default))
+        E.set_default_dtype(getattr(E, default))
+        try:
+            assert str(call(E).dtype) == str(call(torch).dtype)
+        finally:
+            torch.set_default_dtype(torch.float32)
+            E.set_default_dtype(E.float32)
