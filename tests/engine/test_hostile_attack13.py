@@ -61,3 +61,52 @@ def test_python_types_as_dtypes_match_pytorch_under_either_default(call):
         finally:
             torch.set_default_dtype(torch.float32)
             E.set_default_dtype(E.float32)
+
+
+# F5: a zero stride or kernel divided the output size (ZeroDivisionError, or NumPy's "negative dimensions"
+# for a negative stride) where PyTorch raises RuntimeError naming the argument.
+_X2, _X1 = (1, 1, 10, 10), (1, 1, 10)
+_WINDOW_CASES = {
+    "conv2d stride 0": lambda t, F: F.conv2d(t.ones(*_X2), t.ones(1, 1, 3, 3), stride=0),
+    "conv2d stride -1": lambda t, F: F.conv2d(t.ones(*_X2), t.ones(1, 1, 3, 3), stride=-1),
+    "conv2d dilation 0": lambda t, F: F.conv2d(t.ones(*_X2), t.ones(1, 1, 3, 3), dilation=0),
+    "conv2d groups 0": lambda t, F: F.conv2d(t.ones(*_X2), t.ones(1, 1, 3, 3), groups=0),
+    "conv1d stride 0": lambda t, F: F.conv1d(t.ones(*_X1), t.ones(1, 1, 3), stride=0),
+    "conv1d dilation 0": lambda t, F: F.conv1d(t.ones(*_X1), t.ones(1, 1, 3), dilation=0),
+    "max_pool2d kernel 0": lambda t, F: F.max_pool2d(t.ones(*_X2), 0),
+    "max_pool2d kernel 0 stride 1": lambda t, F: F.max_pool2d(t.ones(*_X2), 0, stride=1),
+    "max_pool2d kernel (2, 0) stride 1": lambda t, F: F.max_pool2d(t.ones(*_X2), (2, 0), stride=1),
+    "max_pool2d kernel -1": lambda t, F: F.max_pool2d(t.ones(*_X2), -1),
+    "max_pool2d stride (1, 0)": lambda t, F: F.max_pool2d(t.ones(*_X2), 2, stride=(1, 0)),
+    "max_pool2d stride -1": lambda t, F: F.max_pool2d(t.ones(*_X2), 2, stride=-1),
+    "max_pool2d dilation 0": lambda t, F: F.max_pool2d(t.ones(*_X2), 2, dilation=0),
+    "avg_pool2d stride 0": lambda t, F: F.avg_pool2d(t.ones(*_X2), 2, stride=0),
+    "avg_pool2d stride -1": lambda t, F: F.avg_pool2d(t.ones(*_X2), 2, stride=-1),
+    "avg_pool1d stride 0": lambda t, F: F.avg_pool1d(t.ones(*_X1), 2, stride=0),
+    "avg_pool1d kernel 0 stride 1": lambda t, F: F.avg_pool1d(t.ones(*_X1), 0, stride=1),
+    "avg_pool1d stride -1": lambda t, F: F.avg_pool1d(t.ones(*_X1), 2, stride=-1),
+    "max_pool1d kernel 0": lambda t, F: F.max_pool1d(t.ones(*_X1), 0),
+    "max_pool1d stride 0": lambda t, F: F.max_pool1d(t.ones(*_X1), 2, stride=0),
+    "max_pool1d dilation 0": lambda t, F: F.max_pool1d(t.ones(*_X1), 2, dilation=0),
+    "unfold stride 0": lambda t, F: F.unfold(t.ones(*_X2), 2, stride=0),
+    "unfold stride (1, 0)": lambda t, F: F.unfold(t.ones(*_X2), 2, stride=(1, 0)),
+    "unfold kernel 0": lambda t, F: F.unfold(t.ones(*_X2), 0),
+    "unfold dilation 0": lambda t, F: F.unfold(t.ones(*_X2), 2, dilation=0),
+    "fold stride 0": lambda t, F: F.fold(t.ones(1, 4, 9), (4, 4), 2, stride=0),
+}
+
+
+@pytest.mark.parametrize("case", sorted(_WINDOW_CASES))
+def test_windows_that_are_not_positive_are_runtime_errors(case):
+    with pytest.raises(RuntimeError, match="zero|non-positive"):
+        _WINDOW_CASES[case](E, E.nn.functional)
+
+
+@pytest.mark.parametrize("case", sorted(_WINDOW_CASES))
+def test_windows_that_are_not_positive_match_pytorch(case):
+    torch = pytest.importorskip("torch")
+    with pytest.raises(RuntimeError) as theirs:
+        _WINDOW_CASES[case](torch, torch.nn.functional)
+    with pytest.raises(RuntimeError) as ours:
+        _WINDOW_CASES[case](E, E.nn.functional)
+    assert str(ours.value) == str(theirs.value)
