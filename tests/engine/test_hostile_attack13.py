@@ -110,3 +110,76 @@ def test_windows_that_are_not_positive_match_pytorch(case):
     with pytest.raises(RuntimeError) as ours:
         _WINDOW_CASES[case](E, E.nn.functional)
     assert str(ours.value) == str(theirs.value)
+
+
+# F3: a tensor operator given an object it cannot take raised from inside the op (NumPy's "unsupported
+# dtype object", AttributeError on '_data') instead of answering NotImplemented, as PyTorch's do, so a
+# program object's reflected method (``__radd__``, ``__rmatmul__``, ``__eq__``) never ran.
+class _Reflecting:
+    def __radd__(self, other):
+        return "radd"
+
+    def __rsub__(self, other):
+        return "rsub"
+
+    def __rmul__(self, other):
+        return "rmul"
+
+    def __rtruediv__(self, other):
+        return "rtruediv"
+
+    def __rpow__(self, other):
+        return "rpow"
+
+    def __rmatmul__(self, other):
+        return "rmatmul"
+
+    def __eq__(self, other):
+        return "eq"
+
+    def __gt__(self, other):
+        return "gt"
+
+    __hash__ = object.__hash__
+
+
+_REFLECTED = {
+    "add": lambda x, o: x + o, "sub": lambda x, o: x - o, "mul": lambda x, o: x * o,
+    "truediv": lambda x, o: x / o, "pow": lambda x, o: x ** o, "matmul": lambda x, o: x @ o,
+    "eq": lambda x, o: x == o, "lt": lambda x, o: x < o,
+}
+_UNTAKEN = {
+    "add str": lambda x: x + "a", "add None": lambda x: x + None, "add object": lambda x: x + object(),
+    "matmul list": lambda x: x @ [1.0, 2.0], "lt object": lambda x: x < object(), "rsub object": lambda x: object() - x,
+    "and str": lambda x: x.bool() & "a",
+}
+
+
+@pytest.mark.parametrize("op", sorted(_REFLECTED))
+def test_a_tensor_operator_defers_to_the_other_operands_reflected_method(op):
+    got = _REFLECTED[op](E.ones(2), _Reflecting())
+    assert got == {"truediv": "rtruediv", "eq": "eq", "lt": "gt"}.get(op, "r" + op)
+
+
+@pytest.mark.parametrize("op", sorted(_REFLECTED))
+def test_a_tensor_operator_defers_as_pytorchs_does(op):
+    torch = pytest.importorskip("torch")
+    assert _REFLECTED[op](E.ones(2), _Reflecting()) == _REFLECTED[op](torch.ones(2), _Reflecting())
+
+
+@pytest.mark.parametrize("case", sorted(_UNTAKEN))
+def test_an_operand_no_operator_takes_is_pythons_type_error_as_pytorchs(case):
+    with pytest.raises(TypeError) as ours:
+        _UNTAKEN[case](E.ones(2))
+    assert "unsupported operand" in str(ours.value) or "not supported between" in str(ours.value)
+    torch = pytest.importorskip("torch")
+    with pytest.raises(TypeError) as theirs:
+        _UNTAKEN[case](torch.ones(2))
+    assert str(ours.value) == str(theirs.value)
+
+
+def test_equality_with_what_no_operator_takes_is_false_not_elementwise():
+    x = E.ones(2)
+    assert (x == None) is False and (x != None) is True   # noqa: E711
+    assert (x == "a") is False and (x == object()) is False and (x != object()) is True
+    assert (x == E.ones(2)).tolist() == [True, True] and (x == 1).tolist() == [True, True]

@@ -36,3 +36,27 @@ def test_deep_lists_within_numpys_dimensions_still_convert(run_ok, run_err):
     assert ns.get("x").dim() == 64
     err = run_err("a = (1.0,)\nfor i in range(70):\n    a = (a,)\nx = torch.tensor(a)", limits=LIMITS)
     assert err.type == "ValueError" and "too many dimensions 'tuple'" in err.message
+
+
+# F3: a tensor operator with a program's own object ignored the object's reflected method
+REFLECTING = """
+class A:
+    def __radd__(self, other):
+        return "radd"
+    def __rmatmul__(self, other):
+        return "rmatmul"
+    def __eq__(self, other):
+        return "eq"
+class B:
+    pass
+"""
+
+
+def test_tensor_operators_defer_to_a_program_objects_reflected_methods(run_ok, run_err):
+    out, ns = run_ok(REFLECTING + "r = (torch.ones(2) + A(), torch.ones(2) @ A(), torch.ones(2) == A(), "
+                                  "torch.ones(2) == B(), torch.ones(2) != B())", limits=LIMITS)
+    assert ns.get("r") == ("radd", "rmatmul", "eq", False, True)
+    err = run_err(REFLECTING + "y = torch.ones(2) + B()", limits=LIMITS)
+    assert err.type == "TypeError" and err.message == "unsupported operand type(s) for +: 'Tensor' and 'B'"
+    err = run_err(REFLECTING + "y = torch.ones(2) @ B()", limits=LIMITS)
+    assert err.type == "TypeError" and "'_data'" not in err.message
