@@ -183,3 +183,34 @@ def test_equality_with_what_no_operator_takes_is_false_not_elementwise():
     assert (x == None) is False and (x != None) is True   # noqa: E711
     assert (x == "a") is False and (x == object()) is False and (x != object()) is True
     assert (x == E.ones(2)).tolist() == [True, True] and (x == 1).tolist() == [True, True]
+
+
+# F4: ``lr=torch.tensor(0.1)`` (PyTorch takes a one-element tensor learning rate) failed in step() with
+# NumPy's "operand 'Tensor' does not support ufuncs".
+_OPTIMIZERS = ["SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "Adadelta", "Adamax", "NAdam", "RAdam"]
+
+
+def _three_steps(lib, name, lr, foreach=None):
+    lib.manual_seed(0)
+    ps = [lib.nn.Parameter(lib.tensor([1.0, -2.0, 3.0])), lib.nn.Parameter(lib.tensor([0.5, 0.25]))]
+    kw = {"momentum": 0.9} if name == "SGD" else {}
+    opt = getattr(lib.optim, name)(ps, lr=lr, foreach=foreach, **kw)
+    for _ in range(3):
+        opt.zero_grad()
+        sum((p ** 2).sum() for p in ps).backward()
+        opt.step()
+    return [v for p in ps for v in p.tolist()]
+
+
+@pytest.mark.parametrize("foreach", [None, False])
+@pytest.mark.parametrize("name", _OPTIMIZERS)
+def test_a_tensor_learning_rate_steps_as_its_number(name, foreach):
+    assert _three_steps(E, name, E.tensor(0.1), foreach) == _three_steps(E, name, 0.1, foreach)
+
+
+@pytest.mark.parametrize("name", _OPTIMIZERS)
+def test_a_tensor_learning_rate_steps_as_pytorchs(name):
+    torch = pytest.importorskip("torch")
+    np = pytest.importorskip("numpy")
+    np.testing.assert_allclose(_three_steps(E, name, E.tensor(0.1)), _three_steps(torch, name, torch.tensor(0.1)),
+                               rtol=1e-5, atol=1e-6)
