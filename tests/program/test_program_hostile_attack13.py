@@ -60,3 +60,28 @@ def test_tensor_operators_defer_to_a_program_objects_reflected_methods(run_ok, r
     assert err.type == "TypeError" and err.message == "unsupported operand type(s) for +: 'Tensor' and 'B'"
     err = run_err(REFLECTING + "y = torch.ones(2) @ B()", limits=LIMITS)
     assert err.type == "TypeError" and "'_data'" not in err.message
+
+
+# F9/F10: a builtin's repr named the interpreter's own classes and methods
+# (<bound method Builtins.b_print of <gradserve.engine.program.builtin_functions.Builtins object>>,
+# <function b_isinstance>), an engine object's its host module (<gradserve.engine.autograd.grad_mode...>),
+# and str.format / format() / % of any object without __format__ printed its host memory address
+# (<__main__.A object at 0x7f...>), which id() and repr() keep from programs.
+FORMATS = ["str(v)", "repr(v)", "f'{v}'", "f'{v!r}'", "'{}'.format(v)", "'{!r}'.format(v)", "'{x}'.format_map({'x': v})",
+           "format(v)", "'%s' % (v,)", "'%r' % (v,)", "'%s' % v if not isinstance(v, tuple) else ''", "str([v])"]
+
+
+@pytest.mark.parametrize("value", ["print", "isinstance", "getattr", "sorted", "len", "torch.ones",
+                                   "A()", "A", "torch.no_grad()", "nn.Linear(1, 1).forward", "lambda: 1"])
+def test_no_repr_or_format_shows_a_host_address_or_the_interpreters_names(value, run_ok):
+    out, ns = run_ok("class A:\n    pass\nv = " + value + "\ntexts = [" + ", ".join(FORMATS) + "]", limits=LIMITS)
+    for text in ns.get("texts"):
+        assert " at 0x" not in text and "gradserve" not in text and "Builtins" not in text and "b_" not in text, text
+
+
+def test_builtins_print_as_pythons(run_ok):
+    out, ns = run_ok("t = [repr(print), str(isinstance), f'{getattr}', '{}'.format(sorted), repr(torch.no_grad())]",
+                     limits=LIMITS)
+    assert ns.get("t") == ["<built-in function print>", "<built-in function isinstance>",
+                           "<built-in function getattr>", "<built-in function sorted>",
+                           "<torch.autograd.grad_mode.no_grad object>"]
