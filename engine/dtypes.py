@@ -99,7 +99,8 @@ def to_numpy_dtype(d):
 
 
 def as_dtype(d):
-    """Accepts a dtype, its name, a NumPy dtype or the Python types float/int/bool."""
+    """Accepts a dtype, its name, a NumPy dtype or the Python types float/int/bool (float64, int64, bool,
+    as PyTorch)."""
     if type(d) is dtype:
         return d
     if d is None:
@@ -108,7 +109,7 @@ def as_dtype(d):
         raise TypeError(f"{d} is not supported by this engine: NumPy has no {d.name} arrays (use torch.float32 or "
                         f"torch.float16)")
     if d is _py_float:
-        return state.default_dtype
+        return float64   # PyTorch's: Python's float is a double, whatever the default dtype
     if d is _py_int:
         return int64
     if d is _builtin_bool:

@@ -361,22 +361,26 @@ class AnswerBudget:
         return self._charged(nbytes, lambda release: response(tree, encoding, release=release))
 
     def raw(self, data, media_type="application/json", headers=None):
-        """Bytes made elsewhere (``GET .../graph``'s JSON text, up to ~52 MB; a checkpoint, up to the
-        session's bytes) as an answer charged to the budget while it is sent, a MiB at a time."""
-        if len(data) <= ANSWER_FREE_BYTES:
-            return Response(data, media_type=media_type, headers=headers)
+        """Bytes made elsewhere (``GET .../graph``'s JSON text, up to ~52 MB; a checkpoint, up to
+        answer_max_bytes, as a list of buffers sent in turn) as an answer charged to the budget while it
+        is sent, a MiB at a time."""
+        parts = data if isinstance(data, list) else [data]
+        nbytes = sum(memoryview(p).nbytes for p in parts)
+        if nbytes <= ANSWER_FREE_BYTES:
+            return Response(b"".join(parts), media_type=media_type, headers=headers)
 
         def pieces():
-            view = memoryview(data)
-            for i in range(0, len(view), 1 << 20):
-                yield bytes(view[i:i + (1 << 20)])
+            for part in parts:
+                view = memoryview(part)
+                for i in range(0, len(view), 1 << 20):
+                    yield bytes(view[i:i + (1 << 20)])
 
         def stream(release):
             answer = AnswerStream(pieces(), in_thread=False, media_type=media_type,
-                                  headers={**(headers or {}), "Content-Length": str(len(data))})
+                                  headers={**(headers or {}), "Content-Length": str(nbytes)})
             answer._release = release
             return answer
-        return self._charged(len(data), stream)
+        return self._charged(nbytes, stream)
 
     def _charged(self, nbytes, make):
         if self.used + nbytes > self.total and self.used > 0:

@@ -42,6 +42,7 @@ def unauthorized(message="missing bearer token"):
 
 
 SESSION_NOT_FOUND = ("SessionNotFound", "no such session, or the token does not match it")
+SESSION_ENDED = "the session has ended (deleted or expired)"
 
 
 def session_not_found(message=SESSION_NOT_FOUND[1]):

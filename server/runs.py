@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from . import answers
 from .backends.base import RunCancelled, RunDeadline, SessionGone
 from .body_parser import too_many_inputs
-from .errors import ApiError, deadline_exceeded, session_gone, tensor_error
+from .errors import SESSION_ENDED, ApiError, deadline_exceeded, session_gone, session_not_found, tensor_error
 from .events import RunEvents, SharedEvent
 from .json_bodies import BigPayload, call_off_loop
 from .metrics import error_label
@@ -169,6 +169,8 @@ class RunService:
         except RunDeadline:
             raise deadline_exceeded(limits.wall_time_s) from None
         except SessionGone:
+            if session.ended:   # deleted (or expired) under the run, which ended its process: not a dead worker
+                raise session_not_found(SESSION_ENDED) from None
             raise session_gone() from None
         if reply.get("failed"):
             error = reply["error"]

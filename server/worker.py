@@ -343,6 +343,13 @@ class Worker:
         if cap is not None and len(held) > cap:
             raise WorkerError(413, "LimitExceeded", f"limit exceeded: max_tensors: the session holds {len(held)} "
                               f"tensors and parameters; a checkpoint holds at most {cap}", limit="max_tensors")
+        cap = header.get("max_bytes")
+        nbytes = sum(t.numel() * t.element_size() for t in held.values())
+        if cap is not None and nbytes > cap:
+            # counted before a byte is copied: an expanded view (4 bytes held) is its whole size in a checkpoint
+            raise WorkerError(413, "LimitExceeded", f"limit exceeded: answer_bytes: the session's tensors and "
+                              f"parameters take {nbytes} bytes as a checkpoint; a checkpoint carries at most {cap} "
+                              f"(answer_max_bytes)", limit="answer_bytes")
         tensors = {name: pack_array(runtime.array_of(t), out) for name, t in held.items()}
         return {"tensors": tensors}, out
 

@@ -1555,6 +1555,8 @@ def _batched_conv_input(input, weight, nd, name):
 
 
 def _conv(input, weight, bias, stride, padding, dilation, groups, nd, name):
+    if groups <= 0:
+        raise RuntimeError("non-positive groups is not supported")
     input, unbatched = _batched_conv_input(input, weight, nd, name)
     c_in = input.shape[1]
     if c_in != weight.shape[1] * groups:
@@ -1568,6 +1570,10 @@ def _conv(input, weight, bias, stride, padding, dilation, groups, nd, name):
         raise RuntimeError(f"Given weight of size {list(weight.shape)}, expected bias to be 1-dimensional with "
                            f"{weight.shape[0]} elements, but got bias of size {list(bias.shape)} instead")
     stride, dilation = _pair(stride, nd), _pair(dilation, nd)
+    if any(st <= 0 for st in stride):   # (a zero stride divided the output size)
+        raise RuntimeError("non-positive stride is not supported")
+    if any(d <= 0 for d in dilation):
+        raise RuntimeError(f"dilation should be greater than zero, but got {list((1,) * (2 - nd) + dilation)}")
     kernel = tuple(weight.shape[2:])
     if isinstance(padding, str):
         if padding == "valid":
@@ -1626,6 +1632,7 @@ def unfold(input, kernel_size, dilation=1, padding=0, stride=1):
     if input.ndim not in (3, 4):
         raise RuntimeError(f"Expected 3D or 4D (batch mode) tensor with possibly 0 batch size and other non-zero "
                            f"dimensions for input, but got: {list(input.shape)}")
+    _check_sliding_blocks(kernel, dilation, stride)
     x = input.unsqueeze(0) if input.ndim == 3 else input
     blocks = [_out_size(size, k, d, p, p, st) for size, k, d, p, st in zip(x.shape[2:], kernel, dilation, padding, stride)]
     if min(blocks) < 1:
@@ -1645,6 +1652,7 @@ def fold(input, output_size, kernel_size, dilation=1, padding=0, stride=1):
     if input.ndim not in (2, 3):
         raise RuntimeError(f"Expected 2D or 3D (batch mode) tensor for input with possibly 0 batch size and non-zero "
                            f"dimensions for input, but got: {list(input.shape)}")
+    _check_sliding_blocks(kernel, dilation, stride)
     x = input.unsqueeze(0) if input.ndim == 2 else input
     taps = kernel[0] * kernel[1]
     if x.shape[1] % taps:
@@ -1664,11 +1672,38 @@ def fold(input, output_size, kernel_size, dilation=1, padding=0, stride=1):
     return out.squeeze(0) if input.ndim == 2 else out
 
 
+def _check_sliding_blocks(kernel, dilation, stride):
+    """PyTorch's errors for unfold/fold windows that are not positive (a zero stride divided)."""
+    for what, pair in (("kernel size", kernel), ("dilation", dilation), ("stride", stride)):
+        if min(pair) <= 0:
+            key = what.split()[0]
+            raise RuntimeError(f"{what} should be greater than zero, but got {key}_height: {pair[0]} "
+                               f"{key}_width: {pair[1]}")
+
+
+def _check_pool_window(kernel, stride, dilation, nd, name):
+    """PyTorch's errors for a pooling window that is not positive (a zero stride or kernel divided the
+    output size); the 1-d poolings run as 2-d ones over a height of 1 and say so, but max_pool1d."""
+    if name == "max_pool1d":
+        for what, (v,) in (("kernel_size", kernel), ("stride", stride), ("dilation", dilation)):
+            if v <= 0:
+                raise RuntimeError(f"max_pool1d() {what} must be greater than zero, but got {v}")
+        return
+    if 0 in stride:
+        raise RuntimeError("stride should not be zero")
+    lead = (1,) * (2 - nd)
+    for what, letter, pair in (("kernel size", "k", kernel), ("stride", "d", stride), ("dilation", "dilation", dilation)):
+        if min(pair) <= 0:
+            h, w = lead + tuple(pair)
+            raise RuntimeError(f"{what} should be greater than zero, but got {letter}H: {h} {letter}W: {w}")
+
+
 def _pool_geometry(input, kernel_size, stride, padding, dilation, ceil_mode, nd, name):
     kernel = _pair(kernel_size, nd)
     stride = kernel if stride is None or (isinstance(stride, (list, tuple)) and len(stride) == 0) \
         else _pair(stride, nd)
     padding, dilation = _pair(padding, nd), _pair(dilation, nd)
+    _check_pool_window(kernel, stride, dilation, nd, name)
     for k, p, d in zip(kernel, padding, dilation):
         if p > ((k - 1) * d + 1) // 2:
             raise RuntimeError(f"pad should be at most half of effective kernel size, but got pad={p}, "

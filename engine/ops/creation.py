@@ -158,17 +158,31 @@ def _scalar_dtype(x):
     raise TypeError(f"Could not infer dtype of {type(x).__name__}")
 
 
+# NumPy's NPY_MAXDIMS: no array, so no tensor of this engine, has more dimensions
+MAX_NESTED_DIMS = 64
+
+
+def nested_shape(data):
+    """The shape nested sequences would give a tensor, following first elements (so a
+    list of shared rows costs its depth, not its logical size), and the innermost first
+    element. A list that holds itself (``a.append(a)``) nests without end: past NumPy's
+    64 dimensions it is PyTorch's ValueError, before the walk grows any further."""
+    shape = []
+    while isinstance(data, (list, tuple)):
+        if len(shape) == MAX_NESTED_DIMS:
+            raise ValueError(f"too many dimensions '{type(data).__name__}'")
+        shape.append(len(data))
+        if not data:
+            break
+        data = data[0]
+    return shape, data
+
+
 def _inspect(data):
     """Shape and inferred dtype of nested sequences; ragged nesting raises ValueError.
 
     Returns (shape, dtype or None for no elements, whether any element is a tensor)."""
-    shape = []
-    d = data
-    while isinstance(d, (list, tuple)):
-        shape.append(len(d))
-        if not d:
-            break
-        d = d[0]
+    shape, d = nested_shape(data)
     if isinstance(d, np.ndarray) and d.ndim and shape:
         shape.extend(d.shape)   # NumPy arrays in a sequence are sequences too, as PyTorch reads them
     plain = _plain_dtype(data, shape)

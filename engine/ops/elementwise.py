@@ -6,6 +6,7 @@ back to its input's shape in one place. Type promotion follows
 torch.result_type (see ``_coerce``).
 """
 import math
+import numbers
 import warnings
 
 import numpy as np
@@ -1195,15 +1196,35 @@ def _invert(self):
 
 
 def _eq(self, other):
-    if other is None or isinstance(other, str):
-        return False  # PyTorch compares a tensor with None as unequal, not elementwise
-    return Eq.apply(self, other)
+    return Eq.apply(self, other)   # (None, a string, an object: NotImplemented, so unequal, as PyTorch)
 
 
 def _ne(self, other):
-    if other is None or isinstance(other, str):
-        return True
     return Ne.apply(self, other)
+
+
+# what the arithmetic and comparison operators take besides tensors; anything else (a program's own
+# object, a string, None) makes them answer NotImplemented, as PyTorch's do, so that Python tries the
+# other operand's reflected method (``__radd__``, ``__rmatmul__``, ``__eq__``) and otherwise raises its
+# own TypeError ("unsupported operand type(s) for +: 'Tensor' and 'A'")
+_OPERANDS = (Tensor, numbers.Number, np.ndarray, np.generic, list, tuple)
+
+
+def foreign_operand(other):
+    """Whether ``other`` is no operand of a tensor operator (a CuPy array is one, and so is what converts
+    to an array by its type's ``__array__``, as the programs' NumPy arrays; programs' own classes cannot
+    define that method)."""
+    return not isinstance(other, _OPERANDS) and get_array_module(other) is np and not hasattr(type(other), "__array__")
+
+
+def _reflecting(fn):
+    def operator(self, other):
+        if foreign_operand(other):
+            return NotImplemented
+        return fn(self, other)
+    operator.__name__ = getattr(fn, "__name__", "operator")
+    operator.__doc__ = fn.__doc__
+    return operator
 
 
 _OPERATORS = {
@@ -1215,6 +1236,8 @@ _OPERATORS = {
     "__ge__": ge, "__invert__": _invert, "__and__": bitwise_and, "__rand__": bitwise_and,
     "__or__": bitwise_or, "__ror__": bitwise_or, "__xor__": bitwise_xor, "__rxor__": bitwise_xor,
 }
+
+_UNARY_OPERATORS = frozenset(("__neg__", "__pos__", "__abs__", "__invert__"))
 
 _METHODS = [
     "add", "sub", "subtract", "mul", "multiply", "div", "divide", "true_divide", "floor_divide",
@@ -1275,7 +1298,7 @@ def zero_(self):
 def _register():
     g = globals()
     for name, fn in _OPERATORS.items():
-        setattr(Tensor, name, fn)
+        setattr(Tensor, name, fn if name in _UNARY_OPERATORS else _reflecting(fn))
     for name in _METHODS:
         setattr(Tensor, name, g[name])
     for name in _INPLACE:

@@ -514,6 +514,17 @@ def einsum(*args):
 
 
 # ------------------------------------------------------------------ Tensor methods
+def _matmul_operator(self, other):
+    """``self @ other``: a tensor or a NumPy array (as PyTorch); anything else is NotImplemented, so Python
+    tries ``other.__rmatmul__`` (a program's own object) and otherwise raises its TypeError."""
+    if isinstance(other, Tensor):
+        return matmul(self, other)
+    if isinstance(other, np.ndarray):
+        from .creation import as_tensor
+        return matmul(self, as_tensor(other))
+    return NotImplemented
+
+
 def _register():
     for name in ("matmul", "mm", "bmm", "mv", "dot", "vdot", "inner", "outer", "ger", "trace", "addmm", "addmv",
                  "addr", "baddbmm", "addbmm"):
@@ -522,8 +533,8 @@ def _register():
         fn = globals()[name]
         setattr(Tensor, name + "_", lambda self, a, b, *, beta=1, alpha=1, _fn=fn: self._inplace(
             _fn, a, b, beta=beta, alpha=alpha))
-    Tensor.__matmul__ = matmul
-    Tensor.__rmatmul__ = lambda self, other: matmul(other, self)
+    Tensor.__matmul__ = _matmul_operator
+    Tensor.__rmatmul__ = lambda self, other: matmul(other, self) if isinstance(other, Tensor) else NotImplemented
     Tensor.__imatmul__ = lambda self, other: self._inplace(matmul, other)
 
 

@@ -35,6 +35,14 @@ required = _RequiredParameter()
 FOREACH_MEAN_SIZE = 32768
 
 
+def _numeric_group(group):
+    """The group as the update rules read it: a one-element tensor hyperparameter (PyTorch takes
+    ``lr=torch.tensor(0.01)``, and a scheduler may change it in place) as its current number."""
+    if not any(isinstance(v, Tensor) for k, v in group.items() if k != "params"):
+        return group
+    return {k: v.item() if k != "params" and isinstance(v, Tensor) else v for k, v in group.items()}
+
+
 class Optimizer:
     """Base class for all optimizers: holds param_groups (a list of dicts) and state (per parameter)."""
 
@@ -108,13 +116,14 @@ class Optimizer:
             finally:
                 _state.grad_enabled = prev
         for group in self.param_groups:
+            rule = _numeric_group(group)
             if self._foreach_keys is not None and group.get("foreach") is not False:
                 params = [p for p in group["params"] if p.grad is not None]
                 flat = None
                 if len(params) > 1 and sum(p._data.size for p in params) <= FOREACH_MEAN_SIZE * len(params):
                     flat = self._flat_state(group, params)
                 if flat is not None:
-                    self._foreach_update(group, params, flat)
+                    self._foreach_update(rule, params, flat)
                     for p in params:
                         p._version[0] += 1
                     continue
@@ -126,7 +135,7 @@ class Optimizer:
                 if state is None:
                     state = {}
                     self._init_state(group, p, state)
-                self._update(group, p, p.grad._data, state)
+                self._update(rule, p, p.grad._data, state)
                 if state:  # SGD without momentum keeps no state, as in PyTorch
                     self.state[p] = state
                 p._version[0] += 1

@@ -386,7 +386,9 @@ class Builtins:
         guards.check_format_spec(spec, self.rt.str_limit)
         if repr_size_check(value, self.rt.str_limit):
             value = program_text(value, False, self.rt.str_limit)
-        return format(value, spec)
+        # (an object without __format__ formats as its str(): Python's default repr, whose host address
+        # and the interpreter's names for builtins are taken out as everywhere a program reads a repr)
+        return without_addresses(format(value, spec))
 
     def b_ascii(self, v):
         if repr_size_check(v, self.rt.str_limit):

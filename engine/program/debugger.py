@@ -172,6 +172,9 @@ class Debugger:
         for condition in conditions:
             if condition is None:
                 return True, None
+            # the condition's own code (a call of a function holding this breakpoint, a breakpoint() in
+            # it, a NaN it makes) stops nowhere, as in pdb: the debugger is not re-entered from it
+            self.paused = True
             try:
                 if bool(self._evaluate(condition, len(self.frames) - 1)):
                     return True, None
@@ -181,6 +184,8 @@ class Debugger:
                 pe = e if isinstance(e, ProgramBaseException) else to_program_exception(e)
                 return True, {"condition": condition, "type": exception_type_name(pe),
                               "message": _message_of(pe, self.namespace)}
+            finally:
+                self.paused = False
         return False, None
 
     def breakpoint_call(self):

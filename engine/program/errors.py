@@ -249,13 +249,24 @@ _ADDRESS = _re.compile(r"(<(?:function|built-in function|built-in method|bound m
                        r"[\w.]+ object)\b[^\n<>]*(?:<[\w]+>[^\n<>]*)*) at 0x[0-9a-fA-F]+>")
 
 
+# the interpreter's builtins are methods and functions of its own (Builtins.b_print, b_isinstance):
+# a program sees them as Python's (<built-in function print>)
+_BUILTIN = _re.compile(r"<(?:bound method Builtins\.b_(\w+) of <[\w.]+\.Builtins object>|function b_(\w+))>")
+
+
 def without_addresses(text):
-    """``text`` with the host addresses of Python's default reprs left out, and the engine's
-    classes under the names programs import them by (``<class 'torch.nn.linear.Linear'>``)."""
+    """``text`` with the host addresses of Python's default reprs left out, the interpreter's
+    builtins as Python's, and the engine's classes and objects under the names programs import them
+    by (``<class 'torch.nn.linear.Linear'>``, ``<torch.autograd.grad_mode.no_grad object>``)."""
     if " at 0x" in text:
         text = _ADDRESS.sub(r"\1>", text)
     if "gradserve.engine" in text:
         text = text.replace("<class 'gradserve.engine.", "<class 'torch.")
+        if "Builtins" in text:
+            text = _BUILTIN.sub(lambda m: f"<built-in function {m.group(1) or m.group(2)}>", text)
+        text = text.replace("<gradserve.engine.", "<torch.")
+    elif "<function b_" in text:
+        text = _BUILTIN.sub(lambda m: f"<built-in function {m.group(1) or m.group(2)}>", text)
     return text
 
 

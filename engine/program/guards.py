@@ -10,6 +10,7 @@ import re
 
 from ..autograd.state import state
 from ..limits import count_text, shape_text
+from ..ops.creation import nested_shape as _nested_shape
 from ..tensor import Tensor
 from .errors import PROGRAM_EXCEPTIONS, limit_abort
 
@@ -118,15 +119,9 @@ def check_shape(shape, what="the result"):
 
 
 def nested_shape(data):
-    """The shape nested lists would give a tensor, following first elements (shared
-    rows make a list's logical size exponential in its memory)."""
-    shape = []
-    while isinstance(data, (list, tuple)):
-        shape.append(len(data))
-        if not data:
-            break
-        data = data[0]
-    return shape
+    """The shape nested lists would give a tensor (the engine's walk, which stops a list
+    that holds itself with PyTorch's ValueError)."""
+    return _nested_shape(data)[0]
 
 
 def check_nested(data, *rest, **kwargs):

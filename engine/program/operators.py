@@ -9,6 +9,7 @@ from collections import deque as _deque
 
 from ..tensor import Tensor
 from . import guards
+from .errors import without_addresses
 from .access import (_LIMITS, range_contains as _range_contains, sequence_compare as _sequence_compare,
                      sequence_contains as _sequence_contains)
 
@@ -124,7 +125,7 @@ def mod(a, b):
         guards.check_percent_format(a, b, _LIMITS.string_length)
         r = a % b
         guards.check_length(len(r), _LIMITS.string_length, "string")
-        return r
+        return without_addresses(r)   # %s of an object is its default repr: no host address in it
     _check_operands(a, b)
     return a % b
 

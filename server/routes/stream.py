@@ -15,7 +15,7 @@ from urllib.parse import urlsplit
 from fastapi import APIRouter, WebSocket, WebSocketDisconnect
 from fastapi.responses import JSONResponse
 
-from ..errors import SESSION_NOT_FOUND, ApiError
+from ..errors import SESSION_ENDED, SESSION_NOT_FOUND, ApiError
 from ..events import CLOSE, EventQueue, SharedEvent
 from ..body_parser import PROCESS_BYTES
 from ..json_bodies import BigPayload, dumps_off_loop
@@ -385,7 +385,7 @@ class Connection:
         self.session.watchers.discard(self.queue)
         self.queue.close_after({"type": "error", "run": None, "seq": self._next_seq(),
                                 "error": {"type": SESSION_NOT_FOUND[0],
-                                          "message": "the session has ended (deleted or expired)"}}, 4404)
+                                          "message": SESSION_ENDED}}, 4404)
 
     def _next_seq(self):
         seq = self.own_seq

@@ -29,7 +29,7 @@ def test_aliases(lib):
 def test_as_dtype_accepts_names_numpy_and_python_types():
     assert dtypes.as_dtype("float64") is gs.float64 and dtypes.as_dtype("torch.int32") is gs.int32
     assert dtypes.as_dtype(np.float32) is gs.float32 and dtypes.as_dtype(np.dtype("int64")) is gs.int64
-    assert dtypes.as_dtype(float) is gs.float32 and dtypes.as_dtype(int) is gs.int64
+    assert dtypes.as_dtype(float) is gs.float64 and dtypes.as_dtype(int) is gs.int64   # PyTorch: a double
     assert dtypes.as_dtype(bool) is gs.bool
     with pytest.raises(TypeError):
         dtypes.as_dtype("complex128")

@@ -130,6 +130,24 @@ def test_conditional_breakpoint_sees_the_frame_locals():
     assert [p["locals"]["a"] for p in s.pauses] == ["3"]
 
 
+def test_a_condition_that_calls_the_breakpoints_own_function_does_not_reenter_the_debugger():
+    # hostile pass 13 F2: the condition's call of g reached the breakpoint in g, whose condition
+    # called g again, ... until call_depth ended the run at "line 1"; and a breakpoint() in a condition
+    # paused the run a second time (pdb stops nowhere while it evaluates a condition)
+    src = "def g(n):\n    return n + 1\nfor i in range(3):\n    y = g(i)\ndone = y\n"
+    out, s = debug(src, breakpoints=[{"line": 2, "condition": "g(n) > 2"}])
+    assert out.ok, out.error.to_dict()
+    assert [p["locals"]["n"] for p in s.pauses] == ["2"]
+    assert not any("condition_error" in p for p in s.pauses)
+    out, s = debug(src, breakpoints=[{"line": 4, "condition": "breakpoint() is None and i == 1"}])
+    assert out.ok and [(p["reason"], p["locals"]["i"]) for p in s.pauses] == [("breakpoint", "1")]
+    out, s = debug("x = torch.zeros(1)\nfor i in range(2):\n    y = x + i\n", pause_on=["anomaly"],
+                   breakpoints=[{"line": 3, "condition": "(torch.log(x) * 0).sum() is None"}])
+    assert out.ok and s.pauses == []   # the condition's NaN is not the program's anomaly
+    out, s = debug(src, breakpoints=[{"line": 2, "condition": "g(n) > 100"}])
+    assert out.ok and s.pauses == []
+
+
 def test_breakpoint_call_pauses_only_debug_runs():
     ns = Namespace()
     assert run("a = 1\nbreakpoint()\nb = 2", ns).ok
