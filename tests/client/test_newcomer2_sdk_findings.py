@@ -72,3 +72,9 @@ def test_c2_sync_properties_are_plain_values(session):
     (x * 3).sum().backward()
     assert x.grad.numpy().tolist() == [3.0, 3.0]
     assert (x.shape, x.ndim, x.dtype, x.requires_grad, x.is_leaf) == ((2,), 1, np.float32, True, True)
+
+
+def test_h1_session_info_carries_the_lifetime_and_the_idle_timeout(session):
+    info = session.info()
+    assert info.ttl_expires_at and info.ttl_expires_at >= info.expires_at  # ISO 8601 in UTC: ordered as text
+    assert info.idle_timeout_s > 0

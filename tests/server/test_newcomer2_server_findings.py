@@ -25,3 +25,27 @@ def test_h2_a_binary_put_without_its_header_length_says_what_it_needs(session):
                            headers={**session.headers, "Content-Type": "application/octet-stream"})
     assert r.status_code == 422, r.text
     assert "needs the Inference-Header-Content-Length header" in r.json()["error"]["message"]
+
+
+def test_h1_a_session_says_why_it_expires_before_its_ttl(http):
+    """H1: ``POST /v1/sessions {"ttl_s": 3600}`` answered an ``expires_at`` 30 minutes away and nothing
+    said why (the idle timeout comes first); the session's info now gives both ends and the schema says
+    what ``expires_at`` is."""
+    from datetime import datetime
+
+    from server_harness import open_session
+    s = open_session(http, ttl_s=3600)
+    try:
+        info = s.get("").json()
+        created, expires, ends = (datetime.fromisoformat(info[k].replace("Z", "+00:00"))
+                                  for k in ("created_at", "expires_at", "ttl_expires_at"))
+        assert abs((ends - created).total_seconds() - 3600) < 1
+        idle = info["idle_timeout_s"]
+        assert isinstance(idle, (int, float)) and idle > 0
+        assert expires <= ends and abs((expires - created).total_seconds() - min(3600, idle)) < 5
+        schema = http.get("/openapi.json").json()["components"]["schemas"]
+        for model in ("SessionCreated", "SessionInfo"):
+            assert "idle timeout" in schema[model]["properties"]["expires_at"]["description"]
+        assert "GRADSERVE_IDLE_TIMEOUT_S" in schema["CreateSession"]["properties"]["ttl_s"]["description"]
+    finally:
+        s.delete()
