@@ -657,6 +657,7 @@ function onEvaluated(ev) {
   const out = $("eval-out");
   const line = document.createElement("div");
   if (ev.error) { line.className = "err"; line.textContent = `${ev.error.type || "Error"}: ${ev.error.message || ""}`; }
+  else if (ev.command === "exec") { line.className = "done"; line.textContent = "ok"; }  // statements have no value
   else line.textContent = valueText(ev.value);
   out.appendChild(line);
   while (out.childNodes.length > 50) out.removeChild(out.firstChild);
@@ -697,7 +698,8 @@ function installDebugger() {
     if (cond !== null) toggleBreakpoint(line, cond.trim());
   });
   document.addEventListener("keydown", (e) => {
-    if (!run || !run.paused || e.target.tagName === "INPUT" || e.target.tagName === "TEXTAREA") return;
+    // function keys type nothing, so they work from the eval box too (where focus stays after Enter)
+    if (!run || !run.paused) return;
     const keys = { F8: "continue", F10: "next", F11: e.shiftKey ? "out" : "step" };
     if (keys[e.key]) { e.preventDefault(); debugCommand(keys[e.key]); }
   });

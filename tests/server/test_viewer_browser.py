@@ -503,6 +503,41 @@ def test_viewer_breakpoints_go_on_the_lines_of_the_program_being_edited(live_ser
         session.delete()
 
 
+def test_viewer_debug_keys_work_from_the_eval_box_and_an_exec_answers_ok(live_server, http, page, shots):
+    """Newcomer 2: after an expression in the eval box (Enter keeps the focus there), F10 and F8 did nothing,
+    since the page ignored keys typed in an input; function keys type nothing, so they now step from there.
+    A statement (``!stmt``) answered ``null`` under it; it says ``ok``."""
+    session = open_session(http)
+    try:
+        _watch(page, live_server, session)
+        page.click("#edit")
+        page.fill("#program", DEBUGGED)
+        _wait(page, "document.querySelectorAll('#source .ln').length >= 9")
+        page.locator("#source .ln[data-line='7'] .gutter").click()
+        page.check("#debug")
+        page.click("#run")
+        _wait(page, "run && run.paused && !document.getElementById('debugger').hidden")
+        page.fill("#eval", "!step_seen = step")
+        page.press("#eval", "Enter")
+        _wait(page, "document.querySelectorAll('#eval-out > div').length >= 2")
+        assert page.locator("#eval-out > div").last.text_content() == "ok"
+        assert "null" not in page.locator("#eval-out").text_content()
+        page.fill("#eval", "step_seen + 1")
+        page.press("#eval", "Enter")
+        _wait(page, "document.querySelectorAll('#eval-out > div:not(.meta)').length >= 2")
+        assert page.locator("#eval-out > div:not(.meta)").last.text_content().strip() == "1"
+        assert page.evaluate("document.activeElement.id") == "eval"
+        page.keyboard.press("F10")
+        _wait(page, "run.paused && run.paused.line === 8")
+        page.locator("#source .ln[data-line='7'] .gutter").click()
+        page.focus("#eval")
+        page.keyboard.press("F8")
+        _wait(page, "run.state === 'done'")
+        assert page.problems == []
+    finally:
+        session.delete()
+
+
 NAN = """import torch
 w = torch.tensor([4.0, -1.0], requires_grad=True)
 shifted = w * 2 - 1
