@@ -101,3 +101,21 @@ def test_the_parser_holds_no_host_objects(run_err):
     assert e.type == "AttributeError"
     e = run_err("import argparse\np = argparse.ArgumentParser()\np.add_argument('--x', frobnicate=1)")
     assert e.type == "TypeError" and "frobnicate" in e.message
+
+
+@pytest.mark.parametrize("source, kind", [
+    ("p.add_argument('--x', dest='__class__', default=1)", "ValueError"),
+    ("p.add_argument('--x', dest='__dict__')", "ValueError"),
+    ("p.set_defaults(_private=1)", "ValueError"),
+    ("p.add_argument('--x', dest=3)", "TypeError"),
+    ("class O:\n    pass\np.parse_args([], namespace=O())", "TypeError"),
+])
+def test_what_reaches_the_namespace_is_a_name_a_program_could_set(run_err, source, kind):
+    e = run_err("import argparse\np = argparse.ArgumentParser()\n" + source)
+    assert e.type == kind
+
+
+def test_a_given_namespace_is_filled():
+    out = program_stdout("import argparse, types\np = argparse.ArgumentParser()\np.add_argument('--x', default=2)\n"
+                         "ns = types.SimpleNamespace(y=1)\np.parse_args([], namespace=ns)\nprint(ns.x, ns.y)\n")
+    assert out == "2 1\n"

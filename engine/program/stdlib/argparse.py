@@ -78,6 +78,14 @@ class _Argument:
         return f"_StoreAction(option_strings={self.options!r}, dest={self.dest!r})"
 
 
+def _check_dest(dest):
+    """Where a value goes on the namespace: a name a program could set."""
+    if type(dest) is not str:
+        raise _TypeError(f"dest must be a string, not {type(dest).__name__}")
+    if dest.startswith("_"):
+        raise _ValueError(f"dest {dest!r}: names starting with '_' are private in programs")
+
+
 def _is_number(text):
     try:
         float(text)
@@ -181,6 +189,7 @@ class ArgumentParser(_Container):
             a.dest = (longs[0] if longs else a.options[0]).lstrip("-").replace("-", "_")
         else:
             a.dest = names[0]
+        _check_dest(a.dest)
         if action in ("help", "version"):
             a.dest = SUPPRESS
         a.nargs = kwargs.get("nargs")
@@ -215,6 +224,8 @@ class ArgumentParser(_Container):
         return a.options + ["--no-" + o[2:] for o in a.options if o.startswith("--")]
 
     def _set_defaults(self, kwargs):
+        for k in kwargs:
+            _check_dest(k)
         self._defaults.update(kwargs)
         for a in self._arguments:
             if a.dest in kwargs:
@@ -240,6 +251,9 @@ class ArgumentParser(_Container):
             step()
             if type(t) is not str:
                 raise _TypeError(f"parse_args() takes strings, not {type(t).__name__}")
+        if namespace is not None and not isinstance(namespace, SimpleNamespace):
+            raise _TypeError("parse_args(namespace=...) takes an argparse.Namespace or types.SimpleNamespace "
+                             "in programs")
         ns = Namespace() if namespace is None else namespace
         for a in self._arguments:
             step()
