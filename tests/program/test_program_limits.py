@@ -181,3 +181,17 @@ def test_a_process_that_cannot_start_the_ticker_checks_every_few_statements(monk
     assert (out.error.type, out.error.limit) == ("LimitExceeded", "wall_time")
     monkeypatch.setattr(threading.Thread, "start", start)
     assert run("y = 1", ns).ok and ns.runtime.ticked and len(_tickers()) == 1
+
+
+def test_a_session_bytes_failure_says_which_names_are_unbound_and_which_are_restored():
+    """Newcomer 2: one new name read "(hold hold what they held before it)", as if it had been bound before."""
+    ns = Namespace()
+    limits = Limits(session_bytes=1 << 20)
+    assert run("a1 = 5", ns, limits).ok
+    out = run("hold = [torch.zeros(1 << 16) for _ in range(8)]", ns, limits)
+    assert out.error.limit == "session_bytes"
+    assert out.error.message.endswith("; this run's bindings were undone (hold is unbound again)"), out.error.message
+    out = run("a1 = 7\nq = torch.zeros(1 << 16)\nb1 = [q + i for i in range(8)]", ns, limits)
+    assert out.error.message.endswith("(q, b1 are unbound again; a1 holds what it held before the run)"), \
+        out.error.message
+    assert ns.get("a1") == 5 and "q" not in ns.globals
