@@ -49,3 +49,15 @@ def test_h1_a_session_says_why_it_expires_before_its_ttl(http):
         assert "GRADSERVE_IDLE_TIMEOUT_S" in schema["CreateSession"]["properties"]["ttl_s"]["description"]
     finally:
         s.delete()
+
+
+def test_h5_a_variable_that_is_a_number_says_how_to_get_it(session):
+    session.ok("n = 3\nrate = 0.5\nhead = nn.Linear(2, 1)")
+    r = session.get("/variables/n")
+    assert r.status_code == 422
+    assert r.json()["error"]["message"] == "'n' is an int, not a tensor; a number comes back as a run's output " \
+                                           "(\"outputs\": ['n'])"
+    assert session.ok("pass", outputs=["n", "rate"])["values"] == {"n": 3, "rate": 0.5}
+    assert session.get("/variables/head").json()["error"]["message"] == "'head' is a Linear, not a tensor"
+    assert session.get("/graph", params={"of": "rate"}).json()["error"]["message"].startswith(
+        "'rate' is a float, not a tensor;")
