@@ -149,7 +149,7 @@ def run(source, namespace, limits=None, *, observer=None, cancel=None, on_stdout
             parts = ([f"{_names(unbound)} {'is' if len(unbound) == 1 else 'are'} unbound again"] if unbound else []) \
                 + ([f"{_names(restored)} {'holds what it' if len(restored) == 1 else 'hold what they'} held before "
                     f"the run"] if restored else [])
-            error.message += f"; this run's bindings were undone ({'; '.join(parts)})"
+            error.message += f"; this run's bindings were released ({'; '.join(parts)})"
             bound = [n for n in bound if n not in released]
     if error is not None and error.limit == "session_bytes":
         dropped = _shrink(namespace, limits.session_bytes)

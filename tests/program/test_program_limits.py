@@ -190,7 +190,7 @@ def test_a_session_bytes_failure_says_which_names_are_unbound_and_which_are_rest
     assert run("a1 = 5", ns, limits).ok
     out = run("hold = [torch.zeros(1 << 16) for _ in range(8)]", ns, limits)
     assert out.error.limit == "session_bytes"
-    assert out.error.message.endswith("; this run's bindings were undone (hold is unbound again)"), out.error.message
+    assert out.error.message.endswith("; this run's bindings were released (hold is unbound again)"), out.error.message
     out = run("a1 = 7\nq = torch.zeros(1 << 16)\nb1 = [q + i for i in range(8)]", ns, limits)
     assert out.error.message.endswith("(q, b1 are unbound again; a1 holds what it held before the run)"), \
         out.error.message
