@@ -17,8 +17,8 @@ from .errors import (APIConnectionError, APIError, APITimeoutError, AuthError, B
                      RunCancelled, ServerError, ServiceUnavailable, SessionGone,
                      SessionNotFound)
 from .debugging import AsyncDebugRun, AsyncPause, DebugCommandError, DebugRun, Pause
-from .events import (Backward, BreakpointsSet, Cancelled, CommandRefused, Error, Evaluated, Event, Log,
-                     Node, Paused, Result, Resumed, Started, Stdout)
+from .events import (Backward, BreakpointsSet, Cancelled, CommandRefused, Dropped, Error, Evaluated, Event, Log,
+                     Module, Names, Node, Paused, Result, Resumed, Started, Stdout)
 from .lazy import RemoteTensor
 from .results import RunResult, SessionInfo, VariableInfo
 from .retries import RetryPolicy
@@ -29,7 +29,7 @@ __all__ = [
     "Client", "AsyncClient", "Session", "AsyncSession", "RunResult", "SessionInfo",
     "VariableInfo", "RemoteTensor", "RetryPolicy", "EventStream", "AsyncEventStream",
     "Event", "Started", "Node", "Stdout", "Log", "Backward", "Result", "Error", "Cancelled",
-    "Paused", "Resumed", "Evaluated", "BreakpointsSet", "CommandRefused",
+    "Paused", "Resumed", "Evaluated", "BreakpointsSet", "CommandRefused", "Module", "Names", "Dropped",
     "DebugRun", "AsyncDebugRun", "Pause", "AsyncPause", "DebugCommandError",
     "GradserveError", "APIError", "APIConnectionError", "APITimeoutError", "BadRequest",
     "AuthError", "NotFound", "SessionNotFound", "Conflict", "SessionGone", "ProgramError",

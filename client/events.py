@@ -71,6 +71,38 @@ class Backward(Event):
 
 
 @dataclass(frozen=True)
+class Module(Event):
+    """A module call began (sent before the first node its ``forward`` makes): ``call`` numbers it in
+    the run (nodes name it in their ``call``), ``path`` is the module's path under the outermost one
+    called (``""`` for that one, ``"encoder.layers.0"``), ``class_name`` its class, ``parent`` the call it
+    runs in (None at the top), and ``name`` the variable holding a module the program called at top level."""
+
+    call: int | None = None
+    path: str | None = None
+    class_name: str | None = None
+    parent: int | None = None
+    name: str | None = None
+
+
+@dataclass(frozen=True)
+class Names(Event):
+    """Sent once a traced run's program ended, before ``result``: ``names`` maps node ids to the
+    top-level variables that hold them now (``{3: "loss"}``)."""
+
+    names: dict = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Dropped(Event):
+    """A reader that fell behind: the server skipped this many ``node``, ``backward`` and ``log``
+    events (and module events) of the run in its place; stdout, results and errors are never dropped."""
+
+    node: int = 0
+    backward: int = 0
+    log: int = 0
+
+
+@dataclass(frozen=True)
 class Result(Event):
     """The run finished; ``result`` is the same answer ``session.run`` gives. Ends the stream."""
 
@@ -177,4 +209,17 @@ def parse_event(message: dict) -> Event:
         return BreakpointsSet(**common, breakpoints=list(message.get("breakpoints") or []))
     if kind == "cancelled":
         return Cancelled(**common)
+    if kind == "module":
+        return Module(**common, call=message.get("call"), path=message.get("path"),
+                      class_name=message.get("class"), parent=message.get("parent"), name=message.get("name"))
+    if kind == "names":
+        names = message.get("names")
+        return Names(**common, names={_node_id(k): v for k, v in names.items()} if isinstance(names, dict) else {})
+    if kind == "dropped":
+        return Dropped(**common, **{k: int(message.get(k) or 0) for k in ("node", "backward", "log")})
     return Event(**common)
+
+
+def _node_id(key: Any) -> Any:
+    """A ``names`` key as the node id it is (JSON object keys are strings)."""
+    return int(key) if isinstance(key, str) and key.isdigit() else key

@@ -173,6 +173,43 @@ class _AsyncExecutor:
         return ready()
 
 
+class _Pending:
+    """What a property that asks the server (``t.grad``, ``t.shape``, ...) answers in an async session:
+    an awaitable and nothing else, so that ``t.grad.numpy()`` says to await first instead of failing on
+    a bare coroutine."""
+
+    __slots__ = ("_awaitable", "_what")
+
+    def __init__(self, awaitable: Any, what: str):
+        self._awaitable = awaitable
+        self._what = what
+
+    def __await__(self):
+        return self._awaitable.__await__()
+
+    def _misused(self, use: str, example: str):
+        close = getattr(self._awaitable, "close", None)
+        if close is not None:
+            close()  # never awaited now: no "coroutine was never awaited" warning on top of this error
+        return TypeError(f"in an async session `{self._what}` asks the server: await it before {use}, "
+                         f"as in `{example}`")
+
+    def __getattr__(self, name: str):
+        raise self._misused(f"using .{name}", f"(await {self._what}).{name}")
+
+    def __getitem__(self, key: Any):
+        raise self._misused("indexing it", f"(await {self._what})[...]")
+
+    def __iter__(self):
+        raise self._misused("iterating it", f"for ... in await {self._what}")
+
+    def __bool__(self):
+        raise self._misused("testing it", f"if await {self._what}: ...")
+
+    def __repr__(self) -> str:
+        return f"<{self._what}: awaitable>"
+
+
 class LazyProgram:
     """The statements a session's remote tensors recorded that the server has not run yet."""
 
@@ -324,6 +361,11 @@ class LazyProgram:
     def ready(self, value: Any):
         """``value`` as the executor returns answers (itself, or an awaitable of it)."""
         return self._executor.ready(value)
+
+    def answer(self, value: Any, what: str):
+        """A property's answer: ``value`` itself in a sync session, an awaitable that says to await it
+        when misused in an async one."""
+        return _Pending(value, what) if self.is_async else value
 
     def sync_only(self, what: str) -> None:
         if self.is_async:
@@ -560,7 +602,10 @@ class RemoteTensor:
 
     @property
     def grad(self):
-        """The gradient accumulated into this tensor, or None (asks the server)."""
+        """The gradient accumulated into this tensor, or None (asks the server).
+
+        In an async session it is awaited, like every property that asks the server (``shape``,
+        ``dtype``, ``ndim``, ``requires_grad``, ``is_leaf``): ``await (await x.grad).numpy()``."""
         program = self._program
         grad = RemoteTensor(program, program.new_name())
         n = grad._name
@@ -572,12 +617,12 @@ class RemoteTensor:
                 return None
             grad._cache = (epoch, box[0])
             return grad
-        return program.submit([_QUERY], lines, answer)
+        return program.answer(program.submit([_QUERY], lines, answer), "tensor.grad")
 
     @property
     def shape(self):
         """The tensor's shape as a tuple of ints."""
-        return self._metadata(lambda m: m[0])
+        return self._program.answer(self._metadata(lambda m: m[0]), "tensor.shape")
 
     def size(self, dim: int | None = None):
         """The shape, or its length along ``dim``."""
@@ -588,7 +633,7 @@ class RemoteTensor:
 
     @property
     def ndim(self):
-        return self.dim()
+        return self._program.answer(self.dim(), "tensor.ndim")
 
     def numel(self):
         return self._metadata(lambda m: int(np.prod(m[0], dtype=np.int64)))
@@ -596,15 +641,15 @@ class RemoteTensor:
     @property
     def dtype(self):
         """The dtype, as the NumPy dtype of the same name (``float32``, ``int64``, ...)."""
-        return self._metadata(lambda m: m[1])
+        return self._program.answer(self._metadata(lambda m: m[1]), "tensor.dtype")
 
     @property
     def requires_grad(self):
-        return self._metadata(lambda m: m[2])
+        return self._program.answer(self._metadata(lambda m: m[2]), "tensor.requires_grad")
 
     @property
     def is_leaf(self):
-        return self._metadata(lambda m: m[3])
+        return self._program.answer(self._metadata(lambda m: m[3]), "tensor.is_leaf")
 
     # Python conversions: they cannot await, so they exist for synchronous sessions only.
 

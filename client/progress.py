@@ -64,7 +64,6 @@ class ProgressBar:
         if self._bar is None:
             return
         if finished and self._bar.total:
-            self._bar.n = self._bar.total
-            self._bar.refresh()
+            self._bar.n = self._bar.total   # (close draws it once more: a refresh here drew the full bar twice)
         self._bar.close()
         self._bar = None

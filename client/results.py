@@ -62,6 +62,8 @@ class SessionInfo:
     expires_at: str | None
     variables: dict[str, VariableInfo] = field(default_factory=dict)
     bytes: int | None = None
+    ttl_expires_at: str | None = None   # the lifetime's end (created_at + ttl_s), however it is used
+    idle_timeout_s: float | None = None  # expires_at is the earlier of ttl_expires_at and last use + this
 
     @classmethod
     def from_json(cls, body: dict) -> "SessionInfo":
@@ -69,4 +71,5 @@ class SessionInfo:
                    created_at=body.get("created_at"), expires_at=body.get("expires_at"),
                    variables={k: VariableInfo.from_json(v)
                               for k, v in (body.get("variables") or {}).items()},
-                   bytes=body.get("bytes"))
+                   bytes=body.get("bytes"), ttl_expires_at=body.get("ttl_expires_at"),
+                   idle_timeout_s=body.get("idle_timeout_s"))

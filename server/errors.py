@@ -67,6 +67,17 @@ def tensor_error(e):
     return ApiError(422, "ValidationError", str(e), **fields)
 
 
+def not_json_message(request, what):
+    """Why a body sent with another Content-Type than JSON's was not read (curl's ``-d`` sends
+    ``application/x-www-form-urlencoded``), and what a binary body needs instead."""
+    content_type = request.headers.get("content-type") or "none"
+    binary = ("; a binary body (Triton's binary tensor extension) needs the Inference-Header-Content-Length "
+              "header: the length of the JSON header in front of the tensors' bytes"
+              if content_type.split(";")[0].strip().lower() == "application/octet-stream" else "")
+    return (f"the body must be {what} sent with Content-Type: application/json (this request's Content-Type: "
+            f"{content_type[:100]}){binary}")
+
+
 def _validation_detail(err, request):
     """One of FastAPI's validation errors as ``{"field", "message"}``, in words a caller can act on
     where FastAPI's own would puzzle one: a body that is not JSON (FastAPI puts the character's
@@ -81,13 +92,7 @@ def _validation_detail(err, request):
         at = f" at char {loc[1]}" if len(loc) > 1 and isinstance(loc[1], int) else ""
         return {"field": "body", "message": f"the request body is not valid JSON: {reason}{at}"}
     if loc == ("body",) and isinstance(err.get("input"), (bytes, bytearray)):
-        content_type = request.headers.get("content-type") or "none"
-        binary = ("; a binary body (Triton's binary tensor extension) needs the Inference-Header-Content-Length "
-                  "header: the length of the JSON header in front of the tensors' bytes"
-                  if content_type.split(";")[0].strip().lower() == "application/octet-stream" else "")
-        return {"field": "body", "message": "the body must be a JSON object sent with "
-                                            f"Content-Type: application/json (this request's Content-Type: "
-                                            f"{content_type[:100]}){binary}"}
+        return {"field": "body", "message": not_json_message(request, "a JSON object")}
     if loc == ("body",) and kind == "missing":
         return {"field": "body", "message": "the request needs a JSON object as its body "
                                             "(with Content-Type: application/json)"}

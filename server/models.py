@@ -49,15 +49,21 @@ class _Body(BaseModel):
 class CreateSession(_Body):
     model_config = ConfigDict(extra="forbid", strict=True, allow_inf_nan=False)
     device: Literal["cpu", "cuda"] = "cpu"
-    ttl_s: float | None = Field(None, ge=1.0, description="lifetime in seconds, at least 1 (the server caps it at "
-                                                          "its max_session_ttl_s)")
+    ttl_s: float | None = Field(None, ge=1.0, description=(
+        "lifetime in seconds, at least 1 (default GRADSERVE_SESSION_TTL_S, 3600; capped at "
+        "GRADSERVE_MAX_SESSION_TTL_S, 7 days); a session unused for GRADSERVE_IDLE_TIMEOUT_S (1800) "
+        "expires before that, so expires_at may be nearer than ttl_s"))
+
+
+_EXPIRES_AT = ("when the session expires if it is not used again: the earlier of its lifetime's end and its "
+               "last use plus the idle timeout (each request moves it on)")
 
 
 class SessionCreated(BaseModel):
     id: str
     token: str = Field(description="the session's bearer token; shown once")
     device: str
-    expires_at: datetime
+    expires_at: datetime = Field(description=_EXPIRES_AT)
 
 
 class VariableInfo(BaseModel):
@@ -71,7 +77,10 @@ class SessionInfo(BaseModel):
     id: str
     device: str
     created_at: datetime
-    expires_at: datetime
+    expires_at: datetime = Field(description=_EXPIRES_AT)
+    ttl_expires_at: datetime | None = Field(None, description="the end of the session's lifetime (created_at "
+                                                              "plus its ttl_s), however it is used")
+    idle_timeout_s: float | None = Field(None, description="a session unused this long expires")
     variables: dict[str, VariableInfo]
     bytes: int
     omitted: int | None = Field(None, description="variables past the server's max_tensors, or with names longer "

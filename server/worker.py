@@ -283,7 +283,7 @@ class Worker:
     def op_get(self, header, buffers):
         value = _lookup(self._namespace(header), header["name"], required=True, status=404)
         if not runtime.is_tensor(value):
-            raise WorkerError(422, "TypeError", f"{header['name']!r} is a {type(value).__name__}, not a tensor")
+            raise _not_a_tensor(header["name"], value)
         out = []
         grad = pack_array(runtime.array_of(value.grad), out) if value.grad is not None else None
         return {"value": pack_array(runtime.array_of(value), out), "grad": grad}, out
@@ -325,7 +325,7 @@ class Worker:
         name = header["of"]
         value = _lookup(self._namespace(header), name, required=True, status=404)
         if not runtime.is_tensor(value):
-            raise WorkerError(422, "TypeError", f"{name!r} is a {type(value).__name__}, not a tensor")
+            raise _not_a_tensor(name, value)
         out = []
         graph = runtime.graph_json({name: value}, namespace=self._namespace(header), max_nodes=_graph_max_nodes(header))
         return {"graph": _graph_buffer(graph, out)}, out
@@ -427,6 +427,17 @@ def _graph_max_nodes(header):
     caps = header.get("answer")
     n = caps.get("graph_max_nodes") if isinstance(caps, dict) else None
     return int(n) if isinstance(n, int) and n > 0 else runtime.GRAPH_ANSWER_MAX_NODES
+
+
+
+def _not_a_tensor(name, value):
+    """The 422 for a variable route asked for a value that is not a tensor (a number goes back as a run's
+    output instead)."""
+    kind = type(value).__name__
+    article = "an" if kind[:1].lower() in "aeiou" else "a"
+    hint = (f"; a number comes back as a run's output (\"outputs\": [{name!r}])"
+            if isinstance(value, (int, float)) and not isinstance(value, bool) else "")
+    return WorkerError(422, "TypeError", f"{name!r} is {article} {kind}, not a tensor{hint}")
 
 
 def _lookup(ns, name, required=False, status=422, field=None):

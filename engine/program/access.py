@@ -1384,6 +1384,23 @@ class ModuleView:
 _OK_TYPES.update((ModuleView, super))
 
 
+# Names real scripts reach for that read or write files: their AttributeError says where that goes instead.
+_FILE_NAMES = {
+    "torch": frozenset(("save", "load")),
+    "os": frozenset(("makedirs", "mkdir", "listdir", "scandir", "walk", "remove", "unlink", "rename", "replace",
+                     "rmdir", "removedirs", "getcwd", "chdir", "stat")),
+}
+_FILE_HINT = ("programs cannot read or write files: a session keeps its values between runs, its tensors and module "
+              "parameters are saved and restored as a checkpoint (GET and PUT /v1/sessions/{id}/checkpoint, or "
+              "the client's session.save_checkpoint(path) and restore_checkpoint(path)), and data comes in as "
+              "inputs")
+
+
+def file_hint(module, name):
+    """``": why, and what to do instead"`` for a name of ``module`` that reads or writes files, else ``""``."""
+    return f": {_FILE_HINT}" if name in _FILE_NAMES.get(module, ()) else ""
+
+
 class ViewSource:
     """How names of one view resolve: the allowlist's names for it, read from its host
     module, child views, and replacements (guarded ops, program-side functions)."""
@@ -1405,7 +1422,7 @@ class ViewSource:
             return None
 
     def resolve(self, view, name):
-        missing = _attr_error(view, name, f"module '{self.name}' has no attribute '{name}'")
+        missing = _attr_error(view, name, f"module '{self.name}' has no attribute '{name}'{file_hint(self.name, name)}")
         if name in self.children:
             return view._views[self.children[name]]
         if name in self.extra:

@@ -517,6 +517,11 @@ MODULES = {
         "lexists", "normpath", "pardir", "sep", "split", "splitext",
     )),
     "types": Module(host=_S + ".types", names=("SimpleNamespace",)),
+    "argparse": Module(host=_S + ".argparse", names=(
+        "ArgumentDefaultsHelpFormatter", "ArgumentError", "ArgumentParser", "ArgumentTypeError",
+        "BooleanOptionalAction", "HelpFormatter", "MetavarTypeHelpFormatter", "Namespace", "ONE_OR_MORE", "OPTIONAL",
+        "REMAINDER", "RawDescriptionHelpFormatter", "RawTextHelpFormatter", "SUPPRESS", "ZERO_OR_MORE",
+    )),
     "pprint": Module(host=_S + ".pprint", names=(
         "PrettyPrinter", "isreadable", "isrecursive", "pformat", "pp", "pprint", "saferepr",
     )),
@@ -822,6 +827,15 @@ TYPES = {
         "min_exp", "radix", "rounds")),
     _S + ".os._Environ": Type(attrs=("copy", "get", "items", "keys", "setdefault", "values")),
     _S + ".types.SimpleNamespace": Type(data=True, settable=ANY),
+    _S + ".argparse.ArgumentParser": Type(attrs=(
+        "add_argument", "add_argument_group", "add_mutually_exclusive_group", "description", "epilog", "error",
+        "exit", "format_help", "format_usage", "get_default", "parse_args", "parse_known_args", "print_help",
+        "print_usage", "prog", "set_defaults", "usage")),
+    _S + ".argparse._Group": Type(attrs=(
+        "add_argument", "add_argument_group", "add_mutually_exclusive_group", "set_defaults")),
+    _S + ".argparse.Namespace": Type(data=True, settable=ANY),
+    _S + ".argparse.HelpFormatter": Type(subclasses=True),
+    _S + ".argparse.BooleanOptionalAction": Type(),
     _S + ".pprint.PrettyPrinter": Type(attrs=("isreadable", "isrecursive", "pformat", "pprint")),
     _S + ".re.Pattern": Type(data=True, attrs=(
         "findall", "finditer", "fullmatch", "match", "search", "split", "sub", "subn")),

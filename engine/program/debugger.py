@@ -296,15 +296,21 @@ class Debugger:
         limit answers LimitExceeded and leaves the run paused with what it had (a limit reached inside
         the command never ends the run)."""
         rt = self.rt
-        saved = (rt.steps, rt.check_at, rt.deadline, rt.abort)
+        saved = (rt.steps, rt.check_at, rt.deadline, rt.abort, state.observer)
         rt.steps = 0
         rt.check_at = rt.next_check(0)
         rt.deadline = _monotonic() + rt.wall_time
         rt.abort = None
+        index = command.get("frame", -1) if isinstance(command, dict) else -1
+        try:
+            line = self.frames[index][3] if self.frames else state.line
+        except (IndexError, TypeError):   # a bad frame: _evaluate_command answers it
+            line = state.line
+        state.observer = _CommandObserver(state.observer, line, report=kind == "exec")
         try:
             return self._evaluate_command(kind, command)
         finally:
-            rt.steps, rt.check_at, rt.deadline, rt.abort = saved
+            rt.steps, rt.check_at, rt.deadline, rt.abort, state.observer = saved
 
     def _resume(self, kind):
         self.mode = {"step": _STEP, "next": _NEXT, "out": _OUT}.get(kind)   # the constants: compared by identity
@@ -541,6 +547,42 @@ def describe(value):
     else:
         text = f"<{_type_name(value)}>"
     return text[:MAX_REPR]
+
+
+class _CommandObserver:
+    """The run's observer while an eval or exec runs in a paused frame. The nodes the command makes take
+    the frame's line (the command's text has lines of its own: line 1 of an eval is not the program's
+    line 1). An exec's nodes are part of the run from there on and are reported; an eval's are not: an
+    expression that inspects a value does not add to the run's graph (nor to the diff with the next)."""
+    __slots__ = ("inner", "line", "report", "ids")
+
+    def __init__(self, inner, line, report):
+        self.inner = inner
+        self.line = line
+        self.report = report and inner is not None
+        self.ids = getattr(inner, "ids", None)
+
+    def on_node(self, node, out, inputs):
+        node.line = self.line
+        if self.report:
+            self.inner.on_node(node, out, inputs)
+
+    def on_backward(self, node, grad):
+        if self.inner is not None:
+            self.inner.on_backward(node, grad)
+
+    def on_grads(self, node, grad, grads):
+        on_grads = getattr(self.inner, "on_grads", None)
+        if on_grads is not None:
+            on_grads(node, grad, grads)
+
+    def enter_module(self, module):
+        if self.report and hasattr(self.inner, "enter_module"):
+            self.inner.enter_module(module)
+
+    def exit_module(self):
+        if self.report and hasattr(self.inner, "exit_module"):
+            self.inner.exit_module()
 
 
 class _AnomalyObserver:

@@ -62,7 +62,8 @@ def import_name(views, module, name):
     try:
         return view.get(name)
     except PROGRAM_EXCEPTIONS["AttributeError"]:
-        raise _ImportError(f"cannot import name '{name}' from '{module}'") from None
+        from .access import file_hint   # (access is imported after this module)
+        raise _ImportError(f"cannot import name '{name}' from '{module}'{file_hint(_resolve(module), name)}") from None
 
 
 def star_names(views, module):

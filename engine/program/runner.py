@@ -157,15 +157,18 @@ def run(source, namespace, limits=None, *, observer=None, cancel=None, on_stdout
     if error is not None and error.limit in ("session_bytes", "host_memory"):
         released = _release(namespace, before, bound)
         if released:
-            shown = ", ".join(released[:10]) + (", ..." if len(released) > 10 else "")
-            error.message += f"; this run's bindings were released ({shown} hold what they held before it)"
+            restored = [n for n in released if n in before]
+            unbound = [n for n in released if n not in before]
+            parts = ([f"{_names(unbound)} {'is' if len(unbound) == 1 else 'are'} unbound again"] if unbound else []) \
+                + ([f"{_names(restored)} {'holds what it' if len(restored) == 1 else 'hold what they'} held before "
+                    f"the run"] if restored else [])
+            error.message += f"; this run's bindings were released ({'; '.join(parts)})"
             bound = [n for n in bound if n not in released]
     if error is not None and error.limit == "session_bytes":
         dropped = _shrink(namespace, limits.session_bytes)
         if dropped:
-            shown = ", ".join(dropped[:10]) + (", ..." if len(dropped) > 10 else "")
             error.message += (f"; the session still held more than its limit (the run had grown objects it "
-                              f"kept, which cannot be undone), so {shown} were released too")
+                              f"kept, which cannot be undone), so {_names(dropped)} were released too")
             bound = [n for n in bound if n not in dropped]
     return Outcome(ok=error is None, error=error, stdout="".join(rt.out), bound=bound,
                    logs=list(rt.logs), elapsed_s=time.monotonic() - started)
@@ -199,6 +202,10 @@ def _post_mortem(debugger, e):
     except Abort as a:
         return _from_abort(a)
     return None
+
+
+def _names(names):
+    return ", ".join(names[:10]) + (", ..." if len(names) > 10 else "")
 
 
 def _release(namespace, before, bound):

@@ -51,7 +51,8 @@ async def get_session(request: Request, session=Depends(auth.session)):
     if record is not None:
         session = sessions_record(record)
     return {"id": session.id, "device": session.device, "created_at": iso(session.created_at),
-            "expires_at": iso(session.expires_at), "variables": reply["variables"], "bytes": reply["bytes"],
+            "expires_at": iso(session.expires_at), "ttl_expires_at": iso(session.ttl_expires_at),
+            "idle_timeout_s": session.idle_timeout_s, "variables": reply["variables"], "bytes": reply["bytes"],
             **({"omitted": reply["omitted"]} if reply.get("omitted") else {})}
 
 

@@ -5,7 +5,7 @@ from fastapi import APIRouter, Body, Depends, Path, Query, Request, Response
 from fastapi.routing import APIRoute
 
 from .. import answers, auth
-from ..errors import ApiError, tensor_error
+from ..errors import ApiError, not_json_message, tensor_error
 from ..json_bodies import BigPayload, call_off_loop, json_response
 from ..json_codec import RawJSON
 from ..names import MAX_NAME_LENGTH, PATH_PATTERN, check_name
@@ -84,6 +84,8 @@ async def put_variable(request: Request, name: str = _NAME, tensor: TensorIn = B
     header of `Inference-Header-Content-Length` bytes, then its raw little-endian bytes.
     """
     check_name(name, "name", dotted=True)
+    if isinstance(tensor, (bytes, bytearray)):  # the body came with another Content-Type than JSON's
+        raise ApiError(422, "ValidationError", f"body: {not_json_message(request, 'a JSON tensor')}", field="body")
     limits = request.app.state.settings.limits
     buffers = []
 

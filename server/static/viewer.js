@@ -354,10 +354,21 @@ function showError(r, err) {
 // ------------------------------------------------------------------ the program: source lines <-> nodes
 const breakpoints = new Map();  // line -> condition ("" for none); sent with debug runs and to a paused run
 
+let sourceIsDraft = false;  // the program panel shows the editor's text (what Run sends), not the run on screen
+
+function draftShown(r) {
+  // while the editor is open the panel shows what Run will send, so that the gutter's breakpoints go on the
+  // lines that will run; a run going or paused keeps its own text there (its nodes and pause point into it)
+  if ($("editor").hidden || (r && (r.state === "running" || r.state === "paused"))) return false;
+  return !r || r.program !== $("program").value;
+}
+
 function showSource(r) {
   const box = $("source");
-  const text = r && r.program;
-  $("source-note").textContent = r ? (text ? `run ${r.id}` : `run ${r.id} (its text was not sent)`) : "";
+  sourceIsDraft = draftShown(r);
+  const text = sourceIsDraft ? $("program").value : r && r.program;
+  $("source-note").textContent = sourceIsDraft ? "the editor's (breakpoints go on these lines)"
+    : r ? (text ? `run ${r.id}` : `run ${r.id} (its text was not sent)`) : "";
   if (!text) { box.replaceChildren(Object.assign(document.createElement("div"), { className: "hint-line", textContent: "the program of the run on screen shows here" })); return; }
   const frag = document.createDocumentFragment();
   text.split("\n").forEach((line, i) => {
@@ -375,6 +386,7 @@ function showSource(r) {
 function sourceRow(line) { return $("source").querySelector(`.ln[data-line="${line}"]`); }
 
 function refreshSourceMarks(r) {
+  if (sourceIsDraft) r = null;  // the run's nodes and pause point into another text
   const withNodes = new Set();
   if (r) for (const n of r.nodes.values()) if (n.line) withNodes.add(n.line);
   for (const row of $("source").querySelectorAll(".ln")) {
@@ -406,9 +418,10 @@ function markLine(r, line, scroll) {
 
 function onSourceClick(e) {
   const row = e.target.closest(".ln");
-  if (!row || !run) return;
+  if (!row) return;
   const line = Number(row.dataset.line);
   if (e.target.classList.contains("gutter")) { toggleBreakpoint(line, null); return; }
+  if (!run || sourceIsDraft) return;
   if (run.markedLine === line) { markLine(run, null); return; }
   markLine(run, line, false);
   const first = [...run.lineNodes].find((n) => n.rep);
@@ -644,6 +657,7 @@ function onEvaluated(ev) {
   const out = $("eval-out");
   const line = document.createElement("div");
   if (ev.error) { line.className = "err"; line.textContent = `${ev.error.type || "Error"}: ${ev.error.message || ""}`; }
+  else if (ev.command === "exec") { line.className = "done"; line.textContent = "ok"; }  // statements have no value
   else line.textContent = valueText(ev.value);
   out.appendChild(line);
   while (out.childNodes.length > 50) out.removeChild(out.firstChild);
@@ -684,7 +698,8 @@ function installDebugger() {
     if (cond !== null) toggleBreakpoint(line, cond.trim());
   });
   document.addEventListener("keydown", (e) => {
-    if (!run || !run.paused || e.target.tagName === "INPUT" || e.target.tagName === "TEXTAREA") return;
+    // function keys type nothing, so they work from the eval box too (where focus stays after Enter)
+    if (!run || !run.paused) return;
     const keys = { F8: "continue", F10: "next", F11: e.shiftKey ? "out" : "step" };
     if (keys[e.key]) { e.preventDefault(); debugCommand(keys[e.key]); }
   });
@@ -1072,6 +1087,12 @@ function installControls() {
     ed.hidden = !ed.hidden;
     $("edit").textContent = ed.hidden ? "edit" : "hide editor";
     if (!ed.hidden) { if (run && run.program) $("program").value = run.program; $("program").focus(); }
+    showSource(run);
+  });
+  let redrawSource = 0;
+  $("program").addEventListener("input", () => {  // the panel follows the text as it is typed
+    clearTimeout(redrawSource);
+    redrawSource = setTimeout(() => { if (!(run && (run.state === "running" || run.state === "paused"))) showSource(run); }, 80);
   });
   $("cancel").addEventListener("click", () => {
     if (conn.ws && conn.ownRun) conn.ws.send(JSON.stringify({ type: "cancel", id: conn.ownRun }));

@@ -4,7 +4,7 @@ import json
 import numpy as np
 import pytest
 
-from gradserve.client import (Backward, BadRequest, Cancelled, Conflict, Error, Event,
+from gradserve.client import (Backward, BadRequest, Cancelled, Conflict, Dropped, Error, Event,
                               LimitExceeded, Log, Node, ProgramError, Result, Started)
 from gradserve.client.events import parse_event
 from gradserve.client.progress import ProgressBar
@@ -26,8 +26,10 @@ def test_every_server_event_becomes_its_dataclass():
                           "grads": {}, "graph": None, "elapsed_ms": 3.0})
     assert isinstance(result, Result) and result.result["y"].dtype == np.float32
     assert isinstance(parse_event({"type": "cancelled", "run": "r", "seq": 6}), Cancelled)
-    other = parse_event({"type": "dropped", "run": "r", "node": 5})
-    assert type(other) is Event and other.raw["node"] == 5
+    dropped = parse_event({"type": "dropped", "run": "r", "seq": 7, "node": 5, "backward": 2, "log": 0})
+    assert isinstance(dropped, Dropped) and (dropped.node, dropped.backward, dropped.log) == (5, 2, 0)
+    other = parse_event({"type": "frobnicated", "run": "r", "node": 5})  # a newer server's event
+    assert type(other) is Event and other.raw["node"] == 5 and other.type == "frobnicated"
 
 
 @pytest.mark.parametrize("message,cls", [
@@ -77,6 +79,8 @@ def test_progress_bar_follows_log_events():
     assert bar._bar is None or bar._bar.total == 3
     bar.close(finished=True)
     assert "3/3" in out.getvalue() or "[2/3]" in out.getvalue()
+    if "3/3" in out.getvalue():   # tqdm: the filled bar is drawn once (it was twice in a log or a pipe)
+        assert out.getvalue().count("3/3") == 1, out.getvalue()
 
 
 def test_stream_url_uses_ws_scheme_and_token_query():

@@ -280,3 +280,34 @@ def test_unknown_pause_on_is_refused(pause_on):
     from gradserve.engine.program.debugger import DebugError
     with pytest.raises(DebugError):
         Debugger(lambda t: None, lambda e: None, pause_on=pause_on)
+
+
+def test_eval_adds_no_node_to_the_runs_graph_and_exec_nodes_take_the_paused_line():
+    """Newcomer 2, V3: an eval of ``w.norm()`` in a paused traced run became a node of the run's graph at
+    ``line 1`` (the eval text's own line 1, the program's ``import``), and the viewer's diff listed it as
+    added. An eval only inspects: its ops are not reported. An exec changes the run: its ops are reported
+    at the paused line, and so is a tensor it made when the program uses it later."""
+    from gradserve.engine.graph import GraphObserver
+    src = "import torch\nw = torch.ones(3, requires_grad=True)\nx = w * 2\ny = (x * 3).sum()\ny.backward()\n"
+    events = []
+    observer = GraphObserver(events.append)
+    script = Script([{"command": "eval", "expr": "(w * 5).norm()"},
+                     {"command": "exec", "code": "x = w.exp()\nz = x + 1"}, {"command": "continue"}])
+    outcome = run(src, Namespace(), observer=observer,
+                  debugger=Debugger(script.wait, script.emit, breakpoints=[{"line": 4}]))
+    assert outcome.ok, outcome.error
+    assert script.answers[0]["value"]["max"] == pytest.approx(5 * 3 ** 0.5)
+    ops = [(e["node"]["op"], e["node"]["line"]) for e in events if e["type"] == "node" and e["node"]["kind"] == "op"]
+    assert ops == [("mul", 3), ("exp", 4), ("add", 4), ("mul", 4), ("sum", 4)], ops
+    assert not any(op in ("norm", "linalg_vector_norm") for op, _ in ops)
+    assert {e["node"] for e in events if e["type"] == "backward"} >= {
+        e["node"]["id"] for e in events if e["type"] == "node" and e["node"]["op"] in ("exp", "sum")}
+
+
+def test_an_eval_in_an_untraced_run_leaves_the_program_line_as_it_was():
+    script = Script([{"command": "eval", "expr": "(w * 2).sum()"}, {"command": "continue"}])
+    outcome = run("import torch\nw = torch.ones(2, requires_grad=True)\ny = (w * 3).sum()\n", Namespace(),
+                  debugger=Debugger(script.wait, script.emit, breakpoints=[{"line": 3}]))
+    assert outcome.ok and script.answers[0]["value"]["max"] == 4.0
+    from gradserve.engine.autograd.state import state
+    assert state.observer is None

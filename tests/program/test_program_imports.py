@@ -174,3 +174,26 @@ def test_torch_jit_annotations_run_the_eager_code(run_ok):
          torch.jit.is_scripting())
     """)
     assert ns.get("r") == (True, True, 2, 1.0, False)
+
+
+@pytest.mark.parametrize("source, line", [
+    ("m = nn.Linear(2, 2)\ntorch.save(m.state_dict(), 'model.pt')", 2),   # the last line of many tutorials
+    ("m = nn.Linear(2, 2)\nm.load_state_dict(torch.load('model.pt', map_location='cpu'))", 2),
+    ("import os\nos.makedirs('runs', exist_ok=True)", 2),
+    ("from torch import save", 1),
+    ("from os import listdir", 1),
+])
+def test_a_name_that_reads_or_writes_files_says_where_that_goes_instead(run_err, source, line):
+    """Newcomer 2: pasted scripts end in ``torch.save(...)`` (or start with ``os.makedirs``), which answered
+    only "module 'torch' has no attribute 'save'", as if the engine lacked it by oversight."""
+    e = run_err(source)
+    assert e.type in ("AttributeError", "ImportError") and e.line == line
+    assert "programs cannot read or write files" in e.message
+    assert "checkpoint" in e.message and "session.save_checkpoint(path)" in e.message
+
+
+def test_other_missing_names_keep_pythons_message(run_err):
+    e = run_err("torch.frobnicate(1)")
+    assert (e.type, e.message) == ("AttributeError", "module 'torch' has no attribute 'frobnicate'")
+    e = run_err("from torch import frobnicate")
+    assert (e.type, e.message) == ("ImportError", "cannot import name 'frobnicate' from 'torch'")

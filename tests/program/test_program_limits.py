@@ -236,3 +236,16 @@ def test_a_run_over_the_session_limit_after_a_reused_reading_still_fails():
     out = run("big = torch.ones(1 << 19)", ns, limits)   # 2 MB of float32
     assert not out.ok and out.error.limit == "session_bytes"
     assert "big" not in ns.globals
+
+def test_a_session_bytes_failure_says_which_names_are_unbound_and_which_are_restored():
+    """Newcomer 2: one new name read "(hold hold what they held before it)", as if it had been bound before."""
+    ns = Namespace()
+    limits = Limits(session_bytes=1 << 20)
+    assert run("a1 = 5", ns, limits).ok
+    out = run("hold = [torch.zeros(1 << 16) for _ in range(8)]", ns, limits)
+    assert out.error.limit == "session_bytes"
+    assert out.error.message.endswith("; this run's bindings were released (hold is unbound again)"), out.error.message
+    out = run("a1 = 7\nq = torch.zeros(1 << 16)\nb1 = [q + i for i in range(8)]", ns, limits)
+    assert out.error.message.endswith("(q, b1 are unbound again; a1 holds what it held before the run)"), \
+        out.error.message
+    assert ns.get("a1") == 5 and "q" not in ns.globals

@@ -460,6 +460,84 @@ def test_viewer_debugs_a_run_end_to_end(live_server, http, page, shots):
         session.delete()
 
 
+def test_viewer_breakpoints_go_on_the_lines_of_the_program_being_edited(live_server, http, page, shots):
+    """Newcomer 2, V1 and V2: the gutter is where breakpoints are set, so while the editor is open it shows
+    the editor's text. A fresh session's first program takes breakpoints before it ever ran, and after an
+    edit that moves lines, a breakpoint clicked on a line stops at that line of the new program, not at the
+    line of that number in the previous run's text."""
+    session = open_session(http)
+    try:
+        _watch(page, live_server, session)
+        page.click("#edit")
+        page.fill("#program", DEBUGGED)
+        _wait(page, "document.querySelectorAll('#source .ln').length >= 9")  # no run yet: the editor's lines
+        assert page.locator("#source .ln[data-line='7'] .code").text_content().strip() == "loss = model(x).pow(2).mean()"
+        page.locator("#source .ln[data-line='7'] .gutter").click()
+        page.check("#debug")
+        page.click("#run")
+        _wait(page, "run && run.paused && !document.getElementById('debugger').hidden")
+        assert page.locator("#source .ln.paused").get_attribute("data-line") == "7"
+        assert page.evaluate("run.paused.locals.step") == "0"
+        page.click("#cancel")
+        _wait(page, "run && run.state !== 'paused' && run.state !== 'running'")
+
+        # two lines added on top: the gutter follows the text being edited, the old breakpoint's dot stays on
+        # line 7 (now `for step ...`) and is cleared, and line 9 is the loss line now
+        page.fill("#program", "a = 1\nb = 2\n" + DEBUGGED)
+        _wait(page, "document.querySelectorAll('#source .ln').length >= 11")
+        assert page.locator("#source .ln[data-line='9'] .code").text_content().strip() == "loss = model(x).pow(2).mean()"
+        assert page.locator("#source .ln.has-nodes").count() == 0  # the last run's nodes point into another text
+        page.locator("#source .ln[data-line='7'] .gutter").click()
+        page.locator("#source .ln[data-line='9'] .gutter").click()
+        assert page.evaluate("breakpointList()") == [{"line": 9}]
+        page.click("#run")
+        _wait(page, "run && run.paused && !document.getElementById('debugger').hidden")
+        assert page.locator("#source .ln.paused").get_attribute("data-line") == "9"
+        assert page.locator("#source .ln.paused .code").text_content().strip() == "loss = model(x).pow(2).mean()"
+        page.screenshot(path=shots / "16b-debug-edited-program.png")
+        page.locator("#source .ln[data-line='9'] .gutter").click()
+        page.click("#dbg-continue")
+        _wait(page, "run.state === 'done'")
+        assert page.problems == []
+    finally:
+        session.delete()
+
+
+def test_viewer_debug_keys_work_from_the_eval_box_and_an_exec_answers_ok(live_server, http, page, shots):
+    """Newcomer 2: after an expression in the eval box (Enter keeps the focus there), F10 and F8 did nothing,
+    since the page ignored keys typed in an input; function keys type nothing, so they now step from there.
+    A statement (``!stmt``) answered ``null`` under it; it says ``ok``."""
+    session = open_session(http)
+    try:
+        _watch(page, live_server, session)
+        page.click("#edit")
+        page.fill("#program", DEBUGGED)
+        _wait(page, "document.querySelectorAll('#source .ln').length >= 9")
+        page.locator("#source .ln[data-line='7'] .gutter").click()
+        page.check("#debug")
+        page.click("#run")
+        _wait(page, "run && run.paused && !document.getElementById('debugger').hidden")
+        page.fill("#eval", "!step_seen = step")
+        page.press("#eval", "Enter")
+        _wait(page, "document.querySelectorAll('#eval-out > div').length >= 2")
+        assert page.locator("#eval-out > div").last.text_content() == "ok"
+        assert "null" not in page.locator("#eval-out").text_content()
+        page.fill("#eval", "step_seen + 1")
+        page.press("#eval", "Enter")
+        _wait(page, "document.querySelectorAll('#eval-out > div:not(.meta)').length >= 2")
+        assert page.locator("#eval-out > div:not(.meta)").last.text_content().strip() == "1"
+        assert page.evaluate("document.activeElement.id") == "eval"
+        page.keyboard.press("F10")
+        _wait(page, "run.paused && run.paused.line === 8")
+        page.locator("#source .ln[data-line='7'] .gutter").click()
+        page.focus("#eval")
+        page.keyboard.press("F8")
+        _wait(page, "run.state === 'done'")
+        assert page.problems == []
+    finally:
+        session.delete()
+
+
 NAN = """import torch
 w = torch.tensor([4.0, -1.0], requires_grad=True)
 shifted = w * 2 - 1

@@ -41,6 +41,7 @@ PROGRAM_MODULES = {
     "os.path": _PKG + ".os_path",
     "types": _PKG + ".types",
     "pprint": _PKG + ".pprint",
+    "argparse": _PKG + ".argparse",
     "struct": _PKG + ".struct",
     "re": _PKG + ".re",
     "tqdm": _PKG + ".tqdm",
