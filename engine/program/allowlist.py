@@ -513,10 +513,14 @@ MODULES = {
 }
 
 MODULES["torch.nn.modules"] = Module(
-    host=_E + ".nn.modules", children={"module": "torch.nn.modules.module", "loss": "torch.nn.modules.loss"},
+    host=_E + ".nn.modules", children={"module": "torch.nn.modules.module", "loss": "torch.nn.modules.loss",
+                                       "batchnorm": "torch.nn.modules.batchnorm"},
     names=tuple(n for n in MODULES["torch.nn"].names if n not in ("Parameter", "UninitializedParameter")))
 MODULES["torch.nn.modules.loss"] = Module(
     host=_E + ".nn.modules.loss", names=tuple(n for n in MODULES["torch.nn"].names if n.endswith("Loss")))
+MODULES["torch.nn.modules.batchnorm"] = Module(
+    host=_E + ".nn.modules.batchnorm", names=("BatchNorm1d", "BatchNorm2d", "BatchNorm3d", "LazyBatchNorm1d",
+                                              "LazyBatchNorm2d"))
 
 # --------------------------------------------------------------------------- types
 _MODULE_API = (
