@@ -1065,6 +1065,14 @@ def _exception_get(obj, name):
     raise _attr_error(obj, name)
 
 
+def _exception_data_getter(data_get):
+    def get(obj, name):
+        if name in ("args", "value", "code"):
+            return _exception_get(obj, name)
+        return data_get(obj, name)
+    return get
+
+
 def _super_get(obj, name):
     cls = obj.__self_class__
     if not (isinstance(cls, type) and (_program_defines(cls, None, name) or name in type_info(cls).attrs)):
@@ -1204,7 +1212,8 @@ def _policy_for(t):
     elif _has_marker(t):
         return _program_get   # program classes come and go: not cached
     elif issubclass(t, ProgramBaseException):
-        policy = _exception_get
+        info = type_info(t)   # a program-side module's error with public data (json.JSONDecodeError's msg, pos)
+        policy = _exception_get if not info.data else _exception_data_getter(_engine_getter(info))
     elif t is str:
         policy = _str_get
     elif t is list:

@@ -499,6 +499,8 @@ MODULES = {
         "PrettyPrinter", "isreadable", "isrecursive", "pformat", "pp", "pprint", "saferepr",
     )),
     "struct": Module(host=_S + ".struct", names=("calcsize", "error", "iter_unpack", "pack", "unpack")),
+    # text in and out only: no files (engine/program/stdlib/json.py)
+    "json": Module(host=_S + ".json", names=("JSONDecodeError", "dumps", "loads")),
     # regular expressions on a Pike VM (engine/program/stdlib/re.py): no backtracking, every step counted
     "re": Module(host=_S + ".re", names=(
         "A", "ASCII", "DOTALL", "I", "IGNORECASE", "M", "MULTILINE", "Match", "NOFLAG", "Pattern", "S", "U",
@@ -797,6 +799,7 @@ TYPES = {
     _S + ".re.Match": Type(data=True, attrs=(
         "end", "expand", "group", "groupdict", "groups", "lastgroup", "lastindex", "span", "start")),
     _S + ".re._MatchIterator": Type(),
+    _S + ".json.JSONDecodeError": Type(data=True),   # msg, doc, pos, lineno, colno
     _S + ".tqdm.tqdm": Type(data=True, attrs=(
         "clear", "close", "refresh", "reset", "set_description", "set_description_str", "set_postfix",
         "set_postfix_str", "update", "write")),

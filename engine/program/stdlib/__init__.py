@@ -42,6 +42,7 @@ PROGRAM_MODULES = {
     "types": _PKG + ".types",
     "pprint": _PKG + ".pprint",
     "struct": _PKG + ".struct",
+    "json": _PKG + ".json",
     "re": _PKG + ".re",
     "tqdm": _PKG + ".tqdm",
     "tqdm.auto": _PKG + ".tqdm",
