@@ -82,6 +82,39 @@ def test_a_private_parameter_is_registered_under_its_name_as_in_pytorch(run_ok):
     assert ns.get("keys") == ["_w", "_mask"] and ns.get("names") == ["_w"] and ns.get("out") == 4.0
 
 
+def test_pickle_hooks_in_a_class_body_are_accepted_and_never_called(run_ok):
+    # optimizers copied from PyTorch's template define __setstate__ (jettify/pytorch-optimizer's), michaelrzhang's
+    # Lookahead __getstate__: only pickling calls them; copies of the object, the program's and the host's
+    # (a deepcopy of the param groups load_state_dict is handed), go on without them
+    out, ns = run_ok("""
+        import copy
+        import torch
+        class Lookahead(torch.optim.Optimizer):
+            def __init__(self, params, la_steps=5):
+                super().__init__(params, dict(lr=0.1))
+                self._la_step = 0
+                self._total_la_steps = la_steps
+            def __getstate__(self):
+                raise RuntimeError("__getstate__ called")
+            def __setstate__(self, state):
+                raise RuntimeError("__setstate__ called")
+            def step(self, closure=None):
+                self._la_step += 1
+        class Cfg:
+            def __init__(self):
+                self.k = 3
+            def __setstate__(self, state):
+                raise RuntimeError("__setstate__ called")
+        opt = Lookahead([torch.nn.Parameter(torch.ones(2))])
+        opt.step()
+        c2 = copy.deepcopy(Cfg())
+        opt.param_groups[0]["cfg"] = Cfg()
+        opt.load_state_dict(opt.state_dict())
+        r = (opt._la_step, c2.k, opt.param_groups[0]["cfg"].k)
+    """)
+    assert ns.get("r") == (1, 3, 3)
+
+
 def test_dunders_a_program_class_defines_work(run_ok):
     out, ns = run_ok("""
         class V:
