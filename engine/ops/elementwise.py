@@ -441,7 +441,16 @@ def _sinc_grad(F, g, x):
 
 
 Sinc = _unary("sinc", lambda xp, x: xp.sinc(x), _sinc_grad)
-Sign = _unary("sign", lambda xp, x: xp.sign(x), _zero_grad, "", floating=False)
+def _sign(xp, x):
+    """PyTorch's sign is (0 < x) - (x < 0): 0 at NaN (NumPy's sign gives NaN), a bool tensor unchanged."""
+    if x.dtype == bool:
+        return x.copy()
+    if x.dtype.kind == "f":
+        return (x > 0).astype(x.dtype) - (x < 0).astype(x.dtype)
+    return xp.sign(x)
+
+
+Sign = _unary("sign", _sign, _zero_grad, "", floating=False)
 Floor = _unary("floor", _integer_identity(lambda xp, x: xp.floor(x)), _zero_grad, "", floating=False)
 Ceil = _unary("ceil", _integer_identity(lambda xp, x: xp.ceil(x)), _zero_grad, "", floating=False)
 Trunc = _unary("trunc", _integer_identity(lambda xp, x: xp.trunc(x)), _zero_grad, "", floating=False)
