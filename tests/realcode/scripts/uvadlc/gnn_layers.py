@@ -1,12 +1,12 @@
 # realcode: phlippe/uvadlc_notebooks @ 0da8037c7abc32f478ff6142acceb72dbcf088ee
 # realcode: https://github.com/phlippe/uvadlc_notebooks/blob/0da8037c7abc32f478ff6142acceb72dbcf088ee/docs/tutorial_notebooks/tutorial7/GNN_overview.ipynb
 # realcode: kept as written except for these adaptations:
-#   - the cells up to the GAT layer's demo (3, 9, 11, 13, 16, 18), with the imports cell's plotting (matplotlib, seaborn, IPython), tqdm, torchvision and PyTorch Lightning imports left out and `pl.seed_everything(42)` -> `torch.manual_seed(42)`; the later cells need PyTorch Geometric and the Cora download
+#   - the cells up to the GAT layer's demo (3, 9, 11, 13, 16, 18), with the imports cell's plotting (matplotlib, seaborn, IPython), torchvision and PyTorch Lightning imports left out and `pl.seed_everything(42)` -> `torch.manual_seed(42)`; the later cells need PyTorch Geometric and the Cora download
 #   - then a driver cell: the notebook's GCNLayer and GATLayer (both head modes) on a synthetic batch of 3 graphs of 6 nodes with self-loops, a loss summed over their outputs backpropagated (the notebook trains these layers only through PyTorch Geometric's modules)
 # realcode-input: graph_feats = randn(3, 6, 4)
 # realcode-input: graph_adj = randint(0, 2, 3, 6, 6)
 # realcode-output: out_feats gcn_out gat_out gat_mean_out gcn.* gat.* gat_mean.*
-# %% realcode: cell 3 (imports; plotting, tqdm, torchvision and PyTorch Lightning left out)
+# %% realcode: cell 3 (imports; plotting, torchvision and PyTorch Lightning left out)
 ## Standard libraries
 import os
 import json
@@ -14,12 +14,20 @@ import math
 import numpy as np 
 import time
 
+## Progress bar
+from tqdm.notebook import tqdm
+
 ## PyTorch
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
 import torch.utils.data as data
 import torch.optim as optim
+
+# Path to the folder where the datasets are/should be downloaded (e.g. CIFAR10)
+DATASET_PATH = "../data"
+# Path to the folder where the pretrained models are saved
+CHECKPOINT_PATH = "../saved_models/tutorial7"
 
 # Setting the seed
 torch.manual_seed(42)  # realcode: pl.seed_everything(42)

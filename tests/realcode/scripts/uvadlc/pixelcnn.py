@@ -12,12 +12,20 @@ import os
 import math
 import numpy as np 
 
+## Progress bar
+from tqdm.notebook import tqdm
+
 ## PyTorch
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
 import torch.utils.data as data
 import torch.optim as optim
+
+# Path to the folder where the datasets are/should be downloaded (e.g. MNIST)
+DATASET_PATH = "../data"
+# Path to the folder where the pretrained models are saved
+CHECKPOINT_PATH = "../saved_models/tutorial12"
 
 # Setting the seed
 torch.manual_seed(42)  # realcode: pl.seed_everything(42)

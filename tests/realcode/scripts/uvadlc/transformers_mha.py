@@ -1,11 +1,11 @@
 # realcode: phlippe/uvadlc_notebooks @ 0da8037c7abc32f478ff6142acceb72dbcf088ee
 # realcode: https://github.com/phlippe/uvadlc_notebooks/blob/0da8037c7abc32f478ff6142acceb72dbcf088ee/docs/tutorial_notebooks/tutorial6/Transformers_and_MHAttention.ipynb
 # realcode: kept as written except for these adaptations:
-#   - the cells that compute, one after the other (imports without plotting, tqdm, torchvision and PyTorch Lightning; `pl.seed_everything(42)` -> `torch.manual_seed(42)`): scaled_dot_product and its demo, expand_mask, MultiheadAttention, EncoderBlock, TransformerEncoder, PositionalEncoding, CosineWarmupScheduler and its set-up (cells 9-30 without the plots), ReverseDataset (cell 35)
+#   - the cells that compute, one after the other (imports without plotting, torchvision and PyTorch Lightning; `pl.seed_everything(42)` -> `torch.manual_seed(42)`): scaled_dot_product and its demo, expand_mask, MultiheadAttention, EncoderBlock, TransformerEncoder, PositionalEncoding, CosineWarmupScheduler and its set-up (cells 9-30 without the plots), ReverseDataset (cell 35)
 #   - TransformerPredictor and ReversePredictor are PyTorch Lightning modules (pl.LightningModule, trainer.fit): a driver cell builds TransformerPredictor's network (_create_model) as a plain nn.Module and runs ReversePredictor's _calculate_loss for 3 steps of Adam with the CosineWarmupScheduler and gradient clipping at 5 (the Trainer's gradient_clip_val), on one batch of 16 reversed sequences (the notebook's dataset of 50000 drawn by torch.randint: the batch is copied in from PyTorch at a load marker), then get_attention_maps
 # realcode-atol: 3e-5 (the keys' part of qkv_proj.bias has a gradient of rounding noise, softmax being invariant to a shift of its logits, which Adam turns into steps of +-lr: 1.5e-5 apart after 3 steps)
 # realcode-output: values attention lr_factors lrs losses attention_maps model.*
-# %% realcode: cell 3 (plotting, tqdm, torchvision and PyTorch Lightning imports left out)
+# %% realcode: cell 3 (plotting, torchvision and PyTorch Lightning imports left out)
 ## Standard libraries
 import os
 import numpy as np 
@@ -14,12 +14,20 @@ import math
 import json
 from functools import partial
 
+## Progress bar
+from tqdm.notebook import tqdm
+
 ## PyTorch
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
 import torch.utils.data as data
 import torch.optim as optim
+
+# Path to the folder where the datasets are/should be downloaded (e.g. CIFAR10)
+DATASET_PATH = "../data"
+# Path to the folder where the pretrained models are saved
+CHECKPOINT_PATH = "../saved_models/tutorial6"
 
 # Setting the seed
 torch.manual_seed(42)  # realcode: pl.seed_everything(42)
