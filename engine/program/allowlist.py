@@ -501,6 +501,10 @@ MODULES = {
     "struct": Module(host=_S + ".struct", names=("calcsize", "error", "iter_unpack", "pack", "unpack")),
     # text in and out only: no files (engine/program/stdlib/json.py)
     "json": Module(host=_S + ".json", names=("JSONDecodeError", "dumps", "loads")),
+    # CPython's statistics on a program's plain numbers (engine/program/stdlib/statistics.py)
+    "statistics": Module(host=_S + ".statistics", names=(
+        "StatisticsError", "fmean", "geometric_mean", "harmonic_mean", "mean", "median", "median_high", "median_low",
+        "mode", "multimode", "pstdev", "pvariance", "quantiles", "stdev", "variance")),
     # regular expressions on a Pike VM (engine/program/stdlib/re.py): no backtracking, every step counted
     "re": Module(host=_S + ".re", names=(
         "A", "ASCII", "DOTALL", "I", "IGNORECASE", "M", "MULTILINE", "Match", "NOFLAG", "Pattern", "S", "U",

@@ -1,4 +1,4 @@
-"""Program-side ``sys``, ``os`` / ``os.path``, ``types``, ``pprint``, ``struct`` and ``json`` (SPEC
+"""Program-side ``sys``, ``os`` / ``os.path``, ``types``, ``pprint``, ``struct``, ``json`` and ``statistics`` (SPEC
 section 2): what scripts use of them, compared with CPython where CPython's answer does not
 depend on the host, and kept from the host where it would (files, environment, interpreter)."""
 import os as host_os
@@ -400,6 +400,36 @@ def test_json_is_bounded(run_err, small_limits):
     assert e.type in ("LimitExceeded", "RecursionError")
     e = run_err("import json\ns = json.dumps(list(range(300000)))", limits=small_limits)
     assert e.type == "LimitExceeded"
+
+
+# --------------------------------------------------------------------------- statistics
+def test_statistics_match_cpython():
+    # uvadlc's meta-learning notebook: from statistics import mean, stdev (of its test accuracies)
+    assert_same_as_python("""
+    import statistics
+    from statistics import mean, stdev
+    import numpy as np
+    accs = [0.5, 0.75, 0.625, 0.8125]
+    print(mean(accs), stdev(accs), statistics.pstdev(accs), statistics.variance(accs, 0.7), statistics.pvariance(accs))
+    print(mean([1, 2, 4]), mean(x * 2 for x in range(5)), statistics.fmean([1, 2], weights=[1, 3]))
+    print(statistics.median([3, 1, 2, 5]), statistics.median_low([3, 1, 2, 5]), statistics.median_high([3, 1, 2, 5]))
+    print(statistics.mode(["a", "b", "a"]), statistics.multimode([1, 1, 2, 2, 3]), statistics.quantiles(range(1, 11), n=4))
+    print(statistics.geometric_mean([1, 2, 4]), statistics.harmonic_mean([1, 2, 4]), mean([np.float64(1.5), 2.5]))
+    for bad in ([], [1]):
+        try:
+            stdev(bad)
+        except statistics.StatisticsError as e:
+            print(type(e).__name__, isinstance(e, ValueError), e)
+    try:
+        mean([1, "a"])
+    except TypeError as e:
+        print("TypeError", e)
+    """)
+
+
+def test_statistics_never_reads_a_programs_objects(run_err):
+    e = run_err("import statistics\nclass N:\n    def __float__(self):\n        return 1.0\nstatistics.mean([N(), N()])")
+    assert e.type == "TypeError" and "N" in e.message
 
 
 # --------------------------------------------------------------------------- tqdm
