@@ -4,6 +4,8 @@ the host classes they derive from stay the engine's."""
 
 import pytest
 
+from python_oracle import assert_same_as_python
+
 
 def test_private_methods_and_attributes_of_a_program_module(run_ok):
     out, ns = run_ok("""
@@ -113,6 +115,68 @@ def test_pickle_hooks_in_a_class_body_are_accepted_and_never_called(run_ok):
         r = (opt._la_step, c2.k, opt.param_groups[0]["cfg"].k)
     """)
     assert ns.get("r") == (1, 3, 3)
+
+
+def test_a_program_classs_setattr_runs_for_its_assignments_as_in_python():
+    # torchattacks' Attack.__setattr__: object.__setattr__ first, then it registers sub-attacks
+    assert_same_as_python("""
+    class A:
+        def __init__(self):
+            self.log = []
+            self.x = 1
+        def __setattr__(self, name, value):
+            object.__setattr__(self, name, value)
+            if name != "log":
+                self.log.append(name)
+    class B(A):
+        def __setattr__(self, name, value):
+            super().__setattr__(name, value * 10 if name == "y" else value)
+    b = B()
+    b.y = 2
+    setattr(b, "z", 3)
+    b.y += 1
+    print(b.log, b.y, b.x, b.z, hasattr(b, "log"))
+    class Loud:
+        def __setattr__(self, name, value):
+            raise AttributeError(f"{name} is read-only")
+    try:
+        Loud().k = 1
+    except AttributeError as e:
+        print("AttributeError", e)
+    """)
+
+
+def test_a_program_modules_setattr_runs_for_the_programs_assignments_only(run_ok):
+    # the engine's own assignments (Module.train setting .training) do not call program code from the host:
+    # Python would call the override there too; the program's assignments and setattr() do
+    out, ns = run_ok("""
+        import torch.nn as nn
+        class M(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.seen = []
+                self.lin = nn.Linear(2, 2)
+            def __setattr__(self, name, value):
+                if name != "seen":
+                    self.seen.append(name)
+                super().__setattr__(name, value)
+        m = M()
+        m.train(False)
+        m.scale = 2.0
+        names = [n for n, _ in m.named_parameters()]
+    """)
+    assert ns.get("m").seen == ["lin", "scale"] and ns.get("names") == ["lin.weight", "lin.bias"]
+    assert ns.get("m").training is False
+
+
+def test_object_setattr_keeps_the_assignment_rules(run_err):
+    # object.__setattr__ is the plain assignment: the engine's private names, read-only modules and builtins
+    e = run_err("import math\nobject.__setattr__(math, 'pi', 3)")
+    assert e.type == "AttributeError" and "read-only" in e.message
+    e = run_err("object.__setattr__(3, 'real', 2)")
+    assert e.type == "AttributeError"
+    e = run_err("import torch.nn as nn\nm = nn.Linear(1, 1)\nobject.__setattr__(m, '_parameters', {})")
+    assert e.type == "AttributeError" and "_parameters" in e.message
 
 
 def test_dunders_a_program_class_defines_work(run_ok):
