@@ -50,7 +50,7 @@ def _plain(v, default, skipkeys, stack, depth):
         if v._name == "float64":   # NumPy's float64 is a float subclass; its other scalars are not
             return float.__float__(v)
     elif isinstance(v, (str, int, float)):
-        return (str.__str__ if isinstance(v, str) else int.__int__ if isinstance(v, int) else float.__float__)(v)
+        return _builtin_value(v)
     elif isinstance(v, (dict, list, tuple)):
         if depth >= _MAX_DEPTH:
             raise _P["RecursionError"]("maximum recursion depth exceeded while encoding a JSON object")
@@ -82,6 +82,11 @@ def _plain(v, default, skipkeys, stack, depth):
 _SKIP = object()
 
 
+def _builtin_value(v):
+    """A subclass instance of str, int or float as the builtin value it holds (the builtin's own slot)."""
+    return (str.__str__ if isinstance(v, str) else int.__int__ if isinstance(v, int) else float.__float__)(v)
+
+
 def _key(k, skipkeys):
     t = type(k)
     if t is str or t is int or t is float or t is bool or k is None:
@@ -90,7 +95,7 @@ def _key(k, skipkeys):
     if isinstance(k, _Scalar) and k._name == "float64":
         return float.__float__(k)
     if isinstance(k, (str, int, float)) and not isinstance(k, _Scalar):
-        return (str.__str__ if isinstance(k, str) else int.__int__ if isinstance(k, int) else float.__float__)(k)
+        return _builtin_value(k)
     if skipkeys:
         return _SKIP
     raise _P["TypeError"](f"keys must be str, int, float, bool or None, not {type(k).__name__}")
