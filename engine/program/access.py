@@ -549,9 +549,6 @@ def get_attr(obj, name):
             setter = _setattr_of(obj)
             if setter is not None:
                 return setter
-        if name == "__init__" and isinstance(obj, type) and not is_program_class(obj) and obj is not object \
-                and settable_engine_class(obj):
-            return _engine_init(obj)
         if name.startswith("__") and _dunder_allowed(obj, name):
             return wrap(getattr(obj, name))
         if isinstance(obj, Tensor) and _tensor_own_name(obj, name):
@@ -1311,20 +1308,6 @@ def _setattr_hook(cls, after=None):
         if "__gs_program__" in d and "__gs_setattr__" in d:
             return d["__gs_setattr__"]
     return None
-
-
-def _engine_init(cls):
-    """``nn.Linear.__init__(self, ...)`` in a program class deriving from it (loralib's LoRA layers
-    initialise each base explicitly): what super().__init__ reaches, and only on such an object."""
-    init = cls.__init__
-
-    def __init__(self, *args, **kwargs):
-        if not (isinstance(self, cls) and is_program_class(type(self))):
-            raise PROGRAM_EXCEPTIONS["TypeError"](
-                f"{cls.__name__}.__init__ in programs initialises an object of a program class deriving from "
-                f"{cls.__name__}, not a '{_type_name(self)}'")
-        init(self, *args, **kwargs)
-    return __init__
 
 
 def _object_setattr(obj, name, value):

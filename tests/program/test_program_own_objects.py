@@ -179,32 +179,6 @@ def test_object_setattr_keeps_the_assignment_rules(run_err):
     assert e.type == "AttributeError" and "_parameters" in e.message
 
 
-def test_an_engine_bases_init_called_explicitly_initialises_a_program_subclass(run_ok, run_err):
-    # microsoft/LoRA's loralib: class Linear(nn.Linear, LoRALayer) calls nn.Linear.__init__(self, ...) and
-    # LoRALayer.__init__(self, ...) in turn
-    out, ns = run_ok("""
-        import torch
-        import torch.nn as nn
-        class LoRALayer:
-            def __init__(self, r):
-                self.r = r
-        class Linear(nn.Linear, LoRALayer):
-            def __init__(self, n_in, n_out, r=2, **kwargs):
-                nn.Linear.__init__(self, n_in, n_out, **kwargs)
-                LoRALayer.__init__(self, r=r)
-                self.lora_A = nn.Parameter(torch.zeros(r, n_in))
-        lin = Linear(3, 4, bias=False)
-        names = [n for n, _ in lin.named_parameters()]
-        out = lin(torch.ones(2, 3)).shape
-    """)
-    assert ns.get("names") == ["weight", "lora_A"] and tuple(ns.get("out")) == (2, 4) and ns.get("lin").r == 2
-    for target in ("torch.float32", "nn.Linear(1, 1)", "3"):
-        e = run_err(f"import torch\nimport torch.nn as nn\nnn.Linear.__init__({target}, 2, 2)")
-        assert e.type == "TypeError" and "program class deriving from Linear" in e.message
-    e = run_err("import torch.nn as nn\nf = nn.functional.relu.__init__")
-    assert e.type == "AttributeError"
-
-
 def test_dunders_a_program_class_defines_work(run_ok):
     out, ns = run_ok("""
         class V:
