@@ -1311,17 +1311,15 @@ def _setattr_hook(cls, after=None):
 
 
 def _object_setattr(obj, name, value):
-    """``object.__setattr__(obj, name, value)``: the assignment without the program's own __setattr__."""
+    """The assignment without the program's own __setattr__ (what object.__setattr__ does)."""
     if type(name) is not str:
         raise PROGRAM_EXCEPTIONS["TypeError"](f"attribute name must be string, not '{_type_name(name)}'")
     set_attr(obj, name, value, hook=False)
 
 
 def _setattr_of(obj):
-    """``object.__setattr__`` and ``super().__setattr__`` for a program class that defines __setattr__
-    (torchattacks' Attack registers sub-attacks there): the next one in the MRO, or the plain assignment."""
-    if obj is object:
-        return _object_setattr
+    """``super().__setattr__`` in a program class that defines __setattr__: the next one in the MRO, or the
+    plain assignment (``object.__setattr__`` stays out of reach: SPEC keeps the builtins' '_' names from programs)."""
     if type(obj) is super and is_program_class(obj.__self_class__) and not isinstance(obj.__self__, type):
         target, hook = obj.__self__, _setattr_hook(obj.__self_class__, obj.__thisclass__)
         if hook is not None:
