@@ -86,6 +86,12 @@ def register_array_type(cls, to_numpy):
     _ARRAY_TYPES[cls] = to_numpy
 
 
+def registered_array(data):
+    """The NumPy array a registered array type holds (a program's ``np.ndarray``), or None."""
+    convert = _ARRAY_TYPES.get(type(data))
+    return None if convert is None else convert(data)
+
+
 def _host_arrays(data, depth=0):
     """``data`` with the registered array types replaced by their NumPy arrays."""
     convert = _ARRAY_TYPES.get(type(data))

@@ -450,7 +450,18 @@ _DEG = math.pi / 180.0
 Deg2rad = _unary("deg2rad", lambda xp, x: x * _DEG, lambda F, g: g * _DEG, "")
 Rad2deg = _unary("rad2deg", lambda xp, x: x * (1.0 / _DEG), lambda F, g: g * (1.0 / _DEG), "")
 Deg2rad.backward_name, Rad2deg.backward_name = "Deg2RadBackward0", "Rad2DegBackward0"
-Sign = _unary("sign", lambda xp, x: xp.sign(x), _zero_grad, "", floating=False)
+
+
+def _sign(xp, x):
+    """PyTorch's sign is (0 < x) - (x < 0): 0 at NaN (NumPy's sign gives NaN), a bool tensor unchanged."""
+    if x.dtype == bool:
+        return x.copy()
+    if x.dtype.kind == "f":
+        return (x > 0).astype(x.dtype) - (x < 0).astype(x.dtype)
+    return xp.sign(x)
+
+
+Sign = _unary("sign", _sign, _zero_grad, "", floating=False)
 Floor = _unary("floor", _integer_identity(lambda xp, x: xp.floor(x)), _zero_grad, "", floating=False)
 Ceil = _unary("ceil", _integer_identity(lambda xp, x: xp.ceil(x)), _zero_grad, "", floating=False)
 Trunc = _unary("trunc", _integer_identity(lambda xp, x: xp.trunc(x)), _zero_grad, "", floating=False)

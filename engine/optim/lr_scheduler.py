@@ -81,6 +81,11 @@ class LRScheduler:
         self._last_lr = [group["lr"] for group in self.optimizer.param_groups]
 
 
+class _LRScheduler(LRScheduler):
+    """PyTorch's older name for the base class, which custom schedulers still subclass (uvadlc's
+    CosineWarmupScheduler). Programs cannot reach names that begin with '_' and subclass LRScheduler."""
+
+
 class StepLR(LRScheduler):
     """Multiplies each group's learning rate by gamma every step_size epochs."""
 

@@ -545,6 +545,10 @@ def get_attr(obj, name):
         meta = _META_ATTRS.get(name)
         if meta is not None:
             return meta(obj)
+        if name == "__setattr__":
+            setter = _setattr_of(obj)
+            if setter is not None:
+                return setter
         if name.startswith("__") and _dunder_allowed(obj, name):
             return wrap(getattr(obj, name))
         if isinstance(obj, Tensor) and _tensor_own_name(obj, name):
@@ -1065,6 +1069,14 @@ def _exception_get(obj, name):
     raise _attr_error(obj, name)
 
 
+def _exception_data_getter(data_get):
+    def get(obj, name):
+        if name in ("args", "value", "code"):
+            return _exception_get(obj, name)
+        return data_get(obj, name)
+    return get
+
+
 def _super_get(obj, name):
     cls = obj.__self_class__
     if not (isinstance(cls, type) and (_program_defines(cls, None, name) or name in type_info(cls).attrs)):
@@ -1204,7 +1216,8 @@ def _policy_for(t):
     elif _has_marker(t):
         return _program_get   # program classes come and go: not cached
     elif issubclass(t, ProgramBaseException):
-        policy = _exception_get
+        info = type_info(t)   # a program-side module's error with public data (json.JSONDecodeError's msg, pos)
+        policy = _exception_get if not info.data else _exception_data_getter(_engine_getter(info))
     elif t is str:
         policy = _str_get
     elif t is list:
@@ -1286,7 +1299,36 @@ def _check_assigned_grad(t, grad):
         raise PROGRAM_EXCEPTIONS["RuntimeError"]("assigned grad has data of a different size")
 
 
-def set_attr(obj, name, value):
+def _setattr_hook(cls, after=None):
+    """The ``__setattr__`` a program class defines (the first in the MRO, or the first after ``after``)."""
+    mro = cls.__mro__
+    start = 0 if after is None else mro.index(after) + 1 if after in mro else len(mro)
+    for k in mro[start:]:
+        d = k.__dict__
+        if "__gs_program__" in d and "__gs_setattr__" in d:
+            return d["__gs_setattr__"]
+    return None
+
+
+def _object_setattr(obj, name, value):
+    """The assignment without the program's own __setattr__ (what object.__setattr__ does)."""
+    if type(name) is not str:
+        raise PROGRAM_EXCEPTIONS["TypeError"](f"attribute name must be string, not '{_type_name(name)}'")
+    set_attr(obj, name, value, hook=False)
+
+
+def _setattr_of(obj):
+    """``super().__setattr__`` in a program class that defines __setattr__: the next one in the MRO, or the
+    plain assignment (``object.__setattr__`` stays out of reach: SPEC keeps the builtins' '_' names from programs)."""
+    if type(obj) is super and is_program_class(obj.__self_class__) and not isinstance(obj.__self__, type):
+        target, hook = obj.__self__, _setattr_hook(obj.__self_class__, obj.__thisclass__)
+        if hook is not None:
+            return lambda name, value: _builtins().call(hook, [target, name, value], {})
+        return lambda name, value: _object_setattr(target, name, value)
+    return None
+
+
+def set_attr(obj, name, value, hook=True):
     """``obj.name = value`` as a program may do it."""
     if type(obj) is _TupleNew and name == "__defaults__":
         obj.set_defaults(value)
@@ -1329,7 +1371,11 @@ def set_attr(obj, name, value):
         if isinstance(obj, type):
             type.__setattr__(obj, name, value)
         else:
-            setattr(obj, name, value)
+            program_hook = _setattr_hook(t) if hook and is_program_class(t) else None
+            if program_hook is not None:
+                _builtins().call(program_hook, [obj, name, value], {})
+            else:
+                setattr(obj, name, value)
         return
     raise _attr_error(obj, name, f"cannot set attribute '{name}' on a '{_type_name(obj)}' object in programs")
 

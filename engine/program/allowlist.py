@@ -526,6 +526,12 @@ MODULES = {
         "PrettyPrinter", "isreadable", "isrecursive", "pformat", "pp", "pprint", "saferepr",
     )),
     "struct": Module(host=_S + ".struct", names=("calcsize", "error", "iter_unpack", "pack", "unpack")),
+    # text in and out only: no files (engine/program/stdlib/json.py)
+    "json": Module(host=_S + ".json", names=("JSONDecodeError", "dumps", "loads")),
+    # CPython's statistics on a program's plain numbers (engine/program/stdlib/statistics.py)
+    "statistics": Module(host=_S + ".statistics", names=(
+        "StatisticsError", "fmean", "geometric_mean", "harmonic_mean", "mean", "median", "median_high", "median_low",
+        "mode", "multimode", "pstdev", "pvariance", "quantiles", "stdev", "variance")),
     # regular expressions on a Pike VM (engine/program/stdlib/re.py): no backtracking, every step counted
     "re": Module(host=_S + ".re", names=(
         "A", "ASCII", "DOTALL", "I", "IGNORECASE", "M", "MULTILINE", "Match", "NOFLAG", "Pattern", "S", "U",
@@ -540,10 +546,14 @@ MODULES = {
 }
 
 MODULES["torch.nn.modules"] = Module(
-    host=_E + ".nn.modules", children={"module": "torch.nn.modules.module", "loss": "torch.nn.modules.loss"},
+    host=_E + ".nn.modules", children={"module": "torch.nn.modules.module", "loss": "torch.nn.modules.loss",
+                                       "batchnorm": "torch.nn.modules.batchnorm"},
     names=tuple(n for n in MODULES["torch.nn"].names if n not in ("Parameter", "UninitializedParameter")))
 MODULES["torch.nn.modules.loss"] = Module(
     host=_E + ".nn.modules.loss", names=tuple(n for n in MODULES["torch.nn"].names if n.endswith("Loss")))
+MODULES["torch.nn.modules.batchnorm"] = Module(
+    host=_E + ".nn.modules.batchnorm", names=("BatchNorm1d", "BatchNorm2d", "BatchNorm3d", "LazyBatchNorm1d",
+                                              "LazyBatchNorm2d"))
 
 # --------------------------------------------------------------------------- types
 _MODULE_API = (
@@ -842,6 +852,7 @@ TYPES = {
     _S + ".re.Match": Type(data=True, attrs=(
         "end", "expand", "group", "groupdict", "groups", "lastgroup", "lastindex", "span", "start")),
     _S + ".re._MatchIterator": Type(),
+    _S + ".json.JSONDecodeError": Type(data=True),   # msg, doc, pos, lineno, colno
     _S + ".tqdm.tqdm": Type(data=True, attrs=(
         "clear", "close", "refresh", "reset", "set_description", "set_description_str", "set_postfix",
         "set_postfix_str", "update", "write")),

@@ -41,6 +41,8 @@ _UNSUPPORTED = {
 if hasattr(ast, "TryStar"):
     _UNSUPPORTED[ast.TryStar] = "except*"
 
+_PICKLE_HOOKS = ("__getstate__", "__setstate__")   # accepted in a class body, never called (see define)
+# __setattr__ is accepted too, and called by the interpreter only (see define and access.set_attr)
 _CLASS_BODY_NAMES = frozenset(("__module__", "__qualname__", "__doc__", "__annotations__",
                                "__constants__"))   # TorchScript's list of constant attributes (PlaNet)
 
@@ -1120,6 +1122,14 @@ class Compiler:
                     s(cfr)
             finally:
                 rt.depth -= 1
+            hooks = {}
+            for key in _PICKLE_HOOKS:
+                if type(ns.get(key)) is Function:
+                    # an optimizer's __setstate__, Lookahead's __getstate__: only pickling calls them, and programs
+                    # never pickle; kept out of the class so the host's copy machinery (a deepcopy of the state it
+                    # is handed) never calls program code
+                    hooks[key] = ns.pop(key)
+            setattr_hook = ns.pop("__setattr__", None) if type(ns.get("__setattr__")) is Function else None
             for key, value in ns.items():
                 if key.startswith("__") and key.endswith("__") and key not in _CLASS_BODY_NAMES:
                     if key not in CLASS_DUNDERS:
@@ -1127,6 +1137,12 @@ class Compiler:
                     if not (type(value) is Function or (key in ("__hash__", "__eq__") and value is None)):
                         raise _P["TypeError"](f"'{key}' in a class body must be a method defined with def")
             ns["__gs_program__"] = True
+            if hooks:
+                ns["__gs_pickle_hooks__"] = hooks
+            if setattr_hook is not None:
+                # kept out of the type's slot too: the interpreter calls it for the program's own assignments
+                # (access.set_attr), the host's machinery never does
+                ns["__gs_setattr__"] = setattr_hook
             cls = type(name, base_values or (object,), ns)
             for key in ns:
                 if key[0] == "_" and not (key.startswith("__") and key.endswith("__")) \

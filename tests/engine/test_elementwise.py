@@ -375,6 +375,22 @@ def test_erfc_is_accurate_in_the_tails():
     np.testing.assert_allclose(got, exact, rtol=1e-14, atol=1e-320)  # relative, down to the subnormals
 
 
+def test_sign_of_nan_is_zero_and_of_bools_is_themselves_as_pytorch():
+    # PyTorch's sign is (0 < x) - (x < 0): torchattacks' UPGD divides a zero gradient by its mean, 0/0, and
+    # steps by its sign, 0 there; NumPy's sign gives NaN, which then spread through every later step
+    special = [math.nan, -0.0, 0.0, 2.5, -math.inf, math.inf]
+    for dtype in (gs.float32, gs.float64):
+        x = gs.tensor(special, dtype=dtype)
+        for out in (gs.sign(x), gs.sgn(x), x.sign(), x.clone().sign_()):
+            assert values(out).tolist() == [0.0, 0.0, 0.0, 1.0, -1.0, 1.0] and out.dtype == dtype
+    assert gs.sign(gs.tensor([True, False])).tolist() == [True, False]
+    assert gs.sign(gs.tensor([-3, 0, 5])).tolist() == [-1, 0, 1]
+    if torch is not None:
+        for dtype in (torch.float32, torch.float64):
+            assert torch.sign(torch.tensor(special, dtype=dtype)).tolist() == [0.0, 0.0, 0.0, 1.0, -1.0, 1.0]
+        assert torch.sign(torch.tensor([True, False])).tolist() == [True, False]
+
+
 def test_erf_special_values():
     out = values(gs.erf(gs.tensor([math.inf, -math.inf, math.nan, 0.0, -0.0], dtype=gs.float64)))
     assert out[:2].tolist() == [1.0, -1.0] and math.isnan(out[2]) and out[3] == 0 and math.copysign(1, out[4]) == -1

@@ -537,6 +537,14 @@ def test_top_level_aliases_of_functional_ops():
     assert gs.dropout(x, 0.5, False) is x
 
 
+def test_nn_modules_batchnorm_is_where_the_batch_norms_and_their_base_live():
+    # davda54/sam's bypass_bn.py: from torch.nn.modules.batchnorm import _BatchNorm; isinstance(module, _BatchNorm)
+    from gradserve.engine.nn.modules.batchnorm import BatchNorm2d, _BatchNorm
+    assert gs.nn.modules.batchnorm._BatchNorm is _BatchNorm and BatchNorm2d is gs.nn.BatchNorm2d
+    model = gs.nn.Sequential(gs.nn.Conv2d(3, 4, 3), gs.nn.BatchNorm2d(4), gs.nn.BatchNorm1d(4), gs.nn.LayerNorm(4))
+    assert [isinstance(m, _BatchNorm) for m in model] == [False, True, True, False]
+
+
 def test_nn_modules_loss_is_where_the_losses_and_their_bases_live():
     import gradserve.engine.nn.modules.loss as loss
     assert gs.nn.modules.loss is loss

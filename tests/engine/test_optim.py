@@ -339,6 +339,33 @@ def test_scheduler_state_dict_round_trip():
     assert other.last_epoch == 3 and other.get_last_lr() == sched.get_last_lr()
 
 
+@pytest.mark.skipif(torch is None, reason="needs PyTorch as the oracle")
+def test_a_scheduler_subclassing_the_old_lrscheduler_name_steps_as_pytorchs():
+    # uvadlc's CosineWarmupScheduler(optim.lr_scheduler._LRScheduler) overrides get_lr
+    def rates(lib):
+        class CosineWarmupScheduler(lib.optim.lr_scheduler._LRScheduler):
+            def __init__(self, optimizer, warmup, max_iters):
+                self.warmup, self.max_num_iters = warmup, max_iters
+                super().__init__(optimizer)
+
+            def get_lr(self):
+                factor = 0.5 * (1 + np.cos(np.pi * self.last_epoch / self.max_num_iters))
+                if self.last_epoch <= self.warmup:
+                    factor *= self.last_epoch * 1.0 / self.warmup
+                return [base_lr * factor for base_lr in self.base_lrs]
+
+        opt = lib.optim.Adam([lib.nn.Parameter(lib.zeros(2))], lr=1e-3)
+        sched = CosineWarmupScheduler(opt, warmup=3, max_iters=10)
+        assert isinstance(sched, lib.optim.lr_scheduler.LRScheduler)
+        out = []
+        for _ in range(8):
+            opt.step()
+            sched.step()
+            out.append(opt.param_groups[0]["lr"])
+        return out
+    assert rates(gs) == rates(torch)
+
+
 # ------------------------------------------------------------------ training loops
 def _blobs(n=200, seed=0):
     rng = np.random.default_rng(seed)

@@ -138,6 +138,17 @@ def test_torch_nn_modules_loss_holds_the_losses_and_keeps_their_private_bases(ru
     assert e.type == "AttributeError" and "'_Loss'" in e.message
 
 
+def test_torch_nn_modules_batchnorm_holds_the_batch_norms_and_keeps_their_private_base(run_ok, run_err):
+    _, ns = run_ok("""
+    import torch.nn as nn
+    from torch.nn.modules.batchnorm import BatchNorm1d, BatchNorm2d
+    ok = BatchNorm2d is nn.BatchNorm2d and nn.modules.batchnorm.BatchNorm1d is BatchNorm1d
+    """)
+    assert ns.get("ok") is True
+    e = run_err("from torch.nn.modules.batchnorm import _BatchNorm")
+    assert e.type in ("ImportError", "AttributeError") and "_BatchNorm" in e.message
+
+
 def test_torch_cuda_is_a_module_programs_import_in_every_form(run_ok):
     # IBM's pytorch-seq2seq: `if torch.cuda.is_available(): import torch.cuda as device`
     _, ns = run_ok("""

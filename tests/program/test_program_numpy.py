@@ -421,3 +421,44 @@ def test_weight_norm_in_a_program(run_ok):
     assert out.stdout == ("<program>:4: FutureWarning: `torch.nn.utils.weight_norm` is deprecated in favor of "
                           "`torch.nn.utils.parametrizations.weight_norm`.\n"
                           "['bias', 'weight_g', 'weight_v'] (3, 1, 1) (1, 3, 5)\nTrue\n")
+
+
+@pytest.mark.skipif(real_torch is None, reason="needs PyTorch as the oracle")
+def test_dataloader_collates_a_programs_numpy_arrays_and_scalars_as_pytorch():
+    # intro_dgm's Digits dataset returns rows of a float32 NumPy array; a label array's items are NumPy scalars
+    assert_same_as_python("""
+    import numpy as np
+    import torch
+    from torch.utils.data import DataLoader, Dataset
+
+    class Rows(Dataset):
+        def __init__(self):
+            self.x = np.arange(12, dtype=np.float32).reshape(4, 3)
+            self.y = np.array([1, 2, 3, 4], dtype=np.int32)
+            self.w = np.linspace(0, 1, 4)
+            self.f = np.array([0.5, 1.5, 2.5, 3.5], dtype=np.float32)
+
+        def __len__(self):
+            return 4
+
+        def __getitem__(self, i):
+            return self.x[i], self.y[i], self.w[i], {"x": self.x[i], "f": self.f[i]}
+
+    for xb, yb, wb, d in DataLoader(Rows(), batch_size=3):
+        print(xb.dtype, tuple(xb.shape), xb.sum().item(), yb.dtype, yb.tolist(), wb.dtype, wb.tolist())
+        print(d["x"].shape, d["f"].dtype, d["f"].tolist())
+    for xb in DataLoader(Rows().x, batch_size=None):
+        print(xb.dtype, xb.tolist())
+    """)
+
+
+@pytest.mark.skipif(real_torch is None, reason="needs PyTorch as the oracle")
+def test_torch_tensor_of_numpy_scalars_takes_their_dtype_as_pytorch():
+    assert_same_as_python("""
+    import numpy as np
+    import torch
+    print(torch.tensor(np.float64(2.0)).dtype, torch.tensor(np.float32(2.0)).dtype, torch.tensor(np.int32(3)).dtype)
+    print(torch.tensor([np.int32(1), np.int32(2)]).dtype, torch.tensor(np.arange(3).sum()).dtype)
+    print(torch.tensor([np.float64(1.0), 2.0]).dtype, torch.tensor([np.float32(1.5), 2.0]).dtype)
+    print(torch.tensor(np.mean(np.ones(3, dtype=np.float32))).dtype, torch.tensor(np.mean(np.ones(3))).dtype)
+    """)

@@ -4,6 +4,8 @@ the host classes they derive from stay the engine's."""
 
 import pytest
 
+from python_oracle import assert_same_as_python
+
 
 def test_private_methods_and_attributes_of_a_program_module(run_ok):
     out, ns = run_ok("""
@@ -80,6 +82,101 @@ def test_a_private_parameter_is_registered_under_its_name_as_in_pytorch(run_ok):
         out = net().item()
     """)
     assert ns.get("keys") == ["_w", "_mask"] and ns.get("names") == ["_w"] and ns.get("out") == 4.0
+
+
+def test_pickle_hooks_in_a_class_body_are_accepted_and_never_called(run_ok):
+    # optimizers copied from PyTorch's template define __setstate__ (jettify/pytorch-optimizer's), michaelrzhang's
+    # Lookahead __getstate__: only pickling calls them; copies of the object, the program's and the host's
+    # (a deepcopy of the param groups load_state_dict is handed), go on without them
+    out, ns = run_ok("""
+        import copy
+        import torch
+        class Lookahead(torch.optim.Optimizer):
+            def __init__(self, params, la_steps=5):
+                super().__init__(params, dict(lr=0.1))
+                self._la_step = 0
+                self._total_la_steps = la_steps
+            def __getstate__(self):
+                raise RuntimeError("__getstate__ called")
+            def __setstate__(self, state):
+                raise RuntimeError("__setstate__ called")
+            def step(self, closure=None):
+                self._la_step += 1
+        class Cfg:
+            def __init__(self):
+                self.k = 3
+            def __setstate__(self, state):
+                raise RuntimeError("__setstate__ called")
+        opt = Lookahead([torch.nn.Parameter(torch.ones(2))])
+        opt.step()
+        c2 = copy.deepcopy(Cfg())
+        opt.param_groups[0]["cfg"] = Cfg()
+        opt.load_state_dict(opt.state_dict())
+        r = (opt._la_step, c2.k, opt.param_groups[0]["cfg"].k)
+    """)
+    assert ns.get("r") == (1, 3, 3)
+
+
+def test_a_program_classs_setattr_runs_for_its_assignments_as_in_python():
+    # torchattacks' Attack.__setattr__ sets the attribute first, then registers sub-attacks
+    assert_same_as_python("""
+    class A:
+        def __init__(self):
+            self.log = []
+            self.x = 1
+        def __setattr__(self, name, value):
+            super().__setattr__(name, value)
+            if name != "log":
+                self.log.append(name)
+    class B(A):
+        def __setattr__(self, name, value):
+            super().__setattr__(name, value * 10 if name == "y" else value)
+    b = B()
+    b.y = 2
+    setattr(b, "z", 3)
+    b.y += 1
+    print(b.log, b.y, b.x, b.z, hasattr(b, "log"))
+    class Loud:
+        def __setattr__(self, name, value):
+            raise AttributeError(f"{name} is read-only")
+    try:
+        Loud().k = 1
+    except AttributeError as e:
+        print("AttributeError", e)
+    """)
+
+
+def test_a_program_modules_setattr_runs_for_the_programs_assignments_only(run_ok):
+    # the engine's own assignments (Module.train setting .training) do not call program code from the host:
+    # Python would call the override there too; the program's assignments and setattr() do
+    out, ns = run_ok("""
+        import torch.nn as nn
+        class M(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.seen = []
+                self.lin = nn.Linear(2, 2)
+            def __setattr__(self, name, value):
+                if name != "seen":
+                    self.seen.append(name)
+                super().__setattr__(name, value)
+        m = M()
+        m.train(False)
+        m.scale = 2.0
+        names = [n for n, _ in m.named_parameters()]
+    """)
+    assert ns.get("m").seen == ["lin", "scale"] and ns.get("names") == ["lin.weight", "lin.bias"]
+    assert ns.get("m").training is False
+
+
+def test_super_setattr_keeps_the_assignment_rules_and_object_setattr_stays_private(run_err):
+    # super().__setattr__ is the plain assignment: the engine's private names stay out of reach; object.__setattr__
+    # is a builtin's '_' name, which SPEC keeps from programs
+    e = run_err("import torch.nn as nn\nclass M(nn.Module):\n    def __setattr__(self, name, value):\n"
+                "        super().__setattr__(name, value)\nm = M()\nm._parameters = {}")
+    assert e.type == "AttributeError" and "_parameters" in e.message
+    e = run_err("class A:\n    pass\nobject.__setattr__(A(), 'x', 1)")
+    assert e.type == "AttributeError" and "private to the host" in e.message
 
 
 def test_dunders_a_program_class_defines_work(run_ok):

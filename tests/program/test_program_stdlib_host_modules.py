@@ -1,4 +1,4 @@
-"""Program-side ``sys``, ``os`` / ``os.path``, ``types``, ``pprint`` and ``struct`` (SPEC
+"""Program-side ``sys``, ``os`` / ``os.path``, ``types``, ``pprint``, ``struct``, ``json`` and ``statistics`` (SPEC
 section 2): what scripts use of them, compared with CPython where CPython's answer does not
 depend on the host, and kept from the host where it would (files, environment, interpreter)."""
 import os as host_os
@@ -325,6 +325,111 @@ def test_struct_takes_numbers_and_bytes_only(run_err):
     """)
     assert out == "error\n" * 4 + "True\n"
     assert run_err("import struct\nstruct.unpack('i', [1, 2, 3, 4])").type == "TypeError"
+
+
+# --------------------------------------------------------------------------- json
+def test_json_dumps_and_loads_match_cpython():
+    # uvadlc's notebooks import json for the configs their models keep (self.config dicts)
+    assert_same_as_python("""
+    import json
+    import numpy as np
+    from collections import OrderedDict
+    cfg = {"act_fn": {"name": "ReLU", "alpha": 0.1}, "hidden_sizes": [512, 256], "n": None, "ok": True,
+           3: 1.5, "t": (1, 2), 2.5: "x", False: 0}
+    print(json.dumps(cfg))
+    print(json.dumps(cfg, indent=2), json.dumps(cfg, indent="\t"))
+    print(json.dumps([1.5, float("nan"), "é", -0.0], ensure_ascii=False), json.dumps({"a": [1, 2]}, separators=(",", ":")))
+    print(json.dumps(OrderedDict(b=1, a=2), sort_keys=True), json.dumps(np.float64(2.5)))
+    print(json.loads('{"a": [1, 2.5, null, true, 1e400], "b": {"c": "d\\u00e9"}}'), json.loads(b'[1]'))
+    print(json.loads('[1, 2.5]', parse_float=lambda s: "F" + s, parse_int=lambda s: int(s) * 10))
+    print(json.loads('{"a": 1, "b": 2, "a": 3}', object_pairs_hook=lambda p: list(reversed(p))))
+    print(json.loads('{"a": {"x": 1}, "b": 2}', object_hook=lambda d: sorted(d)))
+    print(json.loads('[NaN, -Infinity]', parse_constant=lambda c: c.lower()))
+    print(json.dumps({"k": object()}, default=lambda o: ["obj"]), json.dumps({(1,): 1, "a": 2}, skipkeys=True))
+    for bad in ('{"a": }', '[1,\\n 2', '', '{"a" 1}'):
+        try:
+            json.loads(bad)
+        except json.JSONDecodeError as e:
+            print(type(e).__name__, isinstance(e, ValueError), e.msg, e.pos, e.lineno, e.colno, str(e))
+    for bad in ([np.float32(1.5)], {(1, 2): 3}, [np.int64(1)], {"a": {1, 2}}):
+        try:
+            print(json.dumps(bad))
+        except TypeError as e:
+            print("TypeError", e)
+    x = []
+    x.append(x)
+    try:
+        json.dumps(x)
+    except ValueError as e:
+        print("ValueError", e)
+    """)
+
+
+def test_json_calls_a_programs_default_through_the_interpreter_and_nothing_else(run_err):
+    # a program's object is never read by the host: its items/__iter__/__str__ are not called, only default()
+    out = program_stdout("""
+    import json
+    class Config:
+        def items(self):
+            raise RuntimeError("items called")
+        def __iter__(self):
+            raise RuntimeError("iter called")
+        def __str__(self):
+            raise RuntimeError("str called")
+    calls = []
+    def default(o):
+        calls.append(type(o).__name__)
+        return {"made": 1}
+    print(json.dumps({"c": Config(), "n": [Config()]}, default=default), calls)
+    try:
+        json.dumps(Config())
+    except TypeError as e:
+        print(e)
+    """)
+    assert out == ('{"c": {"made": 1}, "n": [{"made": 1}]} [\'Config\', \'Config\']\n'
+                   "Object of type Config is not JSON serializable\n")
+    e = run_err("import json\ndef default(o):\n    return [o]\njson.dumps(object(), default=default)")
+    assert e.type == "LimitExceeded" or e.type == "RecursionError"
+    assert run_err("import json\njson.dump({}, None)").type == "AttributeError"
+    assert run_err("import json\njson.loads(3)").type == "TypeError"
+
+
+def test_json_is_bounded(run_err, small_limits):
+    deep = "[" * 100_000 + "]" * 100_000
+    e = run_err(f"import json\nx = json.loads('{deep}')", limits=small_limits)
+    assert e.type in ("LimitExceeded", "RecursionError")
+    e = run_err("import json\ns = json.dumps(list(range(300000)))", limits=small_limits)
+    assert e.type == "LimitExceeded"
+
+
+# --------------------------------------------------------------------------- statistics
+def test_statistics_match_cpython():
+    # uvadlc's meta-learning notebook: from statistics import mean, stdev (of its test accuracies)
+    assert_same_as_python("""
+    import statistics
+    from statistics import mean, stdev
+    import numpy as np
+    accs = [0.5, 0.75, 0.625, 0.8125]
+    print(mean(accs), stdev(accs), statistics.pstdev(accs), statistics.variance(accs, 0.7), statistics.pvariance(accs))
+    print(mean([1, 2, 4]), mean(x * 2 for x in range(5)), statistics.fmean([1, 2], weights=[1, 3]))
+    print(statistics.median([3, 1, 2, 5]), statistics.median_low([3, 1, 2, 5]), statistics.median_high([3, 1, 2, 5]))
+    print(statistics.mode(["a", "b", "a"]), statistics.multimode([1, 1, 2, 2, 3]), statistics.quantiles(range(1, 11), n=4))
+    print(statistics.geometric_mean([1, 2, 4]), statistics.harmonic_mean([1, 2, 4]), mean([np.float64(1.5), 2.5]))
+    for bad in ([], [1]):
+        try:
+            stdev(bad)
+        except statistics.StatisticsError as e:
+            print(type(e).__name__, isinstance(e, ValueError), e)
+    try:
+        mean([1, "a"])
+    except TypeError as e:
+        print("TypeError", e)
+    """)
+
+
+def test_statistics_never_reads_a_programs_objects(run_err):
+    e = run_err("import statistics\nclass N:\n    def __float__(self):\n        return 1.0\nstatistics.mean([N(), N()])")
+    assert e.type == "TypeError" and "N" in e.message
 
 
 # --------------------------------------------------------------------------- tqdm

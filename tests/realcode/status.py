@@ -43,9 +43,17 @@ CAUSES = [
     (r"no attribute 'bfloat16'|bfloat16 is not supported", "torch.bfloat16 can be named but holds no tensors (NumPy has "
      "no bfloat16): rasbt's Llama 2 keeps its weights in it",
      "engineapi (dtypes)", "torch.bfloat16; torch.ones(2, dtype=torch.bfloat16)"),
-    (r"defining '__setstate__'", "`__setstate__` in a program's class body (pytorch-optimizer's Optimizer subclasses "
-     "define it for unpickling): the pickle and copy protocol dunders are not among those a program class may define",
-     "programs (sandbox review)", "class A:\n    def __setstate__(self, state):\n        pass"),
+    (r"'_BatchNorm'", "torch.nn.modules.batchnorm._BatchNorm (davda54/sam's bypass_bn.py checks "
+     "isinstance(module, _BatchNorm)): SPEC keeps names beginning with '_' out of programs' reach (in-process it works)",
+     "lead (SPEC decision)", "from torch.nn.modules.batchnorm import _BatchNorm"),
+    (r"attribute '_LRScheduler' is not accessible", "torch.optim.lr_scheduler._LRScheduler (uvadlc's "
+     "CosineWarmupScheduler subclasses PyTorch's old name; LRScheduler works): SPEC keeps names beginning with '_' out "
+     "of programs' reach (in-process it works)", "lead (SPEC decision)",
+     "import torch.optim as optim\nclass S(optim.lr_scheduler._LRScheduler):\n    pass"),
+    (r"attribute '__setattr__' is not accessible", "`object.__setattr__(self, name, value)` in a program class's "
+     "__setattr__ (torchattacks' Attack): SPEC keeps the builtins' names beginning with '_' out of programs' reach "
+     "(super().__setattr__ works)", "lead (SPEC decision)",
+     "class A:\n    def __setattr__(self, name, value):\n        object.__setattr__(self, name, value)\nA().x = 1"),
     (r"no attribute 'backends'", "torch.backends (cudnn.benchmark / cudnn.deterministic, mps.is_available) is missing", "engineapi",
      "torch.backends.cudnn.deterministic = True; torch.backends.mps.is_available()"),
     (r"cannot import 'os'|No module named 'os'", "`import os` refused in programs (scripts use it for os.path.join / os.makedirs, or import it unused)",

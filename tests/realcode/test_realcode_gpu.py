@@ -20,6 +20,9 @@ LEFT_OUT = {"examples/super_resolution",          # its --accel flag defaults to
             "locuslab/tcn_adding",                # run with --cuda (store_false: CUDA off), as on a machine without one
             "keon/seq2seq",                       # only main() (asserting CUDA, moving all there) picks it; the driver
                                                   # that replaces main() runs its steps on the CPU, .cuda() left out
+            "uvadlc/gnn_layers", "uvadlc/meta_learning",   # these notebooks set `device` from cuda.is_available() but
+            "uvadlc/pixelcnn", "uvadlc/transformers_mha",  # leave moving to Lightning's Trainer, which the driver
+                                                            # replacing it does not do: they run on the CPU
             "nerf/run_nerf"}                      # on CUDA run_nerf.py relies on its __main__'s
                                                   # torch.set_default_tensor_type('torch.cuda.FloatTensor'), which the
                                                   # driver leaves out: its CPU rays would meet the CUDA weights

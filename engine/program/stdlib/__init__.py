@@ -43,6 +43,8 @@ PROGRAM_MODULES = {
     "pprint": _PKG + ".pprint",
     "argparse": _PKG + ".argparse",
     "struct": _PKG + ".struct",
+    "json": _PKG + ".json",
+    "statistics": _PKG + ".statistics",
     "re": _PKG + ".re",
     "tqdm": _PKG + ".tqdm",
     "tqdm.auto": _PKG + ".tqdm",

@@ -1175,6 +1175,10 @@ def torch_as_tensor(data, *args, **kwargs):
 # torch.tensor, torch.Tensor and the typed constructors (torch.FloatTensor(...)) take a program's
 # arrays, alone or inside lists, as the host arrays they hold
 register_array_type(ndarray, lambda a: a._a)
+# and its NumPy scalars as NumPy's (torch.tensor(np.float64(2.0)) is float64, a batch of np.float32 is float32)
+for _cls in _SCALAR_CLASSES.values():
+    register_array_type(_cls, lambda s: _np.asarray(s._v()))
+del _cls
 
 
 def tensor_numpy(t, force=False):

@@ -16,7 +16,7 @@ import warnings
 import numpy as np
 
 from ... import dtypes as _dt
-from ...ops.creation import randperm, tensor as _tensor
+from ...ops.creation import randperm, registered_array, tensor as _tensor
 from ...ops.shape import stack as _stack
 from ...tensor import Tensor
 
@@ -274,10 +274,11 @@ def default_collate(batch):
     elem = batch[0]
     if isinstance(elem, Tensor):
         return _stack(list(batch), 0)
-    if isinstance(elem, np.ndarray):
-        if elem.dtype.kind in "OSUV":
-            raise TypeError(_COLLATE_ERROR.format(elem.dtype))
-        return _stack([_tensor(np.asarray(b)) for b in batch], 0)
+    if isinstance(elem, np.ndarray) or registered_array(elem) is not None:   # a program's NumPy arrays too
+        arrays = [_host_array(b) for b in batch]
+        if arrays[0].dtype.kind in "OSUV":
+            raise TypeError(_COLLATE_ERROR.format(arrays[0].dtype))
+        return _stack([_tensor(a) for a in arrays], 0)
     if isinstance(elem, np.generic):
         return _tensor(np.asarray(batch))
     if isinstance(elem, bool):
@@ -300,8 +301,17 @@ def default_collate(batch):
     raise TypeError(_COLLATE_ERROR.format(type(elem)))
 
 
+def _host_array(b):
+    """``b`` as a host NumPy array (a program's ``np.ndarray`` unwrapped)."""
+    host = registered_array(b)
+    return np.asarray(b) if host is None else host
+
+
 def default_convert(data):
     """What a DataLoader without batching returns: NumPy arrays made tensors, containers converted."""
+    host = registered_array(data)
+    if host is not None:
+        data = host
     if isinstance(data, np.ndarray) and data.dtype.kind not in "OSUV":
         return _tensor(data)
     if isinstance(data, collections.abc.Mapping):

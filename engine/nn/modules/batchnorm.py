@@ -1,0 +1,7 @@
+"""``torch.nn.modules.batchnorm``: where PyTorch defines the batch norms, with their base ``_BatchNorm``
+(davda54/sam's bypass_bn.py checks ``isinstance(module, _BatchNorm)``). Programs reach the public
+layers here; the base's name begins with ``_`` and stays out of their reach."""
+from ..lazy import LazyBatchNorm1d, LazyBatchNorm2d
+from ..normalization import BatchNorm1d, BatchNorm2d, BatchNorm3d, _BatchNorm  # noqa: F401
+
+__all__ = ["BatchNorm1d", "BatchNorm2d", "BatchNorm3d", "LazyBatchNorm1d", "LazyBatchNorm2d"]
