@@ -193,10 +193,10 @@ def _jacobian(func, argnums, has_aux, fn_name):
             return out
         create = torch.is_grad_enabled() and any(t.requires_grad for i in nums for t in _leaves(args[i], []))
         jac = torch.autograd.functional.jacobian(at, tuple(args[i] for i in nums), create_graph=create)
-        # jacobian answers per output a tuple over the inputs; torch.func gives the input's alone unless argnums is a tuple
+        # autograd.functional answers a tuple over the inputs (per output, for several outputs); torch.func
+        # gives the one input's Jacobian alone unless argnums is a tuple
         if not isinstance(argnums, tuple):
-            jac = tuple(j[0] for j in jac) if isinstance(jac, tuple) and jac and isinstance(jac[0], tuple) else \
-                jac[0] if isinstance(jac, tuple) else jac
+            jac = tuple(j[0] for j in jac) if isinstance(jac[0], tuple) else jac[0]
         return (jac, aux[0]) if has_aux else jac
     return wrapper
 

@@ -329,15 +329,11 @@ def nanmedian(input, dim=None, keepdim=False):
         x.shape[:d] + (1,) + x.shape[d + 1:], x.shape[d])
     pick = xp.take_along_axis(order, xp.maximum(k - 1, 0) // 2, axis=d).astype(np.int64)
     index = Tensor._make(pick, False, None)
-    values = indexing_gather(input, d, index)
+    from .indexing import gather
+    values = gather(input, d, index)
     if not keepdim:
         values, index = values.squeeze(d), index.squeeze(d)
     return reduction.return_types.nanmedian(values, index)
-
-
-def indexing_gather(input, dim, index):
-    from .indexing import gather
-    return gather(input, dim, index)
 
 
 def select_scatter(input, src, dim, index):
@@ -372,7 +368,7 @@ def slice_scatter(input, src, dim=0, start=None, end=None, step=1):
 def renorm(input, p, dim, maxnorm):
     """Each sub-tensor along ``dim`` whose p-norm exceeds ``maxnorm`` scaled down to norm ``maxnorm``."""
     if p <= 0:
-        raise RuntimeError(f"renorm: non-positive-norm not supported")
+        raise RuntimeError("renorm: non-positive-norm not supported")
     if maxnorm < 0:
         raise RuntimeError(f"renorm: expected maxnorm to be >= 0 but got {maxnorm}")
     d = _wrap_dim(dim, input.ndim)

@@ -1230,11 +1230,12 @@ def foreign_operand(other):
 
 def _reflecting(fn):
     def operator(self, other):
-        if foreign_operand(other):
+        if type(other) is not Tensor and foreign_operand(other):
             return NotImplemented
         return fn(self, other)
     operator.__name__ = getattr(fn, "__name__", "operator")
     operator.__doc__ = fn.__doc__
+    operator.__wrapped__ = fn   # for callers whose operand is a tensor or a number already (program.compiler)
     return operator
 
 

@@ -1291,6 +1291,8 @@ class Compiler:
             # (Tensor.__mul__ itself: the left operand's exact type is Tensor and the right one's is
             # Tensor, int or float, so Python would call that method and no reflected one)
             raw = Tensor.__dict__.get(_TENSOR_DUNDER[type(node.op).__name__], raw)
+            raw = getattr(raw, "__wrapped__", raw)   # the operator without its foreign-operand check: b is
+                                                     # a tensor or a number whenever raw is called
             scalars = _SCALARS
 
             def tensor_binop(fr):
