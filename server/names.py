@@ -5,7 +5,8 @@ with an underscore (private and dunder names such as ``__builtins__`` belong to
 the interpreter, not to the session). A dotted path (``model.fc.weight``,
 ``layers.0.bias``) continues with such names or with decimal indexes; checkpoint names and
 run outputs, which are state_dict names, may also continue with a module's own private names
-(``model._encoder._conv_1.weight``, of a module that sets ``self._encoder``), which the
+(``model._encoder._conv_1.weight``, of a module that sets ``self._encoder``) and registry keys
+that begin with a digit (``model.f.1_block.weight``, SAM's WideResNet), which the
 session finds in the module's registries only; dunder parts are refused everywhere. The same
 rule serves run inputs and outputs, ``/variables/{name}``, ``/graph?of=`` and
 checkpoint tensor names, so whatever a client may write it may also read back.
@@ -29,8 +30,9 @@ def name_problem(name, dotted=False, module_private=False):
         return f"is longer than {MAX_NAME_LENGTH} characters"
     parts = name.split(".") if dotted else [name]
     for i, part in enumerate(parts):
-        if i and part.isdigit() and part.isascii():
-            continue
+        if i and part.isascii() and (part.isdigit() or (module_private and part[0].isdigit()
+                                                          and part.replace("_", "").isalnum())):
+            continue   # an index, or a registry key such as nn.Sequential's "1_block" in a state_dict name
         if not part.isidentifier() or not part.isascii():
             return "is not a name" + (" or a dotted path such as model.fc.weight" if dotted else "")
         if keyword.iskeyword(part):

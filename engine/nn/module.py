@@ -639,4 +639,7 @@ class Module:
 
 
 def _typename(x):
+    """torch.typename in PyTorch's messages: a tensor by its legacy type (``torch.FloatTensor``)."""
+    if isinstance(x, Tensor):
+        return x.type()
     return type(x).__name__

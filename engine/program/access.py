@@ -30,6 +30,7 @@ from . import allowlist, guards
 from .stdlib.collections import TupleNew as _TupleNew
 from .errors import PROGRAM_EXCEPTIONS, ProgramBaseException, exception_args, limit_abort, system_exit_code
 from .generators import ProgramGenerator
+from ..nn import registries
 from .values import BoundMethod, Function, ProgramIterator
 
 __all__ = ["get_attr", "set_attr", "del_attr", "wrap", "ModuleView", "make_views", "is_program_class",
@@ -553,6 +554,9 @@ def get_attr(obj, name):
             return wrap(getattr(obj, name))
         if isinstance(obj, Tensor) and _tensor_own_name(obj, name):
             return _tensor_own_get(obj, name)
+        listed = _listed_private(obj, name)
+        if listed is not _MISSING:
+            return listed
         if not _private_ok(obj, name):
             raise _private_refused(obj, name)
         try:
@@ -565,6 +569,64 @@ def get_attr(obj, name):
     if policy is None:
         policy = _policy_for(t)
     return policy(obj, name)
+
+
+def _listed_private(obj, name):
+    """A name beginning with "_" that PyTorch code uses as public API, where the allowlist names it: a
+    module's listed bases (``nn.modules.loss._Loss``), an engine class's listed methods
+    (``sparse._indices()``, ``conv._conv_forward``), a module's registries (``m._modules``,
+    nn/registries.py), ``Base.__init__`` of an engine base class, called on a program object
+    (``nn.Embedding.__init__(self, ...)``), and ``object.__setattr__``; else _MISSING."""
+    t = type(obj)
+    if t is ModuleView:
+        return obj.get(name) if name in obj._source.allow else _MISSING
+    if name in registries.NAMES:
+        return registries.registry(obj, name) if isinstance(obj, registries.Module) else _MISSING
+    if t is type or isinstance(obj, type):
+        if name == "__init__" and _program_owner(obj) is None and type_info(obj).base:
+            return _BaseInit(obj)
+        if name == "__setattr__" and obj is object:
+            return _object_setattr_of_program
+        return _MISSING
+    if name in type_info(t).attrs:   # of a program class: what its engine bases list (self._conv_forward)
+        return wrap(getattr(obj, name))
+    return _MISSING
+
+
+class _BaseInit:
+    """``Base.__init__`` of an engine class a program class derives from, called with the program's
+    object first (``nn.Embedding.__init__(self, n, d)`` in LoRA's layers, ``nn.Module.__init__(self)``):
+    what ``super().__init__(...)`` does when Base is the next class in the MRO."""
+    __slots__ = ("cls",)
+
+    def __init__(self, cls):
+        self.cls = cls
+
+    def __call__(self, *args, **kwargs):
+        cls = self.cls
+        obj = args[0] if args else None
+        if not isinstance(obj, cls):
+            raise PROGRAM_EXCEPTIONS["TypeError"](f"descriptor '__init__' requires a '{cls.__name__}' object but "
+                                                  f"received a '{_type_name(obj)}'")
+        if _program_owner(obj) is None or isinstance(obj, type):
+            raise PROGRAM_EXCEPTIONS["TypeError"](f"{cls.__name__}.__init__ can be called in programs only on an "
+                                                  f"object of a program class deriving from it, as "
+                                                  f"super().__init__ is")
+        _builtins().call(cls.__init__, list(args), kwargs)
+        return None
+
+    def __repr__(self):
+        return f"<slot wrapper '__init__' of '{self.cls.__name__}' objects>"
+
+
+def _object_setattr_of_program(obj, name, value):
+    """``object.__setattr__(self, name, value)`` in a program class's own __setattr__: the plain assignment,
+    on program objects only."""
+    if _program_owner(obj) is None or isinstance(obj, type):
+        raise PROGRAM_EXCEPTIONS["TypeError"](
+            f"object.__setattr__ can be used in programs only on objects of program classes, not "
+            f"'{_type_name(obj)}'")
+    _object_setattr(obj, name, value)
 
 
 def _name_of(obj):

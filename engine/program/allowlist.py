@@ -290,7 +290,7 @@ MODULES = {
         names=("ChainedScheduler", "ConstantLR", "CosineAnnealingLR", "CosineAnnealingWarmRestarts", "CyclicLR",
                "ExponentialLR", "LRScheduler", "LambdaLR",
                "LinearLR", "MultiStepLR", "MultiplicativeLR", "OneCycleLR", "Optimizer", "PolynomialLR",
-               "ReduceLROnPlateau", "SequentialLR", "StepLR")),
+               "ReduceLROnPlateau", "SequentialLR", "StepLR", "_LRScheduler")),
     "torch.autograd": Module(
         host=_E + ".autograd",
         children={"function": "torch.autograd.function", "functional": "torch.autograd.functional"},
@@ -549,11 +549,15 @@ MODULES["torch.nn.modules"] = Module(
     host=_E + ".nn.modules", children={"module": "torch.nn.modules.module", "loss": "torch.nn.modules.loss",
                                        "batchnorm": "torch.nn.modules.batchnorm"},
     names=tuple(n for n in MODULES["torch.nn"].names if n not in ("Parameter", "UninitializedParameter")))
+# The bases PyTorch code subclasses and checks against though their names begin with "_" (custom losses
+# derive from _Loss, IBM's seq2seq checks issubclass(..., _Loss), SAM's bypass_bn isinstance(m, _BatchNorm),
+# custom schedulers derive from _LRScheduler): named here, each is reachable as any listed name is
 MODULES["torch.nn.modules.loss"] = Module(
-    host=_E + ".nn.modules.loss", names=tuple(n for n in MODULES["torch.nn"].names if n.endswith("Loss")))
+    host=_E + ".nn.modules.loss",
+    names=tuple(n for n in MODULES["torch.nn"].names if n.endswith("Loss")) + ("_Loss", "_WeightedLoss"))
 MODULES["torch.nn.modules.batchnorm"] = Module(
     host=_E + ".nn.modules.batchnorm", names=("BatchNorm1d", "BatchNorm2d", "BatchNorm3d", "LazyBatchNorm1d",
-                                              "LazyBatchNorm2d"))
+                                              "LazyBatchNorm2d", "_BatchNorm"))
 
 # --------------------------------------------------------------------------- types
 _MODULE_API = (
@@ -697,11 +701,14 @@ TYPES = {
     _E + ".tensor_types.TypedTensor": Type(subclasses=True),
     _E + ".sparse._SparseType": Type(),
     _E + ".sparse.SparseTypedTensor": Type(subclasses=True),
-    _E + ".ops.sparse.SparseTensor": Type(attrs=("coalesce", "dense_dim", "indices", "is_coalesced", "sparse_dim",
+    _E + ".ops.sparse.SparseTensor": Type(attrs=("_indices", "_nnz", "_values", "coalesce", "dense_dim", "indices",
+                                                 "is_coalesced", "sparse_dim",
                                                  "to_dense", "values")),
     # ---- modules
     _E + ".nn.module.Module": Type(subclasses=True, data=True, settable=ANY, base=True, attrs=_MODULE_API),
     _E + ".nn.module.RemovableHandle": Type(attrs=("remove",)),
+    # m._parameters, m._buffers, m._modules (engine/nn/registries.py)
+    _E + ".nn.registries.Registry": Type(attrs=("get", "items", "keys", "pop", "values")),
     _E + ".nn.module._IncompatibleKeys": Type(attrs=("count", "index", "missing_keys", "unexpected_keys")),
     _E + ".nn.container.ModuleDict": Type(attrs=("clear", "items", "keys", "pop", "update", "values")),
     _E + ".nn.container.ModuleList": Type(attrs=("append", "extend", "insert", "pop")),
@@ -709,7 +716,7 @@ TYPES = {
     _E + ".nn.container.ParameterList": Type(attrs=("append", "extend")),
     _E + ".nn.container.Sequential": Type(attrs=("append", "extend", "insert")),
     _E + ".nn.attention.NonDynamicallyQuantizableLinear": Type(attrs=("reset_parameters",)),
-    _E + ".nn.conv._ConvNd": Type(attrs=("reset_parameters",)),
+    _E + ".nn.conv._ConvNd": Type(attrs=("_conv_forward", "reset_parameters")),   # LoRA calls conv._conv_forward
     _E + ".nn.activation_extra.PReLU": Type(attrs=("reset_parameters",)),
     _E + ".nn.embedding_bag.EmbeddingBag": Type(attrs=("from_pretrained", "reset_parameters")),
     _E + ".nn.linear.Bilinear": Type(attrs=("reset_parameters",)),

@@ -73,7 +73,7 @@ ESCAPES = [
     ("grad_fn_trace", "y = torch.ones(2, requires_grad=True) * 2\ns = y.grad_fn.trace", "AttributeError", None),
     ("builtin_self", "s = print.__self__", "AttributeError", None),
     ("math_loader", "l = math.__loader__", "AttributeError", None),
-    ("module_parameters_dict", "m = nn.Linear(2, 2)\np = m._parameters", "AttributeError", None),
+    ("module_parameters_dict", "m = nn.Linear(2, 2)\np = m._parameters._d", "AttributeError", None),
     ("module_dunder_dict", "m = nn.Linear(2, 2)\nd = m.__dict__", "AttributeError", None),
     ("setattr_class", "m = nn.Linear(2, 2)\nsetattr(m, '__class__', int)", "AttributeError", None),
     ("str_format", "f = '{0.__class__.__mro__}'.format(1)", "AttributeError", None),

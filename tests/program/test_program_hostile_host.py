@@ -254,20 +254,20 @@ def test_class_bodies_cannot_replace_or_pose_as_host_internals(neighbour, case_i
 
 # --------------------------------------------------------------------------- engine privates via subclasses
 SUBCLASS_PRIVATES = [
-    "class M(nn.Module):\n    def f(self):\n        return self._parameters\nM().f()",
-    "class M(nn.Module):\n    def f(self):\n        return self._modules\nM().f()",
+    "class M(nn.Module):\n    def f(self):\n        return self._parameters._d\nM().f()",
+    "class M(nn.Module):\n    def f(self):\n        return self._modules._module\nM().f()",
     "class M(nn.Module):\n    def f(self):\n        return self._forward_hooks\nM().f()",
     "class M(nn.Module):\n    def __init__(self):\n        self._parameters = {}\n        super().__init__()\nM()",
     "class M(nn.Module):\n    def __init__(self):\n        super().__init__()\n        self._modules = {}\nM()",
     "class M(nn.Module):\n    pass\nm = M()\nsetattr(m, '_buffers', {})",
-    "class M(nn.Module):\n    pass\nm = M()\nb = getattr(m, '_buffers')",
+    "class M(nn.Module):\n    pass\nm = M()\nb = getattr(getattr(m, '_buffers'), '_d')",
     "class M(nn.Module):\n    pass\nm = M()\ndel m._modules",
     "class M(nn.Module):\n    pass\nM._parameters = 1",
     "class M(nn.Module):\n    def g(self):\n        return super()._apply\nM().g()",
     "class O(optim.SGD):\n    def f(self):\n        return self._step_count\nO([torch.ones(1, requires_grad=True)], lr=0.1).f()",
     "class S(optim.lr_scheduler.StepLR):\n    def f(self):\n        return self._last_lr\n"
     "o = optim.SGD([torch.ones(1, requires_grad=True)], lr=0.1)\nS(o, 1).f()",
-    "p = nn.Linear(2, 2)._parameters",
+    "p = nn.Linear(2, 2)._parameters._d",
     "d = torch.ones(2)._data",
     "d = getattr(torch.ones(2), '_data')",
     "v = torch.ones(2)._version",

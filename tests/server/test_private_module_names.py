@@ -78,3 +78,22 @@ def test_checkpoint_names_outside_the_registries_are_refused(session, name):
 def test_variables_routes_keep_the_strict_names(session):
     session.ok(MODEL)
     assert session.get("/variables/model._encoder._ema_w").status_code == 422
+
+
+def test_registry_keys_that_begin_with_a_digit_are_state_dict_names(session):
+    """SAM's WideResNet registers ``nn.Sequential(OrderedDict([("1_block", ...)]))``: its state_dict names
+    (``model.f.1_block.weight``) round-trip through the checkpoint; elsewhere such a part stays refused."""
+    session.ok("from collections import OrderedDict\n"
+               "model = nn.Module()\n"
+               "model.f = nn.Sequential(OrderedDict([('0_conv', nn.Linear(2, 2)), ('1_block', nn.Linear(2, 1))]))\n")
+    saved = _checkpoint(session)
+    assert set(saved) == {"model.f.0_conv.weight", "model.f.0_conv.bias", "model.f.1_block.weight",
+                          "model.f.1_block.bias"}
+    r = _put(session, {k: np.full_like(v, 0.5) for k, v in saved.items()})
+    assert r.status_code == 204, r.text
+    body = session.ok("s = model.f(torch.ones(1, 2)).sum()", outputs=["s", "model.f.1_block.bias"])
+    assert body["values"]["s"]["data"] == pytest.approx(2.0)   # 0.5 * (1.5 + 1.5) + 0.5, with 1.5 = 0.5 * 2 + 0.5
+    assert body["values"]["model.f.1_block.bias"]["data"] == [0.5]
+    for bad in ("model.f.1_block.__dict__", "model.f.1-block.weight"):
+        assert _put(session, {bad: np.zeros(1, dtype=np.float32)}).status_code == 422
+    assert session.get("/variables/model.f.1_block.bias").status_code == 422

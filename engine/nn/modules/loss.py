@@ -1,6 +1,6 @@
 """``torch.nn.modules.loss``: where PyTorch defines the losses, with their bases ``_Loss`` and
 ``_WeightedLoss`` (IBM's pytorch-seq2seq checks ``issubclass(type(criterion), nn.modules.loss._Loss)``).
-Programs reach the public losses here; the bases' names begin with ``_`` and stay out of their reach."""
+Programs reach the public losses here, and the two bases by name (the allowlist lists them)."""
 import importlib as _importlib
 
 from ..loss import _Loss, _WeightedLoss  # noqa: F401

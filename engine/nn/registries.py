@@ -1,0 +1,92 @@
+"""A module's registries as programs reach them: ``m._parameters``, ``m._buffers``, ``m._modules``.
+
+PyTorch code uses these three names as public API though they begin with ``_``: EGNN calls
+``self._modules["gcl_%d" % i](...)``, spectral norm does ``del module._parameters[name]``, pruning and
+weight-norm code reads and replaces entries, and model summaries walk ``m._modules.items()``. A program
+gets a view of the module's own dict (the allowlist names this class): reads are the dict's, and what it stores
+is checked as ``register_parameter``, ``register_buffer`` and ``add_module`` check it, so the engine only
+ever finds parameters, tensors and modules there."""
+from .module import Module, _typename
+from .parameter import Parameter
+from ..tensor import Tensor
+
+NAMES = frozenset(("_parameters", "_buffers", "_modules"))
+
+_KIND = {"_parameters": "parameter", "_buffers": "buffer", "_modules": "module"}
+
+
+def registry(module, name):
+    """``module.<name>`` for one of NAMES on an engine module (or a program class deriving from one)."""
+    d = module.__dict__.get(name)
+    if type(d) is not dict:   # Module.__init__ has not run (PyTorch: no such attribute yet)
+        raise AttributeError(f"'{type(module).__name__}' object has no attribute '{name}'")
+    return Registry(module, name, d)
+
+
+class Registry:
+    """One registry of one module: a mapping over its dict, checked on assignment."""
+    __slots__ = ("_module", "_kind", "_d")
+
+    def __init__(self, module, name, d):
+        self._module = module
+        self._kind = _KIND[name]
+        self._d = d
+
+    def _check(self, key, value):
+        kind = self._kind
+        self._module._check_name(key, kind)
+        if value is None:
+            return
+        if kind == "parameter" and not isinstance(value, Parameter):
+            raise TypeError(f"cannot assign '{_typename(value)}' object to parameter '{key}' "
+                            "(torch.nn.Parameter or None required)")
+        if kind == "buffer" and not isinstance(value, Tensor):
+            raise TypeError(f"cannot assign '{_typename(value)}' object to buffer '{key}' "
+                            "(torch Tensor or None required)")
+        if kind == "module" and not isinstance(value, Module):
+            raise TypeError(f"{_typename(value)} is not a Module subclass")
+
+    def __getitem__(self, key):
+        return self._d[key]
+
+    def __setitem__(self, key, value):
+        self._check(key, value)
+        self._d[key] = value
+
+    def __delitem__(self, key):
+        del self._d[key]
+
+    def __contains__(self, key):
+        return key in self._d
+
+    def __iter__(self):
+        return iter(tuple(self._d))
+
+    def __len__(self):
+        return len(self._d)
+
+    def __bool__(self):
+        return bool(self._d)
+
+    def __eq__(self, other):
+        return dict(self._d) == (dict(other._d) if type(other) is Registry else other)
+
+    __hash__ = None
+
+    def keys(self):
+        return list(self._d.keys())
+
+    def values(self):
+        return list(self._d.values())
+
+    def items(self):
+        return list(self._d.items())
+
+    def get(self, key, default=None):
+        return self._d.get(key, default)
+
+    def pop(self, key, *default):
+        return self._d.pop(key, *default)
+
+    def __repr__(self):
+        return f"OrderedDict({list(self._d.items())!r})" if self._d else "OrderedDict()"

@@ -1,0 +1,220 @@
+"""Names beginning with "_" that PyTorch code uses as public API, reachable where the allowlist names
+them: the bases ``_Loss``, ``_WeightedLoss``, ``_BatchNorm`` and ``_LRScheduler``, a module's
+registries ``_parameters``, ``_buffers`` and ``_modules`` (checked on assignment), ``conv._conv_forward``,
+a sparse tensor's ``_indices()``/``_values()``/``_nnz()``, ``Base.__init__(self, ...)`` of an engine base
+class on a program object, and ``object.__setattr__`` on program objects. Everything else beginning with
+"_" on host things stays out of reach."""
+import pytest
+
+try:
+    import torch as real_torch
+except ImportError:  # the suite passes without PyTorch
+    real_torch = None
+
+
+def test_underscore_bases_import_subclass_and_isinstance(run_ok):
+    out, _ = run_ok(
+        "import torch.nn as nn\n"
+        "from torch.nn.modules.batchnorm import _BatchNorm\n"
+        "from torch.nn.modules.loss import _Loss, _WeightedLoss\n"
+        "class L1(_Loss):\n"
+        "    def forward(self, a, b):\n"
+        "        return (a - b).abs().mean() if self.reduction == 'mean' else (a - b).abs().sum()\n"
+        "class W(_WeightedLoss):\n"
+        "    def forward(self, a):\n"
+        "        return (a * self.weight).sum()\n"
+        "print(L1()(torch.ones(2), torch.zeros(2)).item(), L1(reduction='sum')(torch.ones(2), torch.zeros(2)).item())\n"
+        "print(W(weight=torch.tensor([2., 3.]))(torch.ones(2)).item())\n"
+        "print(isinstance(nn.BatchNorm2d(3), _BatchNorm), isinstance(nn.Linear(1, 1), _BatchNorm))\n"
+        "print(issubclass(nn.MSELoss, nn.modules.loss._Loss), issubclass(nn.CrossEntropyLoss, _WeightedLoss))\n")
+    assert out.stdout == "1.0 2.0\n5.0\nTrue False\nTrue True\n"
+
+
+def test_custom_scheduler_from_underscore_lr_scheduler(run_ok):
+    out, _ = run_ok(
+        "class Warmup(torch.optim.lr_scheduler._LRScheduler):\n"
+        "    def __init__(self, optimizer, warmup):\n"
+        "        self.warmup = warmup\n"
+        "        super().__init__(optimizer)\n"
+        "    def get_lr(self):\n"
+        "        f = min(1.0, (self.last_epoch + 1) / self.warmup)\n"
+        "        return [base * f for base in self.base_lrs]\n"
+        "w = torch.nn.Parameter(torch.ones(1))\n"
+        "opt = torch.optim.SGD([w], lr=1.0)\n"
+        "s = Warmup(opt, 4)\n"
+        "lrs = []\n"
+        "for _ in range(3):\n"
+        "    opt.step()\n"
+        "    s.step()\n"
+        "    lrs.append(opt.param_groups[0]['lr'])\n"
+        "print(lrs)\n")
+    assert out.stdout == "[0.5, 0.75, 1.0]\n"
+
+
+def test_star_import_leaves_underscore_bases_out(run_ok):
+    out, ns = run_ok("from torch.nn.modules.loss import *\n")
+    assert "_Loss" not in ns.globals and "MSELoss" in ns.globals
+
+
+def test_module_registries_read_and_write(run_ok):
+    out, _ = run_ok(
+        "import torch.nn as nn\n"
+        "net = nn.Sequential(nn.Linear(2, 3), nn.ReLU())\n"
+        "print(list(net._modules.keys()), len(net._modules), '0' in net._modules)\n"
+        "print(type(net._modules['0']).__name__, sorted(net[0]._parameters))\n"
+        "del net[0]._parameters['bias']\n"
+        "print(hasattr(net[0], 'bias'), [n for n, _ in net.named_parameters()])\n"
+        "net[0]._parameters['bias'] = nn.Parameter(torch.zeros(3))\n"
+        "net._modules['2'] = nn.Tanh()\n"
+        "bn = nn.BatchNorm1d(3)\n"
+        "bn._buffers['extra'] = torch.ones(1)\n"
+        "print([n for n, _ in net.named_parameters()], len(net), sorted(bn._buffers))\n"
+        "print(net(torch.ones(1, 2)).shape, net._modules.get('9'), net._parameters.items())\n")
+    assert out.stdout == ("['0', '1'] 2 True\n"
+                          "Linear ['bias', 'weight']\n"
+                          "False ['0.weight']\n"
+                          "['0.weight', '0.bias'] 3 ['extra', 'num_batches_tracked', 'running_mean', 'running_var']\n"
+                          "torch.Size([1, 3]) None []\n")
+
+
+def test_registries_of_a_program_module(run_ok):
+    """EGNN's ``self._modules["gcl_%d" % i](...)``, spectral norm's delete-and-register."""
+    out, _ = run_ok(
+        "import torch.nn as nn\n"
+        "class Net(nn.Module):\n"
+        "    def __init__(self):\n"
+        "        super().__init__()\n"
+        "        for i in range(2):\n"
+        "            self.add_module('gcl_%d' % i, nn.Linear(2, 2))\n"
+        "        self.w = nn.Parameter(torch.ones(2))\n"
+        "    def forward(self, h):\n"
+        "        for i in range(2):\n"
+        "            h = self._modules['gcl_%d' % i](h)\n"
+        "        return h * self.w\n"
+        "net = Net()\n"
+        "w = net._parameters['w']\n"
+        "del net._parameters['w']\n"
+        "net.register_parameter('w_orig', w)\n"
+        "net.w = w.detach() * 2\n"
+        "print(net(torch.ones(1, 2)).shape, sorted(net._parameters), isinstance(net.w, nn.Parameter))\n")
+    assert out.stdout == "torch.Size([1, 2]) ['w_orig'] False\n"
+
+
+@pytest.mark.parametrize("source, kind, message", [
+    ("m._parameters['w'] = torch.ones(2)", "TypeError",
+     "cannot assign 'torch.FloatTensor' object to parameter 'w' (torch.nn.Parameter or None required)"),
+    ("m._buffers['b'] = 3", "TypeError", "cannot assign 'int' object to buffer 'b' (torch Tensor or None required)"),
+    ("m._modules['x'] = torch.ones(1)", "TypeError", "torch.FloatTensor is not a Module subclass"),
+    ("m._modules[1] = nn.ReLU()", "TypeError", "module name should be a string. Got int"),
+    ("m._parameters['a.b'] = None", "KeyError", "parameter name can"),
+    ("m._parameters['nope']", "KeyError", "'nope'"),
+    ("m._parameters._d", "AttributeError", "attribute '_d' is not accessible"),
+    ("m._non_persistent_buffers_set", "AttributeError", "attribute '_non_persistent_buffers_set' is not accessible"),
+    ("m._forward_hooks", "AttributeError", "attribute '_forward_hooks' is not accessible"),
+    ("m._apply", "AttributeError", "attribute '_apply' is not accessible"),
+    ("torch.nn.modules.loss._reduction", "AttributeError", "attribute '_reduction' is not accessible"),
+])
+def test_registries_check_what_they_store_and_nothing_else_opens(run_err, source, kind, message):
+    err = run_err("import torch.nn as nn\nm = nn.Linear(2, 2)\n" + source + "\n")
+    assert err.type == kind and message in err.message, err.to_dict()
+
+
+def test_registry_before_module_init(run_err):
+    err = run_err("import torch.nn as nn\nclass M(nn.Module):\n    def __init__(self):\n"
+                  "        print(self._modules)\nM()\n")
+    assert err.type == "AttributeError" and "_modules" in err.message
+
+
+def test_engine_base_init_called_on_a_program_object(run_ok):
+    """LoRA's ``nn.Embedding.__init__(self, n, d, **kwargs)`` then its own mixin's __init__."""
+    out, _ = run_ok(
+        "import torch.nn as nn\n"
+        "class Mixin:\n"
+        "    def __init__(self, r):\n"
+        "        self.r = r\n"
+        "class Emb(nn.Embedding, Mixin):\n"
+        "    def __init__(self, n, d, r=2, **kwargs):\n"
+        "        nn.Embedding.__init__(self, n, d, **kwargs)\n"
+        "        Mixin.__init__(self, r)\n"
+        "e = Emb(5, 3, padding_idx=0)\n"
+        "print(e.weight.shape, e.r, e.padding_idx, e(torch.tensor([0, 1])).shape)\n"
+        "class Plain(nn.Module):\n"
+        "    def __init__(self):\n"
+        "        nn.Module.__init__(self)\n"
+        "        self.lin = nn.Linear(2, 1)\n"
+        "print(len(list(Plain().parameters())))\n")
+    assert out.stdout == "torch.Size([5, 3]) 2 0 torch.Size([2, 3])\n2\n"
+
+
+@pytest.mark.parametrize("source, message", [
+    ("nn.Linear.__init__(nn.Linear(1, 1), 3, 3)", "only on an object of a program class deriving from it"),
+    ("nn.Linear.__init__(5, 3, 3)", "descriptor '__init__' requires a 'Linear' object but received a 'int'"),
+    ("class P(nn.Module):\n    pass\nnn.Linear.__init__(P(), 2, 2)",
+     "descriptor '__init__' requires a 'Linear' object but received a 'P'"),
+    ("object.__setattr__(nn.Linear(1, 1), 'x', 1)", "only on objects of program classes"),
+    ("object.__setattr__(3, 'x', 1)", "only on objects of program classes"),
+])
+def test_base_init_and_object_setattr_refuse_host_objects(run_err, source, message):
+    err = run_err("import torch.nn as nn\n" + source + "\n")
+    assert err.type == "TypeError" and message in err.message, err.to_dict()
+
+
+def test_object_setattr_in_a_program_setattr(run_ok):
+    """torchattacks' Attack.__setattr__ calls object.__setattr__, then looks at what it set."""
+    out, _ = run_ok(
+        "class Attack:\n"
+        "    def __init__(self):\n"
+        "        self.log = []\n"
+        "    def __setattr__(self, name, value):\n"
+        "        object.__setattr__(self, name, value)\n"
+        "        if name != 'log':\n"
+        "            self.log.append(name)\n"
+        "a = Attack()\n"
+        "a.eps = 0.1\n"
+        "a.steps = 3\n"
+        "print(a.log, a.eps)\n")
+    assert out.stdout == "['eps', 'steps'] 0.1\n"
+
+
+def test_conv_forward_on_engine_and_program_convs(run_ok):
+    out, ns = run_ok(
+        "import torch.nn as nn\n"
+        "torch.manual_seed(0)\n"
+        "class WSConv(nn.Conv2d):\n"
+        "    def forward(self, x):\n"
+        "        w = self.weight - self.weight.mean(dim=(1, 2, 3), keepdim=True)\n"
+        "        return self._conv_forward(x, w, self.bias)\n"
+        "c = nn.Conv2d(1, 2, 3)\n"
+        "x = torch.randn(1, 1, 5, 5)\n"
+        "same = torch.equal(c._conv_forward(x, c.weight, c.bias), c(x))\n"
+        "ws = WSConv(1, 2, 3)\n"
+        "y = ws(x)\n"
+        "ref = torch.nn.functional.conv2d(x, ws.weight - ws.weight.mean(dim=(1, 2, 3), keepdim=True), ws.bias)\n"
+        "print(same, torch.allclose(y, ref), y.shape)\n")
+    assert out.stdout == "True True torch.Size([1, 2, 3, 3])\n"
+
+
+def test_sparse_private_accessors(run_ok):
+    out, _ = run_ok(
+        "s = torch.sparse_coo_tensor(torch.tensor([[0, 1, 0], [1, 0, 1]]), torch.tensor([1., 2., 3.]), (2, 2))\n"
+        "print(s._indices().tolist(), s._values().tolist(), s._nnz())\n")
+    assert out.stdout == "[[0, 1, 0], [1, 0, 1]] [1.0, 2.0, 3.0] 3\n"
+
+
+@pytest.mark.skipif(real_torch is None, reason="PyTorch is not installed")
+def test_registry_contents_match_pytorch():
+    """What the registries hold, and PyTorch's messages for the checks they share with register_*."""
+    nn = real_torch.nn
+    net = nn.Sequential(nn.Linear(2, 3), nn.BatchNorm1d(3))
+    assert list(net._modules) == ["0", "1"]
+    assert sorted(net[1]._buffers) == ["num_batches_tracked", "running_mean", "running_var"]
+    with pytest.raises(TypeError, match="module name should be a string. Got int"):
+        net.add_module(1, nn.ReLU())
+    with pytest.raises(TypeError, match=r"cannot assign 'torch.FloatTensor' object to parameter 'w' "
+                                        r"\(torch.nn.Parameter or None required\)"):
+        net.register_parameter("w", real_torch.ones(2))
+    from torch.nn.modules.loss import _Loss, _WeightedLoss
+    from torch.nn.modules.batchnorm import _BatchNorm
+    assert issubclass(nn.MSELoss, _Loss) and issubclass(nn.CrossEntropyLoss, _WeightedLoss)
+    assert isinstance(nn.BatchNorm2d(3), _BatchNorm)
+    assert hasattr(real_torch.optim.lr_scheduler, "_LRScheduler")
