@@ -69,7 +69,9 @@ class Registry:
         return bool(self._d)
 
     def __eq__(self, other):
-        return dict(self._d) == (dict(other._d) if type(other) is Registry else other)
+        if type(other) is Registry:
+            return self._d == other._d
+        return self._d == other if type(other) is dict else NotImplemented
 
     __hash__ = None
 
