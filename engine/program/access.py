@@ -1427,8 +1427,13 @@ def set_attr(obj, name, value, hook=True):
                 raise PROGRAM_EXCEPTIONS["TypeError"](f"{obj.name}.{name} must be set to True or False")
             obj._cache[name] = value    # the session's own view: no other session sees it
             return
-        raise _attr_error(obj, name, f"cannot set attribute '{name}' of module '{obj.name}': the engine's "
-                                     f"modules are read-only in programs")
+        if obj._source.has(name):
+            raise _attr_error(obj, name, f"cannot set attribute '{name}' of module '{obj.name}': the engine's "
+                                         f"names are read-only in programs (a program may add names of its own)")
+        if obj.own is None:
+            obj.own = {}
+        obj.own[name] = value           # the session's own view: no other session sees it
+        return
     if is_program_class(t) or (isinstance(obj, type) and is_program_class(obj)) or _engine_settable(obj, name):
         if isinstance(obj, type):
             type.__setattr__(obj, name, value)
@@ -1451,8 +1456,11 @@ def del_attr(obj, name):
     if name[0] == "_" and (type(obj) is super or not _private_ok(obj, name)):
         raise _private_refused(obj, name)
     if type(obj) is ModuleView:
+        if obj.own is not None and name in obj.own:
+            del obj.own[name]
+            return
         raise _attr_error(obj, name, f"cannot delete attribute '{name}' of module '{obj.name}': the engine's "
-                                     f"modules are read-only in programs")
+                                     f"names are read-only in programs")
     t = type(obj)
     if is_program_class(t) or (isinstance(obj, type) and is_program_class(obj)) or _engine_settable(obj, name):
         delattr(obj, name)
@@ -1467,19 +1475,25 @@ _MISSING = object()
 class ModuleView:
     """A program's view of one of the engine's modules (``torch``, ``nn``, ``F``, ``optim``,
     ``math``): the module's public names that pass the policy. Read-only: a program
-    cannot change the engine's modules, for itself or anyone else."""
-    __slots__ = ("name", "_source", "_views", "_cache")
+    cannot change the engine's modules, for itself or anyone else. It may add names of its own to
+    its view (flows' ``nn.MaskedLinear = MaskedLinear``): they are this session's, held with its
+    variables (``own``), and never replace one of the engine's."""
+    __slots__ = ("name", "_source", "_views", "_cache", "own")
 
     def __init__(self, name, source, views):
         self.name = name
         self._source = source       # ViewSource, shared by every session
         self._views = views         # this session's views by name
         self._cache = {}
+        self.own = None             # the names the program added: name -> value (None: none yet)
 
     def get(self, name):
         v = self._cache.get(name, _MISSING)
         if v is not _MISSING:
             return v
+        own = self.own
+        if own is not None and name in own:
+            return own[name]
         v = self._source.resolve(self, name)
         if type(v) not in (list, dict, set):
             self._cache[name] = v
@@ -1528,6 +1542,10 @@ class ViewSource:
             return importlib.import_module(self.module)
         except ImportError:
             return None
+
+    def has(self, name):
+        """Whether ``name`` is one of the engine's in this view (a child, a replacement, a listed name)."""
+        return name in self.children or name in self.extra or name in self.allow
 
     def resolve(self, view, name):
         missing = _attr_error(view, name, f"module '{self.name}' has no attribute '{name}'{file_hint(self.name, name)}")

@@ -133,10 +133,15 @@ class Namespace:
         return current
 
     def roots(self):
-        """What the session holds from run to run: its variables, and the state its program modules
-        keep (logging's loggers and their handlers, warning filters, compiled patterns)."""
+        """What the session holds from run to run: its variables, the state its program modules
+        keep (logging's loggers and their handlers, warning filters, compiled patterns), and the names
+        it added to its views of the engine's modules (``nn.MaskedLinear = MaskedLinear``)."""
         modules = self.__dict__.get("program_modules")
-        return list(self.globals.values()) + (list(modules.values()) if modules else [])
+        roots = list(self.globals.values()) + (list(modules.values()) if modules else [])
+        for view in self.views.values():
+            if view.own:
+                roots.extend(view.own.values())
+        return roots
 
     def nbytes(self):
         """Bytes of the tensors this session's variables and program modules hold (each array counted once)."""

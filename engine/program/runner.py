@@ -235,15 +235,17 @@ def _shrink(namespace, limit):
     from .memory import tensor_bytes
     g = namespace.globals
     modules = namespace.__dict__.get("program_modules") or {}
-    sizes = sorted([(tensor_bytes([v]), name, g) for name, v in g.items()]
-                   + [(tensor_bytes([v]), key, modules) for key, v in modules.items()],
+    held = [(name, g, name) for name in g] + [(key, modules, f"{key}'s state") for key in modules]
+    held += [(key, view.own, f"{view.name}.{key}") for view in namespace.views.values() if view.own
+             for key in view.own]
+    sizes = sorted(((tensor_bytes([holder[key]]), key, holder, label) for key, holder, label in held),
                    key=lambda entry: entry[0], reverse=True)
     dropped = []
-    for size, name, holder in sizes:
+    for size, key, holder, label in sizes:
         if size == 0:
             break
-        holder.pop(name, None)   # a program module's state (its loggers) starts afresh, as after an import
-        dropped.append(name if holder is g else f"{name}'s state")
+        holder.pop(key, None)   # a program module's state (its loggers) starts afresh, as after an import
+        dropped.append(label)
         if namespace.nbytes() <= limit:
             break
     namespace.runtime.session_changed()

@@ -39,7 +39,7 @@ def test_backend_probes_answer_as_a_machine_without_them():
 @pytest.mark.parametrize("source, error, message", [
     ("import torch.backends.cudnn as cudnn\ncudnn.benchmark = 'yes'", "TypeError", "True or False"),
     ("import torch\ntorch.backends.cudnn.is_available = None", "AttributeError", "read-only"),
-    ("import torch\ntorch.backends.mps.built = True", "AttributeError", "read-only"),
+    ("import torch\ntorch.backends.mps.is_built = True", "AttributeError", "read-only"),
     ("import torch.backends.cuda", "ImportError", "No module named 'torch.backends.cuda'"),
 ])
 def test_only_the_flags_are_settable_and_only_to_booleans(source, error, message):
