@@ -1,6 +1,5 @@
-"""``torch._utils``' flat-buffer helpers, for library code imported as written (openai's
-improved-diffusion fp16_util.py imports them). A private module of the library: programs never
-reach it (SPEC: no names beginning with ``_``), code that imports the engine as ``torch`` does."""
+"""``torch._utils``' flat-buffer helpers (openai's improved-diffusion fp16_util.py imports them):
+programs reach these two by name, as the allowlist lists them, and nothing else of the module."""
 from .ops.shape import cat
 from .ops.creation import empty
 

@@ -579,7 +579,8 @@ def _listed_private(obj, name):
     (``nn.Embedding.__init__(self, ...)``), and ``object.__setattr__``; else _MISSING."""
     t = type(obj)
     if t is ModuleView:
-        return obj.get(name) if name in obj._source.allow else _MISSING
+        source = obj._source
+        return obj.get(name) if name in source.allow or name in source.children else _MISSING
     if name in registries.NAMES:
         return registries.registry(obj, name) if isinstance(obj, registries.Module) else _MISSING
     if t is type or isinstance(obj, type):

@@ -117,7 +117,7 @@ MODULES = {
                   "linalg": "torch.linalg", "utils": "torch.utils", "backends": "torch.backends", "sparse": "torch.sparse",
                   "distributions": "torch.distributions", "cuda": "torch.cuda", "jit": "torch.jit",
                   "special": "torch.special", "amp": "torch.amp", "cpu": "torch.cpu", "distributed": "torch.distributed",
-                  "func": "torch.func"},
+                  "func": "torch.func", "_utils": "torch._utils"},
         # NumPy arrays in, as PyTorch takes them (engine/program/stdlib/numpy.py)
         replaced={"from_numpy": _S + ".numpy:torch_from_numpy", "tensor": _S + ".numpy:torch_tensor",
                   "as_tensor": _S + ".numpy:torch_as_tensor"},
@@ -251,6 +251,8 @@ MODULES = {
         host=_E + ".backends.cudnn",
         names=("allow_tf32", "benchmark", "deterministic", "enabled", "is_available", "version"),
         settable=("allow_tf32", "benchmark", "deterministic", "enabled")),
+    # improved-diffusion's fp16 utilities import these two (engine/_utils.py); nothing else of torch._utils
+    "torch._utils": Module(host=_E + "._utils", names=("_flatten_dense_tensors", "_unflatten_dense_tensors")),
     "torch.distributed": Module(   # one process, never initialized (engine/distributed.py)
         host=_E + ".distributed",
         names=("ReduceOp", "all_gather", "all_reduce", "barrier", "broadcast", "get_rank", "get_world_size",

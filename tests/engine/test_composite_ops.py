@@ -205,3 +205,22 @@ def test_logcumsumexp_edges_match_torch():
     assert ours[1] == theirs[1] and ours[3] == theirs[3] and ours[4] == theirs[4]
     for a, b in ((ours[0], theirs[0]), (ours[2], theirs[2]), (ours[5], theirs[5])):
         np.testing.assert_allclose(np.asarray(a), np.asarray(b), rtol=1e-12, equal_nan=True)
+
+
+# torch._utils' flatten/unflatten (engine/_utils.py): improved-diffusion's fp16 master weights
+def _flatten_round_trip(T, a, b):
+    from gradserve.engine import _utils as ours
+    if T is not gs:
+        import torch._utils as ours
+    flat = ours._flatten_dense_tensors([a, b])
+    parts = ours._unflatten_dense_tensors(flat * 2, [a, b])
+    return flat, parts[0].sin(), parts[1]
+
+
+def test_flatten_dense_tensors_pass_gradcheck_and_gradgradcheck():
+    check_gradients(_flatten_round_trip, [(2, 3), (4,)])
+
+
+@needs_torch
+def test_flatten_dense_tensors_match_torch():
+    compare_with_torch(_flatten_round_trip, [(2, 3), (4,)])

@@ -218,3 +218,25 @@ def test_registry_contents_match_pytorch():
     assert issubclass(nn.MSELoss, _Loss) and issubclass(nn.CrossEntropyLoss, _WeightedLoss)
     assert isinstance(nn.BatchNorm2d(3), _BatchNorm)
     assert hasattr(real_torch.optim.lr_scheduler, "_LRScheduler")
+
+
+def test_torch_utils_flatten_and_unflatten_dense_tensors(run_ok):
+    """improved-diffusion's fp16 master weights: one flat copy of the parameters, and views of it back."""
+    out, ns = run_ok(
+        "from torch._utils import _flatten_dense_tensors, _unflatten_dense_tensors\n"
+        "import torch._utils\n"
+        "a = torch.ones(2, 3, requires_grad=True)\n"
+        "b = torch.arange(4.)\n"
+        "flat = _flatten_dense_tensors([a, b])\n"
+        "parts = torch._utils._unflatten_dense_tensors(flat, (a, b))\n"
+        "(flat * torch.arange(10.)).sum().backward()\n"
+        "print(flat.shape, type(parts).__name__, [tuple(p.shape) for p in parts], parts[1].tolist())\n"
+        "print(a.grad.tolist(), _flatten_dense_tensors([b]).tolist())\n")
+    assert out.stdout == ("torch.Size([10]) tuple [(2, 3), (4,)] [0.0, 1.0, 2.0, 3.0]\n"
+                          "[[0.0, 1.0, 2.0], [3.0, 4.0, 5.0]] [0.0, 1.0, 2.0, 3.0]\n")
+
+
+def test_torch_utils_offers_only_those_two(run_err):
+    assert run_err("from torch._utils import _rebuild_tensor").type == "ImportError"
+    assert run_err("import torch\nf = torch._C").type == "AttributeError"
+    assert run_err("from torch._utils import _flatten_dense_tensors\n_flatten_dense_tensors([])").type == "ValueError"
