@@ -36,3 +36,23 @@ def set_top_pad():
 
 
 top_pad = set_top_pad()
+
+
+def _malloc_trim():
+    try:
+        trim = ctypes.CDLL(None).malloc_trim   # glibc only
+    except (OSError, AttributeError):
+        return None
+    trim.argtypes = (ctypes.c_size_t,)
+    trim.restype = ctypes.c_int
+    return trim
+
+
+_trim = _malloc_trim() if sys.platform.startswith("linux") else None
+
+
+def trim():
+    """Gives the C heap's free pages back to the system (glibc's malloc_trim(0)), after a run that filled
+    its session with small objects failed and freed them: the heap they fragmented would otherwise stay
+    resident though the session holds nothing (attack13 F8: 1.1 GB). True where memory was returned."""
+    return bool(_trim(0)) if _trim is not None else False

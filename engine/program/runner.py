@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from .. import _malloc
 from .._numpy_context import allocator_var
 from ..autograd.state import state
 from ..limits import Limits
@@ -170,6 +171,7 @@ def run(source, namespace, limits=None, *, observer=None, cancel=None, on_stdout
             error.message += (f"; the session still held more than its limit (the run had grown objects it "
                               f"kept, which cannot be undone), so {_names(dropped)} were released too")
             bound = [n for n in bound if n not in dropped]
+        _malloc.trim()   # what the run allocated is freed: its fragmented heap goes back to the system too
     return Outcome(ok=error is None, error=error, stdout="".join(rt.out), bound=bound,
                    logs=list(rt.logs), elapsed_s=time.monotonic() - started)
 

@@ -89,3 +89,19 @@ def test_a_forked_child_that_closes_its_descriptors_still_reads_its_memory_and_t
     os.close(r)
     os.waitpid(pid, 0)
     assert answer == b"1"
+
+
+def test_a_session_bytes_failure_gives_the_freed_heap_back(monkeypatch):
+    """attack13 F8: a run that filled its session with small objects and failed freed them, but glibc kept the
+    fragmented heap resident (1.1 GB for a session holding nothing): the runner trims the heap after such a
+    failure (malloc_trim), and only then."""
+    from gradserve.engine import _malloc
+    calls = []
+    real = _malloc.trim
+    monkeypatch.setattr(_malloc, "trim", lambda: calls.append(1) or real())
+    ns, limits = Namespace(), Limits(session_bytes=50_000_000)
+    out = run("keep = []\nfor i in range(2_000_000):\n    keep.append([i, 'x' * 20])\n", ns, limits)
+    assert not out.ok and out.error.limit == "session_bytes"
+    assert calls == [1] and ns.nbytes() == 0
+    assert run("ok = sum(range(10))\n", ns, limits).ok and calls == [1]
+    assert isinstance(real(), bool)
