@@ -92,3 +92,78 @@ class Registry:
 
     def __repr__(self):
         return f"OrderedDict({list(self._d.items())!r})" if self._d else "OrderedDict()"
+
+
+class InstanceDict:
+    """``self.__dict__`` of a program object whose class derives from an engine class (focal_loss's
+    ``self.__dict__[k]`` in its __repr__, configs' ``self.__dict__.update(kwargs)``): the instance's own
+    names a program may reach, public ones and the program's private ones, never the engine's state
+    (``_parameters``). Reads, writes and deletes go through the interpreter's gate (``get``, ``set``
+    and ``delete``, given by it): a write is the plain assignment, as a dict write is in Python."""
+    __slots__ = ("_obj", "_visible", "_get", "_set", "_delete")
+
+    def __init__(self, obj, visible, get, set_, delete):
+        self._obj = obj
+        self._visible = visible
+        self._get = get
+        self._set = set_
+        self._delete = delete
+
+    def _names(self):
+        return [k for k in self._obj.__dict__ if type(k) is str and self._visible(k)]
+
+    def __getitem__(self, key):
+        if type(key) is not str or key not in self._obj.__dict__ or not self._visible(key):
+            raise KeyError(key)
+        return self._get(key)
+
+    def __setitem__(self, key, value):
+        if type(key) is not str:
+            raise TypeError(f"attribute name must be string, not '{type(key).__name__}'")
+        self._set(key, value)
+
+    def __delitem__(self, key):
+        if type(key) is not str or key not in self._obj.__dict__ or not self._visible(key):
+            raise KeyError(key)
+        self._delete(key)
+
+    def __contains__(self, key):
+        return type(key) is str and key in self._obj.__dict__ and self._visible(key)
+
+    def __iter__(self):
+        return iter(self._names())
+
+    def __len__(self):
+        return len(self._names())
+
+    def keys(self):
+        return self._names()
+
+    def values(self):
+        return [self._get(k) for k in self._names()]
+
+    def items(self):
+        return [(k, self._get(k)) for k in self._names()]
+
+    def get(self, key, default=None):
+        return self[key] if key in self else default
+
+    def pop(self, key, *default):
+        if key not in self:
+            if default:
+                return default[0]
+            raise KeyError(key)
+        value = self[key]
+        del self[key]
+        return value
+
+    def update(self, other=(), **kwargs):
+        items = other.items() if isinstance(other, (dict, InstanceDict)) else other
+        for key, value in list(items) + list(kwargs.items()):
+            self[key] = value
+
+    def copy(self):
+        return dict(self.items())
+
+    def __repr__(self):
+        return repr(self.copy())

@@ -672,16 +672,23 @@ def _version_of(obj):
 def _dict_of(obj):
     """``self.__dict__`` of an object of a program class with no engine base (minGPT's config node:
     ``self.__dict__.update(kwargs)``): its own attributes, all program values, as a dict it may
-    change. With an engine base the dict also holds the engine's state (``_parameters``): refused."""
+    change. With an engine base the dict also holds the engine's state (``_parameters``): a view of
+    the names the program may reach (nn/registries.InstanceDict)."""
     t = type(obj)
     if not isinstance(obj, type) and _has_marker(t) and \
             all(k is object or "__gs_program__" in k.__dict__ for k in t.__mro__):
         d = getattr(obj, "__dict__", None)
         if type(d) is dict:
             return d
+    if not isinstance(obj, (type, ProgramBaseException)) and _program_owner(obj) is not None \
+            and type(getattr(obj, "__dict__", None)) is dict:
+        # with an engine base the dict also holds the engine's state (_parameters): a view of the names
+        # a program may reach (an exception's holds the interpreter's bookkeeping: refused)
+        return registries.InstanceDict(
+            obj, lambda k: k.isidentifier() and (not k.startswith("_") or _private_ok(obj, k)), lambda k: get_attr(obj, k),
+            lambda k, v: _object_setattr(obj, k, v), lambda k: del_attr(obj, k))
     raise _private_refused(obj, "__dict__") if _program_owner(obj) is None else _attr_error(
-        obj, "__dict__", f"'{t.__name__}'.__dict__ is available in programs only on objects of program classes "
-                         f"with no engine base class (it would hold the engine's own state)")
+        obj, "__dict__", f"'{t.__name__}'.__dict__ is not available in programs")
 
 
 _META_ATTRS = {"__name__": _name_of, "__qualname__": _qualname_of, "__class__": lambda obj: wrap(type(obj)),

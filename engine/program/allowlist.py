@@ -711,6 +711,8 @@ TYPES = {
     _E + ".nn.module.RemovableHandle": Type(attrs=("remove",)),
     # m._parameters, m._buffers, m._modules (engine/nn/registries.py)
     _E + ".nn.registries.Registry": Type(attrs=("get", "items", "keys", "pop", "values")),
+    # self.__dict__ of a program object with an engine base (engine/nn/registries.py)
+    _E + ".nn.registries.InstanceDict": Type(attrs=("copy", "get", "items", "keys", "pop", "update", "values")),
     _E + ".nn.module._IncompatibleKeys": Type(attrs=("count", "index", "missing_keys", "unexpected_keys")),
     _E + ".nn.container.ModuleDict": Type(attrs=("clear", "items", "keys", "pop", "update", "values")),
     _E + ".nn.container.ModuleList": Type(attrs=("append", "extend", "insert", "pop")),

@@ -32,12 +32,15 @@ def test_str_format_errors_match_python(run_err):
 def test_format_fields_cannot_reach_host_internals(run_err, run_ok):
     for source in ("s = '{0.__class__.__bases__}'.format(1)", "s = '{0._data}'.format(torch.ones(1))",
                    "s = '{0.__globals__}'.format(len)", "s = '{x.__init__.__globals__}'.format(x=torch.nn.Linear(1, 1))",
-                   "class A(torch.nn.Module):\n    pass\ns = '{0.__dict__}'.format(A())"):
+                   "class A(torch.nn.Module):\n    pass\ns = '{0.__dict__._obj}'.format(A())"):
         e = run_err(source)
         assert e.type == "AttributeError", (source, e.to_dict())
     # a program object with no engine base holds only program values: its __dict__ is its own
     out, ns = run_ok("class B:\n    def __init__(self):\n        self.x = 1\ns = '{0.__dict__}'.format(B())")
     assert ns.get("s") == "{'x': 1}"
+    # with an engine base, the view of the names a program may reach (never _parameters and the like)
+    out, ns = run_ok("class A(torch.nn.Module):\n    pass\ns = '{0.__dict__}'.format(A())")
+    assert ns.get("s") == "{'training': True}"
 
 
 @pytest.mark.parametrize("source", [

@@ -243,7 +243,7 @@ def test_private_methods_the_engine_calls_only_on_its_own_classes_are_the_progra
         assert run_err(source).type == "TypeError", source
 
 
-def test_dunder_dict_of_program_objects_as_python_and_refused_with_an_engine_base():
+def test_dunder_dict_of_program_objects_as_python_and_a_view_with_an_engine_base():
     # minGPT's CfgNode: self.__dict__.update(kwargs); {k: ... for k, v in self.__dict__.items()}
     from gradserve.engine.program import Namespace, run
     ns = Namespace()
@@ -263,7 +263,9 @@ class M(torch.nn.Module):
 """, ns)
     assert out.ok, out.error.to_dict()
     assert ns.get("d") == {"a": 1, "sub": {"b": 2}, "lr": 3e-4} and ns.get("lr") == 3e-4
-    for source, words in (("m = M()\nm.__dict__\n", "no engine base class"),
+    out = run("v = M().__dict__\nkeys = sorted(v)\n", ns)   # with an engine base: the reachable names only
+    assert out.ok and ns.get("keys") == ["training"], out.error and out.error.to_dict()
+    for source, words in (("class E(Exception):\n    pass\nE().__dict__\n", "not available in programs"),
                           ("torch.ones(1).__dict__\n", "private to the host")):
         out = run(source, ns)
         assert not out.ok and out.error.type == "AttributeError" and words in out.error.message, out.error.to_dict()

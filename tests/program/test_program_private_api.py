@@ -240,3 +240,42 @@ def test_torch_utils_offers_only_those_two(run_err):
     assert run_err("from torch._utils import _rebuild_tensor").type == "ImportError"
     assert run_err("import torch\nf = torch._C").type == "AttributeError"
     assert run_err("from torch._utils import _flatten_dense_tensors\n_flatten_dense_tensors([])").type == "ValueError"
+
+
+def test_instance_dict_of_a_program_object_with_an_engine_base(run_ok):
+    """focal_loss's __repr__ reads ``self.__dict__[k]``; configs do ``self.__dict__.update(kwargs)``. The view
+    holds the instance's public names and the program's own private ones, never the engine's state. A write
+    is the plain assignment, so a Parameter written through it is registered (in PyTorch it would sit in
+    __dict__ unregistered, seen by no parameters()); everything else reads as in PyTorch."""
+    out, _ = run_ok(
+        "import torch.nn as nn\n"
+        "class FocalLoss(nn.Module):\n"
+        "    def __init__(self, gamma=2.0):\n"
+        "        super().__init__()\n"
+        "        self.gamma = gamma\n"
+        "        self._seen = 0\n"
+        "        self.lin = nn.Linear(1, 1)\n"
+        "    def __repr__(self):\n"
+        "        return f'FocalLoss(gamma={self.__dict__[\"gamma\"]!r})'\n"
+        "f = FocalLoss()\n"
+        "print(repr(f), sorted(f.__dict__), '_parameters' in f.__dict__, 'lin' in f.__dict__)\n"
+        "f.__dict__.update({'gamma': 3.0}, extra=5)\n"
+        "f.__dict__['w'] = nn.Parameter(torch.ones(1))\n"
+        "del f.__dict__['extra']\n"
+        "print(f.gamma, hasattr(f, 'extra'), len(f.__dict__), f.__dict__.get('nope', 7))\n"
+        "print(sorted(n for n, _ in f.named_parameters()))\n")
+    assert out.stdout == ("FocalLoss(gamma=2.0) ['_seen', 'gamma', 'training'] False False\n"
+                          "3.0 False 3 7\n"
+                          "['lin.bias', 'lin.weight', 'w']\n")
+
+
+@pytest.mark.parametrize("source, kind", [
+    ("m.__dict__['_parameters']", "KeyError"),
+    ("m.__dict__['_parameters'] = {}", "AttributeError"),
+    ("del m.__dict__['_modules']", "KeyError"),
+    ("m.__dict__._obj", "AttributeError"),
+    ("nn.Linear(1, 1).__dict__", "AttributeError"),
+])
+def test_instance_dict_keeps_the_engines_state_out(run_err, source, kind):
+    err = run_err("import torch.nn as nn\nclass M(nn.Module):\n    pass\nm = M()\n" + source + "\n")
+    assert err.type == kind, err.to_dict()
