@@ -20,17 +20,24 @@ def registry(module, name):
     d = module.__dict__.get(name)
     if type(d) is not dict:   # Module.__init__ has not run (PyTorch: no such attribute yet)
         raise AttributeError(f"'{type(module).__name__}' object has no attribute '{name}'")
-    return Registry(module, name, d)
+    r = object.__new__(Registry)
+    r._module, r._kind, r._d = module, _KIND[name], d
+    return r
 
 
+def _made_here(cls):
+    """``cls(...)`` refused: the interpreter's gate makes these views, a program only holds them (its
+    ``type(view)`` must not build one over a dict or callables of its choosing)."""
+    def __init__(self, *args, **kwargs):
+        raise TypeError(f"cannot create '{cls.__name__}' instances")
+    cls.__init__ = __init__
+    return cls
+
+
+@_made_here
 class Registry:
-    """One registry of one module: a mapping over its dict, checked on assignment."""
+    """One registry of one module: a mapping over its dict, checked on assignment (made by ``registry``)."""
     __slots__ = ("_module", "_kind", "_d")
-
-    def __init__(self, module, name, d):
-        self._module = module
-        self._kind = _KIND[name]
-        self._d = d
 
     def _check(self, key, value):
         kind = self._kind
@@ -94,6 +101,7 @@ class Registry:
         return f"OrderedDict({list(self._d.items())!r})" if self._d else "OrderedDict()"
 
 
+@_made_here
 class InstanceDict:
     """``self.__dict__`` of a program object whose class derives from an engine class (focal_loss's
     ``self.__dict__[k]`` in its __repr__, configs' ``self.__dict__.update(kwargs)``): the instance's own
@@ -102,12 +110,11 @@ class InstanceDict:
     and ``delete``, given by it): a write is the plain assignment, as a dict write is in Python."""
     __slots__ = ("_obj", "_visible", "_get", "_set", "_delete")
 
-    def __init__(self, obj, visible, get, set_, delete):
-        self._obj = obj
-        self._visible = visible
-        self._get = get
-        self._set = set_
-        self._delete = delete
+    @classmethod
+    def of(cls, obj, visible, get, set_, delete):
+        view = object.__new__(cls)
+        view._obj, view._visible, view._get, view._set, view._delete = obj, visible, get, set_, delete
+        return view
 
     def _names(self):
         return [k for k in self._obj.__dict__ if type(k) is str and self._visible(k)]

@@ -684,7 +684,7 @@ def _dict_of(obj):
             and type(getattr(obj, "__dict__", None)) is dict:
         # with an engine base the dict also holds the engine's state (_parameters): a view of the names
         # a program may reach (an exception's holds the interpreter's bookkeeping: refused)
-        return registries.InstanceDict(
+        return registries.InstanceDict.of(
             obj, lambda k: k.isidentifier() and (not k.startswith("_") or _private_ok(obj, k)), lambda k: get_attr(obj, k),
             lambda k, v: _object_setattr(obj, k, v), lambda k: del_attr(obj, k))
     raise _private_refused(obj, "__dict__") if _program_owner(obj) is None else _attr_error(

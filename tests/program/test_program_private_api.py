@@ -279,3 +279,18 @@ def test_instance_dict_of_a_program_object_with_an_engine_base(run_ok):
 def test_instance_dict_keeps_the_engines_state_out(run_err, source, kind):
     err = run_err("import torch.nn as nn\nclass M(nn.Module):\n    pass\nm = M()\n" + source + "\n")
     assert err.type == kind, err.to_dict()
+
+
+@pytest.mark.parametrize("source, kind, message", [
+    ("R = type(nn.Linear(1, 1)._modules)\nr = R(nn.Linear(1, 1), '_parameters', {})", "TypeError",
+     "cannot create 'Registry' instances"),
+    ("class M(nn.Module):\n    pass\nD = type(M().__dict__)\nd = D(1, 2, 3, 4, 5)", "TypeError",
+     "cannot create 'InstanceDict' instances"),
+    ("class M(nn.Module):\n    pass\nD = type(M().__dict__)\nd = D.of", "AttributeError", "not available in programs"),
+    ("torch.nn.modules.loss._Loss.__subclasses__()", "AttributeError", "is not accessible"),
+    ("torch.optim.lr_scheduler._LRScheduler.__init__.__globals__", "AttributeError", "is not accessible"),
+    ("torch._x = 1", "AttributeError", "is not accessible"),
+])
+def test_the_views_are_made_by_the_gate_only(run_err, source, kind, message):
+    err = run_err("import torch.nn as nn\n" + source + "\n")
+    assert err.type == kind and message in err.message, err.to_dict()
