@@ -30,7 +30,7 @@ def name_problem(name, dotted=False, module_private=False):
         return f"is longer than {MAX_NAME_LENGTH} characters"
     parts = name.split(".") if dotted else [name]
     for i, part in enumerate(parts):
-        if i and part.isascii() and (part.isdigit() or (module_private and part[0].isdigit()
+        if i and part.isascii() and (part.isdigit() or (module_private and part[:1].isdigit()
                                                           and part.replace("_", "").isalnum())):
             continue   # an index, or a registry key such as nn.Sequential's "1_block" in a state_dict name
         if not part.isidentifier() or not part.isascii():

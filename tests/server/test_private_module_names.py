@@ -97,3 +97,14 @@ def test_registry_keys_that_begin_with_a_digit_are_state_dict_names(session):
     for bad in ("model.f.1_block.__dict__", "model.f.1-block.weight"):
         assert _put(session, {bad: np.zeros(1, dtype=np.float32)}).status_code == 422
     assert session.get("/variables/model.f.1_block.bias").status_code == 422
+
+
+@pytest.mark.parametrize("name, problem", [
+    ("model.f.1_block.weight", None), ("model.0.weight", None), ("model..weight", "is not a name"),
+    ("model.f.", "is not a name"), ("model.1-b.w", "is not a name"), ("1_block.w", "is not a name"),
+    ("model.f.1_block.__dict__", "private"),
+])
+def test_state_dict_name_rules(name, problem):
+    from gradserve.server.names import name_problem
+    got = name_problem(name, dotted=True, module_private=True)
+    assert (got is None) if problem is None else (got is not None and problem in got), got
