@@ -472,7 +472,7 @@ MODULES = {
         "interp", "intersect1d", "intp", "isclose", "iscomplex", "iscomplexobj", "isfinite", "isin",
         "isinf", "isnan", "isreal", "isrealobj", "isscalar", "kron", "left_shift", "less", "less_equal",
         "lexsort", "linspace", "log", "log10", "log1p", "log2", "logaddexp", "logaddexp2", "logical_and",
-        "logical_not", "logical_or", "logical_xor", "logspace", "longlong", "matmul", "max", "maximum",
+        "logical_not", "logical_or", "logical_xor", "logspace", "long", "longlong", "matmul", "max", "maximum",
         "mean", "median", "meshgrid", "min", "minimum", "mod", "moveaxis", "multiply", "nan", "nan_to_num",
         "nanargmax", "nanargmin", "nancumsum", "nanmax", "nanmean", "nanmedian", "nanmin", "nanprod",
         "nanstd", "nansum", "nanvar", "ndarray", "ndim", "negative", "newaxis", "nonzero", "not_equal",
@@ -485,7 +485,7 @@ MODULES = {
         "squeeze", "stack", "std", "subtract", "sum", "swapaxes", "take", "take_along_axis", "tan", "tanh",
         "tensordot", "tile", "trace", "transpose", "trapezoid", "tri", "tril", "tril_indices",
         "tril_indices_from", "triu", "triu_indices", "triu_indices_from", "true_divide", "trunc", "ubyte",
-        "uint", "uint16", "uint32", "uint64", "uint8", "union1d", "unique", "unravel_index", "ushort",
+        "uint", "uint16", "uint32", "uint64", "uint8", "uintc", "uintp", "ulong", "union1d", "unique", "unravel_index", "ushort",
         "var", "vdot", "vsplit", "vstack", "where", "zeros", "zeros_like",
     )),
     "numpy.random": Module(host=_S + ".numpy_random", names=(
