@@ -2802,6 +2802,42 @@ def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
     return _reduce(loss, reduction)
 
 
+def _bce_composite(x, t):
+    log_p = _ew.clamp_min(_ew.log(x), -100.0)
+    log_q = _ew.clamp_min(_ew.log(1.0 - x), -100.0)
+    return -(t * log_p + (1.0 - t) * log_q)
+
+
+class BinaryCrossEntropy(Function):
+    """The unreduced binary cross entropy, each log clamped at -100, with PyTorch's gradients:
+    (x - t) / max(x (1 - x), 1e-12) for the input, finite where a saturated sigmoid gives exactly
+    0 or 1, and log(1 - x) - log(x) for the target."""
+    __slots__ = ()
+    op = "binary_cross_entropy"
+    saves = (0, 1)
+
+    def forward(self, x, t):
+        xp = _xp(x)
+        f = x.dtype.type
+        with np.errstate(divide="ignore"):
+            log_p = xp.maximum(xp.log(x), f(-100.0))
+            log_q = xp.maximum(xp.log1p(-x), f(-100.0))
+        return -(t * log_p + (f(1.0) - t) * log_q)
+
+    def backward(self, F, g, x, t):
+        if isinstance(g, Tensor):
+            return composite_grads(self, _bce_composite, (x, t), g)
+        xp = _xp(x)
+        f = x.dtype.type
+        gx = gt = None
+        if self.next_functions[0][0] is not None:
+            gx = g * (x - t) / xp.maximum((f(1.0) - x) * x, f(1e-12))
+        if self.next_functions[1][0] is not None:
+            with np.errstate(divide="ignore", invalid="ignore"):
+                gt = g * (xp.log1p(-x) - xp.log(x))
+        return gx, gt
+
+
 def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=None, reduction="mean"):
     """-(y log p + (1 - y) log(1 - p)), each log clamped at -100 as PyTorch does."""
     reduction = _reduction(size_average, reduce, reduction)
@@ -2811,9 +2847,7 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
     data = input._data
     if data.size and (float(data.min()) < 0 or float(data.max()) > 1):
         raise RuntimeError("all elements of input should be between 0 and 1")
-    log_p = _ew.clamp_min(_ew.log(input), -100.0)
-    log_q = _ew.clamp_min(_ew.log(1.0 - input), -100.0)
-    loss = -(target * log_p + (1.0 - target) * log_q)
+    loss = BinaryCrossEntropy.apply(input, target)
     if weight is not None:
         loss = loss * weight
     return _reduce(loss, reduction)
