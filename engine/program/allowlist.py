@@ -507,7 +507,7 @@ MODULES = {
         "argv", "byteorder", "exit", "float_info", "hexversion", "maxsize", "platform", "stderr", "stdout",
         "version", "version_info",
     )),
-    # path strings and an empty environment: no files, processes or host environment
+    # path strings and the session's own environment: no files, processes or host environment
     "os": Module(host=_S + ".os", children={"path": "os.path"}, names=(
         "altsep", "curdir", "devnull", "environ", "extsep", "fspath", "getenv", "linesep", "name", "pardir",
         "pathsep", "sep",
@@ -835,7 +835,7 @@ TYPES = {
     _S + ".sys._FloatInfo": Type(attrs=(
         "count", "dig", "epsilon", "index", "mant_dig", "max", "max_10_exp", "max_exp", "min", "min_10_exp",
         "min_exp", "radix", "rounds")),
-    _S + ".os._Environ": Type(attrs=("copy", "get", "items", "keys", "setdefault", "values")),
+    _S + ".os._Environ": Type(attrs=("copy", "get", "items", "keys", "pop", "setdefault", "update", "values")),
     _S + ".types.SimpleNamespace": Type(data=True, settable=ANY),
     _S + ".argparse.ArgumentParser": Type(attrs=(
         "add_argument", "add_argument_group", "add_mutually_exclusive_group", "description", "epilog", "error",

@@ -114,9 +114,38 @@ def test_os_has_no_files_and_an_empty_environment():
     assert out == ("False False False False False\nFalse None none d\n0 [] {} {} False\nKeyError 'PATH'\n")
 
 
+def test_os_environ_is_the_sessions_own():
+    """Scripts set variables at their top (vgae_pytorch's `os.environ['CUDA_VISIBLE_DEVICES'] = ""`):
+    a session has its own environment, as CPython's mapping behaves, never the host's."""
+    src = """
+    import os
+    os.environ['CUDA_VISIBLE_DEVICES'] = ""
+    os.environ.setdefault('KMP_DUPLICATE_LIB_OK', 'TRUE')
+    os.environ.update({'A': '1'}, B='2')
+    print(sorted(os.environ.items()), len(os.environ), 'A' in os.environ, os.getenv('B'), os.environ.get('C', 'c'))
+    print(os.environ.pop('A'), os.environ.pop('A', 'gone'), sorted(os.environ), bool(os.environ))
+    del os.environ['B']
+    print(sorted(os.environ.copy().items()), os.environ['CUDA_VISIBLE_DEVICES'] == '')
+    """
+    host_before = dict(host_os.environ)
+    out = program_stdout(src)
+    assert out == ("[('A', '1'), ('B', '2'), ('CUDA_VISIBLE_DEVICES', ''), ('KMP_DUPLICATE_LIB_OK', 'TRUE')] 4 True 2 c\n"
+                   "1 gone ['B', 'CUDA_VISIBLE_DEVICES', 'KMP_DUPLICATE_LIB_OK'] True\n"
+                   "[('CUDA_VISIBLE_DEVICES', ''), ('KMP_DUPLICATE_LIB_OK', 'TRUE')] True\n")
+    assert dict(host_os.environ) == host_before
+    ns1, ns2 = Namespace(), Namespace()
+    assert run("import os\nos.environ['X'] = 'one'", ns1).ok
+    assert run("import os\nseen = os.environ.get('X')\nn = len(os.environ)", ns2).ok
+    assert ns2.get("seen") is None and ns2.get("n") == 0
+    assert run("again = os.environ['X']", ns1).ok and ns1.get("again") == "one"
+
+
 @pytest.mark.parametrize("src, kind", [
-    ("import os\nos.environ['CUDA_VISIBLE_DEVICES'] = '0'", "TypeError"),
-    ("import os\nos.environ.setdefault('A', 'b')", "TypeError"),
+    ("import os\nos.environ['CUDA_VISIBLE_DEVICES'] = 0", "TypeError"),
+    ("import os\nos.environ[1] = 'b'", "TypeError"),
+    ("import os\nos.environ.setdefault('A', None)", "TypeError"),
+    ("import os\ndel os.environ['PATH']", "KeyError"),
+    ("import os\nos.environ.pop('PATH')", "KeyError"),
     ("import os\nos.makedirs('images', exist_ok=True)", "AttributeError"),
     ("import os\nos.listdir('.')", "AttributeError"),
     ("import os\nos.system('true')", "AttributeError"),
