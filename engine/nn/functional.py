@@ -78,7 +78,7 @@ def _run(cls, x, **params):
 def _const(like, array):
     """``array`` as a constant alongside ``like``: a tensor in a create_graph backward, else the array."""
     if isinstance(like, Tensor):
-        return Tensor._make(array, False, None)
+        return Tensor._adopt_array(array, False, None)
     return array
 
 
@@ -643,7 +643,7 @@ def _bernoulli_keep(shape, p, like):
     keep = state.generator.rng.random(shape) >= p
     mask = keep.astype(like._data.dtype) * np.asarray(1.0 / (1.0 - p), like._data.dtype)
     xp = _xp(like._data)
-    return Tensor._make(mask if xp is np else xp.asarray(mask), False, None)
+    return Tensor._adopt_array(mask if xp is np else xp.asarray(mask), False, None)
 
 
 def _check_p(p):
@@ -909,7 +909,7 @@ def one_hot(tensor, num_classes=-1):
         if int(data.max()) >= num_classes:
             raise RuntimeError("Class values must be smaller than num_classes.")
     out = (data[..., None] == xp.arange(num_classes)).astype(np.int64)
-    return Tensor._make(out, False, None)
+    return Tensor._adopt_array(out, False, None)
 
 
 # ====================================================================== convolution and pooling
@@ -1873,7 +1873,7 @@ def _flat_indices(argbest, width, kernel, dilation, pads, stride):
     oh, ow = argbest.shape[2], argbest.shape[3]
     rows = (xp.arange(oh) * stride[0] - pads[0][0]).reshape(oh, 1) + (argbest // kw) * dilation[0]
     cols = (xp.arange(ow) * stride[1] - pads[1][0]).reshape(1, ow) + (argbest % kw) * dilation[1]
-    return Tensor._make((rows * width + cols).astype(np.int64), False, None)
+    return Tensor._adopt_array((rows * width + cols).astype(np.int64), False, None)
 
 
 def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):
@@ -1968,7 +1968,7 @@ def _adaptive_matrix(in_size, out_size, like):
         m[i, start:end] = 1.0 / (end - start)
     m = m.astype(like._data.dtype)
     xp = _xp(like._data)
-    return Tensor._make(m if xp is np else xp.asarray(m), False, None)
+    return Tensor._adopt_array(m if xp is np else xp.asarray(m), False, None)
 
 
 def adaptive_avg_pool2d(input, output_size):
@@ -2653,9 +2653,9 @@ class CrossEntropy(Function):
 def _cross_entropy_composite(x, target, weight, ignore_index, reduction, smoothing):
     """cross_entropy as log_softmax and nll_loss (PyTorch's own decomposition), differentiable to any order."""
     c = x.shape[1]
-    weight_t = None if weight is None else Tensor._make(weight, False, None)
+    weight_t = None if weight is None else Tensor._adopt_array(weight, False, None)
     if not isinstance(target, Tensor):
-        target = Tensor._make(target, False, None)
+        target = Tensor._adopt_array(target, False, None)
     if target._data.dtype.kind == "f":
         t = target * (1 - smoothing) + smoothing / c if smoothing else target
         terms = log_softmax(x, 1) * t

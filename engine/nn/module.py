@@ -475,7 +475,7 @@ class Module:
                     if p.grad is not None:
                         g = convert(p.grad)
                         if g is not p.grad:
-                            p.grad = Tensor._make(g._data, False, None)
+                            p.grad = Tensor._adopt_array(g._data, False, None)
                 for name, b in m._buffers.items():
                     if b is not None:
                         new = convert(b)

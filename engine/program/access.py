@@ -306,7 +306,7 @@ def _from_array(a):
                                              f"(at most {limit})")
     if a.dtype == object:
         raise PROGRAM_EXCEPTIONS["TypeError"]("arrays of Python objects are not available in programs")
-    return Tensor._make(np.array(a, copy=True), False, None)
+    return Tensor._adopt_array(np.array(a, copy=True), False, None)
 
 
 def is_program_value(v):

@@ -242,6 +242,29 @@ def test_private_methods_the_engine_calls_only_on_its_own_classes_are_the_progra
         assert run_err(source).type == "TypeError", source
 
 
+def test_a_module_class_with_its_own_make_classmethod(run_ok):
+    # rtdl's FTTransformer(nn.Module) builds itself through cls._make(...): the engine's tensors are made
+    # by Tensor._adopt_array, so no engine base of a program module owns a private _make
+    _, ns = run_ok("""
+    class Net(nn.Module):
+        def __init__(self, d):
+            super().__init__()
+            self.fc = nn.Linear(d, 1)
+
+        @classmethod
+        def _make(cls, d):
+            return cls(d)
+
+        @classmethod
+        def make_baseline(cls, *, d):
+            return cls._make(d)
+
+    net = Net.make_baseline(d=3)
+    n = sum(p.numel() for p in net.parameters())
+    """)
+    assert ns.get("n") == 4
+
+
 def test_dunder_dict_of_program_objects_as_python_and_refused_with_an_engine_base():
     # minGPT's CfgNode: self.__dict__.update(kwargs); {k: ... for k, v in self.__dict__.items()}
     from gradserve.engine.program import Namespace, run

@@ -181,7 +181,7 @@ class ndarray:
             _check_count(a.size * _str_cost(a.itemsize), "a string array")
         guards.check_shape(a.shape, "a NumPy array")
         self = object.__new__(ndarray)
-        self.__dict__["_t"] = Tensor._make(a, False, None)   # the shell the memory accounting counts
+        self.__dict__["_t"] = Tensor._adopt_array(a, False, None)   # the shell the memory accounting counts
         return self
 
     @property
@@ -275,7 +275,7 @@ class ndarray:
         guards.check_shape(shape, "a NumPy array")
         a = self._a.copy()   # a program's arrays may be viewed elsewhere: the resized one is new
         a.resize(shape, refcheck=False)
-        self.__dict__["_t"] = Tensor._make(a, False, None)
+        self.__dict__["_t"] = Tensor._adopt_array(a, False, None)
 
     def __len__(self):
         return len(self._a)
