@@ -474,6 +474,10 @@ class Tensor:
     def half(self):
         return self.to(_dt.float16)
 
+    def bfloat16(self):
+        """PyTorch's cast to bfloat16: a TypeError saying the engine has none (NumPy has no bfloat16)."""
+        return self.to(_dt.bfloat16)
+
     def long(self):
         return self.to(_dt.int64)
 

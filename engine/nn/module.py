@@ -535,6 +535,10 @@ class Module:
         """Casts all floating point parameters and buffers to float16."""
         return self._cast_floating(_dt.float16)
 
+    def bfloat16(self):
+        """PyTorch's cast to bfloat16: a TypeError saying the engine has none (NumPy has no bfloat16)."""
+        return self._cast_floating(_dt.bfloat16)
+
     def type(self, dst_type):
         return self._apply(lambda t: t.to(dst_type))
 

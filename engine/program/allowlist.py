@@ -557,7 +557,7 @@ MODULES["torch.nn.modules.batchnorm"] = Module(
 
 # --------------------------------------------------------------------------- types
 _MODULE_API = (
-    "add_module", "apply", "buffers", "children", "cpu", "cuda", "double", "eval", "extra_repr", "float",
+    "add_module", "apply", "bfloat16", "buffers", "children", "cpu", "cuda", "double", "eval", "extra_repr", "float",
     "forward", "get_buffer", "get_parameter", "get_submodule", "half", "load_state_dict", "modules",
     "named_buffers", "named_children", "named_modules", "named_parameters", "parameters", "register_buffer",
     "register_backward_hook", "register_forward_hook", "register_forward_pre_hook", "register_full_backward_hook",
@@ -587,7 +587,7 @@ TYPES = {
             "addr_", "adjoint", "all", "allclose", "amax", "amin", "any", "arccos", "arccos_", "arcsin",
             "arcsin_", "arctan", "arctan2", "arctan2_", "arctan_", "argmax", "argmin", "argsort", "argwhere",
             "asin", "asin_", "atan", "atan2", "atan2_", "atan_", "backward", "baddbmm", "baddbmm_",
-            "bernoulli_", "bitwise_and", "bitwise_not", "bitwise_or", "bitwise_xor", "bmm", "bool",
+            "bernoulli_", "bfloat16", "bitwise_and", "bitwise_not", "bitwise_or", "bitwise_xor", "bmm", "bool",
             "broadcast_to", "byte", "ceil", "ceil_", "char", "chunk", "clamp", "clamp_", "clamp_max",
             "clamp_max_", "clamp_min", "clamp_min_", "clip", "clip_", "clone", "contiguous", "copy_", "cos",
             "cos_", "cosh", "cosh_", "count_nonzero", "cpu", "cuda", "cumprod", "cumsum", "data", "detach",
