@@ -448,3 +448,27 @@ print(make(n_blocks=2, d_token=8))
 print(K.names, shadow(), (lambda x: locals())(1))
 """, "({'kind': 'baseline', 'n_blocks': 2, 'd_token': 8, 'dropout': 0.0}, 2, "
      "['arg_name', 'config', 'd_token', 'dropout', 'n_blocks'])\n['a'] mine {'x': 1}\n")
+
+# vars(): argparse's arguments as a dict (gordicaleksa's training_config, Lightning's hparams.update(vars(args)))
+case("vars_of_namespaces_and_program_objects", """
+import argparse
+import types
+parser = argparse.ArgumentParser()
+parser.add_argument('--lr', type=float, default=0.1)
+parser.add_argument('--epochs', type=int, default=3)
+args = parser.parse_args([])
+training_config = dict()
+for arg in vars(args):
+    training_config[arg] = getattr(args, arg)
+class Config:
+    def __init__(self, **kw):
+        vars(self).update(kw)
+c = Config(n_layer=2, n_head=4)
+vars(c)['dropout'] = 0.1
+def f(a, b=2):
+    total = a + b
+    return sorted(vars().items())
+print(training_config, sorted(vars(args).items()), vars(types.SimpleNamespace(x=1)))
+print(c.n_layer, c.dropout, vars(c), f(1))
+""", "{'lr': 0.1, 'epochs': 3} [('epochs', 3), ('lr', 0.1)] {'x': 1}\n"
+     "2 0.1 {'n_layer': 2, 'n_head': 4, 'dropout': 0.1} [('a', 1), ('b', 2), ('total', 3)]\n")

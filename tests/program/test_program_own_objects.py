@@ -265,6 +265,31 @@ def test_a_module_class_with_its_own_make_classmethod(run_ok):
     assert ns.get("n") == 4
 
 
+@pytest.mark.parametrize("source, kind, words", [
+    ("d = vars(nn.Linear(2, 2))", "TypeError", "engine's own state"),
+    ("class M(nn.Module):\n    pass\nd = vars(M())", "AttributeError", "no engine base class"),
+    ("class A:\n    pass\nd = vars(A)", "TypeError", "of a class"),
+    ("d = vars(3)", "TypeError", "must have __dict__ attribute"),
+    ("d = vars()", "TypeError", "inside a function or class body"),
+    ("d = vars(1, 2)", "TypeError", "at most 1 argument"),
+])
+def test_vars_refuses_what_would_hold_the_engines_state(run_err, source, kind, words):
+    e = run_err(source)
+    assert e.type == kind and words in e.message, e.message
+
+
+def test_vars_of_an_argparse_namespace_is_a_new_dict_of_its_arguments(run_ok):
+    _, ns = run_ok("""
+    import argparse
+    p = argparse.ArgumentParser()
+    p.add_argument('--lr', type=float, default=0.1)
+    args = p.parse_args([])
+    d = vars(args)
+    d['lr'] = 5.0
+    """)
+    assert ns.get("d") == {"lr": 5.0} and ns.get("args").lr == 0.1
+
+
 def test_dunder_dict_of_program_objects_as_python_and_refused_with_an_engine_base():
     # minGPT's CfgNode: self.__dict__.update(kwargs); {k: ... for k, v in self.__dict__.items()}
     from gradserve.engine.program import Namespace, run
