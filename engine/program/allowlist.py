@@ -269,6 +269,10 @@ MODULES = {
         "functional_call", "grad", "grad_and_value", "hessian", "jacfwd", "jacrev", "jvp", "stack_module_state", "vjp",
         "vmap")),
     "torch.nn.utils.stateless": Module(host=_E + ".nn.utils.stateless", names=("functional_call",)),
+    # torch.func's earlier home, as PyTorch still ships it (functorch's MAML and ensembling examples)
+    "functorch": Module(host=_E + ".functorch", names=(
+        "combine_state_for_ensemble", "grad", "grad_and_value", "hessian", "jacfwd", "jacrev", "jvp",
+        "make_functional", "make_functional_with_buffers", "vjp", "vmap")),
     "torch.nn.utils": Module(
         host=_E + ".nn.utils",
         children={"rnn": "torch.nn.utils.rnn", "stateless": "torch.nn.utils.stateless"},
