@@ -402,6 +402,11 @@ MODULES = {
         "ascii_letters", "ascii_lowercase", "ascii_uppercase", "capwords", "digits", "hexdigits",
         "octdigits", "printable", "punctuation", "whitespace",
     )),
+    # the Unicode database's lookups (the NLP tutorials' unicodeToAscii)
+    "unicodedata": Module(host=_S + ".unicodedata", names=(
+        "bidirectional", "category", "combining", "decimal", "digit", "east_asian_width", "is_normalized", "lookup",
+        "mirrored", "name", "normalize", "numeric", "unidata_version",
+    )),
     "itertools": Module(host=_S + ".itertools", names=(
         "accumulate", "batched", "chain", "combinations", "combinations_with_replacement", "compress",
         "count", "cycle", "dropwhile", "filterfalse", "groupby", "islice", "pairwise", "permutations",

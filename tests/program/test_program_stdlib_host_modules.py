@@ -580,3 +580,44 @@ def test_re_refusals(run_err, src, kind):
 def test_re_results_are_bounded(run_err, small_limits):
     e = run_err("import re\ns = 'a' * 900000\nx = re.sub('a', 'bb', s)\n", limits=small_limits)
     assert e.type == "LimitExceeded"
+
+
+# --------------------------------------------------------------------------- unicodedata
+def test_unicodedata_matches_cpython():
+    # the PyTorch NLP tutorials' unicodeToAscii (char-rnn classification, seq2seq translation)
+    assert_same_as_python("""
+    import string
+    import unicodedata
+    all_letters = string.ascii_letters + " .,;'-"
+    def unicodeToAscii(s):
+        return ''.join(
+            c for c in unicodedata.normalize('NFD', s)
+            if unicodedata.category(c) != 'Mn'
+            and c in all_letters
+        )
+    print(unicodeToAscii('Ślusàrski'), unicodeToAscii("O'Néàl"), len(unicodedata.normalize('NFKD', 'ﬁ½')))
+    print(unicodedata.category('A'), unicodedata.combining('\\u0301'), unicodedata.name('é'), unicodedata.numeric('½'))
+    print(unicodedata.decimal('7'), unicodedata.digit('x', -1), unicodedata.lookup('GREEK SMALL LETTER ALPHA'))
+    print(unicodedata.east_asian_width('あ'), unicodedata.bidirectional('a'), unicodedata.mirrored('('))
+    print(unicodedata.is_normalized('NFC', 'é'), unicodedata.normalize('NFC', 'e\\u0301') == 'é')
+    """)
+
+
+@pytest.mark.parametrize("src, kind", [
+    ("import unicodedata\nunicodedata.normalize('NFX', 'a')", "ValueError"),
+    ("import unicodedata\nunicodedata.normalize('NFD', 3)", "TypeError"),
+    ("import unicodedata\nunicodedata.category('ab')", "TypeError"),
+    ("import unicodedata\nunicodedata.name('\\x00')", "ValueError"),
+    ("import unicodedata\nunicodedata.lookup('NO SUCH CHARACTER')", "KeyError"),
+])
+def test_unicodedata_errors_are_cpythons(run_err, src, kind):
+    assert run_err(src).type == kind
+
+
+def test_unicodedata_normalize_is_sized_before_it_runs():
+    from gradserve.engine.program import Limits
+    out = run("import unicodedata\ns = unicodedata.normalize('NFKD', 'ﬁ' * 1000)", Namespace(),
+              Limits(string_length=5000))
+    assert not out.ok and out.error.limit == "string_length"
+    ok = run("import unicodedata\ns = unicodedata.normalize('NFKD', 'a' * 4000)", Namespace(), Limits(string_length=5000))
+    assert ok.ok

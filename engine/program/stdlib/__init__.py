@@ -22,6 +22,7 @@ PROGRAM_MODULES = {
     "math": _PKG + ".math",
     "random": _PKG + ".random",
     "string": _PKG + ".string",
+    "unicodedata": _PKG + ".unicodedata",
     "itertools": _PKG + ".itertools",
     "functools": _PKG + ".functools",
     "operator": _PKG + ".operator",
