@@ -402,6 +402,13 @@ MODULES = {
         "ascii_letters", "ascii_lowercase", "ascii_uppercase", "capwords", "digits", "hexdigits",
         "octdigits", "printable", "punctuation", "whitespace",
     )),
+    # a beam search's heap of hypotheses, a concatenated dataset's bisect over its cumulative sizes
+    "heapq": Module(host=_S + ".heapq", names=(
+        "heapify", "heappop", "heappush", "heappushpop", "heapreplace", "nlargest", "nsmallest",
+    )),
+    "bisect": Module(host=_S + ".bisect", names=(
+        "bisect", "bisect_left", "bisect_right", "insort", "insort_left", "insort_right",
+    )),
     # the Unicode database's lookups (the NLP tutorials' unicodeToAscii)
     "unicodedata": Module(host=_S + ".unicodedata", names=(
         "bidirectional", "category", "combining", "decimal", "digit", "east_asian_width", "is_normalized", "lookup",

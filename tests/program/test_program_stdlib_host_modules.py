@@ -621,3 +621,46 @@ def test_unicodedata_normalize_is_sized_before_it_runs():
     assert not out.ok and out.error.limit == "string_length"
     ok = run("import unicodedata\ns = unicodedata.normalize('NFKD', 'a' * 4000)", Namespace(), Limits(string_length=5000))
     assert ok.ok
+
+
+# --------------------------------------------------------------------------- heapq and bisect
+def test_heapq_and_bisect_match_cpython():
+    # a beam search keeps its hypotheses in a heap of (score, node) with the node's own __lt__;
+    # a concatenated dataset finds an index's part with bisect_right over the cumulative sizes
+    assert_same_as_python("""
+    import bisect
+    import heapq
+
+    class Node:
+        def __init__(self, logp, words):
+            self.logp, self.words = logp, words
+        def __lt__(self, other):
+            return self.logp < other.logp
+        def __repr__(self):
+            return f"Node({self.logp}, {self.words})"
+
+    heap = []
+    for i, logp in enumerate([-1.5, -0.2, -3.0, -0.7, -2.2]):
+        heapq.heappush(heap, (-logp, Node(logp, [i])))
+    best = [heapq.heappop(heap)[1] for _ in range(2)]
+    nums = [5, 1, 8, 3, 9, 2]
+    heapq.heapify(nums)
+    print(best, len(heap), nums[0], heapq.heappushpop(nums, 0), heapq.heapreplace(nums, 7), sorted(nums))
+    print(heapq.nlargest(3, [4, 1, 7, 3]), heapq.nsmallest(2, ['bb', 'a', 'ccc'], key=len))
+    cumulative_sizes = [10, 25, 40]
+    print(bisect.bisect_right(cumulative_sizes, 10), bisect.bisect_left(cumulative_sizes, 10), bisect.bisect(cumulative_sizes, 39))
+    a = [1, 3, 5]
+    bisect.insort(a, 4)
+    bisect.insort_left(a, 0)
+    print(a, bisect.bisect_left([('a', 1), ('c', 3)], 'b', key=lambda p: p[0]))
+    """)
+
+
+@pytest.mark.parametrize("src, kind", [
+    ("import heapq\nheapq.heappush((1, 2), 3)", "TypeError"),
+    ("import heapq\nheapq.heappop([])", "IndexError"),
+    ("import bisect\nbisect.insort((1, 2), 3)", "TypeError"),
+    ("import heapq\nheapq.heappush([1], 'a')", "TypeError"),
+])
+def test_heapq_and_bisect_errors_are_cpythons(run_err, src, kind):
+    assert run_err(src).type == kind

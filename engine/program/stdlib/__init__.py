@@ -23,6 +23,8 @@ PROGRAM_MODULES = {
     "random": _PKG + ".random",
     "string": _PKG + ".string",
     "unicodedata": _PKG + ".unicodedata",
+    "heapq": _PKG + ".heapq",
+    "bisect": _PKG + ".bisect",
     "itertools": _PKG + ".itertools",
     "functools": _PKG + ".functools",
     "operator": _PKG + ".operator",
