@@ -68,7 +68,7 @@ class Tensor:
         self._retains_grad = False
 
     @staticmethod
-    def _make(data, requires_grad, grad_fn):
+    def _adopt_array(data, requires_grad, grad_fn):
         t = _new(Tensor)
         t._data = data
         t.requires_grad = requires_grad
@@ -147,7 +147,7 @@ class Tensor:
     @property
     def data(self):
         """The tensor's values, detached from the graph (shares memory, not history)."""
-        return Tensor._make(self._data, False, None)
+        return Tensor._adopt_array(self._data, False, None)
 
     @data.setter
     def data(self, value):
@@ -254,7 +254,7 @@ class Tensor:
 
     def detach(self):
         """Returns a new tensor, detached from the current graph, sharing storage."""
-        t = Tensor._make(self._data, False, None)
+        t = Tensor._adopt_array(self._data, False, None)
         t._version = self._version
         return t
 
@@ -313,7 +313,7 @@ class Tensor:
         elif self.grad is None:
             if not owned:
                 g = g.copy() if type(g) is _ndarray else _engine.as_array(g).copy()
-            self.grad = Tensor._make(g, False, None)
+            self.grad = Tensor._adopt_array(g, False, None)
         else:
             # in place, history or not, as PyTorch's AccumulateGrad outside grad mode
             self.grad._data += g
@@ -343,7 +343,7 @@ class Tensor:
             root = root._base
         if root is not self:
             return self._inplace_on_view(root, fn, args, kwargs)
-        old = Tensor._make(self._data.copy(), self.requires_grad, self.grad_fn)
+        old = Tensor._adopt_array(self._data.copy(), self.requires_grad, self.grad_fn)
         result = fn(old, *args, **kwargs)
         self._write(result._data)
         self.grad_fn = result.grad_fn
@@ -360,7 +360,7 @@ class Tensor:
             t = t._base
         chain.reverse()
         root._check_inplace()
-        old_root = Tensor._make(root._data.copy(), root.requires_grad, root.grad_fn)
+        old_root = Tensor._adopt_array(root._data.copy(), root.requires_grad, root.grad_fn)
         old_view = _apply_chain(old_root, chain)
         new_view = fn(old_view, *args, **kwargs)
         new_root = ViewScatter.apply(old_root, new_view, chain=tuple(chain))
@@ -474,6 +474,10 @@ class Tensor:
     def half(self):
         return self.to(_dt.float16)
 
+    def bfloat16(self):
+        """PyTorch's cast to bfloat16: a TypeError saying the engine has none (NumPy has no bfloat16)."""
+        return self.to(_dt.bfloat16)
+
     def long(self):
         return self.to(_dt.int64)
 
@@ -521,7 +525,7 @@ class Tensor:
 
 _new = object.__new__
 _function.Tensor = Tensor
-_function._make = Tensor._make
+_function._adopt_array = Tensor._adopt_array
 _engine.Tensor = Tensor
 _LEGACY_DTYPES = {name: _dt.as_dtype(d) for d, name in _function._LEGACY_TYPE_NAMES.items()}
 
@@ -599,7 +603,7 @@ def _host(data):
 
 
 def _rebuild(data, requires_grad):
-    return Tensor._make(data, requires_grad, None)
+    return Tensor._adopt_array(data, requires_grad, None)
 
 
 def _format(t):

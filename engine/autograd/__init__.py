@@ -36,7 +36,7 @@ def _root_grads(outputs, grad_outputs, create_graph):
                 raise RuntimeError("grad can be implicitly created only for real scalar outputs")
             from ..device import get_array_module
             g = get_array_module(out._data).ones_like(out._data)
-            grads.append(Tensor._make(g, False, None) if create_graph else g)
+            grads.append(Tensor._adopt_array(g, False, None) if create_graph else g)
             continue
         if not isinstance(g, Tensor):
             from ..ops.creation import tensor
@@ -97,11 +97,11 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     result = []
     for t, g in zip(inputs, captured):
         if g is None:
-            result.append(Tensor._make(t._data * 0, False, None) if materialize_grads else None)
+            result.append(Tensor._adopt_array(t._data * 0, False, None) if materialize_grads else None)
         elif create_graph:
             result.append(g)
         else:
-            result.append(Tensor._make(_engine.as_array(g), False, None))
+            result.append(Tensor._adopt_array(_engine.as_array(g), False, None))
     return tuple(result)
 
 

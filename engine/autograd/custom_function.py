@@ -185,7 +185,7 @@ def _apply(cls, args, kwargs):
     results = []
     for out in outputs:
         if isinstance(out, T) and id(out) in input_ids and id(out) not in dirty:
-            out = T._make(out._data, False, None)   # an input returned as is: a new tensor for the output
+            out = T._adopt_array(out._data, False, None)   # an input returned as is: a new tensor for the output
         results.append(out)
     if not record:
         return output if not is_tuple else tuple(results)
@@ -296,9 +296,9 @@ class CustomFunctionBackward(Op):
                 if ctx._materialize:
                     shape, dtype, array_type = self.out_meta[position]
                     xp = np if array_type is np.ndarray else _cupy()
-                    g = T._make(xp.zeros(shape, dtype), False, None)
+                    g = T._adopt_array(xp.zeros(shape, dtype), False, None)
             elif not isinstance(g, T):
-                g = T._make(np.asarray(g) if isinstance(g, np.generic) else g, False, None)
+                g = T._adopt_array(np.asarray(g) if isinstance(g, np.generic) else g, False, None)
             grads.append(g)
         result = self.fn_cls.backward(ctx, *grads)
         if not isinstance(result, tuple):
@@ -353,11 +353,11 @@ class CustomOutputBackward(Op):
         if owner.pending is None:
             owner.pending = [None] * len(owner.out_meta)
         if not isinstance(grad, _tensor_cls()) and F is not _array_ops():
-            grad = _tensor_cls()._make(grad, False, None)
+            grad = _tensor_cls()._adopt_array(grad, False, None)
         prev = owner.pending[self.position]
         owner.pending[self.position] = grad if prev is None else prev + grad
         token = np.zeros((), np.float64)
-        return (token if F is _array_ops() else _tensor_cls()._make(token, False, None),)
+        return (token if F is _array_ops() else _tensor_cls()._adopt_array(token, False, None),)
 
 
 def _array_ops():

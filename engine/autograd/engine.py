@@ -180,7 +180,7 @@ def _needed_nodes(roots, targets):
 
 def _run_hooks(hooks, g, create_graph):
     for hook in list(hooks):
-        t = g if create_graph else Tensor._make(as_array(g), False, None)
+        t = g if create_graph else Tensor._adopt_array(as_array(g), False, None)
         result = hook(t)
         if result is not None:
             # as PyTorch: a hook may replace the gradient, not change its kind or size

@@ -71,7 +71,7 @@ def _analytical_vjp(func, inputs, diff_idx, out_index, v_out):
     out = outs[out_index]
     if not out.requires_grad:
         return [np.zeros(inputs[i]._data.shape) for i in diff_idx]
-    v = Tensor._make(_like(v_out, out._data), False, None)
+    v = Tensor._adopt_array(_like(v_out, out._data), False, None)
     gs = autograd_grad([out], [inputs[i] for i in diff_idx], [v], allow_unused=True)
     return [np.zeros(inputs[i]._data.shape) if g is None else _host(g._data).astype(np.float64)
             for g, i in zip(gs, diff_idx)]
@@ -146,7 +146,7 @@ def gradgradcheck(func, inputs, grad_outputs=None, *, eps=1e-6, atol=1e-5, rtol=
     rng = np.random.default_rng(seed + 1)
     outs = _outputs(func, inputs)
     if grad_outputs is None:
-        grad_outputs = [Tensor._make(_like(rng.standard_normal(o._data.shape), o._data), True, None)
+        grad_outputs = [Tensor._adopt_array(_like(rng.standard_normal(o._data.shape), o._data), True, None)
                         for o in outs]
     grad_outputs = list(_as_tuple(grad_outputs))
     n = len(inputs)

@@ -26,7 +26,7 @@ _ndarray = np.ndarray
 _np_generic = np.generic
 _sequence = itertools.count()
 Tensor = None  # set by engine.tensor, which imports this module first
-_make = None    # Tensor._make, likewise
+_adopt_array = None    # Tensor._adopt_array, likewise
 _new = object.__new__
 _NO_EDGE = (None, 0)   # an input tensor that does not require grad
 
@@ -257,8 +257,8 @@ class Op(Node):
             data = np.asarray(data)
         if not (tracked and record):
             if st.value_check is None:
-                return _make(data, False, None)
-            out = _make(data, False, None)
+                return _adopt_array(data, False, None)
+            out = _adopt_array(data, False, None)
             st.value_check(node, out, inputs)
             return out
         node.next_functions = tuple(edges)
@@ -268,7 +268,7 @@ class Op(Node):
         node.array_type = type(data)   # NumPy's or CuPy's ndarray: the device gradients must reach
         node.line = st.line
         node.pre_hooks = None
-        out = _make(data, True, node)
+        out = _adopt_array(data, True, node)
         saves = cls.saves
         if saves:
             if partial and cls._save_plans is not None:
@@ -313,7 +313,7 @@ class Op(Node):
                 if item.version[0] != version:
                     raise RuntimeError(self._modified_message(item.data, item.version[0], version, self))
                 if create_graph:
-                    out = Tensor._make(item.data, True, self)
+                    out = Tensor._adopt_array(item.data, True, self)
                     out._version = item.version
                     values.append(out)
                 else:
@@ -323,7 +323,7 @@ class Op(Node):
         extra = self.extra
         if extra:
             if create_graph:
-                extra = [Tensor._make(v, False, None) if hasattr(v, "__array__") and not isinstance(v, Tensor)
+                extra = [Tensor._adopt_array(v, False, None) if hasattr(v, "__array__") and not isinstance(v, Tensor)
                          else v for v in extra]
             values.extend(extra)
         return values

@@ -1,5 +1,5 @@
 """torch.nn: Module and the layers, torch.nn.functional, torch.nn.init and torch.nn.utils."""
-from . import functional, init, parallel, utils
+from . import _reduction, functional, init, parallel, utils
 from .parameter import Parameter, UninitializedParameter
 from .module import Module
 from .container import Sequential, ModuleList, ModuleDict, ParameterList, ParameterDict

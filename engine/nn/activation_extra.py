@@ -59,7 +59,7 @@ def _rrelu_slopes(input, lower, upper, training):
     data = input._data
     slopes = state.generator.rng.uniform(lower, upper, data.shape).astype(data.dtype)
     xp = _xp(data)
-    return Tensor._make(slopes if xp is np else xp.asarray(slopes), False, None)
+    return Tensor._adopt_array(slopes if xp is np else xp.asarray(slopes), False, None)
 
 
 def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False):

@@ -40,7 +40,7 @@ def _adaptive_max(x, sizes):
         flat = xp.take_along_axis(xp.broadcast_to(cand, (n, c) + cand.shape), best[..., None], -1)[..., 0]
     else:
         flat = xp.zeros((n, c, oh * ow), dtype=np.int64)
-    flat = Tensor._make(flat.astype(np.int64), False, None)
+    flat = Tensor._adopt_array(flat.astype(np.int64), False, None)
     out = x.reshape(n, c, h * w).gather(2, flat)
     return out.reshape(n, c, oh, ow), flat.reshape(n, c, oh, ow)
 

@@ -26,7 +26,7 @@ def _alpha_dropout(input, p, training, inplace, feature):
     shape = tuple(input.shape[:2]) + (1,) * (input.ndim - 2) if feature else tuple(input.shape)
     kept = (state.generator.rng.random(shape) >= p).astype(input._data.dtype)     # {0, 1}, as dropout's mask
     xp = _xp(input._data)
-    keep = Tensor._make(kept if xp is np else xp.asarray(kept), False, None)
+    keep = Tensor._adopt_array(kept if xp is np else xp.asarray(kept), False, None)
     a = 1.0 / ((_ALPHA * _ALPHA * p + 1) * (1 - p)) ** 0.5
     b = (keep - 1.0) * (_ALPHA * a) + _ALPHA * a * p
     return input * (keep * a) + b

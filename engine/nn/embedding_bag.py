@@ -110,11 +110,11 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale
     if mode == "mean":
         counts = np.bincount(bag_of[keep], minlength=n_bags)
         scale = scale / np.maximum(counts, 1)[bag_of]
-    rows = rows * Tensor._make(on_device(scale.reshape(-1, 1)), False, None)
+    rows = rows * Tensor._adopt_array(on_device(scale.reshape(-1, 1)), False, None)
     if per_sample_weights is not None:
         rows = rows * per_sample_weights.reshape(-1, 1)
     out = zeros((n_bags, d), dtype=weight.dtype, device=weight.device)
-    return out.index_add(0, Tensor._make(on_device(bag_of.astype(np.int64)), False, None), rows)
+    return out.index_add(0, Tensor._adopt_array(on_device(bag_of.astype(np.int64)), False, None), rows)
 
 
 def _bag_max(rows, bag_of, positions, n_bags, d, weight, on_device):
@@ -130,9 +130,9 @@ def _bag_max(rows, bag_of, positions, n_bags, d, weight, on_device):
     block[bag_of, slot] = positions
     minus_inf = full((1, d), float("-inf"), dtype=weight.dtype, device=weight.device)
     padded = cat([rows, minus_inf], 0)                                   # row L: what padding slots read
-    picked = padded.index_select(0, Tensor._make(on_device(block.reshape(-1)), False, None))
+    picked = padded.index_select(0, Tensor._adopt_array(on_device(block.reshape(-1)), False, None))
     best = picked.reshape(n_bags, longest, d).max(1)[0]
-    empty_bags = Tensor._make(on_device((counts == 0).reshape(-1, 1)), False, None)
+    empty_bags = Tensor._adopt_array(on_device((counts == 0).reshape(-1, 1)), False, None)
     return best.masked_fill(empty_bags, 0.0) if bool((counts == 0).any()) else best
 
 

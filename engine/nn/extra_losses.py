@@ -112,15 +112,15 @@ def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=
     if t.size and (int(t.min()) < 0 or int(t.max()) >= c):
         raise RuntimeError("target out of range")
     x = input.reshape(n, c)
-    idx = Tensor._make(t.reshape(n, 1).astype(np.int64), False, None)
+    idx = Tensor._adopt_array(t.reshape(n, 1).astype(np.int64), False, None)
     z = margin - x.gather(1, idx) + x
     h = _ew.relu(z)      # ATen adds a term only where z > 0: no gradient at z == 0
     if p == 2:
         h = h * h
     others = (t.reshape(n, 1) != _xp(t).arange(c)).astype(input._data.dtype)    # the j != y terms
-    h = h * Tensor._make(others, False, None)
+    h = h * Tensor._adopt_array(others, False, None)
     if weight is not None:
-        h = h * weight[Tensor._make(t.astype(np.int64), False, None)].reshape(n, 1)
+        h = h * weight[Tensor._adopt_array(t.astype(np.int64), False, None)].reshape(n, 1)
     loss = h.sum(1) / c
     if input.ndim < 2:
         loss = loss.reshape(target.shape)

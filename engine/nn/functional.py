@@ -78,7 +78,7 @@ def _run(cls, x, **params):
 def _const(like, array):
     """``array`` as a constant alongside ``like``: a tensor in a create_graph backward, else the array."""
     if isinstance(like, Tensor):
-        return Tensor._make(array, False, None)
+        return Tensor._adopt_array(array, False, None)
     return array
 
 
@@ -643,7 +643,7 @@ def _bernoulli_keep(shape, p, like):
     keep = state.generator.rng.random(shape) >= p
     mask = keep.astype(like._data.dtype) * np.asarray(1.0 / (1.0 - p), like._data.dtype)
     xp = _xp(like._data)
-    return Tensor._make(mask if xp is np else xp.asarray(mask), False, None)
+    return Tensor._adopt_array(mask if xp is np else xp.asarray(mask), False, None)
 
 
 def _check_p(p):
@@ -909,7 +909,7 @@ def one_hot(tensor, num_classes=-1):
         if int(data.max()) >= num_classes:
             raise RuntimeError("Class values must be smaller than num_classes.")
     out = (data[..., None] == xp.arange(num_classes)).astype(np.int64)
-    return Tensor._make(out, False, None)
+    return Tensor._adopt_array(out, False, None)
 
 
 # ====================================================================== convolution and pooling
@@ -1873,7 +1873,7 @@ def _flat_indices(argbest, width, kernel, dilation, pads, stride):
     oh, ow = argbest.shape[2], argbest.shape[3]
     rows = (xp.arange(oh) * stride[0] - pads[0][0]).reshape(oh, 1) + (argbest // kw) * dilation[0]
     cols = (xp.arange(ow) * stride[1] - pads[1][0]).reshape(1, ow) + (argbest % kw) * dilation[1]
-    return Tensor._make((rows * width + cols).astype(np.int64), False, None)
+    return Tensor._adopt_array((rows * width + cols).astype(np.int64), False, None)
 
 
 def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):
@@ -1968,7 +1968,7 @@ def _adaptive_matrix(in_size, out_size, like):
         m[i, start:end] = 1.0 / (end - start)
     m = m.astype(like._data.dtype)
     xp = _xp(like._data)
-    return Tensor._make(m if xp is np else xp.asarray(m), False, None)
+    return Tensor._adopt_array(m if xp is np else xp.asarray(m), False, None)
 
 
 def adaptive_avg_pool2d(input, output_size):
@@ -2653,9 +2653,9 @@ class CrossEntropy(Function):
 def _cross_entropy_composite(x, target, weight, ignore_index, reduction, smoothing):
     """cross_entropy as log_softmax and nll_loss (PyTorch's own decomposition), differentiable to any order."""
     c = x.shape[1]
-    weight_t = None if weight is None else Tensor._make(weight, False, None)
+    weight_t = None if weight is None else Tensor._adopt_array(weight, False, None)
     if not isinstance(target, Tensor):
-        target = Tensor._make(target, False, None)
+        target = Tensor._adopt_array(target, False, None)
     if target._data.dtype.kind == "f":
         t = target * (1 - smoothing) + smoothing / c if smoothing else target
         terms = log_softmax(x, 1) * t
@@ -2802,6 +2802,42 @@ def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
     return _reduce(loss, reduction)
 
 
+def _bce_composite(x, t):
+    log_p = _ew.clamp_min(_ew.log(x), -100.0)
+    log_q = _ew.clamp_min(_ew.log(1.0 - x), -100.0)
+    return -(t * log_p + (1.0 - t) * log_q)
+
+
+class BinaryCrossEntropy(Function):
+    """The unreduced binary cross entropy, each log clamped at -100, with PyTorch's gradients:
+    (x - t) / max(x (1 - x), 1e-12) for the input, finite where a saturated sigmoid gives exactly
+    0 or 1, and log(1 - x) - log(x) for the target."""
+    __slots__ = ()
+    op = "binary_cross_entropy"
+    saves = (0, 1)
+
+    def forward(self, x, t):
+        xp = _xp(x)
+        f = x.dtype.type
+        with np.errstate(divide="ignore"):
+            log_p = xp.maximum(xp.log(x), f(-100.0))
+            log_q = xp.maximum(xp.log1p(-x), f(-100.0))
+        return -(t * log_p + (f(1.0) - t) * log_q)
+
+    def backward(self, F, g, x, t):
+        if isinstance(g, Tensor):
+            return composite_grads(self, _bce_composite, (x, t), g)
+        xp = _xp(x)
+        f = x.dtype.type
+        gx = gt = None
+        if self.next_functions[0][0] is not None:
+            gx = g * (x - t) / xp.maximum((f(1.0) - x) * x, f(1e-12))
+        if self.next_functions[1][0] is not None:
+            with np.errstate(divide="ignore", invalid="ignore"):
+                gt = g * (xp.log1p(-x) - xp.log(x))
+        return gx, gt
+
+
 def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=None, reduction="mean"):
     """-(y log p + (1 - y) log(1 - p)), each log clamped at -100 as PyTorch does."""
     reduction = _reduction(size_average, reduce, reduction)
@@ -2811,9 +2847,7 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
     data = input._data
     if data.size and (float(data.min()) < 0 or float(data.max()) > 1):
         raise RuntimeError("all elements of input should be between 0 and 1")
-    log_p = _ew.clamp_min(_ew.log(input), -100.0)
-    log_q = _ew.clamp_min(_ew.log(1.0 - input), -100.0)
-    loss = -(target * log_p + (1.0 - target) * log_q)
+    loss = BinaryCrossEntropy.apply(input, target)
     if weight is not None:
         loss = loss * weight
     return _reduce(loss, reduction)

@@ -475,7 +475,7 @@ class Module:
                     if p.grad is not None:
                         g = convert(p.grad)
                         if g is not p.grad:
-                            p.grad = Tensor._make(g._data, False, None)
+                            p.grad = Tensor._adopt_array(g._data, False, None)
                 for name, b in m._buffers.items():
                     if b is not None:
                         new = convert(b)
@@ -534,6 +534,10 @@ class Module:
     def half(self):
         """Casts all floating point parameters and buffers to float16."""
         return self._cast_floating(_dt.float16)
+
+    def bfloat16(self):
+        """PyTorch's cast to bfloat16: a TypeError saying the engine has none (NumPy has no bfloat16)."""
+        return self._cast_floating(_dt.bfloat16)
 
     def type(self, dst_type):
         return self._apply(lambda t: t.to(dst_type))

@@ -41,7 +41,7 @@ class Parameter(Tensor):
     def __deepcopy__(self, memo):
         if id(self) in memo:
             return memo[id(self)]
-        result = Parameter(Tensor._make(self._data.copy(), False, None), self.requires_grad)
+        result = Parameter(Tensor._adopt_array(self._data.copy(), False, None), self.requires_grad)
         memo[id(self)] = result
         if self.grad is not None:
             result.grad = copy.deepcopy(self.grad, memo)
@@ -83,4 +83,4 @@ class UninitializedParameter(Parameter):
 
 
 def _rebuild_parameter(data, requires_grad):
-    return Parameter(Tensor._make(data, False, None), requires_grad)
+    return Parameter(Tensor._adopt_array(data, False, None), requires_grad)

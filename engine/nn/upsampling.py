@@ -130,7 +130,7 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
         if i == o and np.array_equal(m, np.eye(i)):
             continue
         xp = get_array_module(input._data)
-        w = Tensor._make(xp.asarray(m.astype(input._data.dtype)), False, None)
+        w = Tensor._adopt_array(xp.asarray(m.astype(input._data.dtype)), False, None)
         axis = 2 + k
         if axis == input.ndim - 1:
             out = out @ w.t()

@@ -170,7 +170,7 @@ def composite_attention(q, k, v, mask, scale, causal, keep=None, groups=1):
     l, s = scores.shape[-2], scores.shape[-1]
     allowed = None
     if causal:
-        allowed = Tensor._make(~_future(l, s, get_array_module(q._data)), False, None)
+        allowed = Tensor._adopt_array(~_future(l, s, get_array_module(q._data)), False, None)
     if mask is not None:
         if mask._data.dtype == np.bool_:
             allowed = mask if allowed is None else allowed & mask
@@ -180,7 +180,7 @@ def composite_attention(q, k, v, mask, scale, causal, keep=None, groups=1):
         scores = _ew.where(allowed, scores, float("-inf"))
     if allowed is not None or mask is not None:
         # rows with every key masked get zero weights, as the fused op (and PyTorch's CPU kernels)
-        dead = Tensor._make((scores._data == -np.inf).all(axis=-1, keepdims=True), False, None)
+        dead = Tensor._adopt_array((scores._data == -np.inf).all(axis=-1, keepdims=True), False, None)
         scores = _ew.where(dead, 0.0, scores)
         weights = _ew.where(dead, 0.0, F.softmax(scores, -1))
     else:

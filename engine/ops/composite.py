@@ -114,7 +114,7 @@ def bincount(input, weights=None, minlength=0):
         w = weights._data
         out = xp.bincount(x, weights=w, minlength=minlength)
         out = out.astype(w.dtype if w.dtype.kind == "f" else np.float64)
-    return Tensor._make(out, False, None)
+    return Tensor._adopt_array(out, False, None)
 
 
 def _index_copy_target(input, dim, index, source):
@@ -182,7 +182,7 @@ def isin(elements, test_elements, *, assume_unique=False, invert=False):
     a, b = _data(elements), _data(test_elements)
     xp = get_array_module(a) if isinstance(elements, Tensor) else get_array_module(b)
     out = xp.isin(xp.asarray(a), xp.asarray(b), assume_unique=assume_unique, invert=invert)
-    return creation.tensor(out) if not isinstance(elements, Tensor) else Tensor._make(out, False, None)
+    return creation.tensor(out) if not isinstance(elements, Tensor) else Tensor._adopt_array(out, False, None)
 
 
 def unique_consecutive(input, return_inverse=False, return_counts=False, dim=None):
@@ -195,7 +195,7 @@ def unique_consecutive(input, return_inverse=False, return_counts=False, dim=Non
         change = xp.ones(flat.shape[0], dtype=bool)
         if flat.shape[0] > 1:
             change[1:] = flat[1:] != flat[:-1]
-        values = Tensor._make(flat[change], False, None)
+        values = Tensor._adopt_array(flat[change], False, None)
         inverse_shape = x.shape
     else:
         d = _wrap_dim(dim, x.ndim)
@@ -203,16 +203,16 @@ def unique_consecutive(input, return_inverse=False, return_counts=False, dim=Non
         change = xp.ones(moved.shape[0], dtype=bool)
         if moved.shape[0] > 1:
             change[1:] = (moved[1:] != moved[:-1]).any(axis=1)
-        values = Tensor._make(xp.take(x, xp.nonzero(change)[0], axis=d), False, None)
+        values = Tensor._adopt_array(xp.take(x, xp.nonzero(change)[0], axis=d), False, None)
         inverse_shape = (x.shape[d],)
     run = xp.cumsum(change) - 1
     out = [values]
     if return_inverse:
-        out.append(Tensor._make(run.reshape(inverse_shape).astype(np.int64), False, None))
+        out.append(Tensor._adopt_array(run.reshape(inverse_shape).astype(np.int64), False, None))
     if return_counts:
         starts = xp.nonzero(change)[0]
         ends = xp.concatenate([starts[1:], xp.asarray([change.shape[0]])])
-        out.append(Tensor._make((ends - starts).astype(np.int64), False, None))
+        out.append(Tensor._adopt_array((ends - starts).astype(np.int64), False, None))
     return out[0] if len(out) == 1 else tuple(out)
 
 
@@ -249,7 +249,7 @@ def unravel_index(indices, shape):
         raise RuntimeError("index out of bounds for the given shape")
     xp = get_array_module(idx)
     coords = xp.unravel_index(xp.where(idx < 0, idx + total, idx), shape)
-    return tuple(Tensor._make(xp.asarray(c, dtype=np.int64), False, None) for c in coords)
+    return tuple(Tensor._adopt_array(xp.asarray(c, dtype=np.int64), False, None) for c in coords)
 
 
 def diagflat(input, offset=0):
@@ -328,7 +328,7 @@ def nanmedian(input, dim=None, keepdim=False):
     k = (~xp.isnan(x)).sum(axis=d, keepdims=True) if x.dtype.kind == "f" else xp.full(
         x.shape[:d] + (1,) + x.shape[d + 1:], x.shape[d])
     pick = xp.take_along_axis(order, xp.maximum(k - 1, 0) // 2, axis=d).astype(np.int64)
-    index = Tensor._make(pick, False, None)
+    index = Tensor._adopt_array(pick, False, None)
     from .indexing import gather
     values = gather(input, d, index)
     if not keepdim:

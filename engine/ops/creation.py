@@ -266,7 +266,7 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=Fal
 def _finish(arr, requires_grad):
     if requires_grad and arr.dtype.kind != "f":
         raise RuntimeError("Only Tensors of floating point and complex dtype can require gradients")
-    return Tensor._make(arr, bool(requires_grad), None)
+    return Tensor._adopt_array(arr, bool(requires_grad), None)
 
 
 def as_tensor(data, dtype=None, device=None):
@@ -277,7 +277,7 @@ def as_tensor(data, dtype=None, device=None):
 
 
 def from_numpy(ndarray):
-    return Tensor._make(ndarray, False, None)
+    return Tensor._adopt_array(ndarray, False, None)
 
 
 def scalar_tensor(s, *, dtype=None, device=None, requires_grad=False):
@@ -476,7 +476,7 @@ def bernoulli(input, p=None, *, generator=None):
     check_elements(input.shape, "bernoulli result")   # input may be a broadcast view of far fewer elements
     probs = input._data if p is None else np.full(input.shape, p)
     draw = _gen(generator).rng.random(probs.shape) < _host(probs)
-    return Tensor._make(array_module_for(input.device).asarray(draw.astype(input._data.dtype)), False, None)
+    return Tensor._adopt_array(array_module_for(input.device).asarray(draw.astype(input._data.dtype)), False, None)
 
 
 def multinomial(input, num_samples, replacement=False, *, generator=None):
@@ -499,7 +499,7 @@ def multinomial(input, num_samples, replacement=False, *, generator=None):
             raise RuntimeError("cannot sample n_sample > prob_dist.size(-1) samples without replacement")
         out[i] = rng.choice(row.size, size=num_samples, replace=replacement, p=row / row.sum())
     out = out.reshape(p.shape[:-1] + (num_samples,))
-    return Tensor._make(array_module_for(input.device).asarray(out) if input.device.type != "cpu" else out,
+    return Tensor._adopt_array(array_module_for(input.device).asarray(out) if input.device.type != "cpu" else out,
                         False, None)
 
 

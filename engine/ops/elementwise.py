@@ -945,7 +945,7 @@ def where(condition, input=None, other=None):
     if input is None and other is None:
         from .indexing import nonzero
         return nonzero(condition, as_tuple=True)
-    cond = condition if isinstance(condition, Tensor) else Tensor._make(np.asarray(condition, dtype=bool), False, None)
+    cond = condition if isinstance(condition, Tensor) else Tensor._adopt_array(np.asarray(condition, dtype=bool), False, None)
     if cond._data.dtype == np.uint8:   # deprecated but accepted (pytorch-crf's masks are torch.uint8)
         warnings.warn("where received a uint8 condition tensor. This behavior is deprecated and will be removed in a "
                       "future version of PyTorch. Use a boolean condition instead.", UserWarning, stacklevel=2)
@@ -1136,7 +1136,7 @@ def equal(input, other):
 def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
     """Whether each element of input is close to the corresponding element of other."""
     a, b = _coerce(input._data, other._data if isinstance(other, Tensor) else other)
-    return Tensor._make(_xp(a).isclose(a, b, rtol=rtol, atol=atol, equal_nan=equal_nan), False, None)
+    return Tensor._adopt_array(_xp(a).isclose(a, b, rtol=rtol, atol=atol, equal_nan=equal_nan), False, None)
 
 
 def allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):

@@ -156,7 +156,7 @@ def _mT(F, x):
 
 def _const(like, array):
     """An array as a constant beside ``like``: a tensor without a graph when ``like`` is one."""
-    return Tensor._make(array, False, None) if isinstance(like, Tensor) else array
+    return Tensor._adopt_array(array, False, None) if isinstance(like, Tensor) else array
 
 
 def _eye(like, n):
@@ -238,7 +238,7 @@ def linalg_inv_ex(A, *, check_errors=False, out=None):
     """linalg.inv with LAPACK's info beside it (0 where invertible); raises as linalg.inv does."""
     inv = linalg_inv(A)
     xp = _xp(inv._data)
-    return return_types.linalg_inv_ex(inv, Tensor._make(xp.zeros(A._data.shape[:-2], np.int32), False, None))
+    return return_types.linalg_inv_ex(inv, Tensor._adopt_array(xp.zeros(A._data.shape[:-2], np.int32), False, None))
 
 
 # ------------------------------------------------------------------ solve
@@ -515,7 +515,7 @@ def linalg_cholesky_ex(A, *, upper=False, check_errors=False, out=None):
     """linalg.cholesky with LAPACK's info beside it (0 where positive-definite); raises as
     linalg.cholesky does (the engine does not return partial factors)."""
     low = linalg_cholesky(A, upper=upper)
-    return return_types.linalg_cholesky_ex(low, Tensor._make(_xp(low._data).zeros(A._data.shape[:-2], np.int32),
+    return return_types.linalg_cholesky_ex(low, Tensor._adopt_array(_xp(low._data).zeros(A._data.shape[:-2], np.int32),
                                                              False, None))
 
 
@@ -873,9 +873,9 @@ def linalg_matrix_rank(A, tol=None, hermitian=False, *, atol=None, rtol=None, ou
     xp = _xp(A._data)
     s = xp.abs(xp.linalg.eigvalsh(A._data)) if hermitian else xp.linalg.svd(A._data, compute_uv=False)
     if s.shape[-1] == 0:
-        return Tensor._make(xp.zeros(s.shape[:-1], np.int64), False, None)
+        return Tensor._adopt_array(xp.zeros(s.shape[:-1], np.int64), False, None)
     tol = xp.maximum(atol, rtol * s.max(-1, keepdims=True))
-    return Tensor._make(xp.asarray((s > tol).sum(-1), dtype=np.int64), False, None)
+    return Tensor._adopt_array(xp.asarray((s > tol).sum(-1), dtype=np.int64), False, None)
 
 
 def linalg_lstsq(A, B, rcond=None, *, driver=None):
@@ -899,12 +899,12 @@ def linalg_lstsq(A, B, rcond=None, *, driver=None):
     rtol = float(np.finfo(A._data.dtype).eps) * max(m, n) if rcond is None or rcond < 0 else float(rcond)
     solution = matmul(linalg_pinv(A, rtol=rtol), rhs)
     xp = _xp(A._data)
-    empty = Tensor._make(xp.zeros((0,), A._data.dtype), False, None)
-    rank = linalg_matrix_rank(A, atol=0.0, rtol=rtol) if driver != "gels" else Tensor._make(
+    empty = Tensor._adopt_array(xp.zeros((0,), A._data.dtype), False, None)
+    rank = linalg_matrix_rank(A, atol=0.0, rtol=rtol) if driver != "gels" else Tensor._adopt_array(
         xp.zeros((0,), np.int64), False, None)
     singular = empty
     if driver in ("gelsd", "gelss"):
-        singular = Tensor._make(xp.linalg.svd(A._data, compute_uv=False), False, None)
+        singular = Tensor._adopt_array(xp.linalg.svd(A._data, compute_uv=False), False, None)
     residuals = empty
     if driver != "gelsy" and m > n and bool((rank._data == n).all() if driver != "gels" else True):
         residuals = ((matmul(A, solution) - rhs) ** 2).sum(-2)

@@ -365,12 +365,12 @@ def nonzero(input, *, as_tuple=False):
     if data.ndim == 0:
         hit = int(bool(data))
         if as_tuple:
-            return (Tensor._make(xp.zeros(hit, np.int64), False, None),)
-        return Tensor._make(xp.zeros((hit, 0), np.int64), False, None)
+            return (Tensor._adopt_array(xp.zeros(hit, np.int64), False, None),)
+        return Tensor._adopt_array(xp.zeros((hit, 0), np.int64), False, None)
     idx = xp.nonzero(data)
     if as_tuple:
-        return tuple(Tensor._make(i.astype(np.int64), False, None) for i in idx)
-    return Tensor._make(xp.stack(idx, axis=1).astype(np.int64), False, None)
+        return tuple(Tensor._adopt_array(i.astype(np.int64), False, None) for i in idx)
+    return Tensor._adopt_array(xp.stack(idx, axis=1).astype(np.int64), False, None)
 
 
 def argwhere(input):
@@ -692,7 +692,7 @@ def _masked_fill_(self, mask, value):
 
 
 def _scatter_mask(mask):
-    m = mask if isinstance(mask, Tensor) else Tensor._make(np.asarray(mask), False, None)
+    m = mask if isinstance(mask, Tensor) else Tensor._adopt_array(np.asarray(mask), False, None)
     if m._data.dtype != np.bool_:
         from ..dtypes import from_numpy_dtype
         if m._data.dtype == np.uint8:
@@ -746,7 +746,7 @@ def index_fill(input, dim, index, value):
     along = np.zeros(size, dtype=bool)
     along[idx] = True
     mask = along.reshape((size,) + (1,) * (x.ndim - dim - 1)) if x.ndim else along.reshape(())
-    return masked_fill(input, Tensor._make(mask, False, None), value)
+    return masked_fill(input, Tensor._adopt_array(mask, False, None), value)
 
 
 def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=None):
@@ -762,17 +762,17 @@ def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=No
         got = np.unique(_host(x), axis=d, return_inverse=True, return_counts=True)
         got = tuple(xp.asarray(a) for a in got) if xp is not np else got
         inverse = got[1].reshape(-1)
-    out = [Tensor._make(got[0], False, None)]
+    out = [Tensor._adopt_array(got[0], False, None)]
     if return_inverse:
-        out.append(Tensor._make(inverse.astype(np.int64), False, None))
+        out.append(Tensor._adopt_array(inverse.astype(np.int64), False, None))
     if return_counts:
-        out.append(Tensor._make(got[2].astype(np.int64), False, None))
+        out.append(Tensor._adopt_array(got[2].astype(np.int64), False, None))
     return out[0] if len(out) == 1 else tuple(out)
 
 
 def masked_select(input, mask):
     """Returns a 1-D tensor of the elements of input where the boolean mask is True."""
-    m = mask if isinstance(mask, Tensor) else Tensor._make(np.asarray(mask), False, None)
+    m = mask if isinstance(mask, Tensor) else Tensor._adopt_array(np.asarray(mask), False, None)
     if m._data.dtype != np.bool_:
         raise RuntimeError("masked_select: expected BoolTensor for mask")
     shape = tuple(broadcast_shapes(input._data.shape, m._data.shape))
@@ -786,7 +786,7 @@ def take(input, index):
     bad = _out_of_range(idx, n)
     if bad is not None:
         raise IndexError(f"out of range: tried to access index {bad} on a tensor of {n} elements.")
-    return getitem(flatten(input), Tensor._make(idx, False, None))
+    return getitem(flatten(input), Tensor._adopt_array(idx, False, None))
 
 
 def take_along_dim(input, indices, dim=None):

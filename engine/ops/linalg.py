@@ -398,7 +398,7 @@ def _einsum_grad(F, g, operands, subs, out, i, shape):
             const = xp.ones(n, dtype=data.dtype)
             terms.append(c)
             present.add(c)
-        args.append(Tensor._make(const, False, None) if is_tensor else const)
+        args.append(Tensor._adopt_array(const, False, None) if is_tensor else const)
     return F.einsum(",".join(terms) + "->" + "".join(target), *args)
 
 

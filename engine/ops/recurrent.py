@@ -562,7 +562,7 @@ def _run(cls, inputs, params, state_indices):
     finals = node.finals
     node.finals = None
     if y.grad_fn is None:
-        return (y,) + tuple(Tensor._make(finals[k], False, None) for k in state_indices)
+        return (y,) + tuple(Tensor._adopt_array(finals[k], False, None) for k in state_indices)
     return (y,) + tuple(_LayerState.apply(y, value=finals[k], index=k) for k in state_indices)
 
 

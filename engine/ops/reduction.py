@@ -60,7 +60,7 @@ def _data(x):
 
 def _like(x, array):
     """A constant (mask, positions) in the namespace of ``x``: a Tensor under create_graph."""
-    return Tensor._make(array, False, None) if isinstance(x, Tensor) else array
+    return Tensor._adopt_array(array, False, None) if isinstance(x, Tensor) else array
 
 
 def _int_to_int64(x, dtype):
@@ -577,7 +577,7 @@ def _select(cls, result, input, index, dim, keepdim):
     """A (values, indices) result picking ``index`` (keepdim-shaped) along ``dim``."""
     values = cls.apply(input, dim=dim, index=index, keepdim=keepdim)
     indices = index if keepdim or index.ndim == 0 else index.squeeze(dim)
-    return result(values, Tensor._make(indices.astype(_int64, copy=False), False, None))
+    return result(values, Tensor._adopt_array(indices.astype(_int64, copy=False), False, None))
 
 
 def _extreme(full_cls, dim_cls, result, arg, input, dim, keepdim):
@@ -619,7 +619,7 @@ def _arg_extreme(arg, input, dim, keepdim):
         d = _wrap_dim(dim, x.ndim)
         _require_nonempty(x, arg, (d,))
         out = getattr(x, arg)(axis=d, keepdims=keepdim)
-    return Tensor._make(_array(out).astype(_int64, copy=False), False, None)
+    return Tensor._adopt_array(_array(out).astype(_int64, copy=False), False, None)
 
 
 def argmax(input, dim=None, keepdim=False):
@@ -710,7 +710,7 @@ def _logical(name, input, dim, keepdim):
     axes = _dims(dim, x.ndim)
     _check_result(x, axes)
     out = getattr(x, name)(axis=axes, keepdims=keepdim)
-    return Tensor._make(_array(out), False, None)
+    return Tensor._adopt_array(_array(out), False, None)
 
 
 def all(input, dim=None, keepdim=False):
@@ -729,7 +729,7 @@ def count_nonzero(input, dim=None):
     axes = _dims(dim, x.ndim)
     _check_result(x, axes)
     out = (x != 0).sum(axis=axes)
-    return Tensor._make(_array(out).astype(_int64, copy=False), False, None)
+    return Tensor._adopt_array(_array(out).astype(_int64, copy=False), False, None)
 
 
 def _argsort(x, dim, descending):
@@ -866,7 +866,7 @@ def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=N
         index = xp.stack([xp.searchsorted(r, q, side=side) for r, q in zip(rows, queries)]).reshape(vals.shape) \
             if rows.shape[0] else xp.zeros(vals.shape, _int64)
     index = xp.asarray(index, dtype=np.int32 if out_int32 else _int64)
-    return Tensor._make(index, False, None)
+    return Tensor._adopt_array(index, False, None)
 
 
 def bucketize(input, boundaries, *, out_int32=False, right=False, out=None):

@@ -674,7 +674,7 @@ def diag_embed(input, offset=0, dim1=-2, dim2=-1):
     for i in range(ndim):
         shape[i] = n if i in (d1, d2) else next(rest)
     check_elements(shape)
-    base = Tensor._make(_xp(input._data).zeros(tuple(shape), input._data.dtype), False, None)
+    base = Tensor._adopt_array(_xp(input._data).zeros(tuple(shape), input._data.dtype), False, None)
     return diagonal_scatter(base, input, offset, d1, d2)
 
 
@@ -881,7 +881,7 @@ def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
         if counts.ndim > 1:
             raise RuntimeError("repeat_interleave only accept 1D vector as repeat")
         index = np.repeat(np.arange(counts.shape[0]), _host(counts))
-        return Tensor._make(_xp(counts).asarray(index), False, None)
+        return Tensor._adopt_array(_xp(counts).asarray(index), False, None)
     if dim is None:
         input, dim = flatten(input), 0
     dim = _wrap_dim(dim, input._data.ndim)
@@ -904,7 +904,7 @@ def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
     shape = input._data.shape
     check_elements(shape[:dim] + (int(counts.sum()),) + shape[dim + 1:])
     index = _xp(input._data).asarray(np.repeat(np.arange(size), _host(counts)))
-    return index_select(input, dim, Tensor._make(index, False, None))
+    return index_select(input, dim, Tensor._adopt_array(index, False, None))
 
 
 # ------------------------------------------------------------------ rearranging values

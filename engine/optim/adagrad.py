@@ -33,7 +33,7 @@ class Adagrad(Optimizer):
     def _init_state(self, group, p, state):
         state["step"] = _step_tensor()
         xp = get_array_module(p._data)
-        state["sum"] = Tensor._make(xp.full_like(p._data, group["initial_accumulator_value"]), False, None)
+        state["sum"] = Tensor._adopt_array(xp.full_like(p._data, group["initial_accumulator_value"]), False, None)
 
     def _update(self, group, p, grad, state):
         # the operations and their order follow torch.optim.adagrad._single_tensor_adagrad

@@ -34,7 +34,7 @@ class NAdam(Optimizer):
     def _init_state(self, group, p, state):
         state["step"] = _step_tensor()
         # the running product of the momentum coefficients, a float32 scalar as PyTorch keeps it
-        state["mu_product"] = Tensor._make(np.ones((), dtype=np.float32), False, None)
+        state["mu_product"] = Tensor._adopt_array(np.ones((), dtype=np.float32), False, None)
         state["exp_avg"] = _zeros_like(p)
         state["exp_avg_sq"] = _zeros_like(p)
 

@@ -224,7 +224,7 @@ class Optimizer:
             mine = []
             for k, flat in layout.flat.items():
                 view = flat[offsets[i]:offsets[i + 1]].reshape(shapes[i])
-                st[k] = Tensor._make(view, False, None)
+                st[k] = Tensor._adopt_array(view, False, None)
                 mine.append(view)
             views.append(mine)
             if st:   # SGD without momentum keeps no state, as in PyTorch
@@ -313,16 +313,16 @@ def _cast_like(param, value, key):
     value = value.detach().to(param.device)
     if key != "step" and param.is_floating_point() and value.is_floating_point():
         value = value.to(param.dtype)
-    return Tensor._make(value._data.copy(), False, None)
+    return Tensor._adopt_array(value._data.copy(), False, None)
 
 
 def _zeros_like(p):
-    return Tensor._make(get_array_module(p._data).zeros_like(p._data), False, None)
+    return Tensor._adopt_array(get_array_module(p._data).zeros_like(p._data), False, None)
 
 
 def _step_tensor():
     """A fresh step counter: a float32 scalar tensor, as PyTorch keeps it."""
-    return Tensor._make(np.zeros((), dtype=np.float32), False, None)
+    return Tensor._adopt_array(np.zeros((), dtype=np.float32), False, None)
 
 
 def _lerp_(a, b, weight):

@@ -32,7 +32,7 @@ class SGD(Optimizer):
         if momentum != 0:
             buf = state.get("momentum_buffer")
             if buf is None:
-                buf = state["momentum_buffer"] = Tensor._make(grad.copy(), False, None)
+                buf = state["momentum_buffer"] = Tensor._adopt_array(grad.copy(), False, None)
             else:
                 b = buf._data
                 b *= momentum

@@ -307,7 +307,7 @@ def _from_array(a):
                                              f"(at most {limit})")
     if a.dtype == object:
         raise PROGRAM_EXCEPTIONS["TypeError"]("arrays of Python objects are not available in programs")
-    return Tensor._make(np.array(a, copy=True), False, None)
+    return Tensor._adopt_array(np.array(a, copy=True), False, None)
 
 
 def is_program_value(v):
@@ -689,6 +689,23 @@ def _dict_of(obj):
             lambda k, v: _object_setattr(obj, k, v), lambda k: del_attr(obj, k))
     raise _private_refused(obj, "__dict__") if _program_owner(obj) is None else _attr_error(
         obj, "__dict__", f"'{t.__name__}'.__dict__ is not available in programs")
+
+
+def vars_of(obj):
+    """``vars(obj)`` in programs: a program object's own ``__dict__`` (see ``_dict_of``), or a new dict
+    of the attributes of a program-side namespace (argparse's, ``types.SimpleNamespace``), whose
+    instances hold only what programs set on them."""
+    from .stdlib.types import SimpleNamespace
+    if isinstance(obj, SimpleNamespace) and not isinstance(obj, type):
+        return dict(obj.__dict__)
+    if isinstance(obj, type):
+        raise PROGRAM_EXCEPTIONS["TypeError"](f"vars() of a class ('{obj.__name__}') is not available in programs")
+    if not _has_marker(type(obj)):
+        if not hasattr(obj, "__dict__"):
+            raise PROGRAM_EXCEPTIONS["TypeError"]("vars() argument must have __dict__ attribute")
+        raise PROGRAM_EXCEPTIONS["TypeError"](f"vars() of '{_type_name(obj)}' objects is not available in programs "
+                                              f"(they hold the engine's own state)")
+    return _dict_of(obj)
 
 
 _META_ATTRS = {"__name__": _name_of, "__qualname__": _qualname_of, "__class__": lambda obj: wrap(type(obj)),

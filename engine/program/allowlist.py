@@ -271,6 +271,10 @@ MODULES = {
         "functional_call", "grad", "grad_and_value", "hessian", "jacfwd", "jacrev", "jvp", "stack_module_state", "vjp",
         "vmap")),
     "torch.nn.utils.stateless": Module(host=_E + ".nn.utils.stateless", names=("functional_call",)),
+    # torch.func's earlier home, as PyTorch still ships it (functorch's MAML and ensembling examples)
+    "functorch": Module(host=_E + ".functorch", names=(
+        "combine_state_for_ensemble", "grad", "grad_and_value", "hessian", "jacfwd", "jacrev", "jvp",
+        "make_functional", "make_functional_with_buffers", "vjp", "vmap")),
     "torch.nn.utils": Module(
         host=_E + ".nn.utils",
         children={"rnn": "torch.nn.utils.rnn", "stateless": "torch.nn.utils.stateless"},
@@ -400,6 +404,18 @@ MODULES = {
         "ascii_letters", "ascii_lowercase", "ascii_uppercase", "capwords", "digits", "hexdigits",
         "octdigits", "printable", "punctuation", "whitespace",
     )),
+    # a beam search's heap of hypotheses, a concatenated dataset's bisect over its cumulative sizes
+    "heapq": Module(host=_S + ".heapq", names=(
+        "heapify", "heappop", "heappush", "heappushpop", "heapreplace", "nlargest", "nsmallest",
+    )),
+    "bisect": Module(host=_S + ".bisect", names=(
+        "bisect", "bisect_left", "bisect_right", "insort", "insort_left", "insort_right",
+    )),
+    # the Unicode database's lookups (the NLP tutorials' unicodeToAscii)
+    "unicodedata": Module(host=_S + ".unicodedata", names=(
+        "bidirectional", "category", "combining", "decimal", "digit", "east_asian_width", "is_normalized", "lookup",
+        "mirrored", "name", "normalize", "numeric", "unidata_version",
+    )),
     "itertools": Module(host=_S + ".itertools", names=(
         "accumulate", "batched", "chain", "combinations", "combinations_with_replacement", "compress",
         "count", "cycle", "dropwhile", "filterfalse", "groupby", "islice", "pairwise", "permutations",
@@ -474,7 +490,7 @@ MODULES = {
         "interp", "intersect1d", "intp", "isclose", "iscomplex", "iscomplexobj", "isfinite", "isin",
         "isinf", "isnan", "isreal", "isrealobj", "isscalar", "kron", "left_shift", "less", "less_equal",
         "lexsort", "linspace", "log", "log10", "log1p", "log2", "logaddexp", "logaddexp2", "logical_and",
-        "logical_not", "logical_or", "logical_xor", "logspace", "longlong", "matmul", "max", "maximum",
+        "logical_not", "logical_or", "logical_xor", "logspace", "long", "longlong", "matmul", "max", "maximum",
         "mean", "median", "meshgrid", "min", "minimum", "mod", "moveaxis", "multiply", "nan", "nan_to_num",
         "nanargmax", "nanargmin", "nancumsum", "nanmax", "nanmean", "nanmedian", "nanmin", "nanprod",
         "nanstd", "nansum", "nanvar", "ndarray", "ndim", "negative", "newaxis", "nonzero", "not_equal",
@@ -487,7 +503,7 @@ MODULES = {
         "squeeze", "stack", "std", "subtract", "sum", "swapaxes", "take", "take_along_axis", "tan", "tanh",
         "tensordot", "tile", "trace", "transpose", "trapezoid", "tri", "tril", "tril_indices",
         "tril_indices_from", "triu", "triu_indices", "triu_indices_from", "true_divide", "trunc", "ubyte",
-        "uint", "uint16", "uint32", "uint64", "uint8", "union1d", "unique", "unravel_index", "ushort",
+        "uint", "uint16", "uint32", "uint64", "uint8", "uintc", "uintp", "ulong", "union1d", "unique", "unravel_index", "ushort",
         "var", "vdot", "vsplit", "vstack", "where", "zeros", "zeros_like",
     )),
     "numpy.random": Module(host=_S + ".numpy_random", names=(
@@ -509,7 +525,7 @@ MODULES = {
         "argv", "byteorder", "exit", "float_info", "hexversion", "maxsize", "platform", "stderr", "stdout",
         "version", "version_info",
     )),
-    # path strings and an empty environment: no files, processes or host environment
+    # path strings and the session's own environment: no files, processes or host environment
     "os": Module(host=_S + ".os", children={"path": "os.path"}, names=(
         "altsep", "curdir", "devnull", "environ", "extsep", "fspath", "getenv", "linesep", "name", "pardir",
         "pathsep", "sep",
@@ -563,7 +579,7 @@ MODULES["torch.nn.modules.batchnorm"] = Module(
 
 # --------------------------------------------------------------------------- types
 _MODULE_API = (
-    "add_module", "apply", "buffers", "children", "cpu", "cuda", "double", "eval", "extra_repr", "float",
+    "add_module", "apply", "bfloat16", "buffers", "children", "cpu", "cuda", "double", "eval", "extra_repr", "float",
     "forward", "get_buffer", "get_parameter", "get_submodule", "half", "load_state_dict", "modules",
     "named_buffers", "named_children", "named_modules", "named_parameters", "parameters", "register_buffer",
     "register_backward_hook", "register_forward_hook", "register_forward_pre_hook", "register_full_backward_hook",
@@ -593,7 +609,7 @@ TYPES = {
             "addr_", "adjoint", "all", "allclose", "amax", "amin", "any", "arccos", "arccos_", "arcsin",
             "arcsin_", "arctan", "arctan2", "arctan2_", "arctan_", "argmax", "argmin", "argsort", "argwhere",
             "asin", "asin_", "atan", "atan2", "atan2_", "atan_", "backward", "baddbmm", "baddbmm_",
-            "bernoulli_", "bitwise_and", "bitwise_not", "bitwise_or", "bitwise_xor", "bmm", "bool",
+            "bernoulli_", "bfloat16", "bitwise_and", "bitwise_not", "bitwise_or", "bitwise_xor", "bmm", "bool",
             "broadcast_to", "byte", "ceil", "ceil_", "char", "chunk", "clamp", "clamp_", "clamp_max",
             "clamp_max_", "clamp_min", "clamp_min_", "clip", "clip_", "clone", "contiguous", "copy_", "cos",
             "cos_", "cosh", "cosh_", "count_nonzero", "cpu", "cuda", "cumprod", "cumsum", "data", "detach",
@@ -846,7 +862,7 @@ TYPES = {
     _S + ".sys._FloatInfo": Type(attrs=(
         "count", "dig", "epsilon", "index", "mant_dig", "max", "max_10_exp", "max_exp", "min", "min_10_exp",
         "min_exp", "radix", "rounds")),
-    _S + ".os._Environ": Type(attrs=("copy", "get", "items", "keys", "setdefault", "values")),
+    _S + ".os._Environ": Type(attrs=("copy", "get", "items", "keys", "pop", "setdefault", "update", "values")),
     _S + ".types.SimpleNamespace": Type(data=True, settable=ANY),
     _S + ".argparse.ArgumentParser": Type(attrs=(
         "add_argument", "add_argument_group", "add_mutually_exclusive_group", "description", "epilog", "error",

@@ -29,7 +29,7 @@ _PLAIN_ITER = frozenset((list, tuple, str, dict, set, frozenset, range, ProgramI
 _current = None   # the running session's Builtins (for helpers called from operators)
 
 # names Python has that programs do not, with a clearer NameError
-UNAVAILABLE = frozenset(("eval", "exec", "compile", "open", "__import__", "globals", "locals", "vars", "dir",
+UNAVAILABLE = frozenset(("eval", "exec", "compile", "open", "__import__", "globals", "locals", "dir",
                          "input", "help", "memoryview", "bytearray", "__builtins__", "classmethod_descriptor", "copyright",
                          "credits", "license"))
 
@@ -354,7 +354,7 @@ class Builtins:
             map=self.b_map, filter=self.b_filter, any=self.b_any, all=self.b_all, iter=self.b_iter,
             next=self.b_next, getattr=self.b_getattr, hasattr=self.b_hasattr, setattr=self.b_setattr,
             repr=self.b_repr, format=self.b_format, pow=self.b_pow, ascii=self.b_ascii, id=self.b_id,
-            delattr=self.b_delattr, exit=b_exit, quit=b_exit,
+            delattr=self.b_delattr, vars=self.b_vars, exit=b_exit, quit=b_exit,
             IOError=PROGRAM_EXCEPTIONS["OSError"], __name__="__main__",
             EnvironmentError=PROGRAM_EXCEPTIONS["OSError"],
             super=SUPER, NotImplemented=NotImplemented, Ellipsis=Ellipsis,
@@ -678,6 +678,16 @@ class Builtins:
             if default:
                 return default[0]
             raise
+
+    def b_vars(self, *obj):
+        """``vars(obj)``: the attributes of an object of a program class with no engine base (its own
+        ``__dict__``, as Python's), or of an ``argparse.Namespace`` / ``SimpleNamespace`` (a new dict of
+        them: ``for arg in vars(args)``, ``json.dumps(vars(args))``; set them with setattr). ``vars()``
+        with no argument is ``locals()``, compiled where it is called."""
+        if len(obj) != 1:
+            raise _TypeError(f"vars expected at most 1 argument, got {len(obj)}" if obj else
+                             "vars() without an argument is available in programs only inside a function or class body")
+        return access.vars_of(obj[0])
 
     def b_hasattr(self, obj, name):
         if type(name) is not str:

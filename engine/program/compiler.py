@@ -1505,6 +1505,28 @@ class Compiler:
         func = node.func
         if type(func) is ast.Name and func.id == "super":
             return self._super_call(node)
+        if type(func) is ast.Name and func.id in ("locals", "vars") and not node.args and not node.keywords \
+                and self.scope.kind != "module" and self.scope.resolve(func.id)[0] in ("global", "class"):
+            return self._locals_call(node)
+        return self._call(node)
+
+    def _locals_call(self, node):
+        """``locals()`` in a function or class body: a new dict of the scope's bound variables, as
+        CPython's snapshot (rtdl's ``transformer_config[arg_name] = locals()[arg_name]``); writing to
+        it changes no variable. A global the program names ``locals`` is called instead. At module
+        level it stays unavailable (it would be the session's namespace itself). ``vars()`` is the same."""
+        g = self.g
+        name = node.func.id
+        regular = self._call(node)
+
+        def call_locals(fr):
+            if name in g or name in fr.vars:
+                return regular(fr)
+            return dict(fr.vars)
+        return call_locals
+
+    def _call(self, node):
+        func = node.func
         args = self._elements(node.args)
         kws = [(k.arg, self.expr(k.value)) for k in node.keywords]
         starred = any(star for _, star in args) or any(k is None for k, _ in kws)

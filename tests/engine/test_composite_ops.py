@@ -165,7 +165,9 @@ def test_bfloat16_can_be_named_but_holds_no_tensors():
     assert gs.bfloat16 in (gs.float16, gs.bfloat16) and gs.bfloat16.is_floating_point and repr(gs.bfloat16) == "torch.bfloat16"
     assert gs.cuda.is_bf16_supported() is False
     for make in (lambda: gs.zeros(2, dtype=gs.bfloat16), lambda: gs.ones(2).to(gs.bfloat16),
-                 lambda: gs.tensor([1.0], dtype=gs.bfloat16)):
+                 lambda: gs.tensor([1.0], dtype=gs.bfloat16),
+                 # Muon's Newton-Schulz iteration starts with X = G.bfloat16(); models call .bfloat16() too
+                 lambda: gs.ones(2).bfloat16(), lambda: gs.nn.Linear(2, 2).bfloat16()):
         with pytest.raises(TypeError, match="torch.bfloat16 is not supported by this engine"):
             make()
 

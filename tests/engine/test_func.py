@@ -252,3 +252,83 @@ def test_vmap_passes_count_as_steps_and_its_result_is_sized_first():
     assert not out.ok and out.error.limit == "tensor_elements", out.error.to_dict()
     assert "vmap result" in out.error.message
     assert run("import torch\ny = torch.vmap(torch.sin)(torch.zeros(50))", ns, Limits(steps=1000)).ok
+
+
+# ---------------------------------------------------------------------------- functorch
+def _two_nets(T, seed=0):
+    g = np.random.default_rng(seed)
+
+    def net():
+        m = T.nn.Sequential(T.nn.Linear(2, 4), T.nn.BatchNorm1d(4), T.nn.Tanh(), T.nn.Linear(4, 1))
+        with T.no_grad():
+            for p in m.parameters():
+                p.copy_(T.tensor(g.standard_normal(tuple(p.shape))))
+        return m.double()
+    return [net(), net()]
+
+
+@needs_torch
+@pytest.mark.filterwarnings("ignore:We've integrated functorch:FutureWarning")
+def test_functorch_module_transforms_match_pytorchs_functorch():
+    """functorch's make_functional(_with_buffers) and combine_state_for_ensemble (its MAML and
+    ensembling examples): the same parameters, outputs and gradients as PyTorch's functorch."""
+    import functorch as tf
+    from gradserve.engine import functorch as gf
+    x = np.random.default_rng(1).standard_normal((5, 2))
+    got, want = [], []
+    for T, F, out in ((gs, gf, got), (torch, tf, want)):
+        xt = T.tensor(x)
+        plain = T.nn.Sequential(T.nn.Linear(2, 3), T.nn.Tanh(), T.nn.Linear(3, 1)).double()
+        with T.no_grad():
+            for i, p in enumerate(plain.parameters()):
+                p.copy_(T.arange(p.numel(), dtype=T.float64).reshape(p.shape) * 0.1 - i * 0.05)
+        fmodel, params = F.make_functional(plain)
+        loss = lambda params, x: (fmodel(params, x) ** 2).mean()
+        grads = F.grad(loss)(params, xt)
+        out += [len(params), params[0].requires_grad, isinstance(params[0], T.nn.Parameter)]
+        out += [_np(fmodel(params, xt))] + [_np(g) for g in grads]
+        out += [_np(v) for v in F.vmap(loss, in_dims=(None, 0))(params, xt.unsqueeze(1))]
+        fb, ps, bs = F.make_functional_with_buffers(_two_nets(T)[0].eval())
+        out += [len(ps), len(bs), _np(fb(ps, bs, xt))]
+        fe, ps, bs = F.combine_state_for_ensemble([m.eval() for m in _two_nets(T)])
+        out += [tuple(ps[0].shape), ps[0].requires_grad, _np(F.vmap(fe, in_dims=(0, 0, None))(ps, bs, xt))]
+    for a, b in zip(got, want):
+        if isinstance(a, np.ndarray):
+            np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-14)
+        else:
+            assert a == b
+    with pytest.warns(FutureWarning, match="functorch.make_functional` is deprecated"):
+        gf.make_functional(gs.nn.Linear(2, 2))
+
+
+@pytest.mark.filterwarnings("ignore:We've integrated functorch:FutureWarning")
+def test_functorch_refuses_what_functorch_refuses():
+    from gradserve.engine import functorch as gf
+    with pytest.raises(RuntimeError, match="has buffers"):
+        gf.make_functional(gs.nn.BatchNorm1d(3))
+    with pytest.raises(RuntimeError, match="same class"):
+        gf.combine_state_for_ensemble([gs.nn.Linear(2, 2), gs.nn.Tanh()])
+    with pytest.raises(RuntimeError, match="at least one model"):
+        gf.combine_state_for_ensemble([])
+
+
+def test_a_program_imports_functorch_as_pytorchs_maml_example_does():
+    ns = Namespace()
+    out = run("""
+from functorch import grad, vmap, make_functional
+import torch.nn as nn
+net, params = make_functional(nn.Sequential(nn.Linear(1, 8), nn.ReLU(), nn.Linear(8, 1)))
+def inner_loss(params, x1, y1):
+    return torch.mean((net(params, x1) - y1) ** 2)
+def task_loss(x1, y1):
+    grads = grad(inner_loss)(params, x1, y1)
+    new_params = [(params[i] - 0.1 * grads[i]) for i in range(len(params))]
+    return inner_loss(new_params, x1, y1)
+xs = torch.linspace(-1, 1, 12).reshape(3, 4, 1)
+losses = vmap(task_loss)(xs, xs.sin())
+loss = sum(losses) / len(losses)
+loss.backward()
+has_grad = all(p.grad is not None for p in params)
+""", ns)
+    assert out.ok, out.error.to_dict()
+    assert tuple(ns.get("losses").shape) == (3,) and ns.get("has_grad") is True

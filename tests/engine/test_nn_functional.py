@@ -225,6 +225,8 @@ CASES = {
     "binary_cross_entropy_weight": (lambda T, x: _f(T).binary_cross_entropy(
         T.sigmoid(x), _targets01(T), weight=T.tensor([1.0, 2.0, 0.5, 1.5, 3.0], dtype=T.float64),
         reduction="sum"), [(4, 5)]),
+    "binary_cross_entropy_target": (lambda T, x, t: _f(T).binary_cross_entropy(T.sigmoid(x), T.sigmoid(t)),
+                                    [(4, 5), (4, 5)]),
     "binary_cross_entropy_with_logits": (lambda T, x: _f(T).binary_cross_entropy_with_logits(x * 3, _targets01(T)),
                                          [(4, 5)]),
     "binary_cross_entropy_with_logits_pos_weight": (lambda T, x: _f(T).binary_cross_entropy_with_logits(
@@ -497,3 +499,24 @@ def test_logsigmoid_and_softplus_at_the_extremes_match_torch():
         np.testing.assert_allclose(got, want, rtol=2e-6, atol=1e-40, err_msg=name)
         assert (np.signbit(got) == np.signbit(want)).all(), name
 
+
+
+@pytest.mark.skipif(torch is None, reason="needs PyTorch")
+def test_binary_cross_entropy_at_saturated_probabilities_matches_torch():
+    """A sigmoid that rounds to exactly 0 or 1 (vgae_pytorch's decoder): the loss clamps each log at
+    -100 and the input's gradient divides by max(x (1 - x), 1e-12), finite where the logs' chain rule
+    would give 0/0, as PyTorch's; the target's gradient is log(1 - x) - log(x)."""
+    import gradserve.engine as gs
+    x = np.array([1.0, 0.0, 0.5, 1.0, 0.0, 1e-30, 0.999], dtype=np.float32)
+    t = np.array([0.0, 1.0, 1.0, 1.0, 0.0, 0.3, 0.2], dtype=np.float32)
+    w = np.array([2.0, 1.0, 1.0, 1.0, 1.0, 0.5, 3.0], dtype=np.float32)
+    for reduction in ("mean", "sum", "none"):
+        got, want = [], []
+        for T, out in ((gs, got), (torch, want)):
+            xt, tt = T.tensor(x, requires_grad=True), T.tensor(t, requires_grad=True)
+            loss = _f(T).binary_cross_entropy(xt, tt, weight=T.tensor(w), reduction=reduction)
+            loss.sum().backward()
+            out += [loss.detach().numpy(), xt.grad.numpy(), tt.grad.numpy()]
+        for a, b in zip(got, want):
+            np.testing.assert_allclose(a, b, rtol=1e-6, err_msg=reduction)
+        assert np.isfinite(got[1]).all()

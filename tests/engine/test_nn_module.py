@@ -551,3 +551,29 @@ def test_nn_modules_loss_is_where_the_losses_and_their_bases_live():
     assert issubclass(gs.nn.NLLLoss, loss._WeightedLoss) and issubclass(loss._WeightedLoss, loss._Loss)
     assert loss.CrossEntropyLoss is gs.nn.CrossEntropyLoss
     assert all(issubclass(getattr(loss, n), loss._Loss) for n in loss.__all__)
+
+
+def test_nn_modules_utils_and_reduction_are_pytorchs():
+    # torchbnn: from torch.nn.modules.utils import _single, _pair, _triple; from torch.nn import _reduction
+    from gradserve.engine.nn import _reduction
+    from gradserve.engine.nn.modules.utils import _ntuple, _pair, _quadruple, _reverse_repeat_tuple, _single, _triple
+    assert (_single(3), _pair(3), _triple([1, 2, 3]), _quadruple(0.5)) == ((3,), (3, 3), (1, 2, 3), (0.5,) * 4)
+    assert _pair((4, 5)) == (4, 5) and _ntuple(3, "_t")(2) == (2, 2, 2) and _ntuple(3, "_t").__name__ == "_t"
+    assert _reverse_repeat_tuple((1, 2), 2) == (2, 2, 1, 1)
+    assert [_reduction.get_enum(r) for r in ("none", "mean", "sum")] == [0, 1, 2]
+    with pytest.warns(UserWarning, match="reduction='sum'"):
+        assert _reduction.legacy_get_string(False, True) == "sum"
+    assert _reduction.legacy_get_string(None, None, emit_warning=False) == "mean"
+    assert _reduction.legacy_get_enum(True, False, emit_warning=False) == 0
+    with pytest.raises(ValueError, match="not a valid value for reduction"):
+        _reduction.get_enum("avg")
+    try:
+        import torch
+    except ImportError:
+        return
+    from torch.nn import _reduction as tr
+    from torch.nn.modules import utils as tu
+    assert tu._pair(7) == _pair(7) and tu._reverse_repeat_tuple((1, 2, 3), 2) == _reverse_repeat_tuple((1, 2, 3), 2)
+    for sa in (None, True, False):
+        for red in (None, True, False):
+            assert _reduction.legacy_get_string(sa, red, False) == tr.legacy_get_string(sa, red, False)

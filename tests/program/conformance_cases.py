@@ -427,3 +427,48 @@ for step in range(20):
 print(len(list(model.parameters())), [name for name, _ in model.named_parameters()])
 print(losses[0], losses[-1], losses[-1] < losses[0])
 """, "5 ['scale', 'fc1.weight', 'fc1.bias', 'fc2.weight', 'fc2.bias']\n0.5554 0.5107 True\n")
+
+# ---------------------------------------------------------------------------- locals()
+# rtdl's FTTransformer.make_baseline copies its keyword arguments with `locals()[arg_name]`
+case("locals_in_functions_and_class_bodies", """
+def make(*, n_blocks, d_token, dropout=0.0):
+    config = {'kind': 'baseline'}
+    for arg_name in ['n_blocks', 'd_token', 'dropout']:
+        config[arg_name] = locals()[arg_name]
+    snap = locals()
+    snap['n_blocks'] = 99
+    return config, n_blocks, sorted(snap)
+class K:
+    a = 1
+    names = [n for n in sorted(locals()) if not n.startswith('__')]
+def shadow():
+    locals = lambda: 'mine'
+    return locals()
+print(make(n_blocks=2, d_token=8))
+print(K.names, shadow(), (lambda x: locals())(1))
+""", "({'kind': 'baseline', 'n_blocks': 2, 'd_token': 8, 'dropout': 0.0}, 2, "
+     "['arg_name', 'config', 'd_token', 'dropout', 'n_blocks'])\n['a'] mine {'x': 1}\n")
+
+# vars(): argparse's arguments as a dict (gordicaleksa's training_config, Lightning's hparams.update(vars(args)))
+case("vars_of_namespaces_and_program_objects", """
+import argparse
+import types
+parser = argparse.ArgumentParser()
+parser.add_argument('--lr', type=float, default=0.1)
+parser.add_argument('--epochs', type=int, default=3)
+args = parser.parse_args([])
+training_config = dict()
+for arg in vars(args):
+    training_config[arg] = getattr(args, arg)
+class Config:
+    def __init__(self, **kw):
+        vars(self).update(kw)
+c = Config(n_layer=2, n_head=4)
+vars(c)['dropout'] = 0.1
+def f(a, b=2):
+    total = a + b
+    return sorted(vars().items())
+print(training_config, sorted(vars(args).items()), vars(types.SimpleNamespace(x=1)))
+print(c.n_layer, c.dropout, vars(c), f(1))
+""", "{'lr': 0.1, 'epochs': 3} [('epochs', 3), ('lr', 0.1)] {'x': 1}\n"
+     "2 0.1 {'n_layer': 2, 'n_head': 4, 'dropout': 0.1} [('a', 1), ('b', 2), ('total', 3)]\n")

@@ -66,7 +66,7 @@ def test_a_long_string_result_meets_the_string_limit(host_result, call):
 
 @pytest.mark.parametrize("call", SHAPES.values(), ids=SHAPES.keys())
 def test_a_result_past_the_element_limit_is_refused(host_result, call):
-    host_result.append(gs.Tensor._make(np.zeros(5000, dtype=np.float32), False, None))
+    host_result.append(gs.Tensor._adopt_array(np.zeros(5000, dtype=np.float32), False, None))
     out, _ = _run(call, Limits(tensor_elements=1000))
     assert not out.ok and out.error.limit == "tensor_elements" and out.error.line == 3
 

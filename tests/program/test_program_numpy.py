@@ -462,3 +462,13 @@ def test_torch_tensor_of_numpy_scalars_takes_their_dtype_as_pytorch():
     print(torch.tensor([np.float64(1.0), 2.0]).dtype, torch.tensor([np.float32(1.5), 2.0]).dtype)
     print(torch.tensor(np.mean(np.ones(3, dtype=np.float32))).dtype, torch.tensor(np.mean(np.ones(3))).dtype)
     """)
+
+
+def test_numpy_2_c_type_names_match_numpy():
+    # pytorch-fm's layers build their offsets with dtype=np.long (NumPy 2 names it again)
+    assert_same_as_python("""
+    import numpy as np
+    offsets = np.array((0, *np.cumsum([3, 4, 5])[:-1]), dtype=np.long)
+    print(offsets, offsets.dtype, np.long, np.ulong, np.uintc, np.uintp)
+    print(np.zeros(2, dtype=np.uintc).dtype, np.ones(2, dtype=np.ulong).dtype, np.long(7) + 1)
+    """)

@@ -243,6 +243,53 @@ def test_private_methods_the_engine_calls_only_on_its_own_classes_are_the_progra
         assert run_err(source).type == "TypeError", source
 
 
+def test_a_module_class_with_its_own_make_classmethod(run_ok):
+    # rtdl's FTTransformer(nn.Module) builds itself through cls._make(...): the engine's tensors are made
+    # by Tensor._adopt_array, so no engine base of a program module owns a private _make
+    _, ns = run_ok("""
+    class Net(nn.Module):
+        def __init__(self, d):
+            super().__init__()
+            self.fc = nn.Linear(d, 1)
+
+        @classmethod
+        def _make(cls, d):
+            return cls(d)
+
+        @classmethod
+        def make_baseline(cls, *, d):
+            return cls._make(d)
+
+    net = Net.make_baseline(d=3)
+    n = sum(p.numel() for p in net.parameters())
+    """)
+    assert ns.get("n") == 4
+
+
+@pytest.mark.parametrize("source, kind, words", [
+    ("d = vars(nn.Linear(2, 2))", "TypeError", "engine's own state"),
+    ("class A:\n    pass\nd = vars(A)", "TypeError", "of a class"),
+    ("d = vars(3)", "TypeError", "must have __dict__ attribute"),
+    ("d = vars()", "TypeError", "inside a function or class body"),
+    ("d = vars(1, 2)", "TypeError", "at most 1 argument"),
+])
+def test_vars_refuses_what_would_hold_the_engines_state(run_err, source, kind, words):
+    e = run_err(source)
+    assert e.type == kind and words in e.message, e.message
+
+
+def test_vars_of_an_argparse_namespace_is_a_new_dict_of_its_arguments(run_ok):
+    _, ns = run_ok("""
+    import argparse
+    p = argparse.ArgumentParser()
+    p.add_argument('--lr', type=float, default=0.1)
+    args = p.parse_args([])
+    d = vars(args)
+    d['lr'] = 5.0
+    """)
+    assert ns.get("d") == {"lr": 5.0} and ns.get("args").lr == 0.1
+
+
 def test_dunder_dict_of_program_objects_as_python_and_a_view_with_an_engine_base():
     # minGPT's CfgNode: self.__dict__.update(kwargs); {k: ... for k, v in self.__dict__.items()}
     from gradserve.engine.program import Namespace, run

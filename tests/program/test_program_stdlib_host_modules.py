@@ -114,9 +114,38 @@ def test_os_has_no_files_and_an_empty_environment():
     assert out == ("False False False False False\nFalse None none d\n0 [] {} {} False\nKeyError 'PATH'\n")
 
 
+def test_os_environ_is_the_sessions_own():
+    """Scripts set variables at their top (vgae_pytorch's `os.environ['CUDA_VISIBLE_DEVICES'] = ""`):
+    a session has its own environment, as CPython's mapping behaves, never the host's."""
+    src = """
+    import os
+    os.environ['CUDA_VISIBLE_DEVICES'] = ""
+    os.environ.setdefault('KMP_DUPLICATE_LIB_OK', 'TRUE')
+    os.environ.update({'A': '1'}, B='2')
+    print(sorted(os.environ.items()), len(os.environ), 'A' in os.environ, os.getenv('B'), os.environ.get('C', 'c'))
+    print(os.environ.pop('A'), os.environ.pop('A', 'gone'), sorted(os.environ), bool(os.environ))
+    del os.environ['B']
+    print(sorted(os.environ.copy().items()), os.environ['CUDA_VISIBLE_DEVICES'] == '')
+    """
+    host_before = dict(host_os.environ)
+    out = program_stdout(src)
+    assert out == ("[('A', '1'), ('B', '2'), ('CUDA_VISIBLE_DEVICES', ''), ('KMP_DUPLICATE_LIB_OK', 'TRUE')] 4 True 2 c\n"
+                   "1 gone ['B', 'CUDA_VISIBLE_DEVICES', 'KMP_DUPLICATE_LIB_OK'] True\n"
+                   "[('CUDA_VISIBLE_DEVICES', ''), ('KMP_DUPLICATE_LIB_OK', 'TRUE')] True\n")
+    assert dict(host_os.environ) == host_before
+    ns1, ns2 = Namespace(), Namespace()
+    assert run("import os\nos.environ['X'] = 'one'", ns1).ok
+    assert run("import os\nseen = os.environ.get('X')\nn = len(os.environ)", ns2).ok
+    assert ns2.get("seen") is None and ns2.get("n") == 0
+    assert run("again = os.environ['X']", ns1).ok and ns1.get("again") == "one"
+
+
 @pytest.mark.parametrize("src, kind", [
-    ("import os\nos.environ['CUDA_VISIBLE_DEVICES'] = '0'", "TypeError"),
-    ("import os\nos.environ.setdefault('A', 'b')", "TypeError"),
+    ("import os\nos.environ['CUDA_VISIBLE_DEVICES'] = 0", "TypeError"),
+    ("import os\nos.environ[1] = 'b'", "TypeError"),
+    ("import os\nos.environ.setdefault('A', None)", "TypeError"),
+    ("import os\ndel os.environ['PATH']", "KeyError"),
+    ("import os\nos.environ.pop('PATH')", "KeyError"),
     ("import os\nos.makedirs('images', exist_ok=True)", "AttributeError"),
     ("import os\nos.listdir('.')", "AttributeError"),
     ("import os\nos.system('true')", "AttributeError"),
@@ -551,3 +580,87 @@ def test_re_refusals(run_err, src, kind):
 def test_re_results_are_bounded(run_err, small_limits):
     e = run_err("import re\ns = 'a' * 900000\nx = re.sub('a', 'bb', s)\n", limits=small_limits)
     assert e.type == "LimitExceeded"
+
+
+# --------------------------------------------------------------------------- unicodedata
+def test_unicodedata_matches_cpython():
+    # the PyTorch NLP tutorials' unicodeToAscii (char-rnn classification, seq2seq translation)
+    assert_same_as_python("""
+    import string
+    import unicodedata
+    all_letters = string.ascii_letters + " .,;'-"
+    def unicodeToAscii(s):
+        return ''.join(
+            c for c in unicodedata.normalize('NFD', s)
+            if unicodedata.category(c) != 'Mn'
+            and c in all_letters
+        )
+    print(unicodeToAscii('Ślusàrski'), unicodeToAscii("O'Néàl"), len(unicodedata.normalize('NFKD', 'ﬁ½')))
+    print(unicodedata.category('A'), unicodedata.combining('\\u0301'), unicodedata.name('é'), unicodedata.numeric('½'))
+    print(unicodedata.decimal('7'), unicodedata.digit('x', -1), unicodedata.lookup('GREEK SMALL LETTER ALPHA'))
+    print(unicodedata.east_asian_width('あ'), unicodedata.bidirectional('a'), unicodedata.mirrored('('))
+    print(unicodedata.is_normalized('NFC', 'é'), unicodedata.normalize('NFC', 'e\\u0301') == 'é')
+    """)
+
+
+@pytest.mark.parametrize("src, kind", [
+    ("import unicodedata\nunicodedata.normalize('NFX', 'a')", "ValueError"),
+    ("import unicodedata\nunicodedata.normalize('NFD', 3)", "TypeError"),
+    ("import unicodedata\nunicodedata.category('ab')", "TypeError"),
+    ("import unicodedata\nunicodedata.name('\\x00')", "ValueError"),
+    ("import unicodedata\nunicodedata.lookup('NO SUCH CHARACTER')", "KeyError"),
+])
+def test_unicodedata_errors_are_cpythons(run_err, src, kind):
+    assert run_err(src).type == kind
+
+
+def test_unicodedata_normalize_is_sized_before_it_runs():
+    from gradserve.engine.program import Limits
+    out = run("import unicodedata\ns = unicodedata.normalize('NFKD', 'ﬁ' * 1000)", Namespace(),
+              Limits(string_length=5000))
+    assert not out.ok and out.error.limit == "string_length"
+    ok = run("import unicodedata\ns = unicodedata.normalize('NFKD', 'a' * 4000)", Namespace(), Limits(string_length=5000))
+    assert ok.ok
+
+
+# --------------------------------------------------------------------------- heapq and bisect
+def test_heapq_and_bisect_match_cpython():
+    # a beam search keeps its hypotheses in a heap of (score, node) with the node's own __lt__;
+    # a concatenated dataset finds an index's part with bisect_right over the cumulative sizes
+    assert_same_as_python("""
+    import bisect
+    import heapq
+
+    class Node:
+        def __init__(self, logp, words):
+            self.logp, self.words = logp, words
+        def __lt__(self, other):
+            return self.logp < other.logp
+        def __repr__(self):
+            return f"Node({self.logp}, {self.words})"
+
+    heap = []
+    for i, logp in enumerate([-1.5, -0.2, -3.0, -0.7, -2.2]):
+        heapq.heappush(heap, (-logp, Node(logp, [i])))
+    best = [heapq.heappop(heap)[1] for _ in range(2)]
+    nums = [5, 1, 8, 3, 9, 2]
+    heapq.heapify(nums)
+    print(best, len(heap), nums[0], heapq.heappushpop(nums, 0), heapq.heapreplace(nums, 7), sorted(nums))
+    print(heapq.nlargest(3, [4, 1, 7, 3]), heapq.nsmallest(2, ['bb', 'a', 'ccc'], key=len))
+    cumulative_sizes = [10, 25, 40]
+    print(bisect.bisect_right(cumulative_sizes, 10), bisect.bisect_left(cumulative_sizes, 10), bisect.bisect(cumulative_sizes, 39))
+    a = [1, 3, 5]
+    bisect.insort(a, 4)
+    bisect.insort_left(a, 0)
+    print(a, bisect.bisect_left([('a', 1), ('c', 3)], 'b', key=lambda p: p[0]))
+    """)
+
+
+@pytest.mark.parametrize("src, kind", [
+    ("import heapq\nheapq.heappush((1, 2), 3)", "TypeError"),
+    ("import heapq\nheapq.heappop([])", "IndexError"),
+    ("import bisect\nbisect.insort((1, 2), 3)", "TypeError"),
+    ("import heapq\nheapq.heappush([1], 'a')", "TypeError"),
+])
+def test_heapq_and_bisect_errors_are_cpythons(run_err, src, kind):
+    assert run_err(src).type == kind

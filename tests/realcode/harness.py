@@ -332,13 +332,18 @@ def resolve_global(glob, path):
 
 # --------------------------------------------------------------------------- running with a Python library
 class _Importer:
-    """``__import__`` that maps ``torch`` and ``torch.*`` to a library (PyTorch or the engine)."""
+    """``__import__`` that maps ``torch`` and ``torch.*`` to a library (PyTorch or the engine), and
+    ``functorch`` to the engine's own where the library is the engine."""
 
     def __init__(self, root):
         self.root = root          # "torch" or "gradserve.engine"
         self.real = builtins.__import__
 
     def __call__(self, name, globals=None, locals=None, fromlist=(), level=0):
+        if level == 0 and self.root != "torch" and (name == "functorch" or name.startswith("functorch.")):
+            name = "torch.functorch" + name[len("functorch"):]   # the engine's functorch (PyTorch's is its own)
+            mod = importlib.import_module(self.root + name[len("torch"):])
+            return mod
         if level == 0 and (name == "torch" or name.startswith("torch.")):
             target = self.root + name[len("torch"):]
             mod = importlib.import_module(target)

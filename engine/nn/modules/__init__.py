@@ -10,4 +10,4 @@ __all__ = sorted(n for n, v in vars(_nn).items()
                  if not n.startswith("_") and isinstance(v, type) and issubclass(v, _nn.Module))
 globals().update({n: getattr(_nn, n) for n in __all__})
 
-from . import batchnorm, loss, module  # noqa: E402
+from . import batchnorm, loss, module, utils  # noqa: E402

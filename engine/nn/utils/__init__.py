@@ -54,7 +54,7 @@ def clip_grad_norm_(parameters, max_norm, norm_type=2.0, error_if_nonfinite=Fals
     for g in grads:
         g._data *= coef.astype(g._data.dtype)
         g._version[0] += 1
-    return Tensor._make(total, False, None)
+    return Tensor._adopt_array(total, False, None)
 
 
 def clip_grad_value_(parameters, clip_value, foreach=None):

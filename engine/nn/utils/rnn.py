@@ -109,7 +109,7 @@ class _PackRows(Op):
             out = xp.zeros((self.total,) + g.shape[1:], dtype=g.dtype)
             out[self.rows] = g
             return (out.reshape(self.next_functions[0][0].shape),)
-        rows = Tensor._make(self.rows, False, None)
+        rows = Tensor._adopt_array(self.rows, False, None)
         shape = tuple(self.next_functions[0][0].shape)
         out = F.index_put(F.zeros((self.total,) + tuple(g.shape[1:]), dtype=g.dtype, device=g.device),
                           (rows,), g, accumulate=True)
@@ -133,7 +133,7 @@ class _PadRows(Op):
         flat = F.reshape(g, (-1,) + tuple(g.shape[2:]))
         if F is _array_ops:
             return (flat[self.rows],)
-        return (F.index_select(flat, 0, Tensor._make(self.rows, False, None)),)
+        return (F.index_select(flat, 0, Tensor._adopt_array(self.rows, False, None)),)
 
 
 def _row_index(batch_sizes, batch):

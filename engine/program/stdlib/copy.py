@@ -46,9 +46,9 @@ def _copy_tensor(x, memo):
                            "https://github.com/pytorch/pytorch/pull/103001")
     data = x._data.copy()
     if isinstance(x, Parameter):
-        new = Parameter(Tensor._make(data, False, None), x.requires_grad)
+        new = Parameter(Tensor._adopt_array(data, False, None), x.requires_grad)
     else:
-        new = Tensor._make(data, x.requires_grad, None)
+        new = Tensor._adopt_array(data, x.requires_grad, None)
     memo[id(x)] = new
     if x.grad is not None:
         new.grad = _deep(x.grad, memo, 1)

@@ -156,6 +156,7 @@ float16, float32, float64 = (_SCALAR_TYPES[n] for n in ("float16", "float32", "f
 complex64, complex128 = _SCALAR_TYPES["complex64"], _SCALAR_TYPES["complex128"]
 half, single, double = float16, float32, float64
 int_, intc, intp, uint, longlong = int64, int32, int64, uint64, int64
+long, ulong, uintc, uintp = int64, uint64, uint32, uint64   # NumPy 2's C-type names
 float_, cdouble, csingle, complex_ = float64, complex128, complex64, complex128
 byte, ubyte, short, ushort = int8, uint8, int16, uint16
 del _n, _d
@@ -180,7 +181,7 @@ class ndarray:
             _check_count(a.size * _str_cost(a.itemsize), "a string array")
         guards.check_shape(a.shape, "a NumPy array")
         self = object.__new__(ndarray)
-        self.__dict__["_t"] = Tensor._make(a, False, None)   # the shell the memory accounting counts
+        self.__dict__["_t"] = Tensor._adopt_array(a, False, None)   # the shell the memory accounting counts
         return self
 
     @property
@@ -274,7 +275,7 @@ class ndarray:
         guards.check_shape(shape, "a NumPy array")
         a = self._a.copy()   # a program's arrays may be viewed elsewhere: the resized one is new
         a.resize(shape, refcheck=False)
-        self.__dict__["_t"] = Tensor._make(a, False, None)
+        self.__dict__["_t"] = Tensor._adopt_array(a, False, None)
 
     def __len__(self):
         return len(self._a)
@@ -1137,7 +1138,7 @@ __all__ = sorted(set(_TABLE) | {
     "seterr", "ndarray", "dtype", "pi", "e", "inf", "nan", "euler_gamma", "newaxis", "bool_", "int8", "int16",
     "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float16", "float32", "float64", "complex64",
     "complex128", "half", "single", "double", "int_", "intc", "intp", "uint", "longlong", "float_", "cdouble",
-    "csingle", "complex_", "byte", "ubyte", "short", "ushort"})
+    "csingle", "complex_", "byte", "ubyte", "short", "ushort", "long", "ulong", "uintc", "uintp"})
 
 
 # --------------------------------------------------------------------------- torch side

@@ -1,8 +1,8 @@
 """Program-side ``os``: what scripts use of it that needs no host, namely ``os.path``'s string
-functions, the separators, and an empty, read-only ``environ`` (``getenv`` gives its default).
+functions, the separators, and the session's own ``environ`` (empty at the start; never the host's).
 Programs have no files, processes or environment: ``makedirs``, ``listdir``, ``system``, ... do
 not exist here, and ``os.path.exists`` is False for every path."""
-from . import check_string, counted
+from . import check_sequence, check_string, counted, session_state
 
 __all__ = ["environ", "getenv", "sep", "altsep", "extsep", "pathsep", "linesep", "curdir", "pardir", "devnull",
            "name", "fspath"]
@@ -18,60 +18,91 @@ def _key(k, what="str expected"):
 
 
 class _Environ:
-    """``os.environ`` in programs: empty and read-only (the host's environment is not theirs)."""
+    """``os.environ`` in programs: the session's own environment, empty when the session starts.
+    A program may set and read its own variables (``os.environ['CUDA_VISIBLE_DEVICES'] = '0'`` at
+    the top of a script); the host's environment is never seen, and nothing set here reaches it."""
     __slots__ = ()
 
+    @staticmethod
+    def _d():
+        return session_state("os.environ", dict)
+
     def __getitem__(self, key):
-        raise KeyError(_key(key))
+        d = self._d()
+        if _key(key) not in d:
+            raise KeyError(key)
+        return d[key]
 
     def __setitem__(self, key, value):
-        raise TypeError("os.environ is read-only in programs: they have no environment")
+        d = self._d()
+        _key(key)
+        _key(value)
+        check_string(len(key) + len(value))
+        if key not in d:
+            check_sequence(len(d) + 1)
+        d[key] = value
 
     def __delitem__(self, key):
-        raise KeyError(_key(key))
+        d = self._d()
+        if _key(key) not in d:
+            raise KeyError(key)
+        del d[key]
 
     def __contains__(self, key):
-        return False
+        return type(key) is str and key in self._d()
 
     def __iter__(self):
-        return iter(())
+        return iter(list(self._d()))
 
     def __len__(self):
-        return 0
+        return len(self._d())
 
     def __bool__(self):
-        return False
+        return bool(self._d())
 
     def get(self, key, default=None):
-        _key(key)
-        return default
+        return self._d().get(_key(key), default)
 
     def keys(self):
-        return []
+        return list(self._d())
 
     def values(self):
-        return []
+        return list(self._d().values())
 
     def items(self):
-        return []
+        return list(self._d().items())
 
     def copy(self):
-        return {}
+        return dict(self._d())
 
     def setdefault(self, key, default=None):
-        raise TypeError("os.environ is read-only in programs: they have no environment")
+        if _key(key) not in self._d():
+            self[key] = default
+        return self._d()[key]
+
+    def pop(self, key, *default):
+        d = self._d()
+        if _key(key) in d:
+            return d.pop(key)
+        if default:
+            return default[0]
+        raise KeyError(key)
+
+    def update(self, other=(), **kwargs):
+        pairs = other.items() if isinstance(other, (dict, _Environ)) else other
+        for k, v in [*counted(pairs), *kwargs.items()]:
+            self[k] = v
 
     def __repr__(self):
-        return "environ({})"
+        return f"environ({self._d()!r})"
 
 
 environ = _Environ()
 
 
 def getenv(key, default=None):
-    """The program's environment is empty: ``default``."""
-    _key(key)
-    return default
+    """The session's own variable ``key`` (see ``environ``), or ``default``."""
+    return environ.get(key, default)
 
 
 def fspath(path):
