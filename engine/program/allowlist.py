@@ -174,7 +174,8 @@ MODULES = {
     "torch.nn": Module(
         host=_E + ".nn",
         children={"functional": "torch.nn.functional", "init": "torch.nn.init", "utils": "torch.nn.utils",
-                  "parallel": "torch.nn.parallel", "parameter": "torch.nn.parameter", "modules": "torch.nn.modules"},
+                  "parallel": "torch.nn.parallel", "parameter": "torch.nn.parameter", "modules": "torch.nn.modules",
+                  "_reduction": "torch.nn._reduction"},
         names=(
             "AdaptiveAvgPool1d", "AdaptiveAvgPool2d", "AvgPool1d", "AvgPool2d", "BCELoss", "BCEWithLogitsLoss",
             "BatchNorm1d", "BatchNorm2d", "BatchNorm3d", "Bilinear", "CELU", "Conv1d", "Conv2d",
@@ -565,7 +566,7 @@ MODULES = {
 
 MODULES["torch.nn.modules"] = Module(
     host=_E + ".nn.modules", children={"module": "torch.nn.modules.module", "loss": "torch.nn.modules.loss",
-                                       "batchnorm": "torch.nn.modules.batchnorm"},
+                                       "batchnorm": "torch.nn.modules.batchnorm", "utils": "torch.nn.modules.utils"},
     names=tuple(n for n in MODULES["torch.nn"].names if n not in ("Parameter", "UninitializedParameter")))
 # The bases PyTorch code subclasses and checks against though their names begin with "_" (custom losses
 # derive from _Loss, IBM's seq2seq checks issubclass(..., _Loss), SAM's bypass_bn isinstance(m, _BatchNorm),
@@ -573,6 +574,13 @@ MODULES["torch.nn.modules"] = Module(
 MODULES["torch.nn.modules.loss"] = Module(
     host=_E + ".nn.modules.loss",
     names=tuple(n for n in MODULES["torch.nn"].names if n.endswith("Loss")) + ("_Loss", "_WeightedLoss"))
+# custom layers normalise their arguments as PyTorch's own do (torchbnn's BayesConv2d: _pair(kernel_size)),
+# and old losses read the reduction through torch.nn._reduction
+MODULES["torch.nn.modules.utils"] = Module(
+    host=_E + ".nn.modules.utils", names=("_ntuple", "_pair", "_quadruple", "_reverse_repeat_tuple", "_single",
+                                          "_triple"))
+MODULES["torch.nn._reduction"] = Module(
+    host=_E + ".nn._reduction", names=("get_enum", "legacy_get_enum", "legacy_get_string"))
 MODULES["torch.nn.modules.batchnorm"] = Module(
     host=_E + ".nn.modules.batchnorm", names=("BatchNorm1d", "BatchNorm2d", "BatchNorm3d", "LazyBatchNorm1d",
                                               "LazyBatchNorm2d", "_BatchNorm"))

@@ -294,3 +294,21 @@ def test_instance_dict_keeps_the_engines_state_out(run_err, source, kind):
 def test_the_views_are_made_by_the_gate_only(run_err, source, kind, message):
     err = run_err("import torch.nn as nn\n" + source + "\n")
     assert err.type == kind and message in err.message, err.to_dict()
+
+
+def test_argument_helpers_of_torch_nn_modules_utils_and_reduction(run_ok):
+    """torchbnn's Bayesian conv layers normalise their arguments with _pair; old losses read the reduction
+    through torch.nn._reduction."""
+    out, _ = run_ok(
+        "from torch.nn.modules.utils import _single, _pair, _triple\n"
+        "from torch.nn import _reduction as _Reduction\n"
+        "import torch.nn as nn\n"
+        "print(_pair(3), _pair((1, 2)), _single(2), _triple(1), nn.modules.utils._quadruple(0))\n"
+        "print(_Reduction.get_enum('sum'), _Reduction.legacy_get_string(None, None, emit_warning=False), nn._reduction.get_enum('none'))\n")
+    assert out.stdout == "(3, 3) (1, 2) (2,) (1, 1, 1) (0, 0, 0, 0)\n2 mean 0\n"
+
+
+def test_vars_of_a_program_module_is_the_same_view(run_ok):
+    out, _ = run_ok("import torch.nn as nn\nclass M(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
+                    "        self.k = 3\nprint(sorted(vars(M())))\n")
+    assert out.stdout == "['k', 'training']\n"
