@@ -2085,6 +2085,8 @@ def pad(input, pad, mode="constant", value=None):
     pairs = [(0, 0)] * input.ndim
     for i in range(nd):
         pairs[input.ndim - 1 - i] = (pad[2 * i], pad[2 * i + 1])
+    if mode in ("constant", "circular") and any(n + min(a, 0) + min(b, 0) < 0 for n, (a, b) in zip(input.shape, pairs)):
+        raise RuntimeError("narrow(): length must be non-negative.")   # cropped past the size, as PyTorch
     if mode == "constant":
         # negative padding crops first; what is left only grows
         if any(a < 0 or b < 0 for a, b in pairs):

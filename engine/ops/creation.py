@@ -293,12 +293,29 @@ def _shape(size, keyword=None):
         size = (keyword,)
     if len(size) == 1 and isinstance(size[0], (list, tuple)):
         size = tuple(size[0])
-    shape = tuple(int(s) for s in size)
+    elif len(size) == 1 and (isinstance(size[0], bool) or type(size[0]) is not int and not _is_index(size[0])):
+        raise TypeError(f"argument 'size' must be tuple of ints, not {type(size[0]).__name__}")
+    shape = tuple(s if type(s) is int else _size_item(s, i) for i, s in enumerate(size))
     for s in shape:
         if s < 0:
             raise RuntimeError(f"Trying to create tensor with negative dimension {s}: {list(shape)}")
     check_elements(shape)
     return shape
+
+
+def _is_index(value):
+    """Whether value stands for an integer as PyTorch reads sizes (an int, a NumPy integer, an
+    integer tensor of one element), never a float or a float tensor."""
+    if isinstance(value, Tensor):
+        return value.numel() == 1 and not value.dtype.is_floating_point
+    return isinstance(value, numbers.Integral)
+
+
+def _size_item(value, pos):
+    if not _is_index(value):
+        raise TypeError(f"argument 'size' must be tuple of ints, but found element of type "
+                        f"{type(value).__name__} at pos {pos}")
+    return int(value)
 
 
 def _xp_dtype(dtype, device, default=None):

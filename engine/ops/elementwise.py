@@ -1217,15 +1217,17 @@ def _ne(self, other):
 # what the arithmetic and comparison operators take besides tensors; anything else (a program's own
 # object, a string, None) makes them answer NotImplemented, as PyTorch's do, so that Python tries the
 # other operand's reflected method (``__radd__``, ``__rmatmul__``, ``__eq__``) and otherwise raises its
-# own TypeError ("unsupported operand type(s) for +: 'Tensor' and 'A'")
-_OPERANDS = (Tensor, numbers.Number, np.ndarray, np.generic, list, tuple)
+# own TypeError ("unsupported operand type(s) for +: 'Tensor' and 'A'"); a list or tuple is no operand
+# either (``x + [1, 2]`` raises, and ``x == [1, 2]`` is False, as in PyTorch)
+_OPERANDS = (Tensor, numbers.Number, np.ndarray, np.generic)
 
 
 def foreign_operand(other):
     """Whether ``other`` is no operand of a tensor operator (a CuPy array is one, and so is what converts
     to an array by its type's ``__array__``, as the programs' NumPy arrays; programs' own classes cannot
     define that method)."""
-    return not isinstance(other, _OPERANDS) and get_array_module(other) is np and not hasattr(type(other), "__array__")
+    return not isinstance(other, _OPERANDS) and (isinstance(other, (list, tuple)) or get_array_module(other) is np
+                                                 and not hasattr(type(other), "__array__"))
 
 
 def _reflecting(fn):
@@ -1322,13 +1324,9 @@ def _register():
     Tensor.copysign_ = _make_inplace(copysign)
     Tensor.fill_ = fill_
     Tensor.zero_ = zero_
-    Tensor.__iadd__ = Tensor.add_
-    Tensor.__isub__ = Tensor.sub_
-    Tensor.__imul__ = Tensor.mul_
-    Tensor.__itruediv__ = Tensor.div_
-    Tensor.__ipow__ = Tensor.pow_
-    Tensor.__ifloordiv__ = Tensor.floor_divide_
-    Tensor.__imod__ = Tensor.remainder_
+    for name, method in (("__iadd__", "add_"), ("__isub__", "sub_"), ("__imul__", "mul_"), ("__itruediv__", "div_"),
+                         ("__ipow__", "pow_"), ("__ifloordiv__", "floor_divide_"), ("__imod__", "remainder_")):
+        setattr(Tensor, name, _reflecting(getattr(Tensor, method)))
 
 
 _register()

@@ -52,7 +52,9 @@ def _convert_index(index, data):
             if t is slice and not (type(item.start) in _PLAIN and type(item.stop) in _PLAIN
                                    and type(item.step) in _PLAIN):
                 item = slice(_opt_int(item.start), _opt_int(item.stop), _opt_int(item.step))
-            if t is slice and item.step is not None and item.step <= 0:
+            if t is slice and item.step is not None and not 0 < item.step < _INT64_LIMIT:
+                if item.step > 0:   # PyTorch's size computation overflows there (an error, or an empty result)
+                    raise RuntimeError(f"slice step {item.step} does not fit in a 64-bit integer")
                 raise ValueError("step must be greater than zero" if item.step else "slice step cannot be zero")
             out.append(item)
         elif t is bool:
@@ -72,6 +74,7 @@ def _convert_index(index, data):
 
 
 _PLAIN = (int, type(None))
+_INT64_LIMIT = 2 ** 63
 
 
 def _index_array(item, data):

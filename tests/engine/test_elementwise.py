@@ -682,3 +682,18 @@ def test_powers_are_pytorchs_bit_for_bit(dtype, exponent):
     want = (torch.tensor(x) ** exponent).numpy()
     assert np.array_equal((gs.tensor(x) ** exponent).numpy(), want)
     assert np.array_equal(gs.tensor(x).pow(exponent).numpy(), want)
+
+
+@pytest.mark.parametrize("op", ["add", "sub", "mul", "truediv", "floordiv", "mod", "pow", "and_", "or_", "xor",
+                                "iadd", "imul", "isub", "itruediv"])
+@pytest.mark.parametrize("other", [[1.0, 2.0], (1.0, 2.0)])
+def test_operators_refuse_lists_and_tuples(lib, op, other):
+    import operator
+    x = lib.tensor([1.0, 2.0]) if op not in ("and_", "or_", "xor") else lib.tensor([1, 2])
+    with pytest.raises(TypeError):
+        getattr(operator, op)(x, other)
+
+
+def test_comparing_with_a_list_is_unequal(lib):
+    x = lib.tensor([1.0, 2.0])
+    assert (x == [1.0, 2.0]) is False and (x != [1.0, 2.0]) is True

@@ -451,3 +451,12 @@ def test_second_order_through_index_and_setitem():
 
     assert gradcheck(f, (x,))
     assert gradgradcheck(f, (x,))
+
+
+def test_a_slice_step_past_int64_raises_runtime_error():
+    # PyTorch's size computation overflows there: an error, or, depending on the build, an empty result
+    x = gs.arange(6.0)
+    with pytest.raises(RuntimeError, match="64-bit"):
+        x[::10 ** 20]
+    assert x[::2 ** 62].tolist() == [0.0]
+    assert x[1:10 ** 20].tolist() == [1.0, 2.0, 3.0, 4.0, 5.0]

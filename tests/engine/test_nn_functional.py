@@ -497,3 +497,14 @@ def test_logsigmoid_and_softplus_at_the_extremes_match_torch():
         np.testing.assert_allclose(got, want, rtol=2e-6, atol=1e-40, err_msg=name)
         assert (np.signbit(got) == np.signbit(want)).all(), name
 
+
+
+@pytest.mark.parametrize("pad", [(-100, 0), (-4, -3), (2, -9), (-7, 2)])
+def test_pad_cropping_past_the_size_raises(lib, pad):
+    with pytest.raises(RuntimeError, match="length must be non-negative"):
+        lib.nn.functional.pad(lib.arange(6.0), pad)
+
+
+@pytest.mark.parametrize("pad, size", [((-6, 0), 0), ((-3, -3), 0), ((-6, 1), 1), ((-5, -1), 0)])
+def test_pad_cropping_to_the_size_leaves_an_empty_or_padded_tensor(lib, pad, size):
+    assert tuple(lib.nn.functional.pad(lib.arange(6.0), pad).shape) == (size,)
