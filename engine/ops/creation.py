@@ -346,7 +346,7 @@ def full(size, fill_value, *, dtype=None, device=None, requires_grad=False, out=
         dtype = _scalar_dtype(fill_value)
     xp, dtype = _xp_dtype(dtype, device)
     size = size if isinstance(size, (list, tuple)) else (size,)
-    value = fill_value.item() if isinstance(fill_value, Tensor) else fill_value
+    value = fill_value.item() if isinstance(fill_value, Tensor) else _dt.checked_scalar(fill_value, dtype.np)
     return _finish(xp.full(_shape(size), value, dtype=dtype.np), requires_grad)
 
 

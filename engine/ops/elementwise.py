@@ -48,9 +48,9 @@ def _coerce(a, b):
     ta, tb = type(a), type(b)
     if ta is tb is _ndarray and a.dtype is b.dtype:
         return a, b
-    if ta is _ndarray and (tb is _float and a.dtype.kind == "f" or tb is _int and a.dtype.kind in "fiu"):
+    if ta is _ndarray and (tb is _float and a.dtype.kind == "f" or tb is _int and (a.dtype.kind == "f" or a.dtype.kind != "b" and 0 <= b < 128)):
         return a, b
-    if tb is _ndarray and (ta is _float and b.dtype.kind == "f" or ta is _int and b.dtype.kind in "fiu"):
+    if tb is _ndarray and (ta is _float and b.dtype.kind == "f" or ta is _int and (b.dtype.kind == "f" or b.dtype.kind != "b" and 0 <= a < 128)):
         return a, b
     want = _result_np(a, b)
     return _cast_to(a, want), _cast_to(b, want)
@@ -85,6 +85,8 @@ class _Meta:
 
 
 def _cast_to(x, np_dtype):
+    if type(x) is _int and np_dtype.kind in "iu":
+        return _wrapped(x, np_dtype)
     if hasattr(x, "dtype"):
         if isinstance(x, (_float, _int)) and not isinstance(x, np.generic):
             # a program's NumPy scalar (a float or int subclass, which NumPy would take as float64
@@ -92,6 +94,15 @@ def _cast_to(x, np_dtype):
             return np_dtype.type(x)
         return x if x.dtype == np_dtype else x.astype(np_dtype)
     return x
+
+
+def _wrapped(x, np_dtype):
+    """A Python int as a scalar of an integer dtype, wrapped into its range as PyTorch casts scalars
+    (-3 as uint8 is 253, 2**40 as int32 is 0); past int64 NumPy raises OverflowError, as PyTorch."""
+    info = np.iinfo(np_dtype)
+    if info.min <= x <= info.max:
+        return x
+    return np.array(x, dtype=np.int64 if x < 0 else np.uint64).astype(np_dtype)[()]
 
 
 def _xp(x):
@@ -719,7 +730,7 @@ class Fill(Op):
 
     def forward(self, x, value):
         out = _xp(x).empty_like(x)
-        out[...] = value
+        out[...] = _dt.checked_scalar(value, x.dtype)
         return out
 
     def backward(self, F, g):

@@ -12,6 +12,7 @@ import warnings
 
 import numpy as np
 
+from .. import dtypes as _dt
 from ..autograd import array_ops as _arr
 from ..autograd.function import Op
 from ..autograd.state import state
@@ -661,7 +662,7 @@ class MaskedFill(Op):
     def forward(self, x, value, mask):
         self.keep(mask)
         self.value_is_tensor = hasattr(value, "shape")
-        return _xp(x).where(mask, value, x).astype(x.dtype, copy=False)
+        return _xp(x).where(mask, _dt.checked_scalar(value, x.dtype), x).astype(x.dtype, copy=False)
 
     def backward(self, F, g, mask):
         gv = F.sum(F.where(mask, g, 0.0)) if self.value_is_tensor else None
