@@ -5,6 +5,7 @@ Broadcasting is not their concern: the backward engine sums every gradient
 back to its input's shape in one place. Type promotion follows
 torch.result_type (see ``_coerce``).
 """
+import collections
 import math
 import numbers
 import warnings
@@ -28,7 +29,8 @@ __all__ = [
     "logical_not", "bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_not", "isnan", "isinf",
     "isfinite", "isclose", "allclose", "nan_to_num", "signbit", "xlogy", "hypot", "logaddexp", "logaddexp2", "sinc",
     "float_power", "copysign", "asinh", "acosh", "atanh", "arcsinh", "arccosh", "arctanh", "deg2rad", "rad2deg",
-    "gcd", "lcm", "isneginf", "isposinf", "isreal", "positive",
+    "gcd", "lcm", "isneginf", "isposinf", "isreal", "positive", "rsub", "ldexp", "frexp", "nextafter",
+    "bitwise_left_shift", "bitwise_right_shift",
 ]
 
 _ndarray = np.ndarray
@@ -183,6 +185,29 @@ class Rsub(Sub):
     """``number - tensor``: PyTorch records rsub(Tensor, Scalar)."""
     __slots__ = ()
     backward_name = "RsubBackward1"
+
+
+class RsubTensor(Sub):
+    """rsub(input, other) with a tensor other: other - input."""
+    __slots__ = ()
+    backward_name = "RsubBackward0"
+
+
+class Nextafter(Op):
+    """The next float after input towards other. PyTorch has no derivative for it and passes the
+    gradient to input unchanged (none to other): so do we."""
+    __slots__ = ()
+    op = "nextafter"
+
+    def forward(self, a, b):
+        a, b = _coerce(a, b)
+        kind = _result_np(a, b)
+        if kind.kind != "f":
+            raise NotImplementedError(f'"nextafter_cpu" not implemented for \'{_SCALAR_NAME[kind.name]}\'')
+        return _xp2(a, b).nextafter(a, b)
+
+    def backward(self, F, g):
+        return g, F.zeros_like(g) if _wants(self, 1) else None
 
 
 class Mul(Op):
@@ -798,6 +823,26 @@ def _integer_pair(fn, name):
     return forward
 
 
+def _shift(left):
+    def forward(xp, a, b):
+        a, b = _coerce(a, b)
+        kind = _result_np(a, b)
+        if kind.kind == "f":
+            name = "lshift" if left else "rshift"
+            raise NotImplementedError(f'"{name}_cpu" not implemented for \'{_SCALAR_NAME[kind.name]}\'')
+        a = xp.asarray(a, dtype=kind)
+        b = xp.asarray(b)
+        bits = 8 * kind.itemsize
+        past = (b < 0) | (b >= bits)   # a shift by the width or more (or by a negative) has every bit out
+        safe = xp.where(past, 0, b).astype(kind)
+        if left:
+            return xp.where(past, 0, xp.left_shift(a, safe)).astype(kind)
+        return xp.where(past, xp.where(a < 0, -1, 0), xp.right_shift(a, safe)).astype(kind)
+    return forward
+
+
+LeftShift = _nondiff("bitwise_left_shift", _shift(True))
+RightShift = _nondiff("bitwise_right_shift", _shift(False))
 Gcd = _nondiff("gcd", _integer_pair(lambda xp, a, b: xp.gcd(a, b), "gcd"))
 Lcm = _nondiff("lcm", _integer_pair(lambda xp, a, b: xp.lcm(a, b), "lcm"))
 
@@ -990,6 +1035,63 @@ def xlogy(input, other, *, out=None):
     return Xlogy.apply(input, other)
 
 
+def rsub(input, other, *, alpha=1):
+    """Subtracts input, scaled by alpha, from other."""
+    if alpha != 1:
+        input = Mul.apply(input, alpha)
+    return (RsubTensor if isinstance(other, Tensor) else Rsub).apply(other, input)
+
+
+def _require_tensor(name, argument, value, position):
+    if not isinstance(value, Tensor):
+        raise TypeError(f"{name}(): argument '{argument}' (position {position}) must be Tensor, "
+                        f"not {type(value).__name__}")
+
+
+def ldexp(input, other, *, out=None):
+    """Multiplies input by 2 ** other (integer inputs give the default float dtype)."""
+    _require_tensor("ldexp", "input", input, 1)
+    _require_tensor("ldexp", "other", other, 2)
+    return mul(input, pow(2.0, other))
+
+
+FrexpResult = collections.namedtuple("frexp", ["mantissa", "exponent"])
+FrexpResult.__module__ = "torch.return_types"
+
+
+def frexp(input, *, out=None):
+    """Decomposes input into mantissa and exponent (int32): input = mantissa * 2 ** exponent, with
+    the mantissa's magnitude in [0.5, 1). The mantissa's gradient is 2 ** -exponent."""
+    x = input._data
+    if x.dtype.kind != "f":
+        raise RuntimeError("torch.frexp() only supports floating-point dtypes")
+    _, exponent = _xp(x).frexp(x)
+    scale = Tensor._make(_xp(x).ldexp(x.dtype.type(1), -exponent), False, None)
+    return FrexpResult(mul(input, scale), Tensor._make(exponent.astype(np.int32), False, None))
+
+
+def nextafter(input, other, *, out=None):
+    """The next floating-point value after input towards other, elementwise."""
+    _require_tensor("nextafter", "other", other, 2)
+    return Nextafter.apply(input, other)
+
+
+def _lshift(self, other):
+    return LeftShift.apply(self, other)
+
+
+def _rlshift(self, other):
+    return LeftShift.apply(other, self)
+
+
+def _rshift(self, other):
+    return RightShift.apply(self, other)
+
+
+def _rrshift(self, other):
+    return RightShift.apply(other, self)
+
+
 def float_power(input, exponent, *, out=None):
     """input ** exponent computed in double precision (float64 result whatever the dtypes), so its
     gradients are pow's."""
@@ -1008,7 +1110,7 @@ def _float_power_(self, exponent):
     return self._inplace(float_power, exponent)
 
 
-_SCALAR_NAME = {"float32": "Float", "float16": "Half", "int64": "Long", "int32": "Int", "int16": "Short",
+_SCALAR_NAME = {"float32": "Float", "float64": "Double", "float16": "Half", "int64": "Long", "int32": "Int", "int16": "Short",
                 "int8": "Char", "uint8": "Byte", "bool": "Bool"}
 
 
@@ -1110,6 +1212,7 @@ def _binary_fn(cls):
 eq, ne, lt, le, gt, ge = (_binary_fn(c) for c in (Eq, Ne, Lt, Le, Gt, Ge))
 logical_and, logical_or, logical_xor = (_binary_fn(c) for c in (LogicalAnd, LogicalOr, LogicalXor))
 bitwise_and, bitwise_or, bitwise_xor = (_binary_fn(c) for c in (BitwiseAnd, BitwiseOr, BitwiseXor))
+bitwise_left_shift, bitwise_right_shift = _binary_fn(LeftShift), _binary_fn(RightShift)
 logical_not = _unary_fn(LogicalNot, "Computes the element-wise logical NOT of the given input tensor.")
 bitwise_not = _unary_fn(BitwiseNot, "Computes the bitwise NOT of the given input tensor.")
 isnan = _unary_fn(Isnan, "Returns a new tensor with boolean elements representing if each element is NaN.")
@@ -1260,6 +1363,7 @@ _OPERATORS = {
     "__abs__": abs, "__eq__": _eq, "__ne__": _ne, "__lt__": lt, "__le__": le, "__gt__": gt,
     "__ge__": ge, "__invert__": _invert, "__and__": bitwise_and, "__rand__": bitwise_and,
     "__or__": bitwise_or, "__ror__": bitwise_or, "__xor__": bitwise_xor, "__rxor__": bitwise_xor,
+    "__lshift__": _lshift, "__rlshift__": _rlshift, "__rshift__": _rshift, "__rrshift__": _rrshift,
 }
 
 _UNARY_OPERATORS = frozenset(("__neg__", "__pos__", "__abs__", "__invert__"))
@@ -1276,7 +1380,7 @@ _METHODS = [
     "bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_not", "isnan", "isinf", "isfinite",
     "isclose", "allclose", "nan_to_num", "signbit", "xlogy", "hypot", "logaddexp", "logaddexp2", "sinc",
     "asinh", "acosh", "atanh", "arcsinh", "arccosh", "arctanh", "deg2rad", "rad2deg", "gcd", "lcm", "isneginf",
-    "isposinf", "isreal", "positive",
+    "isposinf", "isreal", "positive", "ldexp", "frexp", "nextafter", "bitwise_left_shift", "bitwise_right_shift",
 ]
 
 # in-place variants: name_ runs the out-of-place op and writes the result back
@@ -1289,6 +1393,7 @@ _INPLACE = [
     "negative", "subtract", "multiply", "divide", "true_divide", "maximum", "minimum", "atan2",
     "hypot", "xlogy", "absolute", "sgn", "fix", "arcsin", "arccos", "arctan", "arctan2", "sinc",
     "asinh", "acosh", "atanh", "arcsinh", "arccosh", "arctanh", "deg2rad", "rad2deg", "gcd", "lcm",
+    "ldexp", "nextafter", "bitwise_left_shift", "bitwise_right_shift",
 ]
 
 

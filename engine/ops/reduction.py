@@ -17,13 +17,13 @@ from ..autograd.function import Op
 from ..device import get_array_module
 from ..limits import check_elements
 from ..tensor import Tensor, _wrap_dim
-from .elementwise import maximum, minimum
+from .elementwise import FrexpResult, maximum, minimum
 from .indexing import Gather
 
 __all__ = ["sum", "mean", "prod", "max", "min", "amax", "amin", "argmax", "argmin", "var", "std",
            "var_mean", "std_mean", "logsumexp", "logcumsumexp", "norm", "cumsum", "cumprod", "cummax", "cummin", "all",
            "any",
-           "count_nonzero", "sort", "argsort", "topk", "median", "kthvalue", "searchsorted", "bucketize",
+           "count_nonzero", "sort", "argsort", "topk", "median", "kthvalue", "mode", "searchsorted", "bucketize",
            "return_types"]
 
 _int64 = np.int64
@@ -325,6 +325,12 @@ class KthvalueValues(SelectAlong):
     backward_name = "KthvalueBackward0"
 
 
+class ModeValues(SelectAlong):
+    __slots__ = ()
+    op = "mode"
+    backward_name = "ModeBackward0"
+
+
 # --------------------------------------------------------------- spread
 class Var(Reduction):
     """var with ``correction`` (Bessel's by default): d/dx = 2 (x - mean) / (N - correction)."""
@@ -538,6 +544,8 @@ class return_types:
     median = _named_pair("median")
     nanmedian = _named_pair("nanmedian")
     kthvalue = _named_pair("kthvalue")
+    mode = _named_pair("mode")
+    frexp = FrexpResult
     cummax = _named_pair("cummax")
     cummin = _named_pair("cummin")
 
@@ -834,6 +842,38 @@ def kthvalue(input, k, dim=-1, keepdim=False, *, out=None):
     return _select(KthvalueValues, return_types.kthvalue, input, index, d, keepdim)
 
 
+def _mode_index(x, d):
+    """Along axis d, the index of the most frequent value (keepdim-shaped): ties go to the smallest
+    value, and its last occurrence is the index, as PyTorch's CPU kernel; NaNs never equal each other."""
+    xp = _xp(x)
+    moved = xp.moveaxis(x, d, -1)
+    order = xp.argsort(moved, axis=-1, kind="stable")
+    ranked = xp.take_along_axis(moved, order, axis=-1)
+    n = ranked.shape[-1]
+    pos = xp.arange(n)
+    starts = xp.ones(ranked.shape, dtype=bool)
+    starts[..., 1:] = ranked[..., 1:] != ranked[..., :-1]
+    ends = xp.ones(ranked.shape, dtype=bool)
+    ends[..., :-1] = starts[..., 1:]
+    run_start = xp.maximum.accumulate(xp.where(starts, pos, 0), axis=-1)
+    run_end = xp.flip(xp.minimum.accumulate(xp.flip(xp.where(ends, pos, n), -1), axis=-1), -1)
+    length = xp.where(starts, run_end - run_start + 1, 0)
+    first = xp.argmax(length, axis=-1)[..., None]   # the first longest run: the smallest value
+    last = first + xp.take_along_axis(length, first, axis=-1) - 1
+    return xp.moveaxis(xp.take_along_axis(order, last, axis=-1), -1, d)
+
+
+def mode(input, dim=-1, keepdim=False):
+    """The most frequent value along dim and the index of its last occurrence, as (values, indices);
+    ties go to the smallest value. The gradient goes to the element picked."""
+    x = input._data
+    d = _wrap_dim(dim, x.ndim)
+    if x.ndim == 0:
+        return _select(ModeValues, return_types.mode, input, _xp(x).zeros((), _int64), 0, keepdim)
+    _require_nonempty(x, "mode", (d,))
+    return _select(ModeValues, return_types.mode, input, _mode_index(x, d), d, keepdim)
+
+
 def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=None, sorter=None, out=None):
     """Indices where the values of input would be inserted into the innermost dimension of
     sorted_sequence to keep it sorted (no gradient: the answer is an index)."""
@@ -881,7 +921,7 @@ def _register():
                  "norm", "cumsum", "cumprod", "cummax", "cummin", "logcumsumexp", "all", "any", "count_nonzero", "sort",
                  "argsort",
                  "topk",
-                 "median", "kthvalue"):
+                 "median", "kthvalue", "mode"):
         setattr(Tensor, name, globals()[name])
     Tensor.max = max
     Tensor.min = min

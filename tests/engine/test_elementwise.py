@@ -697,3 +697,73 @@ def test_operators_refuse_lists_and_tuples(lib, op, other):
 def test_comparing_with_a_list_is_unequal(lib):
     x = lib.tensor([1.0, 2.0])
     assert (x == [1.0, 2.0]) is False and (x != [1.0, 2.0]) is True
+
+
+# rsub, ldexp and frexp: differentiable, checked by gradcheck and against PyTorch
+NEW_OPS = {
+    "rsub_tensor": (lambda T, a, b: T.rsub(a, b, alpha=2), [(3, 4), (4,)]),
+    "rsub_number": (lambda T, a: T.rsub(a, 1.5), [(3, 4)]),
+    # non-negative integer exponents: PyTorch 2.13's ldexp gradient computes 2 ** other in integers, so
+    # its gradient for a negative one is 0 (ours is 2 ** other, test_ldexp_gradient_for_negative_exponents)
+    "ldexp": (lambda T, a: T.ldexp(a, T.tensor([[1], [0], [3]])), [(3, 4)]),
+    "ldexp_float_exponent": (lambda T, a, e: T.ldexp(a, e), [(3, 4), (4,)]),
+    "frexp": (lambda T, a: T.frexp(a * 10)[0], [(3, 4)]),
+}
+
+
+@pytest.mark.parametrize("name", sorted(NEW_OPS))
+def test_rsub_ldexp_frexp_gradients(name):
+    fn, shapes = NEW_OPS[name]
+    check_gradients(fn, shapes)
+
+
+@pytest.mark.parametrize("name", [pytest.param(n, marks=needs_torch) for n in sorted(NEW_OPS)])
+def test_rsub_ldexp_frexp_match_torch(name):
+    fn, shapes = NEW_OPS[name]
+    compare_with_torch(fn, shapes)
+
+
+def test_ldexp_gradient_for_negative_exponents():
+    x = gs.tensor([1.0, 3.0], requires_grad=True)
+    gs.ldexp(x, gs.tensor([-2, 1])).sum().backward()
+    assert x.grad.tolist() == [0.25, 2.0]
+
+
+def test_frexp_splits_into_mantissa_and_int32_exponent(lib):
+    m, e = lib.frexp(lib.tensor([0.0, -0.0, 3.0, -10.0, float("inf")]))
+    assert m.tolist()[2:4] == [0.75, -0.625] and e.dtype == lib.int32 and e.tolist() == [0, 0, 2, 4, 0]
+    with pytest.raises(RuntimeError, match="floating-point"):
+        lib.frexp(lib.tensor([1, 2]))
+
+
+def test_ldexp_wants_tensors_and_gives_floats(lib):
+    assert lib.ldexp(lib.tensor([1, 2]), lib.tensor([3, 1])).tolist() == [8.0, 4.0]
+    with pytest.raises(TypeError):
+        lib.ldexp(lib.tensor([1.0]), 2)
+
+
+def test_nextafter_steps_one_ulp_and_passes_the_gradient_through(lib):
+    x = lib.tensor([1.0, 2.0], requires_grad=True)
+    y = lib.nextafter(x, lib.tensor([2.0, 1.0]))
+    assert y[0].item() > 1.0 and y[1].item() < 2.0
+    y.sum().backward()
+    assert x.grad.tolist() == [1.0, 1.0]
+    with pytest.raises(RuntimeError, match="not implemented"):
+        lib.nextafter(lib.tensor([1]), lib.tensor([2]))
+
+
+@pytest.mark.parametrize("expr, expected", [
+    (lambda T: T.tensor([1, 2]) << 1, [2, 4]), (lambda T: 1 << T.tensor([1, 2]), [2, 4]),
+    (lambda T: T.tensor([-8, 8]) >> 1, [-4, 4]), (lambda T: T.tensor([1, 2], dtype=T.uint8) << 9, [0, 0]),
+    (lambda T: T.tensor([1]) << 64, [0]), (lambda T: T.tensor([1]) << -1, [0]), (lambda T: T.tensor([-8]) >> 70, [-1]),
+    (lambda T: T.bitwise_left_shift(T.tensor([1, -2], dtype=T.int32), 3), [8, -16]),
+    (lambda T: T.bitwise_right_shift(T.tensor([5, 9]), T.tensor([1, 2])), [2, 2]),
+    (lambda T: T.tensor([True]) << 1, [2]),
+])
+def test_shifts_as_pytorch(lib, expr, expected):
+    assert expr(lib).tolist() == expected
+
+
+def test_shifting_floats_is_not_implemented(lib):
+    with pytest.raises(RuntimeError, match="shift_cpu"):
+        lib.tensor([1.0]) << 1
