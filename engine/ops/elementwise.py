@@ -6,6 +6,7 @@ back to its input's shape in one place. Type promotion follows
 torch.result_type (see ``_coerce``).
 """
 import collections
+import functools
 import math
 import numbers
 import warnings
@@ -956,26 +957,49 @@ def neg(input, *, out=None):
     return Neg.apply(input)
 
 
+def _require_tensor(name, argument, value, position):
+    if not isinstance(value, Tensor):
+        raise TypeError(f"{name}(): argument '{argument}' (position {position}) must be Tensor, "
+                        f"not {type(value).__name__}")
+
+
+def _tensors_only(fn):
+    """For the binary functions PyTorch declares on two tensors only (no number overload):
+    a number in either place is a TypeError, as there."""
+    @functools.wraps(fn)
+    def checked(input, other, *args, **kwargs):
+        if not (isinstance(input, Tensor) and isinstance(other, Tensor)):
+            _require_tensor(fn.__name__, "input", input, 1)
+            _require_tensor(fn.__name__, "other", other, 2)
+        return fn(input, other, *args, **kwargs)
+    return checked
+
+
+@_tensors_only
 def maximum(input, other, *, out=None):
     """Computes the element-wise maximum of input and other."""
     return Maximum.apply(input, other)
 
 
+@_tensors_only
 def minimum(input, other, *, out=None):
     """Computes the element-wise minimum of input and other."""
     return Minimum.apply(input, other)
 
 
+@_tensors_only
 def fmax(input, other, *, out=None):
     """Element-wise maximum that prefers the number where one operand is NaN."""
     return Fmax.apply(input, other)
 
 
+@_tensors_only
 def fmin(input, other, *, out=None):
     """Element-wise minimum that prefers the number where one operand is NaN."""
     return Fmin.apply(input, other)
 
 
+@_tensors_only
 def atan2(input, other, *, out=None):
     """Element-wise arctangent of input / other, with the quadrant."""
     return Atan2.apply(input, other)
@@ -1042,12 +1066,6 @@ def rsub(input, other, *, alpha=1):
     return (RsubTensor if isinstance(other, Tensor) else Rsub).apply(other, input)
 
 
-def _require_tensor(name, argument, value, position):
-    if not isinstance(value, Tensor):
-        raise TypeError(f"{name}(): argument '{argument}' (position {position}) must be Tensor, "
-                        f"not {type(value).__name__}")
-
-
 def ldexp(input, other, *, out=None):
     """Multiplies input by 2 ** other (integer inputs give the default float dtype)."""
     _require_tensor("ldexp", "input", input, 1)
@@ -1070,9 +1088,9 @@ def frexp(input, *, out=None):
     return FrexpResult(mul(input, scale), Tensor._make(exponent.astype(np.int32), False, None))
 
 
+@_tensors_only
 def nextafter(input, other, *, out=None):
     """The next floating-point value after input towards other, elementwise."""
-    _require_tensor("nextafter", "other", other, 2)
     return Nextafter.apply(input, other)
 
 
@@ -1133,16 +1151,19 @@ def copysign(input, other, *, out=None):
     return where(signbit(other), neg(a), a)
 
 
+@_tensors_only
 def hypot(input, other):
     return sqrt(add(mul(input, input), mul(other, other)))
 
 
+@_tensors_only
 def logaddexp(input, other):
     """log(exp(input) + exp(other)), computed without overflow."""
     m = maximum(input, other).detach()
     return add(m, log(add(exp(sub(input, m)), exp(sub(other, m)))))
 
 
+@_tensors_only
 def logaddexp2(input, other):
     """log2(2 ** input + 2 ** other), computed without overflow."""
     m = maximum(input, other).detach()
@@ -1210,7 +1231,7 @@ def _binary_fn(cls):
 
 
 eq, ne, lt, le, gt, ge = (_binary_fn(c) for c in (Eq, Ne, Lt, Le, Gt, Ge))
-logical_and, logical_or, logical_xor = (_binary_fn(c) for c in (LogicalAnd, LogicalOr, LogicalXor))
+logical_and, logical_or, logical_xor = (_tensors_only(_binary_fn(c)) for c in (LogicalAnd, LogicalOr, LogicalXor))
 bitwise_and, bitwise_or, bitwise_xor = (_binary_fn(c) for c in (BitwiseAnd, BitwiseOr, BitwiseXor))
 bitwise_left_shift, bitwise_right_shift = _binary_fn(LeftShift), _binary_fn(RightShift)
 logical_not = _unary_fn(LogicalNot, "Computes the element-wise logical NOT of the given input tensor.")
@@ -1226,7 +1247,7 @@ acosh = _unary_fn(Acosh, "Returns the inverse hyperbolic cosine of the elements 
 atanh = _unary_fn(Atanh, "Returns the inverse hyperbolic tangent of the elements of input.")
 deg2rad = _unary_fn(Deg2rad, "Converts angles in degrees to radians.")
 rad2deg = _unary_fn(Rad2deg, "Converts angles in radians to degrees.")
-gcd, lcm = _binary_fn(Gcd), _binary_fn(Lcm)
+gcd, lcm = _tensors_only(_binary_fn(Gcd)), _tensors_only(_binary_fn(Lcm))
 
 
 def isreal(input):

@@ -767,3 +767,21 @@ def test_shifts_as_pytorch(lib, expr, expected):
 def test_shifting_floats_is_not_implemented(lib):
     with pytest.raises(RuntimeError, match="shift_cpu"):
         lib.tensor([1.0]) << 1
+
+
+@pytest.mark.parametrize("name", ["maximum", "minimum", "fmax", "fmin", "atan2", "arctan2", "hypot", "logaddexp",
+                                  "logaddexp2", "logical_and", "logical_or", "logical_xor", "nextafter"])
+def test_binary_functions_on_two_tensors_refuse_numbers(lib, name):
+    x = lib.tensor([1.0, 2.0])
+    for args in ((x, 2), (x, 2.5), (2, x)):
+        with pytest.raises(TypeError, match="must be Tensor"):
+            getattr(lib, name)(*args)
+    with pytest.raises(TypeError, match="must be Tensor"):
+        getattr(x, name)(1.5)
+
+
+def test_gcd_and_lcm_refuse_numbers(lib):
+    with pytest.raises(TypeError, match="must be Tensor"):
+        lib.gcd(lib.tensor([4]), 2)
+    with pytest.raises(TypeError, match="must be Tensor"):
+        lib.lcm(lib.tensor([4]), 2)
