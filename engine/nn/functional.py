@@ -2855,9 +2855,22 @@ def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_
 
 
 # ====================================================================== Tensor methods
+def _dim_required(fn):
+    """torch.softmax and Tensor.softmax (and log_softmax) take dim as a required argument: only
+    F.softmax has PyTorch's deprecated implicit dim."""
+    def call(input, dim, dtype=None):
+        return fn(input, dim, dtype=dtype)
+    call.__name__ = call.__qualname__ = fn.__name__
+    call.__doc__ = fn.__doc__
+    return call
+
+
+torch_softmax, torch_log_softmax = _dim_required(softmax), _dim_required(log_softmax)
+
+
 def _register():
-    Tensor.softmax = lambda self, dim=None, dtype=None: softmax(self, dim, dtype=dtype)
-    Tensor.log_softmax = lambda self, dim=None, dtype=None: log_softmax(self, dim, dtype=dtype)
+    Tensor.softmax = torch_softmax
+    Tensor.log_softmax = torch_log_softmax
 
 
 _register()

@@ -312,6 +312,8 @@ def nanmedian(input, dim=None, keepdim=False):
     if dim is None:
         flat = input.reshape(-1)
         if x.size == 0:
+            if x.dtype.kind == "f":
+                return input.mean()   # NaN, as PyTorch's
             raise IndexError("nanmedian(): Expected reduction dim to be specified for input.numel() == 0.")
         data = flat._data
         order = xp.argsort(data, kind="stable")   # NaN sorts last

@@ -269,13 +269,17 @@ class RoundedDiv(Op):
 
 
 class FloorDivide(RoundedDiv):
-    """``a // b``: not differentiable (PyTorch has no derivative for floor_divide)."""
+    """``a // b``: PyTorch records it (the result requires grad) but has no derivative for it, so a
+    backward through it raises."""
     __slots__ = ()
     op = "floor_divide"
-    differentiable = False
+    backward_name = "NotImplemented"
 
     def forward(self, a, b):
         return RoundedDiv.forward(self, a, b, "floor")
+
+    def backward(self, F, g):
+        raise RuntimeError("derivative for aten::floor_divide is not implemented")
 
 
 class Remainder(Op):
@@ -293,7 +297,11 @@ class Remainder(Op):
         return a % b
 
     def backward(self, F, g, a, b):
-        return g, -g * (a // b) if _wants(self, 1) else None
+        if not _wants(self, 1):
+            return g, None
+        # under create_graph, div(rounding_mode="floor") (zero derivative) as PyTorch: floor_divide has none
+        q = RoundedDiv.apply(a, b, "floor") if isinstance(a, Tensor) or isinstance(b, Tensor) else a // b
+        return g, -g * q
 
 
 class Fmod(Op):
@@ -437,7 +445,8 @@ Log10 = _unary("log10", lambda xp, x: xp.log10(x), lambda F, g, x: g / (x * _LN1
 Log1p = _unary("log1p", lambda xp, x: xp.log1p(x), lambda F, g, x: g / (x + 1))
 Sqrt = _unary("sqrt", lambda xp, x: xp.sqrt(x), lambda F, g, y: g / (2 * y), "y")
 Rsqrt = _unary("rsqrt", lambda xp, x: 1 / xp.sqrt(x), lambda F, g, y: -0.5 * g * y * y * y, "y")
-Square = _unary("square", lambda xp, x: x * x, lambda F, g, x: 2 * g * x, floating=False)
+Square = _unary("square", lambda xp, x: x * x if x.dtype.kind != "b" else x.astype(np.int64),   # pow(bool, 2): int64
+                lambda F, g, x: 2 * g * x, floating=False)
 Reciprocal = _unary("reciprocal", lambda xp, x: 1 / x, lambda F, g, y: -g * y * y, "y")
 Sin = _unary("sin", lambda xp, x: xp.sin(x), lambda F, g, x: g * F.cos(x))
 Cos = _unary("cos", lambda xp, x: xp.cos(x), lambda F, g, x: -g * F.sin(x))
@@ -1281,6 +1290,8 @@ def allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
 
 def nan_to_num(input, nan=0.0, posinf=None, neginf=None):
     """Replaces NaN, positive infinity and negative infinity with the given numbers."""
+    if input._data.dtype.kind != "f":   # nothing to replace: a copy of the same dtype, as PyTorch
+        return input.clone()
     x = input
     x = where(isnan(x), nan, x)
     big = float(np.finfo(x._data.dtype).max) if x._data.dtype.kind == "f" else 0

@@ -75,6 +75,11 @@ def _require_float(x, name):
                            f"Got {_dt.from_numpy_dtype(x.dtype).name.capitalize()} instead.")
 
 
+def _refuse_bool(x, kernel):
+    if x.dtype == np.bool_:
+        raise NotImplementedError(f'"{kernel}" not implemented for \'Bool\'')
+
+
 def _require_nonempty(x, name, axes):
     if x.size == 0:
         if axes is None:
@@ -615,6 +620,8 @@ def min(input, dim=None, keepdim=False, *, out=None):
 
 def _arg_extreme(arg, input, dim, keepdim):
     x = input._data
+    if x.dtype == np.bool_:
+        raise RuntimeError(f"{arg}(): does not support bool input")
     if dim is None:
         _require_nonempty(x, arg, None)
         out = _array(getattr(x.reshape(-1), arg)())
@@ -673,7 +680,7 @@ def std_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
         input, None if isinstance(dim, bool) else dim, keepdim)
 
 
-def logsumexp(input, dim=None, keepdim=False):
+def logsumexp(input, dim, keepdim=False):
     """Returns the log of summed exponentials over the given dimension(s), computed stably."""
     return Logsumexp.apply(input, axes=_dims(dim, input._data.ndim), keepdim=keepdim)
 
@@ -717,8 +724,8 @@ def _logical(name, input, dim, keepdim):
     x = input._data
     axes = _dims(dim, x.ndim)
     _check_result(x, axes)
-    out = getattr(x, name)(axis=axes, keepdims=keepdim)
-    return Tensor._make(_array(out), False, None)
+    out = _array(getattr(x, name)(axis=axes, keepdims=keepdim))
+    return Tensor._make(out.astype(x.dtype) if x.dtype == np.uint8 else out, False, None)   # uint8 stays, as PyTorch
 
 
 def all(input, dim=None, keepdim=False):
@@ -799,6 +806,8 @@ def argsort(input, dim=-1, descending=False, stable=False):
 def topk(input, k, dim=-1, largest=True, sorted=True):
     """Returns the k largest (or smallest) elements along a dimension, as (values, indices)."""
     x = input._data
+    if x.dtype == np.bool_:
+        raise RuntimeError("topk does not support bool dtypes on CPU")
     d = _wrap_dim(dim, x.ndim)
     n = x.shape[d] if x.ndim else 1
     if not 0 <= k <= n:
@@ -810,7 +819,10 @@ def topk(input, k, dim=-1, largest=True, sorted=True):
 def median(input, dim=None, keepdim=False):
     """The lower median of all elements; with ``dim``, (values, indices) along it. NaN propagates."""
     x = input._data
+    _refuse_bool(x, "median_cpu" if dim is None else "median_out")
     if dim is None:
+        if x.size == 0 and x.dtype.kind == "f":
+            return Mean.apply(input, axes=None, keepdim=False, dtype=None)   # NaN, as PyTorch's
         _require_nonempty(x, "median", None)
         return Median.apply(input, axes=None, keepdim=False)
     d = _wrap_dim(dim, x.ndim)
@@ -830,6 +842,7 @@ def kthvalue(input, k, dim=-1, keepdim=False, *, out=None):
     """The k-th smallest element along dim (k from 1), as (values, indices); NaN sorts last, as
     PyTorch's. The gradient goes to the element picked (SelectAlong, as median's)."""
     x = input._data
+    _refuse_bool(x, "kthvalue_cpu")
     d = _wrap_dim(dim, x.ndim)
     n = x.shape[d] if x.ndim else 1
     if x.ndim:

@@ -264,11 +264,6 @@ def test_rounding_division_has_zero_gradient(lib):
         assert grads(lib, lambda a, b: lib.div(a, b, rounding_mode=mode), [3.0, -3.0], [2.0, 2.0]) == [[0.0] * 2] * 2
 
 
-def test_floor_divide_is_not_differentiable():
-    x = gs.tensor([3.0, -3.0], requires_grad=True)
-    assert not (x // 2).requires_grad
-
-
 def test_round_is_half_to_even(lib):
     assert lib.round(lib.tensor([0.5, 1.5, 2.5, -0.5, -1.5])).tolist() == [0.0, 2.0, 2.0, -0.0, -2.0]
 
@@ -785,3 +780,30 @@ def test_gcd_and_lcm_refuse_numbers(lib):
         lib.gcd(lib.tensor([4]), 2)
     with pytest.raises(TypeError, match="must be Tensor"):
         lib.lcm(lib.tensor([4]), 2)
+
+
+def test_square_of_bool_is_int64(lib):
+    out = lib.square(lib.tensor([True, False]))
+    assert out.dtype == lib.int64 and out.tolist() == [1, 0]
+
+
+def test_nan_to_num_keeps_integer_dtypes(lib):
+    for dtype in (lib.int64, lib.int32, lib.uint8, lib.bool):
+        assert lib.nan_to_num(lib.tensor([1, 0], dtype=dtype)).dtype == dtype
+
+
+def test_floor_divide_is_recorded_but_has_no_derivative(lib):
+    x = lib.tensor([3.0, 5.0], requires_grad=True)
+    y = x // 2
+    assert y.requires_grad and y.grad_fn is not None and y.tolist() == [1.0, 2.0]
+    with pytest.raises(RuntimeError, match="derivative for aten::floor_divide is not implemented"):
+        y.sum().backward()
+
+
+def test_torch_softmax_requires_dim_but_functional_softmax_does_not(lib):
+    with pytest.raises(TypeError):
+        lib.softmax(lib.ones(2))
+    with pytest.raises(TypeError):
+        lib.ones(2).log_softmax()
+    assert lib.softmax(lib.ones(2), 0, lib.float64).dtype == lib.float64
+    assert lib.nn.functional.softmax(lib.ones(2)).tolist() == [0.5, 0.5]

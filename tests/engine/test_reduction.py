@@ -459,3 +459,29 @@ def test_mode_gradient_goes_to_the_picked_element():
 @pytest.mark.skipif(torch is None, reason="PyTorch is not installed")
 def test_mode_matches_torch():
     compare_with_torch(lambda T, a: T.mode(T.cat([a, a[:, :2]], 1), 1, keepdim=True).values, [(3, 4)])
+
+
+def test_logsumexp_requires_dim(lib):
+    with pytest.raises(TypeError):
+        lib.logsumexp(lib.ones(2))
+    with pytest.raises(TypeError):
+        lib.ones(2).logsumexp()
+
+
+def test_all_and_any_keep_uint8(lib):
+    x = lib.tensor([[1, 0, 2]], dtype=lib.uint8)
+    assert lib.all(x).dtype == lib.uint8 and x.any(1).dtype == lib.uint8 and x.any(1).tolist() == [1]
+    assert lib.all(x > 0).dtype == lib.bool
+
+
+@pytest.mark.parametrize("call", [
+    lambda T, b: T.argmax(b), lambda T, b: T.argmin(b, 0), lambda T, b: T.topk(b, 1), lambda T, b: T.median(b),
+    lambda T, b: T.median(b, 0), lambda T, b: T.kthvalue(b, 1),
+])
+def test_selections_refuse_bool_as_pytorch(lib, call):
+    with pytest.raises(RuntimeError):
+        call(lib, lib.tensor([True, False]))
+
+
+def test_median_of_nothing_is_nan(lib):
+    assert math.isnan(lib.median(lib.zeros(0)).item()) and math.isnan(lib.nanmedian(lib.zeros(0)).item())
