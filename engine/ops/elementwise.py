@@ -1160,23 +1160,39 @@ def copysign(input, other, *, out=None):
     return where(signbit(other), neg(a), a)
 
 
+def _floating_operands(kernel, input, other):
+    """Both operands in their floating result dtype; PyTorch has these kernels for floats only."""
+    dt = result_dtype(input, other)
+    if not dt.is_floating_point:
+        raise NotImplementedError(f'"{kernel}_cpu" not implemented for \'{_SCALAR_NAME[dt.np.name]}\'')
+    return input.to(dt), other.to(dt)
+
+
 @_tensors_only
 def hypot(input, other):
+    """sqrt(input ** 2 + other ** 2), elementwise."""
+    input, other = _floating_operands("hypot", input, other)
     return sqrt(add(mul(input, input), mul(other, other)))
+
+
+def _log_add(kernel, exp_fn, scale, input, other):
+    """PyTorch's formula: max + log1p(exp(-|input - other|)) (scaled for base 2), and input itself where
+    both are the same infinity (inf - inf would be NaN). Its gradient is sigmoid(input - other)."""
+    input, other = _floating_operands(kernel, input, other)
+    out = add(maximum(input, other), mul(log1p(exp_fn(neg(abs(sub(input, other))))), scale))
+    return where(logical_and(eq(input, other), isinf(input)), input, out)
 
 
 @_tensors_only
 def logaddexp(input, other):
     """log(exp(input) + exp(other)), computed without overflow."""
-    m = maximum(input, other).detach()
-    return add(m, log(add(exp(sub(input, m)), exp(sub(other, m)))))
+    return _log_add("logaddexp", exp, 1.0, input, other)
 
 
 @_tensors_only
 def logaddexp2(input, other):
     """log2(2 ** input + 2 ** other), computed without overflow."""
-    m = maximum(input, other).detach()
-    return add(m, log2(add(exp2(sub(input, m)), exp2(sub(other, m)))))
+    return _log_add("logaddexp2", exp2, 1.0 / _LN2, input, other)
 
 
 def _unary_fn(cls, doc):

@@ -173,12 +173,36 @@ def view(input, *shape, **kwargs):
     """Returns a new tensor with the same data as input but of a different shape."""
     shape = shape or (kwargs.get("size", kwargs.get("dtype")),)
     if len(shape) == 1 and not isinstance(shape[0], (int, list, tuple)) and not hasattr(shape[0], "__index__"):
-        return input.to(shape[0])  # view(dtype) is a reinterpretation PyTorch allows; we convert
+        return _view_as_dtype(input, _dt.as_dtype(shape[0]))
     shape = _infer_shape(shape, input._data.size)
     if not _viewable(input._data, shape):
         raise RuntimeError("view size is not compatible with input tensor's size and stride (at least one "
                            "dimension spans across two contiguous subspaces). Use .reshape(...) instead.")
     return Reshape.apply(input, shape=shape)
+
+
+_TYPE_NAMES = {"float32": "Float", "float64": "Double", "float16": "Half", "int64": "Long", "int32": "Int",
+               "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool"}
+
+
+def _view_as_dtype(input, dtype):
+    """view(dtype): the same bytes read as another dtype (no gradient flows through the bits); a
+    different element size scales the last dimension, which must then be contiguous."""
+    x = input._data
+    if dtype.np == x.dtype:
+        return input
+    a, b = x.dtype.itemsize, dtype.np.itemsize
+    if a != b:
+        names = f"{_TYPE_NAMES[x.dtype.name]} as {_TYPE_NAMES[dtype.np.name]} (different element sizes)"
+        if x.ndim == 0:
+            raise RuntimeError(f"self.dim() cannot be 0 to view {names}")
+        if b > a and x.shape[-1] % (b // a):
+            raise RuntimeError(f"self.size(-1) must be divisible by {b // a} to view {names}, but got {x.shape[-1]}")
+        if x.shape[-1] != 1 and x.strides[-1] != a:
+            raise RuntimeError(f"self.stride(-1) must be 1 to view {names}")
+        if not x.flags.c_contiguous:
+            x = _xp(x).ascontiguousarray(x)   # NumPy reinterprets a contiguous last axis only
+    return Tensor._make(x.view(dtype.np), False, None)
 
 
 def contiguous(input, memory_format=None):

@@ -807,3 +807,23 @@ def test_torch_softmax_requires_dim_but_functional_softmax_does_not(lib):
         lib.ones(2).log_softmax()
     assert lib.softmax(lib.ones(2), 0, lib.float64).dtype == lib.float64
     assert lib.nn.functional.softmax(lib.ones(2)).tolist() == [0.5, 0.5]
+
+
+def test_logaddexp_of_infinities_as_pytorch(lib):
+    inf = float("inf")
+    a = lib.tensor([inf, -inf, inf, -inf, 1.0], requires_grad=True)
+    b = lib.tensor([inf, -inf, -inf, 2.0, inf])
+    for fn in (lib.logaddexp, lib.logaddexp2):
+        y = fn(a, b)
+        assert y.tolist() == [inf, -inf, inf, 2.0, inf]
+        a.grad = None
+        y.sum().backward()
+        assert a.grad.tolist()[2:] == [1.0, 0.0, 0.0]
+
+
+@pytest.mark.parametrize("name", ["hypot", "logaddexp", "logaddexp2"])
+def test_float_only_binary_functions_refuse_integers_and_promote_bool(lib, name):
+    fn = getattr(lib, name)
+    with pytest.raises(RuntimeError, match="not implemented for 'Long'"):
+        fn(lib.tensor([1]), lib.tensor([2]))
+    assert fn(lib.tensor([True]), lib.tensor([1.0])).dtype == lib.float32
