@@ -430,9 +430,20 @@ def _zero_grad(F, g):
     return F.zeros_like(g)
 
 
-def _integer_identity(fn):
-    """Rounding ops leave integer tensors as they are (a copy)."""
-    return lambda xp, x: fn(xp, x) if x.dtype.kind == "f" else x.copy()
+def _integer_identity(fn, kernel):
+    """Rounding ops leave integer tensors as they are (a copy); PyTorch has no bool kernel for them."""
+    def forward(xp, x):
+        if x.dtype.kind == "f":
+            return fn(xp, x)
+        _refuse_dtype(kernel, x, "b")
+        return x.copy()
+    return forward
+
+
+def _refuse_dtype(kernel, x, kinds):
+    """PyTorch's error for a kernel it does not implement for x's dtype (kinds: NumPy kind letters)."""
+    if x.dtype.kind in kinds:
+        raise NotImplementedError(f'"{kernel}" not implemented for \'{_SCALAR_NAME[x.dtype.name]}\'')
 
 
 #      class          op             forward                                derivative                                saves
@@ -476,8 +487,10 @@ Erfc = _unary("erfc", lambda xp, x: _erf(xp, x, complement=True),
 # relu'(0) = 0 and abs'(0) = 0, PyTorch's choices; a NaN passes its gradient (PyTorch's rule is
 # "zero where the output is <= 0", and the output is never negative)
 Relu = _unary("relu", lambda xp, x: xp.maximum(x, 0), lambda F, g, y: g * (y != 0), "y", floating=False)
-Abs = _unary("abs", lambda xp, x: xp.abs(x), lambda F, g, x: g * F.sign(x), floating=False)
-Frac = _unary("frac", lambda xp, x: x - xp.trunc(x), lambda F, g: g, "")
+Abs = _unary("abs", lambda xp, x: _refuse_dtype("abs_cpu", x, "b") or xp.abs(x), lambda F, g, x: g * F.sign(x),
+             floating=False)
+Frac = _unary("frac", lambda xp, x: _refuse_dtype("frac_cpu", x, "biu") or x - xp.trunc(x), lambda F, g: g, "",
+              floating=False)
 
 
 def _sinc_grad(F, g, x):
@@ -508,10 +521,10 @@ def _sign(xp, x):
 
 
 Sign = _unary("sign", _sign, _zero_grad, "", floating=False)
-Floor = _unary("floor", _integer_identity(lambda xp, x: xp.floor(x)), _zero_grad, "", floating=False)
-Ceil = _unary("ceil", _integer_identity(lambda xp, x: xp.ceil(x)), _zero_grad, "", floating=False)
-Trunc = _unary("trunc", _integer_identity(lambda xp, x: xp.trunc(x)), _zero_grad, "", floating=False)
-Round = _unary("round", _integer_identity(lambda xp, x: xp.round(x)), _zero_grad, "", floating=False)
+Floor = _unary("floor", _integer_identity(lambda xp, x: xp.floor(x), "floor_vml_cpu"), _zero_grad, "", floating=False)
+Ceil = _unary("ceil", _integer_identity(lambda xp, x: xp.ceil(x), "ceil_vml_cpu"), _zero_grad, "", floating=False)
+Trunc = _unary("trunc", _integer_identity(lambda xp, x: xp.trunc(x), "trunc_vml_cpu"), _zero_grad, "", floating=False)
+Round = _unary("round", _integer_identity(lambda xp, x: xp.round(x), "round_vml_cpu"), _zero_grad, "", floating=False)
 Log1p.backward_name = "Log1PBackward0"
 Square.backward_name = "PowBackward0"   # torch.square is pow(x, 2)
 

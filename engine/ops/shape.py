@@ -759,6 +759,9 @@ def cat(tensors, dim=0, *, out=None):
     # PyTorch's legacy rule: 1-D empty tensors are skipped whatever the others' shape
     ndim = max(x._data.ndim for x in tensors)
     parts = [x for x in tensors if x._data.shape != (0,) or ndim == 1]
+    if len(parts) < len(tensors):   # skipped, they still take part in the result's dtype
+        dtype = _dt.result_type(*tensors)
+        parts = [x if x.dtype == dtype else x.to(dtype) for x in parts]
     ref = parts[0]._data
     if ref.ndim == 0:
         raise RuntimeError("zero-dimensional tensor (at position 0) cannot be concatenated")

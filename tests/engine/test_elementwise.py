@@ -827,3 +827,15 @@ def test_float_only_binary_functions_refuse_integers_and_promote_bool(lib, name)
     with pytest.raises(RuntimeError, match="not implemented for 'Long'"):
         fn(lib.tensor([1]), lib.tensor([2]))
     assert fn(lib.tensor([True]), lib.tensor([1.0])).dtype == lib.float32
+
+
+@pytest.mark.parametrize("name", ["floor", "ceil", "round", "trunc", "abs", "frac"])
+def test_rounding_and_abs_refuse_bool(lib, name):
+    with pytest.raises(RuntimeError, match="not implemented for 'Bool'"):
+        getattr(lib, name)(lib.tensor([True]))
+
+
+def test_frac_refuses_integers_and_rounding_keeps_them(lib):
+    with pytest.raises(RuntimeError, match="not implemented for 'Long'"):
+        lib.frac(lib.tensor([1]))
+    assert lib.floor(lib.tensor([3])).tolist() == [3] and lib.abs(lib.tensor([-3])).tolist() == [3]

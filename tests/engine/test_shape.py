@@ -448,3 +448,8 @@ def test_view_as_a_dtype_reinterprets_the_bytes(lib):
 def test_view_as_a_wider_dtype_needs_a_divisible_contiguous_last_dim(lib, call):
     with pytest.raises(RuntimeError):
         call(lib)
+
+
+def test_cat_skips_legacy_empty_tensors_but_promotes_with_them(lib):
+    out = lib.cat([lib.ones(2, 3, dtype=lib.int64), lib.zeros(0)])
+    assert out.dtype == lib.float32 and tuple(out.shape) == (2, 3)
