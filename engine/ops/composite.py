@@ -18,6 +18,8 @@ def diff(input, n=1, dim=-1, prepend=None, append=None):
     """The n-th forward difference along ``dim``, after ``prepend`` and ``append`` are joined to it."""
     if input.ndim == 0:
         raise RuntimeError("diff expects input to be at least one-dimensional")
+    if n < 0:
+        raise RuntimeError(f"order must be non-negative but got {n}")
     d = _wrap_dim(dim, input.ndim)
     parts = [t if isinstance(t, Tensor) or t is None else creation.tensor(t) for t in (prepend, input, append)]
     parts = [t.expand(*(input.shape[:d] + (1,) + input.shape[d + 1:])) if t is not None and t.ndim == 0 else t

@@ -257,10 +257,28 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=Fal
         shape, inferred, has_tensor = _inspect(data)
         check_elements(shape, "tensor")
         dtype = dtype or inferred or _dt.get_default_dtype()
-        arr = np.array(_items(data) if has_tensor else data, dtype=dtype.np)
+        try:
+            arr = np.array(_items(data) if has_tensor else data, dtype=dtype.np)
+        except OverflowError:
+            arr = _checked_integers(_items(data) if has_tensor else data, dtype.np)
         if xp is not np:
             arr = xp.asarray(arr)
     return _finish(arr, requires_grad)
+
+
+def _checked_integers(data, np_dtype):
+    """Nested Python ints past a dtype's range, as PyTorch's tensor() takes them: past int64 a
+    ValueError, past the dtype a RuntimeError, and negatives into an unsigned dtype wrapped."""
+    try:
+        wide = np.array(data, dtype=np.int64)
+    except OverflowError:
+        raise ValueError("Overflow when unpacking long long") from None
+    info = np.iinfo(np_dtype) if np_dtype.kind in "iu" else None
+    if info is not None:
+        low = -info.max if np_dtype.kind == "u" else info.min
+        if wide.size and (wide.min() < low or wide.max() > info.max):
+            raise RuntimeError(f"value cannot be converted to type {np_dtype.name} without overflow")
+    return wide.astype(np_dtype)
 
 
 def _finish(arr, requires_grad):

@@ -331,6 +331,10 @@ class Pow(Op):
     overload_names = {"TT": "PowBackward1", "ST": "PowBackward2"}
 
     def forward(self, a, b):
+        if type(b) is _int and hasattr(a, "dtype") and a.dtype.kind in "iu":   # checked before it would wrap
+            if b < 0:
+                raise RuntimeError("Integers to negative integer powers are not allowed.")
+            b = _dt.checked_scalar(b, a.dtype)
         a, b = _coerce(a, b)
         if _integral(a) and _integral(b):
             return _int_pow(a, b)
@@ -486,7 +490,13 @@ Erfc = _unary("erfc", lambda xp, x: _erf(xp, x, complement=True),
               lambda F, g, x: -g * _TWO_OVER_SQRT_PI * F.exp(-x * x))
 # relu'(0) = 0 and abs'(0) = 0, PyTorch's choices; a NaN passes its gradient (PyTorch's rule is
 # "zero where the output is <= 0", and the output is never negative)
-Relu = _unary("relu", lambda xp, x: xp.maximum(x, 0), lambda F, g, y: g * (y != 0), "y", floating=False)
+def _relu(xp, x):
+    if x.dtype.kind == "b":
+        raise RuntimeError("Boolean inputs not supported for relu")
+    return xp.maximum(x, 0)
+
+
+Relu = _unary("relu", _relu, lambda F, g, y: g * (y != 0), "y", floating=False)
 Abs = _unary("abs", lambda xp, x: _refuse_dtype("abs_cpu", x, "b") or xp.abs(x), lambda F, g, x: g * F.sign(x),
              floating=False)
 Frac = _unary("frac", lambda xp, x: _refuse_dtype("frac_cpu", x, "biu") or x - xp.trunc(x), lambda F, g: g, "",
@@ -840,8 +850,8 @@ Isposinf = _nondiff("isposinf", lambda xp, a: a == xp.inf if a.dtype.kind == "f"
 def _integer_pair(fn, name):
     def forward(xp, a, b):
         a, b = _coerce(a, b)
-        if _result_np(a, b).kind not in "iub":
-            raise RuntimeError(f'"{name}_cpu" not implemented for \'{"Float" if _result_np(a, b) == np.float32 else "Double"}\'')
+        if _result_np(a, b).kind not in "iu":
+            raise NotImplementedError(f'"{name}_cpu" not implemented for \'{_SCALAR_NAME[_result_np(a, b).name]}\'')
         return fn(xp, a, b)
     return forward
 
@@ -850,7 +860,7 @@ def _shift(left):
     def forward(xp, a, b):
         a, b = _coerce(a, b)
         kind = _result_np(a, b)
-        if kind.kind == "f":
+        if kind.kind in "fb":
             name = "lshift" if left else "rshift"
             raise NotImplementedError(f'"{name}_cpu" not implemented for \'{_SCALAR_NAME[kind.name]}\'')
         a = xp.asarray(a, dtype=kind)
@@ -919,17 +929,24 @@ def add(input, other, *legacy, alpha=1, out=None):
     """Adds other, scaled by alpha, to input."""
     if legacy:   # add(input, alpha, other), deprecated but accepted
         alpha, other = other, _legacy_tensor("add", other, legacy)
+    _check_alpha(input, other, alpha)
     if alpha != 1:
-        other = Mul.apply(other, alpha)
+        other = Mul.apply(other, alpha) if isinstance(other, Tensor) else other * alpha
     return Add.apply(input, other)
+
+
+def _check_alpha(input, other, alpha):
+    if isinstance(alpha, _float) and not result_dtype(input, other).is_floating_point:
+        raise RuntimeError("For integral input tensors, argument alpha must not be a floating point number.")
 
 
 def sub(input, other, *legacy, alpha=1, out=None):
     """Subtracts other, scaled by alpha, from input."""
     if legacy:   # sub(input, alpha, other), deprecated but accepted
         alpha, other = other, _legacy_tensor("sub", other, legacy)
+    _check_alpha(input, other, alpha)
     if alpha != 1:
-        other = Mul.apply(other, alpha)
+        other = Mul.apply(other, alpha) if isinstance(other, Tensor) else other * alpha
     return Sub.apply(input, other)
 
 

@@ -44,6 +44,8 @@ def _convert_index(index, data):
         if not -shape[0] <= index < shape[0]:
             raise IndexError(f"index {index} is out of bounds for dimension 0 with size {shape[0]}")
         return (index, Ellipsis), True
+    if type(index) is list and _sequence_as_tuple(index):
+        index = tuple(index)
     items = index if type(index) is tuple else (index,)
     out = []
     basic = True
@@ -72,6 +74,17 @@ def _convert_index(index, data):
     if basic and Ellipsis not in out:
         out.append(Ellipsis)  # NumPy then returns a 0-d view, not a scalar copy, for x[i, j]
     return tuple(out), basic
+
+
+def _sequence_as_tuple(index):
+    """PyTorch's (and old NumPy's) legacy rule: a short list holding a sequence, tensor, slice, None or
+    Ellipsis indexes as a tuple of indices (``x[[rows, cols]]`` is ``x[rows, cols]``)."""
+    if len(index) >= 32:
+        return False
+    for item in index:
+        if item is None or item is Ellipsis or isinstance(item, (list, tuple, slice, Tensor)):
+            return True
+    return False
 
 
 _PLAIN = (int, type(None))
@@ -330,7 +343,7 @@ def _value(value, like):
 def _setitem(self, index, value):
     """x[index] = value, recorded in the graph when autograd is on."""
     idx, basic = _convert_index(index, self._data)
-    value = _value(value, self)
+    value = _value(_dt.checked_scalar(value, self._data.dtype), self)
     if not basic and _has_int(idx):
         first, idx = _split_ints(idx)
         self = Slice.apply(self, index=first)

@@ -566,6 +566,9 @@ def sum(input, dim=None, keepdim=False, *, dtype=None):
 
 def mean(input, dim=None, keepdim=False, *, dtype=None):
     """Returns the mean of all elements, or over the given dimension(s)."""
+    if dtype is not None and not _dt.as_dtype(dtype).is_floating_point:
+        raise RuntimeError(f"mean(): could not infer output dtype. Optional dtype must be either a floating point "
+                           f"or complex dtype. Got: {_SCALAR_NAME[_dt.as_dtype(dtype).np.name]}")
     return Mean.apply(input, axes=_dims(dim, input._data.ndim), keepdim=keepdim, dtype=_dtype_np(dtype))
 
 
@@ -623,7 +626,8 @@ def _arg_extreme(arg, input, dim, keepdim):
     if x.dtype == np.bool_:
         raise RuntimeError(f"{arg}(): does not support bool input")
     if dim is None:
-        _require_nonempty(x, arg, None)
+        if x.size == 0:
+            raise IndexError(f"{arg}(): Expected reduction dim to be specified for input.numel() == 0.")
         out = _array(getattr(x.reshape(-1), arg)())
         if keepdim:
             out = out.reshape((1,) * x.ndim)

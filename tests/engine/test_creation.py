@@ -419,3 +419,13 @@ def test_sizes_accept_integer_tensors_and_bools_inside_a_tuple(lib):
     assert tuple(lib.zeros(lib.tensor(2)).shape) == (2,)
     assert tuple(lib.zeros((2, lib.tensor([3]))).shape) == (2, 3)
     assert tuple(lib.zeros((2, True)).shape) == (2, 1)
+
+
+def test_tensor_of_integers_past_the_dtype_range(lib):
+    assert lib.tensor([-1], dtype=lib.uint8).tolist() == [255]
+    with pytest.raises(RuntimeError, match="without overflow"):
+        lib.tensor([300], dtype=lib.uint8)
+    with pytest.raises(RuntimeError, match="without overflow"):
+        lib.tensor([2 ** 31], dtype=lib.int32)
+    with pytest.raises(ValueError, match="Overflow"):
+        lib.tensor([2 ** 64])

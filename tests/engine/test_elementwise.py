@@ -839,3 +839,21 @@ def test_frac_refuses_integers_and_rounding_keeps_them(lib):
     with pytest.raises(RuntimeError, match="not implemented for 'Long'"):
         lib.frac(lib.tensor([1]))
     assert lib.floor(lib.tensor([3])).tolist() == [3] and lib.abs(lib.tensor([-3])).tolist() == [3]
+
+
+@pytest.mark.parametrize("call, error", [
+    (lambda T: T.tensor([1, 2], dtype=T.uint8).pow(-3), "negative integer powers"),
+    (lambda T: T.tensor([1, 2], dtype=T.uint8).pow(300), "without overflow"),
+    (lambda T: T.gcd(T.tensor([True]), T.tensor([True])), "not implemented for 'Bool'"),
+    (lambda T: T.tensor([True]) << True, "not implemented for 'Bool'"),
+    (lambda T: T.add(T.tensor([1]), T.tensor([1]), alpha=2.5), "alpha must not be a floating point"),
+    (lambda T: T.relu(T.tensor([True])), "Boolean inputs not supported for relu"),
+])
+def test_integer_and_bool_operands_raise_as_pytorch(lib, call, error):
+    with pytest.raises(RuntimeError, match=error):
+        call(lib)
+
+
+def test_add_and_sub_scale_a_number_by_alpha(lib):
+    assert lib.tensor([1]).add_(1, alpha=2).tolist() == [3]
+    assert lib.sub(lib.tensor([1.5]), 2, alpha=3).tolist() == [-4.5]

@@ -485,3 +485,18 @@ def test_selections_refuse_bool_as_pytorch(lib, call):
 
 def test_median_of_nothing_is_nan(lib):
     assert math.isnan(lib.median(lib.zeros(0)).item()) and math.isnan(lib.nanmedian(lib.zeros(0)).item())
+
+
+def test_argmax_of_nothing_raises_index_error(lib):
+    with pytest.raises(IndexError, match="numel"):
+        lib.argmax(lib.zeros(0, 3))
+
+
+def test_mean_refuses_an_integer_dtype(lib):
+    with pytest.raises(RuntimeError, match="could not infer output dtype"):
+        lib.mean(lib.ones(2, dtype=lib.int32), dtype=lib.int64)
+
+
+def test_diff_refuses_a_negative_order(lib):
+    with pytest.raises(RuntimeError, match="non-negative"):
+        lib.diff(lib.ones(3), -1)
