@@ -7,6 +7,7 @@ import numpy as np
 from .. import dtypes as _dt
 from ..device import get_array_module
 from ..tensor import Tensor, _wrap_dim
+from .arguments import tensor_parameters
 from . import creation, elementwise, reduction, shape
 from .linalg import _SCALAR_TYPE
 
@@ -355,6 +356,7 @@ def select_scatter(input, src, dim, index):
     return shape.cat(parts, d)
 
 
+@tensor_parameters("input", "src")
 def slice_scatter(input, src, dim=0, start=None, end=None, step=1):
     """A copy of ``input`` with ``src`` in place of ``input[start:end:step]`` along ``dim``."""
     d = _wrap_dim(dim, input.ndim)
@@ -395,6 +397,7 @@ def pdist(input, p=2):
     return vector_norm(diff, p, dim=1)
 
 
+@tensor_parameters("input", "other")
 def is_same_size(input, other):
     return tuple(input.shape) == tuple(other.shape)
 

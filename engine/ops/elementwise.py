@@ -17,6 +17,7 @@ from .. import dtypes as _dt
 from ..autograd.function import Op
 from ..device import array_module_for, get_array_module
 from ..tensor import Tensor
+from .arguments import require_tensor, tensor_parameters
 
 __all__ = [
     "add", "sub", "subtract", "mul", "multiply", "div", "divide", "true_divide", "floor_divide",
@@ -36,6 +37,7 @@ __all__ = [
 
 _ndarray = np.ndarray
 _float, _int = float, int
+_both_tensors = tensor_parameters("input", "other")   # binary functions PyTorch declares on two tensors only
 
 
 # --------------------------------------------------------------- promotion
@@ -996,49 +998,31 @@ def neg(input, *, out=None):
     return Neg.apply(input)
 
 
-def _require_tensor(name, argument, value, position):
-    if not isinstance(value, Tensor):
-        raise TypeError(f"{name}(): argument '{argument}' (position {position}) must be Tensor, "
-                        f"not {type(value).__name__}")
-
-
-def _tensors_only(fn):
-    """For the binary functions PyTorch declares on two tensors only (no number overload):
-    a number in either place is a TypeError, as there."""
-    @functools.wraps(fn)
-    def checked(input, other, *args, **kwargs):
-        if not (isinstance(input, Tensor) and isinstance(other, Tensor)):
-            _require_tensor(fn.__name__, "input", input, 1)
-            _require_tensor(fn.__name__, "other", other, 2)
-        return fn(input, other, *args, **kwargs)
-    return checked
-
-
-@_tensors_only
+@_both_tensors
 def maximum(input, other, *, out=None):
     """Computes the element-wise maximum of input and other."""
     return Maximum.apply(input, other)
 
 
-@_tensors_only
+@_both_tensors
 def minimum(input, other, *, out=None):
     """Computes the element-wise minimum of input and other."""
     return Minimum.apply(input, other)
 
 
-@_tensors_only
+@_both_tensors
 def fmax(input, other, *, out=None):
     """Element-wise maximum that prefers the number where one operand is NaN."""
     return Fmax.apply(input, other)
 
 
-@_tensors_only
+@_both_tensors
 def fmin(input, other, *, out=None):
     """Element-wise minimum that prefers the number where one operand is NaN."""
     return Fmin.apply(input, other)
 
 
-@_tensors_only
+@_both_tensors
 def atan2(input, other, *, out=None):
     """Element-wise arctangent of input / other, with the quadrant."""
     return Atan2.apply(input, other)
@@ -1107,8 +1091,8 @@ def rsub(input, other, *, alpha=1):
 
 def ldexp(input, other, *, out=None):
     """Multiplies input by 2 ** other (integer inputs give the default float dtype)."""
-    _require_tensor("ldexp", "input", input, 1)
-    _require_tensor("ldexp", "other", other, 2)
+    require_tensor("ldexp", "input", input, 1)
+    require_tensor("ldexp", "other", other, 2)
     return mul(input, pow(2.0, other))
 
 
@@ -1127,7 +1111,7 @@ def frexp(input, *, out=None):
     return FrexpResult(mul(input, scale), Tensor._make(exponent.astype(np.int32), False, None))
 
 
-@_tensors_only
+@_both_tensors
 def nextafter(input, other, *, out=None):
     """The next floating-point value after input towards other, elementwise."""
     return Nextafter.apply(input, other)
@@ -1198,7 +1182,7 @@ def _floating_operands(kernel, input, other):
     return input.to(dt), other.to(dt)
 
 
-@_tensors_only
+@_both_tensors
 def hypot(input, other):
     """sqrt(input ** 2 + other ** 2), elementwise."""
     input, other = _floating_operands("hypot", input, other)
@@ -1213,13 +1197,13 @@ def _log_add(kernel, exp_fn, scale, input, other):
     return where(logical_and(eq(input, other), isinf(input)), input, out)
 
 
-@_tensors_only
+@_both_tensors
 def logaddexp(input, other):
     """log(exp(input) + exp(other)), computed without overflow."""
     return _log_add("logaddexp", exp, 1.0, input, other)
 
 
-@_tensors_only
+@_both_tensors
 def logaddexp2(input, other):
     """log2(2 ** input + 2 ** other), computed without overflow."""
     return _log_add("logaddexp2", exp2, 1.0 / _LN2, input, other)
@@ -1286,7 +1270,7 @@ def _binary_fn(cls):
 
 
 eq, ne, lt, le, gt, ge = (_binary_fn(c) for c in (Eq, Ne, Lt, Le, Gt, Ge))
-logical_and, logical_or, logical_xor = (_tensors_only(_binary_fn(c)) for c in (LogicalAnd, LogicalOr, LogicalXor))
+logical_and, logical_or, logical_xor = (_both_tensors(_binary_fn(c)) for c in (LogicalAnd, LogicalOr, LogicalXor))
 bitwise_and, bitwise_or, bitwise_xor = (_binary_fn(c) for c in (BitwiseAnd, BitwiseOr, BitwiseXor))
 bitwise_left_shift, bitwise_right_shift = _binary_fn(LeftShift), _binary_fn(RightShift)
 logical_not = _unary_fn(LogicalNot, "Computes the element-wise logical NOT of the given input tensor.")
@@ -1302,7 +1286,7 @@ acosh = _unary_fn(Acosh, "Returns the inverse hyperbolic cosine of the elements 
 atanh = _unary_fn(Atanh, "Returns the inverse hyperbolic tangent of the elements of input.")
 deg2rad = _unary_fn(Deg2rad, "Converts angles in degrees to radians.")
 rad2deg = _unary_fn(Rad2deg, "Converts angles in radians to degrees.")
-gcd, lcm = _tensors_only(_binary_fn(Gcd)), _tensors_only(_binary_fn(Lcm))
+gcd, lcm = _both_tensors(_binary_fn(Gcd)), _both_tensors(_binary_fn(Lcm))
 
 
 def isreal(input):

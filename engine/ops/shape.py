@@ -16,6 +16,7 @@ from ..autograd.function import Op
 from ..device import get_array_module
 from ..limits import check_elements
 from ..tensor import OVERLAP_MESSAGE, Size, Tensor, _host, _wrap_dim, overlaps_itself
+from .arguments import tensor_parameters
 
 __all__ = [
     "reshape", "view", "flatten", "unflatten", "ravel", "squeeze", "unsqueeze", "expand", "expand_as",
@@ -675,6 +676,7 @@ def diagonal(input, offset=0, dim1=0, dim2=1):
 _diagonal = diagonal
 
 
+@tensor_parameters("input", "src")
 def diagonal_scatter(input, src, offset=0, dim1=0, dim2=1):
     """Embeds the values of src into input along the diagonal elements of input."""
     d1, d2, length = _diagonal_geometry(input._data.shape, int(offset), dim1, dim2)
