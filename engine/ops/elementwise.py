@@ -1106,8 +1106,9 @@ def frexp(input, *, out=None):
     x = input._data
     if x.dtype.kind != "f":
         raise RuntimeError("torch.frexp() only supports floating-point dtypes")
-    _, exponent = _xp(x).frexp(x)
-    scale = Tensor._make(_xp(x).ldexp(x.dtype.type(1), -exponent), False, None)
+    xp = _xp(x)
+    exponent = xp.asarray(xp.frexp(x)[1])   # (a 0-d input gives NumPy scalars)
+    scale = Tensor._make(xp.asarray(xp.ldexp(x.dtype.type(1), -exponent)), False, None)
     return FrexpResult(mul(input, scale), Tensor._make(exponent.astype(np.int32), False, None))
 
 

@@ -411,14 +411,14 @@ def creation_cases():
     yield Case("torch.tensor", [1, 2], requires_grad=True)
     yield Case("torch.tensor", [-1, 300], dtype=Dtype("uint8"))
     yield Case("torch.tensor", arg("float32", (2,)))
-    for name in ("zeros_like", "ones_like", "empty_like"):
-        yield Case(f"torch.{name}", arg("int32", (2, 3)))
-        yield Case(f"torch.{name}", arg("float32", (3, 2), view="T"), dtype=Dtype("float64"))
+    for target in ("torch.zeros_like", "torch.ones_like", "shape:torch.empty_like"):
+        yield Case(target, arg("int32", (2, 3)))
+        yield Case(target, arg("float32", (3, 2), view="T"), dtype=Dtype("float64"))
     yield Case("torch.scalar_tensor", 3)
     yield Case("torch.scalar_tensor", True)
-    for name in ("new_zeros", "new_ones", "new_empty"):
-        yield Case(f"Tensor.{name}", arg("int32", (2, 3)), (2,))
-        yield Case(f"Tensor.{name}", arg("float64", (2, 3)), 2, 2)
+    for target in ("Tensor.new_zeros", "Tensor.new_ones", "shape:Tensor.new_empty"):
+        yield Case(target, arg("int32", (2, 3)), (2,))
+        yield Case(target, arg("float64", (2, 3)), 2, 2)
     yield Case("Tensor.new_full", arg("int32", (2, 3)), (2,), 1.5)
     yield Case("Tensor.new_tensor", arg("int32", (2, 3)), [1.5, 2])
     yield Case("torch.tril_indices", 3, 3)

@@ -857,3 +857,8 @@ def test_integer_and_bool_operands_raise_as_pytorch(lib, call, error):
 def test_add_and_sub_scale_a_number_by_alpha(lib):
     assert lib.tensor([1]).add_(1, alpha=2).tolist() == [3]
     assert lib.sub(lib.tensor([1.5]), 2, alpha=3).tolist() == [-4.5]
+
+
+def test_frexp_of_a_0d_tensor(lib):
+    m, e = lib.frexp(lib.tensor(12.0))
+    assert m.item() == 0.75 and e.item() == 4 and m.shape == () and e.dtype == lib.int32
