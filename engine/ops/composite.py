@@ -313,15 +313,11 @@ def nanmedian(input, dim=None, keepdim=False):
     x = input._data
     xp = get_array_module(x)
     if dim is None:
-        flat = input.reshape(-1)
         if x.size == 0:
             if x.dtype.kind == "f":
                 return input.mean()   # NaN, as PyTorch's
             raise IndexError("nanmedian(): Expected reduction dim to be specified for input.numel() == 0.")
-        data = flat._data
-        order = xp.argsort(data, kind="stable")   # NaN sorts last
-        k = int((~xp.isnan(data)).sum()) if data.dtype.kind == "f" else data.shape[0]
-        return flat[int(order[max(k - 1, 0) // 2])]
+        return reduction.NanMedian.apply(input, axes=None, keepdim=False)
     d = _wrap_dim(dim, max(x.ndim, 1))
     if x.ndim == 0:
         values = input.clone()

@@ -265,6 +265,24 @@ class Median(Amax):
         return _xp(x).partition(flat, k)[k]
 
 
+class NanMedian(Median):
+    """nanmedian() of all elements: the lower middle of the non-NaN values (NaN if all are NaN); ties
+    share the gradient, as median's."""
+    __slots__ = ()
+    op = "nanmedian"
+    backward_name = "NanmedianBackward0"
+
+    @staticmethod
+    def reduce(x, axes, keepdim):
+        flat = x.reshape(-1)
+        if flat.dtype.kind == "f":
+            flat = flat[~_xp(x).isnan(flat)]
+            if flat.size == 0:
+                return _xp(x).asarray(math.nan, dtype=x.dtype)
+        k = (flat.size - 1) // 2
+        return _xp(x).partition(flat, k)[k]
+
+
 class SelectAlong(Gather):
     """The element at ``index`` in each slice along ``dim`` (a gather, the dim dropped unless
     keepdim): max/min over a dim, sort, topk, median. The gradient goes to the index."""
