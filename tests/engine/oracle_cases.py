@@ -487,7 +487,7 @@ def setitem_cases():
 RANDOM = set(("bernoulli multinomial normal poisson rand rand_like randint randint_like randn randn_like randperm "
               "dropout alpha_dropout feature_alpha_dropout rrelu rrelu_ empty empty_like seed initial_seed "
               "manual_seed get_rng_state set_rng_state bernoulli_ exponential_ normal_ random_ uniform_ "
-              "cauchy_ geometric_ log_normal_ new_empty").split())
+              "cauchy_ geometric_ log_normal_ new_empty new").split())   # random or uninitialised values
 STATEFUL = set(("set_default_dtype set_default_tensor_type set_num_threads set_num_interop_threads set_printoptions "
                 "set_flush_denormal set_warn_always set_grad_enabled use_deterministic_algorithms "
                 "set_deterministic_debug_mode set_float32_matmul_precision set_detect_anomaly backward "

@@ -15,11 +15,9 @@ import gradserve.engine as gs
 from gradserve.engine.program import allowlist
 from oracle_cases import FAMILIES, PLAIN_FAMILIES, probe_cases
 from oracle_harness import check, torch
+from oracle_known import KNOWN
 
 pytestmark = pytest.mark.skipif(torch is None, reason="PyTorch is not installed")
-
-KNOWN = {}
-
 
 def _public(names, theirs):
     return sorted(n for n in names if hasattr(theirs, n) and not inspect.isclass(getattr(theirs, n, None))
