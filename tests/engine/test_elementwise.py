@@ -862,3 +862,9 @@ def test_add_and_sub_scale_a_number_by_alpha(lib):
 def test_frexp_of_a_0d_tensor(lib):
     m, e = lib.frexp(lib.tensor(12.0))
     assert m.item() == 0.75 and e.item() == 4 and m.shape == () and e.dtype == lib.int32
+
+
+def test_abs_gradient_at_nan_is_zero_as_pytorch(lib):
+    x = lib.tensor([float("nan"), -0.0, 0.0, float("inf"), -2.0], requires_grad=True)
+    lib.abs(x).sum().backward()
+    assert x.grad.tolist() == [0.0, 0.0, 0.0, 1.0, -1.0]
