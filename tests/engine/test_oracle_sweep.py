@@ -19,19 +19,18 @@ from oracle_known import KNOWN
 
 pytestmark = pytest.mark.skipif(torch is None, reason="PyTorch is not installed")
 
+
 def _public(names, theirs):
-    return sorted(n for n in names if hasattr(theirs, n) and not inspect.isclass(getattr(theirs, n, None))
-                  and callable(getattr(theirs, n, None)))
+    return sorted(n for n in names if not inspect.isclass(getattr(theirs, n, None)) and callable(getattr(theirs, n, None)))
 
 
 def swept_names():
     """The functions and Tensor methods that programs reach and PyTorch also has."""
-    functions = allowlist.MODULES["torch"].names
-    methods = allowlist.TYPES["gradserve.engine.tensor.Tensor"].attrs
     if torch is None:
         return [], []
-    return _public(functions, torch), [n for n in _public(methods, torch.Tensor) if isinstance(
-        inspect.getattr_static(gs.Tensor, n, None), (type(lambda: 0), staticmethod)) or callable(getattr(gs.Tensor, n, None))]
+    functions = _public(allowlist.MODULES["torch"].names, torch)
+    methods = _public(allowlist.TYPES["gradserve.engine.tensor.Tensor"].attrs, torch.Tensor)
+    return functions, [n for n in methods if callable(getattr(gs.Tensor, n, None))]
 
 
 def all_cases():
@@ -49,35 +48,23 @@ def all_cases():
     return cases
 
 
-CASES = all_cases() if torch is not None else []
+CASES = all_cases()
+BY_TARGET = {}
+for _case in CASES:
+    if _case.id not in KNOWN:
+        BY_TARGET.setdefault(_case.target, []).append(_case)
 
 
-def _by_target():
-    groups = {}
-    for case in CASES:
-        if case.id not in KNOWN:
-            groups.setdefault(case.target, []).append(case)
-    return groups
-
-
-def _failures(cases):
+# one test per function (a test per case would cost pytest more than the cases themselves)
+@pytest.mark.parametrize("target", sorted(BY_TARGET))
+def test_engine_matches_pytorch(target):
     failures = []
-    for case in cases:
+    for case in BY_TARGET[target]:
         try:
             check(case)
         except AssertionError as error:
             failures.append(f"{case.id}: {str(error).strip().splitlines()[0]}")
-    return failures
-
-
-# one test per function (a test per case would cost pytest more than the cases themselves)
-@pytest.mark.parametrize("target", sorted(_by_target()))
-def test_engine_matches_pytorch(target):
-    failures = _failures(_by_target.cache[target])
     assert not failures, f"{len(failures)} cases differ from PyTorch:\n" + "\n".join(failures)
-
-
-_by_target.cache = _by_target()
 
 
 @pytest.mark.parametrize("case", [pytest.param(c, id=c.id, marks=pytest.mark.xfail(reason=KNOWN[c.id], strict=True))
