@@ -184,3 +184,20 @@ def result_type(*operands):
         elif scal_cat > result.category:
             result = _default_for(scal_cat)
     return result
+
+
+_C_NAMES = {"uint8": "uint8_t", "int8": "int8_t", "int16": "int16_t", "int32": "int", "int64": "long"}
+
+
+def checked_scalar(value, np_dtype):
+    """A Python int to be written into an integer tensor (fill_, full, masked_fill), checked as PyTorch
+    checks it: past the dtype's range raises RuntimeError; an unsigned dtype takes negatives down to
+    -max, wrapped (-1 as uint8 is 255). Other values pass unchanged."""
+    if type(value) is not _builtins.int or np_dtype.kind not in "iu":
+        return value
+    info = np.iinfo(np_dtype)
+    low = -info.max if np_dtype.kind == "u" else info.min
+    if not low <= value <= info.max:
+        raise RuntimeError(f"value cannot be converted to type {_C_NAMES.get(np_dtype.name, np_dtype.name)} "
+                           f"without overflow")
+    return value if value >= 0 else np.array(value, dtype=np.int64).astype(np_dtype)[()]

@@ -113,7 +113,12 @@ def sigmoid(x):
 
 
 def sign(x):
-    return get_array_module(x).sign(x)
+    """PyTorch's sign in derivative formulas (abs, norm, ...): 0 at NaN, where NumPy's gives NaN."""
+    xp = get_array_module(x)
+    s = xp.sign(x)
+    if s.dtype.kind == "f":
+        return xp.where(s == s, s, 0).astype(s.dtype, copy=False)
+    return s
 
 
 def abs(x):

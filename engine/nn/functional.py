@@ -2085,6 +2085,8 @@ def pad(input, pad, mode="constant", value=None):
     pairs = [(0, 0)] * input.ndim
     for i in range(nd):
         pairs[input.ndim - 1 - i] = (pad[2 * i], pad[2 * i + 1])
+    if mode in ("constant", "circular") and any(n + min(a, 0) + min(b, 0) < 0 for n, (a, b) in zip(input.shape, pairs)):
+        raise RuntimeError("narrow(): length must be non-negative.")   # cropped past the size, as PyTorch
     if mode == "constant":
         # negative padding crops first; what is left only grows
         if any(a < 0 or b < 0 for a, b in pairs):
@@ -2887,9 +2889,22 @@ def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_
 
 
 # ====================================================================== Tensor methods
+def _dim_required(fn):
+    """torch.softmax and Tensor.softmax (and log_softmax) take dim as a required argument: only
+    F.softmax has PyTorch's deprecated implicit dim."""
+    def call(input, dim, dtype=None):
+        return fn(input, dim, dtype=dtype)
+    call.__name__ = call.__qualname__ = fn.__name__
+    call.__doc__ = fn.__doc__
+    return call
+
+
+torch_softmax, torch_log_softmax = _dim_required(softmax), _dim_required(log_softmax)
+
+
 def _register():
-    Tensor.softmax = lambda self, dim=None, dtype=None: softmax(self, dim, dtype=dtype)
-    Tensor.log_softmax = lambda self, dim=None, dtype=None: log_softmax(self, dim, dtype=dtype)
+    Tensor.softmax = torch_softmax
+    Tensor.log_softmax = torch_log_softmax
 
 
 _register()

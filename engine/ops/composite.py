@@ -7,6 +7,7 @@ import numpy as np
 from .. import dtypes as _dt
 from ..device import get_array_module
 from ..tensor import Tensor, _wrap_dim
+from .arguments import tensor_parameters
 from . import creation, elementwise, reduction, shape
 from .linalg import _SCALAR_TYPE
 
@@ -18,6 +19,8 @@ def diff(input, n=1, dim=-1, prepend=None, append=None):
     """The n-th forward difference along ``dim``, after ``prepend`` and ``append`` are joined to it."""
     if input.ndim == 0:
         raise RuntimeError("diff expects input to be at least one-dimensional")
+    if n < 0:
+        raise RuntimeError(f"order must be non-negative but got {n}")
     d = _wrap_dim(dim, input.ndim)
     parts = [t if isinstance(t, Tensor) or t is None else creation.tensor(t) for t in (prepend, input, append)]
     parts = [t.expand(*(input.shape[:d] + (1,) + input.shape[d + 1:])) if t is not None and t.ndim == 0 else t
@@ -310,13 +313,11 @@ def nanmedian(input, dim=None, keepdim=False):
     x = input._data
     xp = get_array_module(x)
     if dim is None:
-        flat = input.reshape(-1)
         if x.size == 0:
+            if x.dtype.kind == "f":
+                return input.mean()   # NaN, as PyTorch's
             raise IndexError("nanmedian(): Expected reduction dim to be specified for input.numel() == 0.")
-        data = flat._data
-        order = xp.argsort(data, kind="stable")   # NaN sorts last
-        k = int((~xp.isnan(data)).sum()) if data.dtype.kind == "f" else data.shape[0]
-        return flat[int(order[max(k - 1, 0) // 2])]
+        return reduction.NanMedian.apply(input, axes=None, keepdim=False)
     d = _wrap_dim(dim, max(x.ndim, 1))
     if x.ndim == 0:
         values = input.clone()
@@ -351,6 +352,7 @@ def select_scatter(input, src, dim, index):
     return shape.cat(parts, d)
 
 
+@tensor_parameters("input", "src")
 def slice_scatter(input, src, dim=0, start=None, end=None, step=1):
     """A copy of ``input`` with ``src`` in place of ``input[start:end:step]`` along ``dim``."""
     d = _wrap_dim(dim, input.ndim)
@@ -391,6 +393,7 @@ def pdist(input, p=2):
     return vector_norm(diff, p, dim=1)
 
 
+@tensor_parameters("input", "other")
 def is_same_size(input, other):
     return tuple(input.shape) == tuple(other.shape)
 

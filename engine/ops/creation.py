@@ -257,10 +257,28 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=Fal
         shape, inferred, has_tensor = _inspect(data)
         check_elements(shape, "tensor")
         dtype = dtype or inferred or _dt.get_default_dtype()
-        arr = np.array(_items(data) if has_tensor else data, dtype=dtype.np)
+        try:
+            arr = np.array(_items(data) if has_tensor else data, dtype=dtype.np)
+        except OverflowError:
+            arr = _checked_integers(_items(data) if has_tensor else data, dtype.np)
         if xp is not np:
             arr = xp.asarray(arr)
     return _finish(arr, requires_grad)
+
+
+def _checked_integers(data, np_dtype):
+    """Nested Python ints past a dtype's range, as PyTorch's tensor() takes them: past int64 a
+    ValueError, past the dtype a RuntimeError, and negatives into an unsigned dtype wrapped."""
+    try:
+        wide = np.array(data, dtype=np.int64)
+    except OverflowError:
+        raise ValueError("Overflow when unpacking long long") from None
+    info = np.iinfo(np_dtype) if np_dtype.kind in "iu" else None
+    if info is not None:
+        low = -info.max if np_dtype.kind == "u" else info.min
+        if wide.size and (wide.min() < low or wide.max() > info.max):
+            raise RuntimeError(f"value cannot be converted to type {np_dtype.name} without overflow")
+    return wide.astype(np_dtype)
 
 
 def _finish(arr, requires_grad):
@@ -293,12 +311,29 @@ def _shape(size, keyword=None):
         size = (keyword,)
     if len(size) == 1 and isinstance(size[0], (list, tuple)):
         size = tuple(size[0])
-    shape = tuple(int(s) for s in size)
+    elif len(size) == 1 and (isinstance(size[0], bool) or type(size[0]) is not int and not _is_index(size[0])):
+        raise TypeError(f"argument 'size' must be tuple of ints, not {type(size[0]).__name__}")
+    shape = tuple(s if type(s) is int else _size_item(s, i) for i, s in enumerate(size))
     for s in shape:
         if s < 0:
             raise RuntimeError(f"Trying to create tensor with negative dimension {s}: {list(shape)}")
     check_elements(shape)
     return shape
+
+
+def _is_index(value):
+    """Whether value stands for an integer as PyTorch reads sizes (an int, a NumPy integer, an
+    integer tensor of one element), never a float or a float tensor."""
+    if isinstance(value, Tensor):
+        return value.numel() == 1 and not value.dtype.is_floating_point
+    return isinstance(value, numbers.Integral)
+
+
+def _size_item(value, pos):
+    if not _is_index(value):
+        raise TypeError(f"argument 'size' must be tuple of ints, but found element of type "
+                        f"{type(value).__name__} at pos {pos}")
+    return int(value)
 
 
 def _xp_dtype(dtype, device, default=None):
@@ -329,7 +364,7 @@ def full(size, fill_value, *, dtype=None, device=None, requires_grad=False, out=
         dtype = _scalar_dtype(fill_value)
     xp, dtype = _xp_dtype(dtype, device)
     size = size if isinstance(size, (list, tuple)) else (size,)
-    value = fill_value.item() if isinstance(fill_value, Tensor) else fill_value
+    value = fill_value.item() if isinstance(fill_value, Tensor) else _dt.checked_scalar(fill_value, dtype.np)
     return _finish(xp.full(_shape(size), value, dtype=dtype.np), requires_grad)
 
 

@@ -5,6 +5,8 @@ Broadcasting is not their concern: the backward engine sums every gradient
 back to its input's shape in one place. Type promotion follows
 torch.result_type (see ``_coerce``).
 """
+import collections
+import functools
 import math
 import numbers
 import warnings
@@ -15,6 +17,7 @@ from .. import dtypes as _dt
 from ..autograd.function import Op
 from ..device import array_module_for, get_array_module
 from ..tensor import Tensor
+from .arguments import require_tensor, tensor_parameters
 
 __all__ = [
     "add", "sub", "subtract", "mul", "multiply", "div", "divide", "true_divide", "floor_divide",
@@ -28,11 +31,13 @@ __all__ = [
     "logical_not", "bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_not", "isnan", "isinf",
     "isfinite", "isclose", "allclose", "nan_to_num", "signbit", "xlogy", "hypot", "logaddexp", "logaddexp2", "sinc",
     "float_power", "copysign", "asinh", "acosh", "atanh", "arcsinh", "arccosh", "arctanh", "deg2rad", "rad2deg",
-    "gcd", "lcm", "isneginf", "isposinf", "isreal", "positive",
+    "gcd", "lcm", "isneginf", "isposinf", "isreal", "positive", "rsub", "ldexp", "frexp", "nextafter",
+    "bitwise_left_shift", "bitwise_right_shift",
 ]
 
 _ndarray = np.ndarray
 _float, _int = float, int
+_both_tensors = tensor_parameters("input", "other")   # binary functions PyTorch declares on two tensors only
 
 
 # --------------------------------------------------------------- promotion
@@ -48,9 +53,9 @@ def _coerce(a, b):
     ta, tb = type(a), type(b)
     if ta is tb is _ndarray and a.dtype is b.dtype:
         return a, b
-    if ta is _ndarray and (tb is _float and a.dtype.kind == "f" or tb is _int and a.dtype.kind in "fiu"):
+    if ta is _ndarray and (tb is _float and a.dtype.kind == "f" or tb is _int and (a.dtype.kind == "f" or a.dtype.kind != "b" and 0 <= b < 128)):
         return a, b
-    if tb is _ndarray and (ta is _float and b.dtype.kind == "f" or ta is _int and b.dtype.kind in "fiu"):
+    if tb is _ndarray and (ta is _float and b.dtype.kind == "f" or ta is _int and (b.dtype.kind == "f" or b.dtype.kind != "b" and 0 <= a < 128)):
         return a, b
     want = _result_np(a, b)
     return _cast_to(a, want), _cast_to(b, want)
@@ -85,6 +90,8 @@ class _Meta:
 
 
 def _cast_to(x, np_dtype):
+    if type(x) is _int and np_dtype.kind in "iu":
+        return _wrapped(x, np_dtype)
     if hasattr(x, "dtype"):
         if isinstance(x, (_float, _int)) and not isinstance(x, np.generic):
             # a program's NumPy scalar (a float or int subclass, which NumPy would take as float64
@@ -92,6 +99,15 @@ def _cast_to(x, np_dtype):
             return np_dtype.type(x)
         return x if x.dtype == np_dtype else x.astype(np_dtype)
     return x
+
+
+def _wrapped(x, np_dtype):
+    """A Python int as a scalar of an integer dtype, wrapped into its range as PyTorch casts scalars
+    (-3 as uint8 is 253, 2**40 as int32 is 0); past int64 NumPy raises OverflowError, as PyTorch."""
+    info = np.iinfo(np_dtype)
+    if info.min <= x <= info.max:
+        return x
+    return np.array(x, dtype=np.int64 if x < 0 else np.uint64).astype(np_dtype)[()]
 
 
 def _xp(x):
@@ -174,6 +190,29 @@ class Rsub(Sub):
     backward_name = "RsubBackward1"
 
 
+class RsubTensor(Sub):
+    """rsub(input, other) with a tensor other: other - input."""
+    __slots__ = ()
+    backward_name = "RsubBackward0"
+
+
+class Nextafter(Op):
+    """The next float after input towards other. PyTorch has no derivative for it and passes the
+    gradient to input unchanged (none to other): so do we."""
+    __slots__ = ()
+    op = "nextafter"
+
+    def forward(self, a, b):
+        a, b = _coerce(a, b)
+        kind = _result_np(a, b)
+        if kind.kind != "f":
+            raise NotImplementedError(f'"nextafter_cpu" not implemented for \'{_SCALAR_NAME[kind.name]}\'')
+        return _xp2(a, b).nextafter(a, b)
+
+    def backward(self, F, g):
+        return g, F.zeros_like(g) if _wants(self, 1) else None
+
+
 class Mul(Op):
     __slots__ = ()
     op = "mul"
@@ -232,13 +271,17 @@ class RoundedDiv(Op):
 
 
 class FloorDivide(RoundedDiv):
-    """``a // b``: not differentiable (PyTorch has no derivative for floor_divide)."""
+    """``a // b``: PyTorch records it (the result requires grad) but has no derivative for it, so a
+    backward through it raises."""
     __slots__ = ()
     op = "floor_divide"
-    differentiable = False
+    backward_name = "NotImplemented"
 
     def forward(self, a, b):
         return RoundedDiv.forward(self, a, b, "floor")
+
+    def backward(self, F, g):
+        raise RuntimeError("derivative for aten::floor_divide is not implemented")
 
 
 class Remainder(Op):
@@ -256,7 +299,11 @@ class Remainder(Op):
         return a % b
 
     def backward(self, F, g, a, b):
-        return g, -g * (a // b) if _wants(self, 1) else None
+        if not _wants(self, 1):
+            return g, None
+        # under create_graph, div(rounding_mode="floor") (zero derivative) as PyTorch: floor_divide has none
+        q = RoundedDiv.apply(a, b, "floor") if isinstance(a, Tensor) or isinstance(b, Tensor) else a // b
+        return g, -g * q
 
 
 class Fmod(Op):
@@ -286,6 +333,10 @@ class Pow(Op):
     overload_names = {"TT": "PowBackward1", "ST": "PowBackward2"}
 
     def forward(self, a, b):
+        if type(b) is _int and hasattr(a, "dtype") and a.dtype.kind in "iu":   # checked before it would wrap
+            if b < 0:
+                raise RuntimeError("Integers to negative integer powers are not allowed.")
+            b = _dt.checked_scalar(b, a.dtype)
         a, b = _coerce(a, b)
         if _integral(a) and _integral(b):
             return _int_pow(a, b)
@@ -385,9 +436,20 @@ def _zero_grad(F, g):
     return F.zeros_like(g)
 
 
-def _integer_identity(fn):
-    """Rounding ops leave integer tensors as they are (a copy)."""
-    return lambda xp, x: fn(xp, x) if x.dtype.kind == "f" else x.copy()
+def _integer_identity(fn, kernel):
+    """Rounding ops leave integer tensors as they are (a copy); PyTorch has no bool kernel for them."""
+    def forward(xp, x):
+        if x.dtype.kind == "f":
+            return fn(xp, x)
+        _refuse_dtype(kernel, x, "b")
+        return x.copy()
+    return forward
+
+
+def _refuse_dtype(kernel, x, kinds):
+    """PyTorch's error for a kernel it does not implement for x's dtype (kinds: NumPy kind letters)."""
+    if x.dtype.kind in kinds:
+        raise NotImplementedError(f'"{kernel}" not implemented for \'{_SCALAR_NAME[x.dtype.name]}\'')
 
 
 #      class          op             forward                                derivative                                saves
@@ -400,7 +462,8 @@ Log10 = _unary("log10", lambda xp, x: xp.log10(x), lambda F, g, x: g / (x * _LN1
 Log1p = _unary("log1p", lambda xp, x: xp.log1p(x), lambda F, g, x: g / (x + 1))
 Sqrt = _unary("sqrt", lambda xp, x: xp.sqrt(x), lambda F, g, y: g / (2 * y), "y")
 Rsqrt = _unary("rsqrt", lambda xp, x: 1 / xp.sqrt(x), lambda F, g, y: -0.5 * g * y * y * y, "y")
-Square = _unary("square", lambda xp, x: x * x, lambda F, g, x: 2 * g * x, floating=False)
+Square = _unary("square", lambda xp, x: x * x if x.dtype.kind != "b" else x.astype(np.int64),   # pow(bool, 2): int64
+                lambda F, g, x: 2 * g * x, floating=False)
 Reciprocal = _unary("reciprocal", lambda xp, x: 1 / x, lambda F, g, y: -g * y * y, "y")
 Sin = _unary("sin", lambda xp, x: xp.sin(x), lambda F, g, x: g * F.cos(x))
 Cos = _unary("cos", lambda xp, x: xp.cos(x), lambda F, g, x: -g * F.sin(x))
@@ -429,9 +492,17 @@ Erfc = _unary("erfc", lambda xp, x: _erf(xp, x, complement=True),
               lambda F, g, x: -g * _TWO_OVER_SQRT_PI * F.exp(-x * x))
 # relu'(0) = 0 and abs'(0) = 0, PyTorch's choices; a NaN passes its gradient (PyTorch's rule is
 # "zero where the output is <= 0", and the output is never negative)
-Relu = _unary("relu", lambda xp, x: xp.maximum(x, 0), lambda F, g, y: g * (y != 0), "y", floating=False)
-Abs = _unary("abs", lambda xp, x: xp.abs(x), lambda F, g, x: g * F.sign(x), floating=False)
-Frac = _unary("frac", lambda xp, x: x - xp.trunc(x), lambda F, g: g, "")
+def _relu(xp, x):
+    if x.dtype.kind == "b":
+        raise RuntimeError("Boolean inputs not supported for relu")
+    return xp.maximum(x, 0)
+
+
+Relu = _unary("relu", _relu, lambda F, g, y: g * (y != 0), "y", floating=False)
+Abs = _unary("abs", lambda xp, x: _refuse_dtype("abs_cpu", x, "b") or xp.abs(x), lambda F, g, x: g * F.sign(x),
+             floating=False)
+Frac = _unary("frac", lambda xp, x: _refuse_dtype("frac_cpu", x, "biu") or x - xp.trunc(x), lambda F, g: g, "",
+              floating=False)
 
 
 def _sinc_grad(F, g, x):
@@ -462,10 +533,10 @@ def _sign(xp, x):
 
 
 Sign = _unary("sign", _sign, _zero_grad, "", floating=False)
-Floor = _unary("floor", _integer_identity(lambda xp, x: xp.floor(x)), _zero_grad, "", floating=False)
-Ceil = _unary("ceil", _integer_identity(lambda xp, x: xp.ceil(x)), _zero_grad, "", floating=False)
-Trunc = _unary("trunc", _integer_identity(lambda xp, x: xp.trunc(x)), _zero_grad, "", floating=False)
-Round = _unary("round", _integer_identity(lambda xp, x: xp.round(x)), _zero_grad, "", floating=False)
+Floor = _unary("floor", _integer_identity(lambda xp, x: xp.floor(x), "floor_vml_cpu"), _zero_grad, "", floating=False)
+Ceil = _unary("ceil", _integer_identity(lambda xp, x: xp.ceil(x), "ceil_vml_cpu"), _zero_grad, "", floating=False)
+Trunc = _unary("trunc", _integer_identity(lambda xp, x: xp.trunc(x), "trunc_vml_cpu"), _zero_grad, "", floating=False)
+Round = _unary("round", _integer_identity(lambda xp, x: xp.round(x), "round_vml_cpu"), _zero_grad, "", floating=False)
 Log1p.backward_name = "Log1PBackward0"
 Square.backward_name = "PowBackward0"   # torch.square is pow(x, 2)
 
@@ -719,7 +790,7 @@ class Fill(Op):
 
     def forward(self, x, value):
         out = _xp(x).empty_like(x)
-        out[...] = value
+        out[...] = _dt.checked_scalar(value, x.dtype)
         return out
 
     def backward(self, F, g):
@@ -781,12 +852,32 @@ Isposinf = _nondiff("isposinf", lambda xp, a: a == xp.inf if a.dtype.kind == "f"
 def _integer_pair(fn, name):
     def forward(xp, a, b):
         a, b = _coerce(a, b)
-        if _result_np(a, b).kind not in "iub":
-            raise RuntimeError(f'"{name}_cpu" not implemented for \'{"Float" if _result_np(a, b) == np.float32 else "Double"}\'')
+        if _result_np(a, b).kind not in "iu":
+            raise NotImplementedError(f'"{name}_cpu" not implemented for \'{_SCALAR_NAME[_result_np(a, b).name]}\'')
         return fn(xp, a, b)
     return forward
 
 
+def _shift(left):
+    def forward(xp, a, b):
+        a, b = _coerce(a, b)
+        kind = _result_np(a, b)
+        if kind.kind in "fb":
+            name = "lshift" if left else "rshift"
+            raise NotImplementedError(f'"{name}_cpu" not implemented for \'{_SCALAR_NAME[kind.name]}\'')
+        a = xp.asarray(a, dtype=kind)
+        b = xp.asarray(b)
+        bits = 8 * kind.itemsize
+        past = (b < 0) | (b >= bits)   # a shift by the width or more (or by a negative) has every bit out
+        safe = xp.where(past, 0, b).astype(kind)
+        if left:
+            return xp.where(past, 0, xp.left_shift(a, safe)).astype(kind)
+        return xp.where(past, xp.where(a < 0, -1, 0), xp.right_shift(a, safe)).astype(kind)
+    return forward
+
+
+LeftShift = _nondiff("bitwise_left_shift", _shift(True))
+RightShift = _nondiff("bitwise_right_shift", _shift(False))
 Gcd = _nondiff("gcd", _integer_pair(lambda xp, a, b: xp.gcd(a, b), "gcd"))
 Lcm = _nondiff("lcm", _integer_pair(lambda xp, a, b: xp.lcm(a, b), "lcm"))
 
@@ -840,17 +931,24 @@ def add(input, other, *legacy, alpha=1, out=None):
     """Adds other, scaled by alpha, to input."""
     if legacy:   # add(input, alpha, other), deprecated but accepted
         alpha, other = other, _legacy_tensor("add", other, legacy)
+    _check_alpha(input, other, alpha)
     if alpha != 1:
-        other = Mul.apply(other, alpha)
+        other = Mul.apply(other, alpha) if isinstance(other, Tensor) else other * alpha
     return Add.apply(input, other)
+
+
+def _check_alpha(input, other, alpha):
+    if isinstance(alpha, _float) and not result_dtype(input, other).is_floating_point:
+        raise RuntimeError("For integral input tensors, argument alpha must not be a floating point number.")
 
 
 def sub(input, other, *legacy, alpha=1, out=None):
     """Subtracts other, scaled by alpha, from input."""
     if legacy:   # sub(input, alpha, other), deprecated but accepted
         alpha, other = other, _legacy_tensor("sub", other, legacy)
+    _check_alpha(input, other, alpha)
     if alpha != 1:
-        other = Mul.apply(other, alpha)
+        other = Mul.apply(other, alpha) if isinstance(other, Tensor) else other * alpha
     return Sub.apply(input, other)
 
 
@@ -900,26 +998,31 @@ def neg(input, *, out=None):
     return Neg.apply(input)
 
 
+@_both_tensors
 def maximum(input, other, *, out=None):
     """Computes the element-wise maximum of input and other."""
     return Maximum.apply(input, other)
 
 
+@_both_tensors
 def minimum(input, other, *, out=None):
     """Computes the element-wise minimum of input and other."""
     return Minimum.apply(input, other)
 
 
+@_both_tensors
 def fmax(input, other, *, out=None):
     """Element-wise maximum that prefers the number where one operand is NaN."""
     return Fmax.apply(input, other)
 
 
+@_both_tensors
 def fmin(input, other, *, out=None):
     """Element-wise minimum that prefers the number where one operand is NaN."""
     return Fmin.apply(input, other)
 
 
+@_both_tensors
 def atan2(input, other, *, out=None):
     """Element-wise arctangent of input / other, with the quadrant."""
     return Atan2.apply(input, other)
@@ -979,6 +1082,58 @@ def xlogy(input, other, *, out=None):
     return Xlogy.apply(input, other)
 
 
+def rsub(input, other, *, alpha=1):
+    """Subtracts input, scaled by alpha, from other."""
+    if alpha != 1:
+        input = Mul.apply(input, alpha)
+    return (RsubTensor if isinstance(other, Tensor) else Rsub).apply(other, input)
+
+
+def ldexp(input, other, *, out=None):
+    """Multiplies input by 2 ** other (integer inputs give the default float dtype)."""
+    require_tensor("ldexp", "input", input, 1)
+    require_tensor("ldexp", "other", other, 2)
+    return mul(input, pow(2.0, other))
+
+
+FrexpResult = collections.namedtuple("frexp", ["mantissa", "exponent"])
+FrexpResult.__module__ = "torch.return_types"
+
+
+def frexp(input, *, out=None):
+    """Decomposes input into mantissa and exponent (int32): input = mantissa * 2 ** exponent, with
+    the mantissa's magnitude in [0.5, 1). The mantissa's gradient is 2 ** -exponent."""
+    x = input._data
+    if x.dtype.kind != "f":
+        raise RuntimeError("torch.frexp() only supports floating-point dtypes")
+    xp = _xp(x)
+    exponent = xp.asarray(xp.frexp(x)[1])   # (a 0-d input gives NumPy scalars)
+    scale = Tensor._adopt_array(xp.asarray(xp.ldexp(x.dtype.type(1), -exponent)), False, None)
+    return FrexpResult(mul(input, scale), Tensor._adopt_array(exponent.astype(np.int32), False, None))
+
+
+@_both_tensors
+def nextafter(input, other, *, out=None):
+    """The next floating-point value after input towards other, elementwise."""
+    return Nextafter.apply(input, other)
+
+
+def _lshift(self, other):
+    return LeftShift.apply(self, other)
+
+
+def _rlshift(self, other):
+    return LeftShift.apply(other, self)
+
+
+def _rshift(self, other):
+    return RightShift.apply(self, other)
+
+
+def _rrshift(self, other):
+    return RightShift.apply(other, self)
+
+
 def float_power(input, exponent, *, out=None):
     """input ** exponent computed in double precision (float64 result whatever the dtypes), so its
     gradients are pow's."""
@@ -997,7 +1152,7 @@ def _float_power_(self, exponent):
     return self._inplace(float_power, exponent)
 
 
-_SCALAR_NAME = {"float32": "Float", "float16": "Half", "int64": "Long", "int32": "Int", "int16": "Short",
+_SCALAR_NAME = {"float32": "Float", "float64": "Double", "float16": "Half", "int64": "Long", "int32": "Int", "int16": "Short",
                 "int8": "Char", "uint8": "Byte", "bool": "Bool"}
 
 
@@ -1020,20 +1175,39 @@ def copysign(input, other, *, out=None):
     return where(signbit(other), neg(a), a)
 
 
+def _floating_operands(kernel, input, other):
+    """Both operands in their floating result dtype; PyTorch has these kernels for floats only."""
+    dt = result_dtype(input, other)
+    if not dt.is_floating_point:
+        raise NotImplementedError(f'"{kernel}_cpu" not implemented for \'{_SCALAR_NAME[dt.np.name]}\'')
+    return input.to(dt), other.to(dt)
+
+
+@_both_tensors
 def hypot(input, other):
+    """sqrt(input ** 2 + other ** 2), elementwise."""
+    input, other = _floating_operands("hypot", input, other)
     return sqrt(add(mul(input, input), mul(other, other)))
 
 
+def _log_add(kernel, exp_fn, scale, input, other):
+    """PyTorch's formula: max + log1p(exp(-|input - other|)) (scaled for base 2), and input itself where
+    both are the same infinity (inf - inf would be NaN). Its gradient is sigmoid(input - other)."""
+    input, other = _floating_operands(kernel, input, other)
+    out = add(maximum(input, other), mul(log1p(exp_fn(neg(abs(sub(input, other))))), scale))
+    return where(logical_and(eq(input, other), isinf(input)), input, out)
+
+
+@_both_tensors
 def logaddexp(input, other):
     """log(exp(input) + exp(other)), computed without overflow."""
-    m = maximum(input, other).detach()
-    return add(m, log(add(exp(sub(input, m)), exp(sub(other, m)))))
+    return _log_add("logaddexp", exp, 1.0, input, other)
 
 
+@_both_tensors
 def logaddexp2(input, other):
     """log2(2 ** input + 2 ** other), computed without overflow."""
-    m = maximum(input, other).detach()
-    return add(m, log2(add(exp2(sub(input, m)), exp2(sub(other, m)))))
+    return _log_add("logaddexp2", exp2, 1.0 / _LN2, input, other)
 
 
 def _unary_fn(cls, doc):
@@ -1097,8 +1271,9 @@ def _binary_fn(cls):
 
 
 eq, ne, lt, le, gt, ge = (_binary_fn(c) for c in (Eq, Ne, Lt, Le, Gt, Ge))
-logical_and, logical_or, logical_xor = (_binary_fn(c) for c in (LogicalAnd, LogicalOr, LogicalXor))
+logical_and, logical_or, logical_xor = (_both_tensors(_binary_fn(c)) for c in (LogicalAnd, LogicalOr, LogicalXor))
 bitwise_and, bitwise_or, bitwise_xor = (_binary_fn(c) for c in (BitwiseAnd, BitwiseOr, BitwiseXor))
+bitwise_left_shift, bitwise_right_shift = _binary_fn(LeftShift), _binary_fn(RightShift)
 logical_not = _unary_fn(LogicalNot, "Computes the element-wise logical NOT of the given input tensor.")
 bitwise_not = _unary_fn(BitwiseNot, "Computes the bitwise NOT of the given input tensor.")
 isnan = _unary_fn(Isnan, "Returns a new tensor with boolean elements representing if each element is NaN.")
@@ -1112,7 +1287,7 @@ acosh = _unary_fn(Acosh, "Returns the inverse hyperbolic cosine of the elements 
 atanh = _unary_fn(Atanh, "Returns the inverse hyperbolic tangent of the elements of input.")
 deg2rad = _unary_fn(Deg2rad, "Converts angles in degrees to radians.")
 rad2deg = _unary_fn(Rad2deg, "Converts angles in radians to degrees.")
-gcd, lcm = _binary_fn(Gcd), _binary_fn(Lcm)
+gcd, lcm = _both_tensors(_binary_fn(Gcd)), _both_tensors(_binary_fn(Lcm))
 
 
 def isreal(input):
@@ -1146,6 +1321,8 @@ def allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
 
 def nan_to_num(input, nan=0.0, posinf=None, neginf=None):
     """Replaces NaN, positive infinity and negative infinity with the given numbers."""
+    if input._data.dtype.kind != "f":   # nothing to replace: a copy of the same dtype, as PyTorch
+        return input.clone()
     x = input
     x = where(isnan(x), nan, x)
     big = float(np.finfo(x._data.dtype).max) if x._data.dtype.kind == "f" else 0
@@ -1217,15 +1394,17 @@ def _ne(self, other):
 # what the arithmetic and comparison operators take besides tensors; anything else (a program's own
 # object, a string, None) makes them answer NotImplemented, as PyTorch's do, so that Python tries the
 # other operand's reflected method (``__radd__``, ``__rmatmul__``, ``__eq__``) and otherwise raises its
-# own TypeError ("unsupported operand type(s) for +: 'Tensor' and 'A'")
-_OPERANDS = (Tensor, numbers.Number, np.ndarray, np.generic, list, tuple)
+# own TypeError ("unsupported operand type(s) for +: 'Tensor' and 'A'"); a list or tuple is no operand
+# either (``x + [1, 2]`` raises, and ``x == [1, 2]`` is False, as in PyTorch)
+_OPERANDS = (Tensor, numbers.Number, np.ndarray, np.generic)
 
 
 def foreign_operand(other):
     """Whether ``other`` is no operand of a tensor operator (a CuPy array is one, and so is what converts
     to an array by its type's ``__array__``, as the programs' NumPy arrays; programs' own classes cannot
     define that method)."""
-    return not isinstance(other, _OPERANDS) and get_array_module(other) is np and not hasattr(type(other), "__array__")
+    return not isinstance(other, _OPERANDS) and (isinstance(other, (list, tuple)) or get_array_module(other) is np
+                                                 and not hasattr(type(other), "__array__"))
 
 
 def _reflecting(fn):
@@ -1247,6 +1426,7 @@ _OPERATORS = {
     "__abs__": abs, "__eq__": _eq, "__ne__": _ne, "__lt__": lt, "__le__": le, "__gt__": gt,
     "__ge__": ge, "__invert__": _invert, "__and__": bitwise_and, "__rand__": bitwise_and,
     "__or__": bitwise_or, "__ror__": bitwise_or, "__xor__": bitwise_xor, "__rxor__": bitwise_xor,
+    "__lshift__": _lshift, "__rlshift__": _rlshift, "__rshift__": _rshift, "__rrshift__": _rrshift,
 }
 
 _UNARY_OPERATORS = frozenset(("__neg__", "__pos__", "__abs__", "__invert__"))
@@ -1263,7 +1443,7 @@ _METHODS = [
     "bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_not", "isnan", "isinf", "isfinite",
     "isclose", "allclose", "nan_to_num", "signbit", "xlogy", "hypot", "logaddexp", "logaddexp2", "sinc",
     "asinh", "acosh", "atanh", "arcsinh", "arccosh", "arctanh", "deg2rad", "rad2deg", "gcd", "lcm", "isneginf",
-    "isposinf", "isreal", "positive",
+    "isposinf", "isreal", "positive", "ldexp", "frexp", "nextafter", "bitwise_left_shift", "bitwise_right_shift",
 ]
 
 # in-place variants: name_ runs the out-of-place op and writes the result back
@@ -1276,6 +1456,7 @@ _INPLACE = [
     "negative", "subtract", "multiply", "divide", "true_divide", "maximum", "minimum", "atan2",
     "hypot", "xlogy", "absolute", "sgn", "fix", "arcsin", "arccos", "arctan", "arctan2", "sinc",
     "asinh", "acosh", "atanh", "arcsinh", "arccosh", "arctanh", "deg2rad", "rad2deg", "gcd", "lcm",
+    "ldexp", "nextafter", "bitwise_left_shift", "bitwise_right_shift",
 ]
 
 
@@ -1322,13 +1503,9 @@ def _register():
     Tensor.copysign_ = _make_inplace(copysign)
     Tensor.fill_ = fill_
     Tensor.zero_ = zero_
-    Tensor.__iadd__ = Tensor.add_
-    Tensor.__isub__ = Tensor.sub_
-    Tensor.__imul__ = Tensor.mul_
-    Tensor.__itruediv__ = Tensor.div_
-    Tensor.__ipow__ = Tensor.pow_
-    Tensor.__ifloordiv__ = Tensor.floor_divide_
-    Tensor.__imod__ = Tensor.remainder_
+    for name, method in (("__iadd__", "add_"), ("__isub__", "sub_"), ("__imul__", "mul_"), ("__itruediv__", "div_"),
+                         ("__ipow__", "pow_"), ("__ifloordiv__", "floor_divide_"), ("__imod__", "remainder_")):
+        setattr(Tensor, name, _reflecting(getattr(Tensor, method)))
 
 
 _register()

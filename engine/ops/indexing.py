@@ -12,6 +12,7 @@ import warnings
 
 import numpy as np
 
+from .. import dtypes as _dt
 from ..autograd import array_ops as _arr
 from ..autograd.function import Op
 from ..autograd.state import state
@@ -43,6 +44,8 @@ def _convert_index(index, data):
         if not -shape[0] <= index < shape[0]:
             raise IndexError(f"index {index} is out of bounds for dimension 0 with size {shape[0]}")
         return (index, Ellipsis), True
+    if type(index) is list and _sequence_as_tuple(index):
+        index = tuple(index)
     items = index if type(index) is tuple else (index,)
     out = []
     basic = True
@@ -52,7 +55,9 @@ def _convert_index(index, data):
             if t is slice and not (type(item.start) in _PLAIN and type(item.stop) in _PLAIN
                                    and type(item.step) in _PLAIN):
                 item = slice(_opt_int(item.start), _opt_int(item.stop), _opt_int(item.step))
-            if t is slice and item.step is not None and item.step <= 0:
+            if t is slice and item.step is not None and not 0 < item.step < _INT64_LIMIT:
+                if item.step > 0:   # PyTorch's size computation overflows there (an error, or an empty result)
+                    raise RuntimeError(f"slice step {item.step} does not fit in a 64-bit integer")
                 raise ValueError("step must be greater than zero" if item.step else "slice step cannot be zero")
             out.append(item)
         elif t is bool:
@@ -71,7 +76,19 @@ def _convert_index(index, data):
     return tuple(out), basic
 
 
+def _sequence_as_tuple(index):
+    """PyTorch's (and old NumPy's) legacy rule: a short list holding a sequence, tensor, slice, None or
+    Ellipsis indexes as a tuple of indices (``x[[rows, cols]]`` is ``x[rows, cols]``)."""
+    if len(index) >= 32:
+        return False
+    for item in index:
+        if item is None or item is Ellipsis or isinstance(item, (list, tuple, slice, Tensor)):
+            return True
+    return False
+
+
 _PLAIN = (int, type(None))
+_INT64_LIMIT = 2 ** 63
 
 
 def _index_array(item, data):
@@ -326,7 +343,7 @@ def _value(value, like):
 def _setitem(self, index, value):
     """x[index] = value, recorded in the graph when autograd is on."""
     idx, basic = _convert_index(index, self._data)
-    value = _value(value, self)
+    value = _value(_dt.checked_scalar(value, self._data.dtype), self)
     if not basic and _has_int(idx):
         first, idx = _split_ints(idx)
         self = Slice.apply(self, index=first)
@@ -658,7 +675,7 @@ class MaskedFill(Op):
     def forward(self, x, value, mask):
         self.keep(mask)
         self.value_is_tensor = hasattr(value, "shape")
-        return _xp(x).where(mask, value, x).astype(x.dtype, copy=False)
+        return _xp(x).where(mask, _dt.checked_scalar(value, x.dtype), x).astype(x.dtype, copy=False)
 
     def backward(self, F, g, mask):
         gv = F.sum(F.where(mask, g, 0.0)) if self.value_is_tensor else None

@@ -16,6 +16,7 @@ from ..autograd.function import Op
 from ..device import get_array_module
 from ..limits import check_broadcast, check_elements
 from ..tensor import Tensor, _wrap_dim
+from .arguments import tensor_parameters
 from .shape import broadcast_shapes, diagonal, expand, permute, reshape, unsqueeze
 
 __all__ = ["matmul", "mm", "bmm", "mv", "dot", "vdot", "inner", "outer", "ger", "einsum", "tensordot",
@@ -152,6 +153,7 @@ def _product(a, b, op):
     return _PRODUCT_NODE.get(op, MatMul).apply(a, b)
 
 
+@tensor_parameters("input", "other")
 def matmul(input, other, *, out=None):
     """Matrix product of two tensors, with NumPy's batching and broadcasting."""
     a, b = input._data.ndim, other._data.ndim
@@ -159,6 +161,7 @@ def matmul(input, other, *, out=None):
     return _product(input, other, op)
 
 
+@tensor_parameters("input", "mat2")
 def mm(input, mat2, *, out=None):
     """Performs a matrix multiplication of the matrices input and mat2."""
     if input._data.ndim != 2:
@@ -168,6 +171,7 @@ def mm(input, mat2, *, out=None):
     return _product(input, mat2, "mm")
 
 
+@tensor_parameters("input", "mat2")
 def bmm(input, mat2, *, out=None):
     """Performs a batch matrix-matrix product of matrices stored in input and mat2 (both 3-D)."""
     if input._data.ndim != 3:
@@ -181,6 +185,7 @@ def bmm(input, mat2, *, out=None):
     return _product(input, mat2, "bmm")
 
 
+@tensor_parameters("input", "vec")
 def mv(input, vec, *, out=None):
     """Performs a matrix-vector product of the matrix input and the vector vec."""
     if input._data.ndim != 2 or vec._data.ndim != 1:
@@ -188,6 +193,7 @@ def mv(input, vec, *, out=None):
     return _product(input, vec, "mv")
 
 
+@tensor_parameters("input", "tensor")
 def dot(input, tensor, *, out=None):
     """Computes the dot product of two 1-D tensors."""
     if input._data.ndim != 1 or tensor._data.ndim != 1:
@@ -198,6 +204,7 @@ def dot(input, tensor, *, out=None):
 vdot = dot
 
 
+@tensor_parameters("input", "other")
 def inner(input, other, *, out=None):
     """Computes the dot product over the last dimension of two tensors."""
     if input._data.ndim == 0 or other._data.ndim == 0:
@@ -209,6 +216,7 @@ def inner(input, other, *, out=None):
     return tensordot(input, other, ([-1], [-1]))
 
 
+@tensor_parameters("input", "vec2")
 def outer(input, vec2, *, out=None):
     """Outer product of input and vec2 (two 1-D tensors)."""
     if input._data.ndim != 1:
@@ -584,6 +592,7 @@ def _cross(input, other, dim, name):
     return roll(a, -1, d) * roll(b, -2, d) - roll(a, -2, d) * roll(b, -1, d)
 
 
+@tensor_parameters("input", "other")
 def cross(input, other, dim=None, *, out=None):
     """The cross product of input and other (3-vectors along dim; broadcast over the rest). Without
     dim, the first dimension of length 3, as PyTorch's deprecated default."""
@@ -601,6 +610,7 @@ def linalg_cross(input, other, *, dim=-1, out=None):
     return _cross(input, other, dim, "linalg.cross")
 
 
+@tensor_parameters("input", "other")
 def kron(input, other, *, out=None):
     """The Kronecker product: each element of input times all of other, in blocks. Written as a
     broadcast product of interleaved unsqueezes, so its gradients are mul's and reshape's."""
@@ -616,6 +626,7 @@ def kron(input, other, *, out=None):
     return reshape(a * b, shape)
 
 
+@tensor_parameters("input", "other")
 def dist(input, other, p=2):
     """The p-norm of input - other (broadcast), over every element."""
     from .reduction import norm

@@ -17,13 +17,13 @@ from ..autograd.function import Op
 from ..device import get_array_module
 from ..limits import check_elements
 from ..tensor import Tensor, _wrap_dim
-from .elementwise import maximum, minimum
+from .elementwise import FrexpResult, maximum, minimum
 from .indexing import Gather
 
 __all__ = ["sum", "mean", "prod", "max", "min", "amax", "amin", "argmax", "argmin", "var", "std",
            "var_mean", "std_mean", "logsumexp", "logcumsumexp", "norm", "cumsum", "cumprod", "cummax", "cummin", "all",
            "any",
-           "count_nonzero", "sort", "argsort", "topk", "median", "kthvalue", "searchsorted", "bucketize",
+           "count_nonzero", "sort", "argsort", "topk", "median", "kthvalue", "mode", "searchsorted", "bucketize",
            "return_types"]
 
 _int64 = np.int64
@@ -73,6 +73,11 @@ def _require_float(x, name):
     if x.dtype.kind != "f":
         raise RuntimeError(f"{name}(): input dtype should be either floating point or complex dtypes. "
                            f"Got {_dt.from_numpy_dtype(x.dtype).name.capitalize()} instead.")
+
+
+def _refuse_bool(x, kernel):
+    if x.dtype == np.bool_:
+        raise NotImplementedError(f'"{kernel}" not implemented for \'Bool\'')
 
 
 def _require_nonempty(x, name, axes):
@@ -260,6 +265,24 @@ class Median(Amax):
         return _xp(x).partition(flat, k)[k]
 
 
+class NanMedian(Median):
+    """nanmedian() of all elements: the lower middle of the non-NaN values (NaN if all are NaN); ties
+    share the gradient, as median's."""
+    __slots__ = ()
+    op = "nanmedian"
+    backward_name = "NanmedianBackward0"
+
+    @staticmethod
+    def reduce(x, axes, keepdim):
+        flat = x.reshape(-1)
+        if flat.dtype.kind == "f":
+            flat = flat[~_xp(x).isnan(flat)]
+            if flat.size == 0:
+                return _xp(x).asarray(math.nan, dtype=x.dtype)
+        k = (flat.size - 1) // 2
+        return _xp(x).partition(flat, k)[k]
+
+
 class SelectAlong(Gather):
     """The element at ``index`` in each slice along ``dim`` (a gather, the dim dropped unless
     keepdim): max/min over a dim, sort, topk, median. The gradient goes to the index."""
@@ -323,6 +346,12 @@ class KthvalueValues(SelectAlong):
     __slots__ = ()
     op = "kthvalue"
     backward_name = "KthvalueBackward0"
+
+
+class ModeValues(SelectAlong):
+    __slots__ = ()
+    op = "mode"
+    backward_name = "ModeBackward0"
 
 
 # --------------------------------------------------------------- spread
@@ -538,6 +567,8 @@ class return_types:
     median = _named_pair("median")
     nanmedian = _named_pair("nanmedian")
     kthvalue = _named_pair("kthvalue")
+    mode = _named_pair("mode")
+    frexp = FrexpResult
     cummax = _named_pair("cummax")
     cummin = _named_pair("cummin")
 
@@ -553,6 +584,9 @@ def sum(input, dim=None, keepdim=False, *, dtype=None):
 
 def mean(input, dim=None, keepdim=False, *, dtype=None):
     """Returns the mean of all elements, or over the given dimension(s)."""
+    if dtype is not None and not _dt.as_dtype(dtype).is_floating_point:
+        raise RuntimeError(f"mean(): could not infer output dtype. Optional dtype must be either a floating point "
+                           f"or complex dtype. Got: {_SCALAR_NAME[_dt.as_dtype(dtype).np.name]}")
     return Mean.apply(input, axes=_dims(dim, input._data.ndim), keepdim=keepdim, dtype=_dtype_np(dtype))
 
 
@@ -607,8 +641,11 @@ def min(input, dim=None, keepdim=False, *, out=None):
 
 def _arg_extreme(arg, input, dim, keepdim):
     x = input._data
+    if x.dtype == np.bool_:
+        raise RuntimeError(f"{arg}(): does not support bool input")
     if dim is None:
-        _require_nonempty(x, arg, None)
+        if x.size == 0:
+            raise IndexError(f"{arg}(): Expected reduction dim to be specified for input.numel() == 0.")
         out = _array(getattr(x.reshape(-1), arg)())
         if keepdim:
             out = out.reshape((1,) * x.ndim)
@@ -665,7 +702,7 @@ def std_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
         input, None if isinstance(dim, bool) else dim, keepdim)
 
 
-def logsumexp(input, dim=None, keepdim=False):
+def logsumexp(input, dim, keepdim=False):
     """Returns the log of summed exponentials over the given dimension(s), computed stably."""
     return Logsumexp.apply(input, axes=_dims(dim, input._data.ndim), keepdim=keepdim)
 
@@ -709,8 +746,8 @@ def _logical(name, input, dim, keepdim):
     x = input._data
     axes = _dims(dim, x.ndim)
     _check_result(x, axes)
-    out = getattr(x, name)(axis=axes, keepdims=keepdim)
-    return Tensor._adopt_array(_array(out), False, None)
+    out = _array(getattr(x, name)(axis=axes, keepdims=keepdim))
+    return Tensor._adopt_array(out.astype(x.dtype) if x.dtype == np.uint8 else out, False, None)   # uint8 stays, as PyTorch
 
 
 def all(input, dim=None, keepdim=False):
@@ -791,6 +828,8 @@ def argsort(input, dim=-1, descending=False, stable=False):
 def topk(input, k, dim=-1, largest=True, sorted=True):
     """Returns the k largest (or smallest) elements along a dimension, as (values, indices)."""
     x = input._data
+    if x.dtype == np.bool_:
+        raise RuntimeError("topk does not support bool dtypes on CPU")
     d = _wrap_dim(dim, x.ndim)
     n = x.shape[d] if x.ndim else 1
     if not 0 <= k <= n:
@@ -802,7 +841,10 @@ def topk(input, k, dim=-1, largest=True, sorted=True):
 def median(input, dim=None, keepdim=False):
     """The lower median of all elements; with ``dim``, (values, indices) along it. NaN propagates."""
     x = input._data
+    _refuse_bool(x, "median_cpu" if dim is None else "median_out")
     if dim is None:
+        if x.size == 0 and x.dtype.kind == "f":
+            return Mean.apply(input, axes=None, keepdim=False, dtype=None)   # NaN, as PyTorch's
         _require_nonempty(x, "median", None)
         return Median.apply(input, axes=None, keepdim=False)
     d = _wrap_dim(dim, x.ndim)
@@ -822,6 +864,7 @@ def kthvalue(input, k, dim=-1, keepdim=False, *, out=None):
     """The k-th smallest element along dim (k from 1), as (values, indices); NaN sorts last, as
     PyTorch's. The gradient goes to the element picked (SelectAlong, as median's)."""
     x = input._data
+    _refuse_bool(x, "kthvalue_cpu")
     d = _wrap_dim(dim, x.ndim)
     n = x.shape[d] if x.ndim else 1
     if x.ndim:
@@ -832,6 +875,38 @@ def kthvalue(input, k, dim=-1, keepdim=False, *, out=None):
         return _select(KthvalueValues, return_types.kthvalue, input, _xp(x).zeros((), _int64), 0, keepdim)
     index = _argsort(x, d, False)[(slice(None),) * d + (slice(k - 1, k),)]
     return _select(KthvalueValues, return_types.kthvalue, input, index, d, keepdim)
+
+
+def _mode_index(x, d):
+    """Along axis d, the index of the most frequent value (keepdim-shaped): ties go to the smallest
+    value, and its last occurrence is the index, as PyTorch's CPU kernel; NaNs never equal each other."""
+    xp = _xp(x)
+    moved = xp.moveaxis(x, d, -1)
+    order = xp.argsort(moved, axis=-1, kind="stable")
+    ranked = xp.take_along_axis(moved, order, axis=-1)
+    n = ranked.shape[-1]
+    pos = xp.arange(n)
+    starts = xp.ones(ranked.shape, dtype=bool)
+    starts[..., 1:] = ranked[..., 1:] != ranked[..., :-1]
+    ends = xp.ones(ranked.shape, dtype=bool)
+    ends[..., :-1] = starts[..., 1:]
+    run_start = xp.maximum.accumulate(xp.where(starts, pos, 0), axis=-1)
+    run_end = xp.flip(xp.minimum.accumulate(xp.flip(xp.where(ends, pos, n), -1), axis=-1), -1)
+    length = xp.where(starts, run_end - run_start + 1, 0)
+    first = xp.argmax(length, axis=-1)[..., None]   # the first longest run: the smallest value
+    last = first + xp.take_along_axis(length, first, axis=-1) - 1
+    return xp.moveaxis(xp.take_along_axis(order, last, axis=-1), -1, d)
+
+
+def mode(input, dim=-1, keepdim=False):
+    """The most frequent value along dim and the index of its last occurrence, as (values, indices);
+    ties go to the smallest value. The gradient goes to the element picked."""
+    x = input._data
+    d = _wrap_dim(dim, x.ndim)
+    if x.ndim == 0:
+        return _select(ModeValues, return_types.mode, input, _xp(x).zeros((), _int64), 0, keepdim)
+    _require_nonempty(x, "mode", (d,))
+    return _select(ModeValues, return_types.mode, input, _mode_index(x, d), d, keepdim)
 
 
 def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=None, sorter=None, out=None):
@@ -881,7 +956,7 @@ def _register():
                  "norm", "cumsum", "cumprod", "cummax", "cummin", "logcumsumexp", "all", "any", "count_nonzero", "sort",
                  "argsort",
                  "topk",
-                 "median", "kthvalue"):
+                 "median", "kthvalue", "mode"):
         setattr(Tensor, name, globals()[name])
     Tensor.max = max
     Tensor.min = min

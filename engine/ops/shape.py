@@ -16,6 +16,7 @@ from ..autograd.function import Op
 from ..device import get_array_module
 from ..limits import check_elements
 from ..tensor import OVERLAP_MESSAGE, Size, Tensor, _host, _wrap_dim, overlaps_itself
+from .arguments import tensor_parameters
 
 __all__ = [
     "reshape", "view", "flatten", "unflatten", "ravel", "squeeze", "unsqueeze", "expand", "expand_as",
@@ -173,12 +174,36 @@ def view(input, *shape, **kwargs):
     """Returns a new tensor with the same data as input but of a different shape."""
     shape = shape or (kwargs.get("size", kwargs.get("dtype")),)
     if len(shape) == 1 and not isinstance(shape[0], (int, list, tuple)) and not hasattr(shape[0], "__index__"):
-        return input.to(shape[0])  # view(dtype) is a reinterpretation PyTorch allows; we convert
+        return _view_as_dtype(input, _dt.as_dtype(shape[0]))
     shape = _infer_shape(shape, input._data.size)
     if not _viewable(input._data, shape):
         raise RuntimeError("view size is not compatible with input tensor's size and stride (at least one "
                            "dimension spans across two contiguous subspaces). Use .reshape(...) instead.")
     return Reshape.apply(input, shape=shape)
+
+
+_TYPE_NAMES = {"float32": "Float", "float64": "Double", "float16": "Half", "int64": "Long", "int32": "Int",
+               "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool"}
+
+
+def _view_as_dtype(input, dtype):
+    """view(dtype): the same bytes read as another dtype (no gradient flows through the bits); a
+    different element size scales the last dimension, which must then be contiguous."""
+    x = input._data
+    if dtype.np == x.dtype:
+        return input
+    a, b = x.dtype.itemsize, dtype.np.itemsize
+    if a != b:
+        names = f"{_TYPE_NAMES[x.dtype.name]} as {_TYPE_NAMES[dtype.np.name]} (different element sizes)"
+        if x.ndim == 0:
+            raise RuntimeError(f"self.dim() cannot be 0 to view {names}")
+        if b > a and x.shape[-1] % (b // a):
+            raise RuntimeError(f"self.size(-1) must be divisible by {b // a} to view {names}, but got {x.shape[-1]}")
+        if x.shape[-1] != 1 and x.strides[-1] != a:
+            raise RuntimeError(f"self.stride(-1) must be 1 to view {names}")
+        if not x.flags.c_contiguous:
+            x = _xp(x).ascontiguousarray(x)   # NumPy reinterprets a contiguous last axis only
+    return Tensor._adopt_array(x.view(dtype.np), False, None)
 
 
 def contiguous(input, memory_format=None):
@@ -651,6 +676,7 @@ def diagonal(input, offset=0, dim1=0, dim2=1):
 _diagonal = diagonal
 
 
+@tensor_parameters("input", "src")
 def diagonal_scatter(input, src, offset=0, dim1=0, dim2=1):
     """Embeds the values of src into input along the diagonal elements of input."""
     d1, d2, length = _diagonal_geometry(input._data.shape, int(offset), dim1, dim2)
@@ -735,6 +761,9 @@ def cat(tensors, dim=0, *, out=None):
     # PyTorch's legacy rule: 1-D empty tensors are skipped whatever the others' shape
     ndim = max(x._data.ndim for x in tensors)
     parts = [x for x in tensors if x._data.shape != (0,) or ndim == 1]
+    if len(parts) < len(tensors):   # skipped, they still take part in the result's dtype
+        dtype = _dt.result_type(*tensors)
+        parts = [x if x.dtype == dtype else x.to(dtype) for x in parts]
     ref = parts[0]._data
     if ref.ndim == 0:
         raise RuntimeError("zero-dimensional tensor (at position 0) cannot be concatenated")

@@ -404,3 +404,28 @@ def test_a_number_and_a_row_in_each_others_place_raise_pytorchs_type_error(lib, 
 def test_plain_numbers_beside_other_types_still_raise_type_error(data, name):
     with pytest.raises(TypeError, match=f"Could not infer dtype of {name}"):
         gs.tensor(data)
+
+
+@pytest.mark.parametrize("call", [
+    lambda T: T.zeros(2.5), lambda T: T.ones(True), lambda T: T.zeros((2, 1.5)), lambda T: T.full(2.5, 1.0),
+    lambda T: T.randn(2.5), lambda T: T.zeros(T.tensor(2.0)), lambda T: T.eye(2.5),
+])
+def test_sizes_that_are_not_integers_raise_type_error(lib, call):
+    with pytest.raises(TypeError):
+        call(lib)
+
+
+def test_sizes_accept_integer_tensors_and_bools_inside_a_tuple(lib):
+    assert tuple(lib.zeros(lib.tensor(2)).shape) == (2,)
+    assert tuple(lib.zeros((2, lib.tensor([3]))).shape) == (2, 3)
+    assert tuple(lib.zeros((2, True)).shape) == (2, 1)
+
+
+def test_tensor_of_integers_past_the_dtype_range(lib):
+    assert lib.tensor([-1], dtype=lib.uint8).tolist() == [255]
+    with pytest.raises(RuntimeError, match="without overflow"):
+        lib.tensor([300], dtype=lib.uint8)
+    with pytest.raises(RuntimeError, match="without overflow"):
+        lib.tensor([2 ** 31], dtype=lib.int32)
+    with pytest.raises(ValueError, match="Overflow"):
+        lib.tensor([2 ** 64])

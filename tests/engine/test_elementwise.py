@@ -264,11 +264,6 @@ def test_rounding_division_has_zero_gradient(lib):
         assert grads(lib, lambda a, b: lib.div(a, b, rounding_mode=mode), [3.0, -3.0], [2.0, 2.0]) == [[0.0] * 2] * 2
 
 
-def test_floor_divide_is_not_differentiable():
-    x = gs.tensor([3.0, -3.0], requires_grad=True)
-    assert not (x // 2).requires_grad
-
-
 def test_round_is_half_to_even(lib):
     assert lib.round(lib.tensor([0.5, 1.5, 2.5, -0.5, -1.5])).tolist() == [0.0, 2.0, 2.0, -0.0, -2.0]
 
@@ -682,3 +677,194 @@ def test_powers_are_pytorchs_bit_for_bit(dtype, exponent):
     want = (torch.tensor(x) ** exponent).numpy()
     assert np.array_equal((gs.tensor(x) ** exponent).numpy(), want)
     assert np.array_equal(gs.tensor(x).pow(exponent).numpy(), want)
+
+
+@pytest.mark.parametrize("op", ["add", "sub", "mul", "truediv", "floordiv", "mod", "pow", "and_", "or_", "xor",
+                                "iadd", "imul", "isub", "itruediv"])
+@pytest.mark.parametrize("other", [[1.0, 2.0], (1.0, 2.0)])
+def test_operators_refuse_lists_and_tuples(lib, op, other):
+    import operator
+    x = lib.tensor([1.0, 2.0]) if op not in ("and_", "or_", "xor") else lib.tensor([1, 2])
+    with pytest.raises(TypeError):
+        getattr(operator, op)(x, other)
+
+
+def test_comparing_with_a_list_is_unequal(lib):
+    x = lib.tensor([1.0, 2.0])
+    assert (x == [1.0, 2.0]) is False and (x != [1.0, 2.0]) is True
+
+
+# rsub, ldexp and frexp: differentiable, checked by gradcheck and against PyTorch
+NEW_OPS = {
+    "rsub_tensor": (lambda T, a, b: T.rsub(a, b, alpha=2), [(3, 4), (4,)]),
+    "rsub_number": (lambda T, a: T.rsub(a, 1.5), [(3, 4)]),
+    # non-negative integer exponents: PyTorch 2.13's ldexp gradient computes 2 ** other in integers, so
+    # its gradient for a negative one is 0 (ours is 2 ** other, test_ldexp_gradient_for_negative_exponents)
+    "ldexp": (lambda T, a: T.ldexp(a, T.tensor([[1], [0], [3]])), [(3, 4)]),
+    "ldexp_float_exponent": (lambda T, a, e: T.ldexp(a, e), [(3, 4), (4,)]),
+    "frexp": (lambda T, a: T.frexp(a * 10)[0], [(3, 4)]),
+}
+
+
+@pytest.mark.parametrize("name", sorted(NEW_OPS))
+def test_rsub_ldexp_frexp_gradients(name):
+    fn, shapes = NEW_OPS[name]
+    check_gradients(fn, shapes)
+
+
+@pytest.mark.parametrize("name", [pytest.param(n, marks=needs_torch) for n in sorted(NEW_OPS)])
+def test_rsub_ldexp_frexp_match_torch(name):
+    fn, shapes = NEW_OPS[name]
+    compare_with_torch(fn, shapes)
+
+
+def test_ldexp_gradient_for_negative_exponents():
+    x = gs.tensor([1.0, 3.0], requires_grad=True)
+    gs.ldexp(x, gs.tensor([-2, 1])).sum().backward()
+    assert x.grad.tolist() == [0.25, 2.0]
+
+
+def test_frexp_splits_into_mantissa_and_int32_exponent(lib):
+    m, e = lib.frexp(lib.tensor([0.0, -0.0, 3.0, -10.0, float("inf")]))
+    assert m.tolist()[2:4] == [0.75, -0.625] and e.dtype == lib.int32 and e.tolist() == [0, 0, 2, 4, 0]
+    with pytest.raises(RuntimeError, match="floating-point"):
+        lib.frexp(lib.tensor([1, 2]))
+
+
+def test_ldexp_wants_tensors_and_gives_floats(lib):
+    assert lib.ldexp(lib.tensor([1, 2]), lib.tensor([3, 1])).tolist() == [8.0, 4.0]
+    with pytest.raises(TypeError):
+        lib.ldexp(lib.tensor([1.0]), 2)
+
+
+def test_nextafter_steps_one_ulp_and_passes_the_gradient_through(lib):
+    x = lib.tensor([1.0, 2.0], requires_grad=True)
+    y = lib.nextafter(x, lib.tensor([2.0, 1.0]))
+    assert y[0].item() > 1.0 and y[1].item() < 2.0
+    y.sum().backward()
+    assert x.grad.tolist() == [1.0, 1.0]
+    with pytest.raises(RuntimeError, match="not implemented"):
+        lib.nextafter(lib.tensor([1]), lib.tensor([2]))
+
+
+@pytest.mark.parametrize("expr, expected", [
+    (lambda T: T.tensor([1, 2]) << 1, [2, 4]), (lambda T: 1 << T.tensor([1, 2]), [2, 4]),
+    (lambda T: T.tensor([-8, 8]) >> 1, [-4, 4]), (lambda T: T.tensor([1, 2], dtype=T.uint8) << 9, [0, 0]),
+    (lambda T: T.tensor([1]) << 64, [0]), (lambda T: T.tensor([1]) << -1, [0]), (lambda T: T.tensor([-8]) >> 70, [-1]),
+    (lambda T: T.bitwise_left_shift(T.tensor([1, -2], dtype=T.int32), 3), [8, -16]),
+    (lambda T: T.bitwise_right_shift(T.tensor([5, 9]), T.tensor([1, 2])), [2, 2]),
+    (lambda T: T.tensor([True]) << 1, [2]),
+])
+def test_shifts_as_pytorch(lib, expr, expected):
+    assert expr(lib).tolist() == expected
+
+
+def test_shifting_floats_is_not_implemented(lib):
+    with pytest.raises(RuntimeError, match="shift_cpu"):
+        lib.tensor([1.0]) << 1
+
+
+@pytest.mark.parametrize("name", ["maximum", "minimum", "fmax", "fmin", "atan2", "arctan2", "hypot", "logaddexp",
+                                  "logaddexp2", "logical_and", "logical_or", "logical_xor", "nextafter"])
+def test_binary_functions_on_two_tensors_refuse_numbers(lib, name):
+    x = lib.tensor([1.0, 2.0])
+    for args in ((x, 2), (x, 2.5), (2, x)):
+        with pytest.raises(TypeError, match="must be Tensor"):
+            getattr(lib, name)(*args)
+    with pytest.raises(TypeError, match="must be Tensor"):
+        getattr(x, name)(1.5)
+
+
+def test_gcd_and_lcm_refuse_numbers(lib):
+    with pytest.raises(TypeError, match="must be Tensor"):
+        lib.gcd(lib.tensor([4]), 2)
+    with pytest.raises(TypeError, match="must be Tensor"):
+        lib.lcm(lib.tensor([4]), 2)
+
+
+def test_square_of_bool_is_int64(lib):
+    out = lib.square(lib.tensor([True, False]))
+    assert out.dtype == lib.int64 and out.tolist() == [1, 0]
+
+
+def test_nan_to_num_keeps_integer_dtypes(lib):
+    for dtype in (lib.int64, lib.int32, lib.uint8, lib.bool):
+        assert lib.nan_to_num(lib.tensor([1, 0], dtype=dtype)).dtype == dtype
+
+
+def test_floor_divide_is_recorded_but_has_no_derivative(lib):
+    x = lib.tensor([3.0, 5.0], requires_grad=True)
+    y = x // 2
+    assert y.requires_grad and y.grad_fn is not None and y.tolist() == [1.0, 2.0]
+    with pytest.raises(RuntimeError, match="derivative for aten::floor_divide is not implemented"):
+        y.sum().backward()
+
+
+def test_torch_softmax_requires_dim_but_functional_softmax_does_not(lib):
+    with pytest.raises(TypeError):
+        lib.softmax(lib.ones(2))
+    with pytest.raises(TypeError):
+        lib.ones(2).log_softmax()
+    assert lib.softmax(lib.ones(2), 0, lib.float64).dtype == lib.float64
+    assert lib.nn.functional.softmax(lib.ones(2)).tolist() == [0.5, 0.5]
+
+
+def test_logaddexp_of_infinities_as_pytorch(lib):
+    inf = float("inf")
+    a = lib.tensor([inf, -inf, inf, -inf, 1.0], requires_grad=True)
+    b = lib.tensor([inf, -inf, -inf, 2.0, inf])
+    for fn in (lib.logaddexp, lib.logaddexp2):
+        y = fn(a, b)
+        assert y.tolist() == [inf, -inf, inf, 2.0, inf]
+        a.grad = None
+        y.sum().backward()
+        assert a.grad.tolist()[2:] == [1.0, 0.0, 0.0]
+
+
+@pytest.mark.parametrize("name", ["hypot", "logaddexp", "logaddexp2"])
+def test_float_only_binary_functions_refuse_integers_and_promote_bool(lib, name):
+    fn = getattr(lib, name)
+    with pytest.raises(RuntimeError, match="not implemented for 'Long'"):
+        fn(lib.tensor([1]), lib.tensor([2]))
+    assert fn(lib.tensor([True]), lib.tensor([1.0])).dtype == lib.float32
+
+
+@pytest.mark.parametrize("name", ["floor", "ceil", "round", "trunc", "abs", "frac"])
+def test_rounding_and_abs_refuse_bool(lib, name):
+    with pytest.raises(RuntimeError, match="not implemented for 'Bool'"):
+        getattr(lib, name)(lib.tensor([True]))
+
+
+def test_frac_refuses_integers_and_rounding_keeps_them(lib):
+    with pytest.raises(RuntimeError, match="not implemented for 'Long'"):
+        lib.frac(lib.tensor([1]))
+    assert lib.floor(lib.tensor([3])).tolist() == [3] and lib.abs(lib.tensor([-3])).tolist() == [3]
+
+
+@pytest.mark.parametrize("call, error", [
+    (lambda T: T.tensor([1, 2], dtype=T.uint8).pow(-3), "negative integer powers"),
+    (lambda T: T.tensor([1, 2], dtype=T.uint8).pow(300), "without overflow"),
+    (lambda T: T.gcd(T.tensor([True]), T.tensor([True])), "not implemented for 'Bool'"),
+    (lambda T: T.tensor([True]) << True, "not implemented for 'Bool'"),
+    (lambda T: T.add(T.tensor([1]), T.tensor([1]), alpha=2.5), "alpha must not be a floating point"),
+    (lambda T: T.relu(T.tensor([True])), "Boolean inputs not supported for relu"),
+])
+def test_integer_and_bool_operands_raise_as_pytorch(lib, call, error):
+    with pytest.raises(RuntimeError, match=error):
+        call(lib)
+
+
+def test_add_and_sub_scale_a_number_by_alpha(lib):
+    assert lib.tensor([1]).add_(1, alpha=2).tolist() == [3]
+    assert lib.sub(lib.tensor([1.5]), 2, alpha=3).tolist() == [-4.5]
+
+
+def test_frexp_of_a_0d_tensor(lib):
+    m, e = lib.frexp(lib.tensor(12.0))
+    assert m.item() == 0.75 and e.item() == 4 and m.shape == () and e.dtype == lib.int32
+
+
+def test_abs_gradient_at_nan_is_zero_as_pytorch(lib):
+    x = lib.tensor([float("nan"), -0.0, 0.0, float("inf"), -2.0], requires_grad=True)
+    lib.abs(x).sum().backward()
+    assert x.grad.tolist() == [0.0, 0.0, 0.0, 1.0, -1.0]

@@ -451,3 +451,28 @@ def test_second_order_through_index_and_setitem():
 
     assert gradcheck(f, (x,))
     assert gradgradcheck(f, (x,))
+
+
+def test_a_slice_step_past_int64_raises_runtime_error():
+    # PyTorch's size computation overflows there: an error, or, depending on the build, an empty result
+    x = gs.arange(6.0)
+    with pytest.raises(RuntimeError, match="64-bit"):
+        x[::10 ** 20]
+    assert x[::2 ** 62].tolist() == [0.0]
+    assert x[1:10 ** 20].tolist() == [1.0, 2.0, 3.0, 4.0, 5.0]
+
+
+@pytest.mark.parametrize("index, shape", [
+    ([[0, 1], [1, 2]], (2,)), ([0, [1, 2]], (2,)), ([[0, 1]], (2, 5)), ([0, slice(None)], (5,)), ([None, 0], (1, 5)),
+    ([0, 1], (2, 5)), ([Ellipsis, 1], (4,)),
+])
+def test_a_short_list_of_sequences_indexes_as_a_tuple(lib, index, shape):
+    assert tuple(lib.arange(20.0).reshape(4, 5)[index].shape) == shape
+
+
+def test_writing_an_integer_past_the_dtype_range_raises(lib):
+    u = lib.zeros(3, dtype=lib.uint8)
+    u[0] = -1
+    assert u.tolist() == [255, 0, 0]
+    with pytest.raises(RuntimeError, match="without overflow"):
+        u[1] = 300

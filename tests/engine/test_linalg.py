@@ -255,3 +255,15 @@ def test_masks_and_small_gathers_within_the_limit_run(element_limit):
     x = gs.ones(100, 50)
     assert x[x > 0].numel() == 5000
     assert tuple(x[[0, 1], 3:].shape) == (2, 47)
+
+
+@pytest.mark.parametrize("call", [
+    lambda T, x: T.mm(x, 1), lambda T, x: x.mm(2.5), lambda T, x: T.matmul(x, 1), lambda T, x: T.bmm(x, 1),
+    lambda T, x: T.mv(x, 1), lambda T, x: T.dot(x[0], 1), lambda T, x: T.vdot(x[0], 1), lambda T, x: T.inner(x, 1),
+    lambda T, x: T.outer(x[0], 1), lambda T, x: T.ger(x[0], 1), lambda T, x: T.kron(x, 1), lambda T, x: T.cross(x, 1),
+    lambda T, x: T.dist(x, 1), lambda T, x: T.is_same_size(x, 1), lambda T, x: T.slice_scatter(x, 1),
+    lambda T, x: T.diagonal_scatter(x, 1), lambda T, x: T.mm(input=x, mat2=3),
+])
+def test_products_refuse_numbers_with_type_error(lib, call):
+    with pytest.raises(TypeError, match="must be Tensor"):
+        call(lib, lib.ones(3, 3))

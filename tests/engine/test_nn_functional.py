@@ -520,3 +520,14 @@ def test_binary_cross_entropy_at_saturated_probabilities_matches_torch():
         for a, b in zip(got, want):
             np.testing.assert_allclose(a, b, rtol=1e-6, err_msg=reduction)
         assert np.isfinite(got[1]).all()
+
+
+@pytest.mark.parametrize("pad", [(-100, 0), (-4, -3), (2, -9), (-7, 2)])
+def test_pad_cropping_past_the_size_raises(lib, pad):
+    with pytest.raises(RuntimeError, match="length must be non-negative"):
+        lib.nn.functional.pad(lib.arange(6.0), pad)
+
+
+@pytest.mark.parametrize("pad, size", [((-6, 0), 0), ((-3, -3), 0), ((-6, 1), 1), ((-5, -1), 0)])
+def test_pad_cropping_to_the_size_leaves_an_empty_or_padded_tensor(lib, pad, size):
+    assert tuple(lib.nn.functional.pad(lib.arange(6.0), pad).shape) == (size,)

@@ -155,3 +155,32 @@ def test_op_result_matches_torch(op, a, b):
     assert got.dtype.name == str(want.dtype).removeprefix("torch.")
     assert tuple(got.shape) == tuple(want.shape)
     np.testing.assert_allclose(got.numpy().astype(np.float64), want.numpy().astype(np.float64), rtol=1e-6)
+
+
+@pytest.mark.parametrize("expr, expected", [
+    (lambda u: u + (-3), [254, 255]), (lambda u: u - 3, [254, 255]), (lambda u: u * 300, [44, 88]),
+    (lambda u: (-3) - u, [252, 251]), (lambda u: u.add(-3), [254, 255]), (lambda u: u < -3, [True, True]),
+    (lambda u: u == 257, [True, False]), (lambda u: u // -3, [0, 0]),
+])
+def test_integer_scalars_past_a_dtype_range_wrap_as_pytorch(lib, expr, expected):
+    assert expr(lib.tensor([1, 2], dtype=lib.uint8)).tolist() == expected
+
+
+def test_int32_with_a_scalar_past_its_range_wraps(lib):
+    assert (lib.tensor([1, 2], dtype=lib.int32) + 2 ** 40).tolist() == [1, 2]
+    assert (lib.tensor([1, 2], dtype=lib.int32) * 2 ** 33).dtype == lib.int32
+
+
+@pytest.mark.parametrize("call", [
+    lambda T: T.full((2,), 300, dtype=T.uint8), lambda T: T.full((2,), -256, dtype=T.uint8),
+    lambda T: T.tensor([1, 2], dtype=T.uint8).fill_(300), lambda T: T.tensor([1, 2], dtype=T.int32).fill_(2 ** 31),
+    lambda T: T.tensor([1, 2], dtype=T.uint8).masked_fill(T.tensor([True, False]), 256),
+])
+def test_filling_an_integer_tensor_past_its_range_raises(lib, call):
+    with pytest.raises(RuntimeError, match="without overflow"):
+        call(lib)
+
+
+def test_filling_an_unsigned_tensor_with_a_negative_wraps(lib):
+    assert lib.full((2,), -1, dtype=lib.uint8).tolist() == [255, 255]
+    assert lib.tensor([1, 2], dtype=lib.uint8).masked_fill(lib.tensor([True, False]), -2).tolist() == [254, 2]

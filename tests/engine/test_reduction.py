@@ -432,3 +432,71 @@ def test_searchsorted_scalars_int32_sorter_and_bucketize(lib):
     assert lib.bucketize(lib.tensor([[0.5, 2.0]]), lib.tensor([1.0, 2.0, 3.0]), right=True).tolist() == [[0, 2]]
     with pytest.raises(RuntimeError):
         lib.searchsorted(lib.ones(2, 3), lib.ones(3, 3))
+
+
+def test_mode_picks_the_smallest_most_frequent_value_and_its_last_index(lib):
+    x = lib.tensor([[1, 2, 2, 1, 3], [3, 3, 1, 1, 0], [5, 4, 3, 2, 1]])
+    values, indices = lib.mode(x)
+    assert values.tolist() == [1, 1, 1] and indices.tolist() == [3, 3, 4]
+    v, i = lib.mode(x.float(), 0, keepdim=True)
+    assert v.tolist() == [[1.0, 2.0, 1.0, 1.0, 0.0]] and i.tolist() == [[0, 0, 1, 1, 1]]
+    v, i = lib.tensor([2.0, float("nan"), float("nan"), 1.0]).mode()   # NaNs never equal each other
+    assert v.item() == 1.0 and i.item() == 3
+
+
+def test_mode_over_an_empty_dim_raises_index_error(lib):
+    with pytest.raises(IndexError, match="non-zero size"):
+        lib.mode(lib.zeros(0, 4), 0)
+    assert tuple(lib.mode(lib.zeros(0, 4), 1).values.shape) == (0,)
+
+
+def test_mode_gradient_goes_to_the_picked_element():
+    # random data has no repeats: the mode of each row is its smallest element
+    check_gradients(lambda T, a: T.mode(a, 1).values, [(2, 4)])
+
+
+@pytest.mark.torch
+@pytest.mark.skipif(torch is None, reason="PyTorch is not installed")
+def test_mode_matches_torch():
+    compare_with_torch(lambda T, a: T.mode(T.cat([a, a[:, :2]], 1), 1, keepdim=True).values, [(3, 4)])
+
+
+def test_logsumexp_requires_dim(lib):
+    with pytest.raises(TypeError):
+        lib.logsumexp(lib.ones(2))
+    with pytest.raises(TypeError):
+        lib.ones(2).logsumexp()
+
+
+def test_all_and_any_keep_uint8(lib):
+    x = lib.tensor([[1, 0, 2]], dtype=lib.uint8)
+    assert lib.all(x).dtype == lib.uint8 and x.any(1).dtype == lib.uint8 and x.any(1).tolist() == [1]
+    assert lib.all(x > 0).dtype == lib.bool
+
+
+@pytest.mark.parametrize("call", [
+    lambda T, b: T.argmax(b), lambda T, b: T.argmin(b, 0), lambda T, b: T.topk(b, 1), lambda T, b: T.median(b),
+    lambda T, b: T.median(b, 0), lambda T, b: T.kthvalue(b, 1),
+])
+def test_selections_refuse_bool_as_pytorch(lib, call):
+    with pytest.raises(RuntimeError):
+        call(lib, lib.tensor([True, False]))
+
+
+def test_median_of_nothing_is_nan(lib):
+    assert math.isnan(lib.median(lib.zeros(0)).item()) and math.isnan(lib.nanmedian(lib.zeros(0)).item())
+
+
+def test_argmax_of_nothing_raises_index_error(lib):
+    with pytest.raises(IndexError, match="numel"):
+        lib.argmax(lib.zeros(0, 3))
+
+
+def test_mean_refuses_an_integer_dtype(lib):
+    with pytest.raises(RuntimeError, match="could not infer output dtype"):
+        lib.mean(lib.ones(2, dtype=lib.int32), dtype=lib.int64)
+
+
+def test_diff_refuses_a_negative_order(lib):
+    with pytest.raises(RuntimeError, match="non-negative"):
+        lib.diff(lib.ones(3), -1)

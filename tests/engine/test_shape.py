@@ -432,3 +432,24 @@ def test_writes_through_views_are_copy_slices(lib):
     y = lib.zeros(2, 3, requires_grad=True) * 1
     y[0] = 1.0
     assert y.grad_fn.name().endswith("CopySlices")
+
+
+def test_view_as_a_dtype_reinterprets_the_bytes(lib):
+    x = lib.tensor([[1.0, 2.0], [3.0, 4.0]], requires_grad=True)
+    bits = x.view(lib.int32)
+    assert bits.dtype == lib.int32 and bits[0].tolist() == [1065353216, 1073741824] and not bits.requires_grad
+    assert lib.tensor([1.0, 2.0]).view(lib.uint8).shape == (8,)
+    assert lib.tensor([-1], dtype=lib.int32).view(lib.uint8).tolist() == [255] * 4
+    assert lib.ones(3, 2).t().view(lib.int32).shape == (2, 3)
+
+
+@pytest.mark.parametrize("call", [lambda T: T.ones(3).view(T.float64), lambda T: T.ones(()).view(T.float64),
+                                  lambda T: T.ones(4, 2).t().view(T.float64)])
+def test_view_as_a_wider_dtype_needs_a_divisible_contiguous_last_dim(lib, call):
+    with pytest.raises(RuntimeError):
+        call(lib)
+
+
+def test_cat_skips_legacy_empty_tensors_but_promotes_with_them(lib):
+    out = lib.cat([lib.ones(2, 3, dtype=lib.int64), lib.zeros(0)])
+    assert out.dtype == lib.float32 and tuple(out.shape) == (2, 3)

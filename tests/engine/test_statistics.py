@@ -243,3 +243,11 @@ def test_quantile_gradients_reach_q_and_the_nan_as_pytorchs():
                     rows.append((str(y.detach().numpy().tolist()), [None if g is None else str(g.tolist()) for g in grads]))
         results.append(rows)
     assert results[0] == results[1]
+
+
+def test_nanmedian_of_all_shares_the_gradient_among_ties(lib):
+    x = lib.tensor([1.0, 2.0, 2.0, float("nan"), 5.0, 2.0, 0.0], requires_grad=True)
+    y = lib.nanmedian(x)
+    y.backward()
+    assert y.item() == 2.0 and y.grad_fn.name() == "NanmedianBackward0"
+    assert [round(g, 4) for g in x.grad.tolist()] == [0.0, 0.3333, 0.3333, 0.0, 0.0, 0.3333, 0.0]
