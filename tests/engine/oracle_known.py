@@ -508,3 +508,10 @@ _known('to(int): PyTorch reads a device index (RuntimeError without an accelerat
     'Tensor.to(float64[3,3]g, -1)',
     'Tensor.to(float64[3,3]g, 5)',
 ])
+
+_known("the engine has no bfloat16 (NumPy has none): Tensor.bfloat16() raises its clear TypeError", [
+    'Tensor.bfloat16(float64[3,3]g)',
+    'Tensor.bfloat16(int64[3,3])',
+    'Tensor.bfloat16(float32[]g)',
+    'Tensor.bfloat16(float64[0,3]g)',
+])
