@@ -18,7 +18,7 @@ from starlette.concurrency import run_in_threadpool
 from .json_bodies import OFFLOAD_BYTES, BigPayload
 from .json_codec import RawJSON, dumps
 from .tensor_wire import DTYPE_NAMES, encode_tensor, tensor_data
-from .wire_frames import is_array_entry, unpack_array
+from .wire_frames import in_charged_frame, is_array_entry, unpack_array
 
 BINARY_HEADER = "Inference-Header-Content-Length"
 BINARY_MEDIA_TYPE = "application/octet-stream"
@@ -90,6 +90,12 @@ def answer_bytes(tree):
     """What an answer of ``tree`` holds besides its JSON punctuation: tensor bytes, graph text, stdout."""
     stdout = tree.get("stdout") if type(tree) is dict else None
     return tensor_bytes(tree) + graph_bytes(tree) + (len(stdout) if type(stdout) is str else 0)
+
+
+def uncharged_bytes(tree):
+    """``answer_bytes(tree)`` less the tensor bytes that sit in a frame the budget charged on arrival
+    (``wire_frames.ChargedFrame``, charged until the answer lets go of them): what is still to charge."""
+    return answer_bytes(tree) - sum(a.nbytes for a in _arrays(tree) if in_charged_frame(a))
 
 
 def held_bytes(tree, encoding):
@@ -355,7 +361,7 @@ class AnswerBudget:
         """``response(tree, encoding)`` charged to the budget; ApiError 503 when it is spent. A run's graph
         text and stdout count with its tensors (hostile pass 9, F6: unread 14 MB graph answers were never
         charged)."""
-        nbytes = answer_bytes(tree)
+        nbytes = uncharged_bytes(tree)
         if nbytes <= ANSWER_FREE_BYTES:
             return response(tree, encoding)
         return self._charged(nbytes, lambda release: response(tree, encoding, release=release))
@@ -380,17 +386,16 @@ class AnswerBudget:
                                   headers={**(headers or {}), "Content-Length": str(nbytes)})
             answer._release = release
             return answer
-        return self._charged(nbytes, stream)
+        uncharged = nbytes - sum(memoryview(p).nbytes for p in parts if in_charged_frame(p))
+        return stream(None) if uncharged <= ANSWER_FREE_BYTES else self._charged(uncharged, stream)
 
-    def _charged(self, nbytes, make):
+    def hold(self, nbytes):
+        """Charges ``nbytes`` (a worker's frame, before it is read: ``wire_frames.FrameParser``); returns the
+        callable that gives them back, or None when they would pass the budget (the frame is then dropped
+        and its call answers ``refusal()``)."""
         if self.used + nbytes > self.total and self.used > 0:
             self.refused += 1
-            from .errors import ApiError
-            raise ApiError(503, "Unavailable", f"the server is sending other large answers just now "
-                                               f"(answer_budget_bytes: {self.total} bytes at once); the run's "
-                                               f"results stay in the session: fetch them again in {RETRY_AFTER_S} s "
-                                               f"(GET /v1/sessions/{{id}}/variables/{{name}})",
-                           headers={"Retry-After": str(RETRY_AFTER_S)}, limit="answer_budget_bytes")
+            return None
         self.used += nbytes
         released = []
 
@@ -398,4 +403,19 @@ class AnswerBudget:
             if not released:
                 released.append(True)
                 self.used -= nbytes
+        return release
+
+    def refusal(self):
+        """The 503 of an answer the budget has no room for."""
+        from .errors import ApiError
+        return ApiError(503, "Unavailable", f"the server is sending other large answers just now "
+                                           f"(answer_budget_bytes: {self.total} bytes at once); the run's "
+                                           f"results stay in the session: fetch them again in {RETRY_AFTER_S} s "
+                                           f"(GET /v1/sessions/{{id}}/variables/{{name}})",
+                        headers={"Retry-After": str(RETRY_AFTER_S)}, limit="answer_budget_bytes")
+
+    def _charged(self, nbytes, make):
+        release = self.hold(nbytes)
+        if release is None:
+            raise self.refusal()
         return make(release)

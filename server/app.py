@@ -81,7 +81,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     # bodies and WebSocket messages being read and parsed, all together; uvicorn's WebSocket protocol
     # charges it too when it runs with app.state.ws_protocol (``gradserve serve`` does)
     app.state.parse_budget = ParseBudget(settings.parse_budget_bytes)
-    app.state.answer_budget = AnswerBudget(settings.answer_budget_bytes)
+    app.state.answer_budget = backend.frame_budget = AnswerBudget(settings.answer_budget_bytes)
     app.state.ws_protocol = budgeted_protocol(app.state.parse_budget)
     # uvicorn's HTTP protocol with a header size limit, header/body timeouts and a connection cap
     app.state.http_protocol = guarded_http_protocol(settings)
