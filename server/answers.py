@@ -46,8 +46,8 @@ def skeleton(entry, buffers):
 
 def reply_graph(graph, buffers):
     """A reply's graph: the worker sends its JSON text as a buffer (``{"json_buf": i}``), kept as text."""
-    if type(graph) is dict and "json_buf" in graph:
-        return RawJSON(bytes(buffers[graph["json_buf"]]))
+    if type(graph) is dict and "json_buf" in graph:   # (a view of the reply's frame: charged with it, not copied)
+        return RawJSON(buffers[graph["json_buf"]])
     return graph
 
 
@@ -92,10 +92,12 @@ def answer_bytes(tree):
     return tensor_bytes(tree) + graph_bytes(tree) + (len(stdout) if type(stdout) is str else 0)
 
 
-def uncharged_bytes(tree):
-    """``answer_bytes(tree)`` less the tensor bytes that sit in a frame the budget charged on arrival
-    (``wire_frames.ChargedFrame``, charged until the answer lets go of them): what is still to charge."""
-    return answer_bytes(tree) - sum(a.nbytes for a in _arrays(tree) if in_charged_frame(a))
+def charged_bytes(tree):
+    """The bytes of ``tree``'s tensors and graph text that sit in a frame the budget charged on arrival
+    (``wire_frames.ChargedFrame``, charged until the answer lets go of them): not to charge again."""
+    graph = tree.get("graph") if type(tree) is dict else None
+    charged = graph_bytes(tree) if type(graph) is RawJSON and in_charged_frame(graph.data) else 0
+    return charged + sum(a.nbytes for a in _arrays(tree) if in_charged_frame(a))
 
 
 def held_bytes(tree, encoding):
@@ -272,6 +274,9 @@ class AnswerStream(Response):
         self.init_headers(headers)
 
     _release = None   # AnswerBudget's: called once the answer is sent or abandoned
+    # the answer's tree, kept until it is sent: tensors that sit in a frame charged on arrival
+    # (wire_frames.ChargedFrame) stay charged until then, not only until their last piece is made
+    _keep = None
 
     def __del__(self):  # an answer never sent (its request failed first) gives its budget back too
         release, self._release = self._release, None
@@ -302,6 +307,7 @@ class AnswerStream(Response):
             watcher.cancel()
             pieces.close()
             del pieces
+            self._keep = None
             release = getattr(self, "_release", None)
             if release is not None:
                 self._release = None
@@ -325,7 +331,8 @@ def response(tree, encoding, status_code=200, release=None):
             release()
         raise
     else:
-        if release is None or type(stream) is not AnswerStream:
+        stream._keep = tree
+        if release is None:
             return stream
         stream._release = release
         release = None
@@ -361,10 +368,11 @@ class AnswerBudget:
         """``response(tree, encoding)`` charged to the budget; ApiError 503 when it is spent. A run's graph
         text and stdout count with its tensors (hostile pass 9, F6: unread 14 MB graph answers were never
         charged)."""
-        nbytes = uncharged_bytes(tree)
+        charged = charged_bytes(tree)
+        nbytes = answer_bytes(tree) - charged
         if nbytes <= ANSWER_FREE_BYTES:
             return response(tree, encoding)
-        return self._charged(nbytes, lambda release: response(tree, encoding, release=release))
+        return self._charged(nbytes, lambda release: response(tree, encoding, release=release), charged)
 
     def raw(self, data, media_type="application/json", headers=None):
         """Bytes made elsewhere (``GET .../graph``'s JSON text, up to ~52 MB; a checkpoint, up to
@@ -386,14 +394,14 @@ class AnswerBudget:
                                   headers={**(headers or {}), "Content-Length": str(nbytes)})
             answer._release = release
             return answer
-        uncharged = nbytes - sum(memoryview(p).nbytes for p in parts if in_charged_frame(p))
-        return stream(None) if uncharged <= ANSWER_FREE_BYTES else self._charged(uncharged, stream)
+        charged = sum(memoryview(p).nbytes for p in parts if in_charged_frame(p))
+        return stream(None) if nbytes - charged <= ANSWER_FREE_BYTES else self._charged(nbytes - charged, stream, charged)
 
-    def hold(self, nbytes):
-        """Charges ``nbytes`` (a worker's frame, before it is read: ``wire_frames.FrameParser``); returns the
-        callable that gives them back, or None when they would pass the budget (the frame is then dropped
-        and its call answers ``refusal()``)."""
-        if self.used + nbytes > self.total and self.used > 0:
+    def hold(self, nbytes, own=0):
+        """Charges ``nbytes`` (a worker's frame, before it is read: ``wire_frames.FrameParser``; the rest of an
+        answer whose frame holds ``own`` of what is charged); returns the callable that gives them back, or
+        None when they would pass the budget (a frame is then dropped and its call answers ``refusal()``)."""
+        if self.used + nbytes > self.total and self.used > own:
             self.refused += 1
             return None
         self.used += nbytes
@@ -414,8 +422,8 @@ class AnswerBudget:
                                            f"(GET /v1/sessions/{{id}}/variables/{{name}})",
                         headers={"Retry-After": str(RETRY_AFTER_S)}, limit="answer_budget_bytes")
 
-    def _charged(self, nbytes, make):
-        release = self.hold(nbytes)
+    def _charged(self, nbytes, make, own=0):
+        release = self.hold(nbytes, own)
         if release is None:
             raise self.refusal()
         return make(release)
