@@ -285,6 +285,18 @@ def scalar_tensor(s, *, dtype=None, device=None, requires_grad=False):
 
 
 # ------------------------------------------------------------------ filled
+def _dimension(s, pos):
+    """One size as PyTorch takes it: an int, a NumPy integer or a one-element integer tensor; a float or a
+    bool is PyTorch's TypeError (``int(s)`` made ``zeros(2.5)`` a tensor of 2; hostile pass 14)."""
+    if type(s) is not bool:
+        try:
+            return operator.index(s)
+        except TypeError:
+            pass
+    raise TypeError(f"argument 'size' must be tuple of ints, but found element of type {type(s).__name__} "
+                    f"at pos {pos}")
+
+
 def _shape(size, keyword=None):
     """The shape from a factory's sizes: ``zeros(2, 3)``, ``zeros((2, 3))`` or ``zeros(size=(2, 3))``."""
     if keyword is not None:
@@ -293,7 +305,7 @@ def _shape(size, keyword=None):
         size = (keyword,)
     if len(size) == 1 and isinstance(size[0], (list, tuple)):
         size = tuple(size[0])
-    shape = tuple(int(s) for s in size)
+    shape = tuple(_dimension(s, i) for i, s in enumerate(size))
     for s in shape:
         if s < 0:
             raise RuntimeError(f"Trying to create tensor with negative dimension {s}: {list(shape)}")
