@@ -82,3 +82,33 @@ def test_save_for_backward_of_a_non_tensor_is_pytorchs_type_error():
     with pytest.raises(TypeError) as theirs:
         _function(torch).apply(torch.ones(2, requires_grad=True))
     assert str(ours.value) == str(theirs.value)
+
+
+# F6: F.pad with a negative width past what is left of a dimension took less (a slice) where PyTorch's
+# narrow raises; expand to a negative size was NumPy's ValueError.
+PADS = [(-4, 0), (-2, -2), (-4, 2), (-3, 0), (-1, -2), (-1, 5), (2, -5)]
+
+
+@pytest.mark.parametrize("widths", PADS, ids=repr)
+def test_negative_padding_past_the_size_matches_pytorch(widths):
+    torch = pytest.importorskip("torch")
+    x = np.arange(6, dtype=np.float32).reshape(2, 3)
+    try:
+        theirs = torch.nn.functional.pad(torch.tensor(x), widths).numpy()
+    except RuntimeError as e:
+        with pytest.raises(RuntimeError, match="narrow"):
+            E.nn.functional.pad(E.tensor(x), widths)
+        assert "narrow" in str(e)
+    else:
+        np.testing.assert_array_equal(E.nn.functional.pad(E.tensor(x), widths).numpy(), theirs)
+
+
+def test_negative_padding_past_the_size_is_a_runtime_error():
+    with pytest.raises(RuntimeError, match="narrow"):
+        E.nn.functional.pad(E.ones(3), (-4, 2))
+
+
+@pytest.mark.parametrize("sizes", [(-5,), (-2, 1), (1, -3)], ids=repr)
+def test_expand_to_a_negative_size_is_a_runtime_error(sizes):
+    with pytest.raises(RuntimeError):
+        E.ones(1, 1).expand(*sizes) if len(sizes) == 2 else E.ones(1).expand(*sizes)
