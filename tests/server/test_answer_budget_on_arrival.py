@@ -5,7 +5,6 @@ a JSON ``GET .../variables/{name}`` of 2^27 elements moved the tensor into the A
 big reply is charged when its frame's prefix arrives, and one past the budget is dropped unread (503,
 Retry-After); the worker refuses a JSON variable past json_max_elements before sending it. Measured on
 a real server process."""
-import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 
@@ -13,7 +12,7 @@ import httpx
 import psutil
 import pytest
 
-from server_harness import server_process
+from server_harness import peak_rss_while, server_process
 
 pytestmark = pytest.mark.slow
 
@@ -33,26 +32,6 @@ def server():
 def _session(http):
     body = http.post("/v1/sessions", json={}).json()
     return f"/v1/sessions/{body['id']}", {"Authorization": f"Bearer {body['token']}"}
-
-
-def _peak_growth(process, fn):
-    """(fn's result, the process's peak RSS growth while fn ran), sampled every 5 ms."""
-    base = peak = process.memory_info().rss
-    done = threading.Event()
-
-    def sample():
-        nonlocal peak
-        while not done.is_set():
-            peak = max(peak, process.memory_info().rss)
-            time.sleep(0.005)
-
-    sampler = threading.Thread(target=sample)
-    sampler.start()
-    try:
-        return fn(), peak - base
-    finally:
-        done.set()
-        sampler.join()
 
 
 def test_concurrent_large_answers_are_refused_before_their_bytes_reach_the_api(server):
@@ -77,7 +56,7 @@ def test_concurrent_large_answers_are_refused_before_their_bytes_reach_the_api(s
         with ThreadPoolExecutor(len(sessions)) as pool:
             return list(pool.map(ask, sessions))
 
-    answers, growth = _peak_growth(process, all_at_once)
+    answers, growth = peak_rss_while(process, all_at_once, 0.005)
     refused = [a for a in answers if a[0] != 200]
     assert refused, answers
     assert all(a == (503, "1", "answer_budget_bytes") for a in refused), answers
@@ -96,7 +75,7 @@ def test_a_json_variable_past_json_max_elements_never_leaves_the_worker(server):
     http, process = server
     path, headers = _session(http)
     assert http.post(path + "/run", headers=headers, json={"program": PROGRAM, "outputs": []}).status_code == 200
-    r, growth = _peak_growth(process, lambda: http.get(path + "/variables/y", headers=headers))
+    r, growth = peak_rss_while(process, lambda: http.get(path + "/variables/y", headers=headers), 0.005)
     assert r.status_code == 413, r.text
     error = r.json()["error"]
     assert error["type"] == "LimitExceeded" and error["limit"] == "json_max_elements" and error["name"] == "y"
