@@ -11,6 +11,7 @@ the order the header lists them, sent straight from the reply's buffers.
 """
 import asyncio
 import base64
+import threading
 
 from fastapi.responses import Response
 from starlette.concurrency import run_in_threadpool
@@ -357,12 +358,15 @@ class AnswerBudget:
     that at once (the API serves everyone; its memory is not a session's). Answers over
     ANSWER_FREE_BYTES are charged before they are sent and given back when sent or abandoned; one that
     would pass ``total`` is refused at once (503, Retry-After) and its bytes let go, while the run's
-    results stay in the session (GET .../variables/{name}). Runs on the event loop: no lock."""
+    results stay in the session (GET .../variables/{name}). Charged on the event loop; given back wherever
+    a frame's bytes are let go (``wire_frames.ChargedFrame``: the last reference to an answer's tree may
+    go in a thread that wrote its JSON), hence the lock."""
 
     def __init__(self, total):
         self.total = int(total)
         self.used = 0
         self.refused = 0
+        self._lock = threading.Lock()
 
     def response(self, tree, encoding):
         """``response(tree, encoding)`` charged to the budget; ApiError 503 when it is spent. A run's graph
@@ -401,16 +405,18 @@ class AnswerBudget:
         """Charges ``nbytes`` (a worker's frame, before it is read: ``wire_frames.FrameParser``; the rest of an
         answer whose frame holds ``own`` of what is charged); returns the callable that gives them back, or
         None when they would pass the budget (a frame is then dropped and its call answers ``refusal()``)."""
-        if self.used + nbytes > self.total and self.used > own:
-            self.refused += 1
-            return None
-        self.used += nbytes
+        with self._lock:
+            if self.used + nbytes > self.total and self.used > own:
+                self.refused += 1
+                return None
+            self.used += nbytes
         released = []
 
         def release():
-            if not released:
-                released.append(True)
-                self.used -= nbytes
+            with self._lock:
+                if not released:
+                    released.append(True)
+                    self.used -= nbytes
         return release
 
     def refusal(self):
