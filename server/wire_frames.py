@@ -214,6 +214,11 @@ class FrameParser:
         else:
             self.on_frame(*decode_frame(big[PREFIX.size:end], big[end:]))
 
+    def close(self):
+        """The stream ended: a big frame half read is let go, and with it its charge."""
+        self.big, self.refused, self.skip = None, 0, 0
+        self.start = self.end = 0
+
     def _compact(self):
         n = self.end - self.start
         self.small[:n] = self.small[self.start:self.end]

@@ -85,6 +85,7 @@ class _WorkerStream(asyncio.BufferedProtocol):
         return False  # close our end too
 
     def connection_lost(self, exc):
+        self.parser.close()   # a reply cut off by the worker's death gives back its answer budget
         self.worker._on_eof()
 
 

@@ -145,3 +145,14 @@ def test_big_frames_are_charged_on_arrival_and_refused_ones_are_dropped_unread(s
     assert budget.used == 0                   # the frame's bytes are gone: so is its charge
     _feed(parser, data, iter(lambda: rng.choice([4096, 70_000]), None))
     assert [h["reply"] for h, _ in got[2:]] == [0, 2, 4] and refused[2:] == [(1, big.nbytes), (3, big.nbytes)]
+
+
+def test_a_big_frame_cut_off_by_the_end_of_the_stream_gives_back_its_charge():
+    budget = AnswerBudget(1 << 30)
+    header, buffers = _message([np.arange(150_000, dtype=np.float32)], reply=1)
+    data = b"".join(bytes(p) for p in encode_frame(header, buffers))
+    parser = FrameParser(lambda h, b: None, 1 << 30, size=1 << 16, budget=budget, on_refused=lambda h, n: None)
+    _feed(parser, data[:len(data) // 2], iter(lambda: 4096, None))   # the worker died half way
+    assert budget.used == 600_000
+    parser.close()
+    assert budget.used == 0
