@@ -34,6 +34,13 @@ def _session(http):
     return f"/v1/sessions/{body['id']}", {"Authorization": f"Bearer {body['token']}"}
 
 
+def _metric(http, name):
+    for line in http.get("/metrics").text.splitlines():
+        if line.startswith(name + " "):
+            return float(line.split()[1])
+    raise AssertionError(f"no {name} in /metrics")
+
+
 def test_concurrent_large_answers_are_refused_before_their_bytes_reach_the_api(server):
     http, process = server
     sessions = [_session(http) for _ in range(6)]
@@ -63,6 +70,12 @@ def test_concurrent_large_answers_are_refused_before_their_bytes_reach_the_api(s
     assert all(a[1] > ANSWER for a in answers if a[0] == 200), answers
     # at most the budget's worth of answers arrived (six would be 768 MiB)
     assert growth < BUDGET + 150 * MiB, growth / MiB
+    # every charge was given back once the answers were sent
+    deadline = time.monotonic() + 20
+    while _metric(http, "gradserve_answer_budget_used_bytes") and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert _metric(http, "gradserve_answer_budget_used_bytes") == 0
+    assert _metric(http, "gradserve_answer_budget_refused_total") >= len(refused)
     # a refused run's results stayed in its session
     path, headers = sessions[answers.index(refused[0])]
     r = http.get(path + "/variables/y", headers=headers, params={"encoding": "binary"})
