@@ -11,6 +11,7 @@ the order the header lists them, sent straight from the reply's buffers.
 """
 import asyncio
 import base64
+import threading
 
 from fastapi.responses import Response
 from starlette.concurrency import run_in_threadpool
@@ -18,7 +19,7 @@ from starlette.concurrency import run_in_threadpool
 from .json_bodies import OFFLOAD_BYTES, BigPayload
 from .json_codec import RawJSON, dumps
 from .tensor_wire import DTYPE_NAMES, encode_tensor, tensor_data
-from .wire_frames import is_array_entry, unpack_array
+from .wire_frames import in_charged_frame, is_array_entry, unpack_array
 
 BINARY_HEADER = "Inference-Header-Content-Length"
 BINARY_MEDIA_TYPE = "application/octet-stream"
@@ -46,8 +47,8 @@ def skeleton(entry, buffers):
 
 def reply_graph(graph, buffers):
     """A reply's graph: the worker sends its JSON text as a buffer (``{"json_buf": i}``), kept as text."""
-    if type(graph) is dict and "json_buf" in graph:
-        return RawJSON(bytes(buffers[graph["json_buf"]]))
+    if type(graph) is dict and "json_buf" in graph:   # (a view of the reply's frame: charged with it, not copied)
+        return RawJSON(buffers[graph["json_buf"]])
     return graph
 
 
@@ -90,6 +91,14 @@ def answer_bytes(tree):
     """What an answer of ``tree`` holds besides its JSON punctuation: tensor bytes, graph text, stdout."""
     stdout = tree.get("stdout") if type(tree) is dict else None
     return tensor_bytes(tree) + graph_bytes(tree) + (len(stdout) if type(stdout) is str else 0)
+
+
+def charged_bytes(tree):
+    """The bytes of ``tree``'s tensors and graph text that sit in a frame the budget charged on arrival
+    (``wire_frames.ChargedFrame``, charged until the answer lets go of them): not to charge again."""
+    graph = tree.get("graph") if type(tree) is dict else None
+    charged = graph_bytes(tree) if type(graph) is RawJSON and in_charged_frame(graph.data) else 0
+    return charged + sum(a.nbytes for a in _arrays(tree) if in_charged_frame(a))
 
 
 def held_bytes(tree, encoding):
@@ -266,6 +275,9 @@ class AnswerStream(Response):
         self.init_headers(headers)
 
     _release = None   # AnswerBudget's: called once the answer is sent or abandoned
+    # the answer's tree, kept until it is sent: tensors that sit in a frame charged on arrival
+    # (wire_frames.ChargedFrame) stay charged until then, not only until their last piece is made
+    _keep = None
 
     def __del__(self):  # an answer never sent (its request failed first) gives its budget back too
         release, self._release = self._release, None
@@ -296,6 +308,7 @@ class AnswerStream(Response):
             watcher.cancel()
             pieces.close()
             del pieces
+            self._keep = None
             release = getattr(self, "_release", None)
             if release is not None:
                 self._release = None
@@ -319,7 +332,8 @@ def response(tree, encoding, status_code=200, release=None):
             release()
         raise
     else:
-        if release is None or type(stream) is not AnswerStream:
+        stream._keep = tree
+        if release is None:
             return stream
         stream._release = release
         release = None
@@ -344,21 +358,25 @@ class AnswerBudget:
     that at once (the API serves everyone; its memory is not a session's). Answers over
     ANSWER_FREE_BYTES are charged before they are sent and given back when sent or abandoned; one that
     would pass ``total`` is refused at once (503, Retry-After) and its bytes let go, while the run's
-    results stay in the session (GET .../variables/{name}). Runs on the event loop: no lock."""
+    results stay in the session (GET .../variables/{name}). Charged on the event loop; given back wherever
+    a frame's bytes are let go (``wire_frames.ChargedFrame``: the last reference to an answer's tree may
+    go in a thread that wrote its JSON), hence the lock."""
 
     def __init__(self, total):
         self.total = int(total)
         self.used = 0
         self.refused = 0
+        self._lock = threading.Lock()
 
     def response(self, tree, encoding):
         """``response(tree, encoding)`` charged to the budget; ApiError 503 when it is spent. A run's graph
         text and stdout count with its tensors (hostile pass 9, F6: unread 14 MB graph answers were never
         charged)."""
-        nbytes = answer_bytes(tree)
+        charged = charged_bytes(tree)
+        nbytes = answer_bytes(tree) - charged
         if nbytes <= ANSWER_FREE_BYTES:
             return response(tree, encoding)
-        return self._charged(nbytes, lambda release: response(tree, encoding, release=release))
+        return self._charged(nbytes, lambda release: response(tree, encoding, release=release), charged)
 
     def raw(self, data, media_type="application/json", headers=None):
         """Bytes made elsewhere (``GET .../graph``'s JSON text, up to ~52 MB; a checkpoint, up to
@@ -380,22 +398,38 @@ class AnswerBudget:
                                   headers={**(headers or {}), "Content-Length": str(nbytes)})
             answer._release = release
             return answer
-        return self._charged(nbytes, stream)
+        charged = sum(memoryview(p).nbytes for p in parts if in_charged_frame(p))
+        return stream(None) if nbytes - charged <= ANSWER_FREE_BYTES else self._charged(nbytes - charged, stream, charged)
 
-    def _charged(self, nbytes, make):
-        if self.used + nbytes > self.total and self.used > 0:
-            self.refused += 1
-            from .errors import ApiError
-            raise ApiError(503, "Unavailable", f"the server is sending other large answers just now "
-                                               f"(answer_budget_bytes: {self.total} bytes at once); the run's "
-                                               f"results stay in the session: fetch them again in {RETRY_AFTER_S} s "
-                                               f"(GET /v1/sessions/{{id}}/variables/{{name}})",
-                           headers={"Retry-After": str(RETRY_AFTER_S)}, limit="answer_budget_bytes")
-        self.used += nbytes
+    def hold(self, nbytes, own=0):
+        """Charges ``nbytes`` (a worker's frame, before it is read: ``wire_frames.FrameParser``; the rest of an
+        answer whose frame holds ``own`` of what is charged); returns the callable that gives them back, or
+        None when they would pass the budget (a frame is then dropped and its call answers ``refusal()``)."""
+        with self._lock:
+            if self.used + nbytes > self.total and self.used > own:
+                self.refused += 1
+                return None
+            self.used += nbytes
         released = []
 
         def release():
-            if not released:
-                released.append(True)
-                self.used -= nbytes
+            with self._lock:
+                if not released:
+                    released.append(True)
+                    self.used -= nbytes
+        return release
+
+    def refusal(self):
+        """The 503 of an answer the budget has no room for."""
+        from .errors import ApiError
+        return ApiError(503, "Unavailable", f"the server is sending other large answers just now "
+                                           f"(answer_budget_bytes: {self.total} bytes at once); the run's "
+                                           f"results stay in the session: fetch them again in {RETRY_AFTER_S} s "
+                                           f"(GET /v1/sessions/{{id}}/variables/{{name}})",
+                        headers={"Retry-After": str(RETRY_AFTER_S)}, limit="answer_budget_bytes")
+
+    def _charged(self, nbytes, make, own=0):
+        release = self.hold(nbytes, own)
+        if release is None:
+            raise self.refusal()
         return make(release)

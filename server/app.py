@@ -81,11 +81,13 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     # bodies and WebSocket messages being read and parsed, all together; uvicorn's WebSocket protocol
     # charges it too when it runs with app.state.ws_protocol (``gradserve serve`` does)
     app.state.parse_budget = ParseBudget(settings.parse_budget_bytes)
-    app.state.answer_budget = AnswerBudget(settings.answer_budget_bytes)
+    app.state.answer_budget = backend.frame_budget = AnswerBudget(settings.answer_budget_bytes)
     app.state.ws_protocol = budgeted_protocol(app.state.parse_budget)
     # uvicorn's HTTP protocol with a header size limit, header/body timeouts and a connection cap
     app.state.http_protocol = guarded_http_protocol(settings)
     metrics.registry.register(BudgetCollector(app.state.parse_budget))
+    metrics.registry.register(BudgetCollector(app.state.answer_budget, "answer", "holding answers while they are "
+                                              "sent (a worker's reply from its arrival)", "Answers refused (503)"))
     # Routes are matched in order, router by router: the run route, the hot path, comes first.
     for module in (runs, sessions, variables, checkpoint, stream, health, viewer):
         app.include_router(module.router)

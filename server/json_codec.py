@@ -19,16 +19,19 @@ except ImportError:  # an install without the server extra's orjson: the standar
 class RawJSON:
     """JSON text written elsewhere (a worker's graph answer), carried inside an answer's tree and written
     into it as it is: the API process never parses it (``json.loads`` of a 50 MB graph held the event
-    loop, and so every other client, for seconds)."""
+    loop, and so every other client, for seconds). ``data``: bytes, or a memoryview of a worker's reply."""
     __slots__ = ("data",)
 
     def __init__(self, data):
         self.data = data
 
+    def text(self):
+        return self.data if type(self.data) is bytes else bytes(self.data)
+
 
 def _stdlib_default(obj):
     if type(obj) is RawJSON:  # (only where orjson cannot write the rest of the answer)
-        return json.loads(obj.data)
+        return json.loads(obj.text())
     raise TypeError(f"Object of type {type(obj).__name__} is not JSON serializable")
 
 
@@ -43,7 +46,7 @@ def _stdlib_dumps(obj):
 if orjson is not None:
     def _default(obj):
         if type(obj) is RawJSON:
-            return orjson.Fragment(obj.data)
+            return orjson.Fragment(obj.text())
         raise TypeError
 
     def dumps(obj):

@@ -52,20 +52,23 @@ class Metrics:
 
 
 class BudgetCollector:
-    """The parse budget's use (``parse_budget``), read at scrape time."""
+    """A budget's use, read at scrape time: the parse budget (``parse_budget``) or the answer budget
+    (``answers.AnswerBudget``), as ``gradserve_<name>_budget_*``."""
 
-    def __init__(self, budget):
-        self.budget = budget
+    def __init__(self, budget, name="parse", holds="reading and parsing request bodies and WebSocket messages",
+                 refused="Bodies and messages refused (503 or 413)"):
+        self.budget, self.name, self.holds, self.refused = budget, name, holds, refused
 
     def describe(self):
         return []
 
     def collect(self):
-        yield GaugeMetricFamily("gradserve_parse_budget_bytes", "Bytes the API process may spend at once reading "
-                                "and parsing request bodies and WebSocket messages", value=self.budget.total)
-        yield GaugeMetricFamily("gradserve_parse_budget_used_bytes", "Of those, held now", value=self.budget.used)
-        yield CounterMetricFamily("gradserve_parse_budget_refused", "Bodies and messages refused (503 or 413) "
-                                  "because the parse budget could not hold them", value=self.budget.refused)
+        prefix = f"gradserve_{self.name}_budget"
+        yield GaugeMetricFamily(f"{prefix}_bytes", f"Bytes the API process may spend at once {self.holds}",
+                                value=self.budget.total)
+        yield GaugeMetricFamily(f"{prefix}_used_bytes", "Of those, held now", value=self.budget.used)
+        yield CounterMetricFamily(f"{prefix}_refused", f"{self.refused} because the {self.name} budget could not "
+                                  "hold them", value=self.budget.refused)
 
 
 class _LiveCollector:

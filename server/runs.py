@@ -96,10 +96,14 @@ class RunService:
             tree, nbytes = await self._execute(session, spec, run_id, events)
             outcome = "ok"
             if events.active:
-                payload = await call_off_loop(nbytes, answers.payload, tree, spec.encoding)
-                event = (BigPayload if type(payload) is BigPayload else SharedEvent)(type="result", **payload)
-                event.cost = answers.held_bytes(tree, "json" if spec.encoding == "json" else "base64")
-                events.publish(event)
+                held = answers.held_bytes(tree, "json" if spec.encoding == "json" else "base64")
+                if held > self.settings.ws_queue_bytes:
+                    self._result_too_large(events, tree, held)
+                else:
+                    payload = await call_off_loop(nbytes, answers.payload, tree, spec.encoding)
+                    event = (BigPayload if type(payload) is BigPayload else SharedEvent)(type="result", **payload)
+                    event.cost = held
+                    events.publish(event)
             return tree
         except Cancelled:
             outcome = "cancelled"
@@ -125,6 +129,20 @@ class RunService:
             self.in_flight -= 1
             self.metrics.queued.dec()
             self.metrics.run_finished(transport, outcome, time.perf_counter() - started)
+
+    def _result_too_large(self, events, tree, held):
+        """A result whose event alone would pass a connection's ws_queue_bytes is not built: a WebSocket
+        message is one piece, and a 2^27-element tensor as base64 was a 715 MB text made and sent whole,
+        2.2 GB of the API process and 2-6 s of its event loop, which serves every session (hostile pass 14,
+        F2). The run that asked over its stream gets 413 (its values stay in the session, to fetch over
+        HTTP); watchers of an HTTP run get its result without the tensors, saying why."""
+        message = (f"limit exceeded: ws_queue_bytes: the run's result would be a message of about {held} bytes, "
+                   f"more than a stream holds (ws_queue_bytes: {self.settings.ws_queue_bytes}); its values stay in "
+                   "the session: fetch them with GET /v1/sessions/{id}/variables/{name} (encoding=binary)")
+        if events.own is not None:
+            raise ApiError(413, "LimitExceeded", message, limit="ws_queue_bytes")
+        events.publish({"type": "result", "values": {}, "grads": {}, "graph": None, "stdout": tree["stdout"],
+                        "elapsed_ms": tree["elapsed_ms"], "omitted": {"limit": "ws_queue_bytes", "message": message}})
 
     def answer_caps(self, encoding):
         """The bounds the worker walks and counts a run's outputs within (``outputs.Caps``)."""
@@ -154,6 +172,10 @@ class RunService:
                   "outputs": spec.outputs, "graph": spec.graph, "stream": stream,
                   "trace": stream and (spec.trace or bool(session.watchers)),
                   "limits": limits.__dict__, "answer": self.answer_caps(spec.encoding)}
+        if events.own is not None and spec.encoding != "json":
+            # its result is one WebSocket message of base64 (4/3 of the bytes), held within ws_queue_bytes:
+            # refused by the worker before the bytes cross (a JSON answer is bounded by json_max_elements)
+            header["answer"]["max_bytes"] = min(header["answer"]["max_bytes"], self.settings.ws_queue_bytes * 3 // 4)
         deadline_s = limits.wall_time_s + self.settings.cancel_grace_s
         if spec.debug is not None:
             # a paused run stops its wall-time clock: the worker keeps that clock and the pause timeout,

@@ -48,14 +48,20 @@ def encode_frame(header, buffers=()):
     return [PREFIX.pack(len(head), sum(lens)) + head, *buffers]
 
 
-def decode_frame(head, payload):
-    """(header dict, list of buffers) from a frame's header bytes and its buffer bytes."""
+def decode_header(head):
+    """A frame's header dict from its bytes."""
     try:
         header = json.loads(bytes(head))
     except (ValueError, UnicodeDecodeError) as e:
         raise FrameError(f"message header is not JSON: {e}") from None
     if not isinstance(header, dict):
         raise FrameError("message header is not an object")
+    return header
+
+
+def decode_frame(head, payload):
+    """(header dict, list of buffers) from a frame's header bytes and its buffer bytes."""
+    header = decode_header(head)
     lens = header.get("lens", [])
     if not isinstance(lens, list) or not all(type(n) is int and n >= 0 for n in lens) or sum(lens) != len(payload):
         raise FrameError("buffer lengths do not match the frame")
@@ -125,43 +131,93 @@ class FrameReader:
         return decode_frame(view[PREFIX.size:end], view[end:])
 
 
+class ChargedFrame(bytearray):
+    """A big frame's bytes, charged to a budget (``FrameParser``'s) for as long as they are alive: every
+    array, memoryview and answer made from the frame keeps it, and its charge, until the last of them goes."""
+
+    release = None
+
+    def __del__(self):
+        release, self.release = self.release, None
+        if release is not None:
+            release()
+
+
+def in_charged_frame(array):
+    """Whether ``array``'s bytes are a ChargedFrame's (already counted against the budget that frame charged)."""
+    base = array
+    while True:
+        if isinstance(base, np.ndarray):
+            base = base.base
+        elif isinstance(base, memoryview):
+            base = base.obj
+        else:
+            return type(base) is ChargedFrame
+
+
 class FrameParser:
     """Incremental frame parsing for an asyncio BufferedProtocol: ``get_buffer`` and ``buffer_updated``
     pass through here; ``on_frame(header, buffers)`` is called for each complete message.
 
     Small frames share one reusable buffer (and are copied out); a frame larger than it is read
     into a buffer of its own, which its arrays then view without a copy.
+
+    ``budget`` (``answers.AnswerBudget``): a frame larger than the shared buffer is charged when its
+    prefix arrives, before a byte of its body is allocated, and stays charged until its buffer is freed
+    (``ChargedFrame``). One the budget refuses is not allocated: its header is read, its body read and
+    dropped, and ``on_refused(header, body_bytes)`` is called instead of ``on_frame`` (hostile pass 13,
+    F12: six 512 MB answers at once were all in the API process before the budget saw any of them).
     """
 
-    def __init__(self, on_frame, max_frame_bytes, size=1 << 18):
+    def __init__(self, on_frame, max_frame_bytes, size=1 << 18, budget=None, on_refused=None):
         self.on_frame = on_frame
         self.max_frame_bytes = max_frame_bytes
+        self.budget = budget
+        self.on_refused = on_refused
         self.small = bytearray(size)
         self.view = memoryview(self.small)
         self.start = 0       # first unparsed byte in small
         self.end = 0         # first free byte in small
-        self.big = None      # memoryview of the big frame being filled
+        self.big = None      # memoryview of the big frame being filled (a refused one: its prefix and header)
         self.big_have = 0
         self.big_head = 0
+        self.refused = 0     # body bytes of the big frame being read, when the budget refused it
+        self.skip = 0        # bytes of a refused frame's body still to read and drop
 
     def get_buffer(self, sizehint):
         if self.big is not None:
-            return self.big[self.big_have:]
+            if self.big_have < len(self.big):
+                return self.big[self.big_have:]
+            return self.view[:min(self.skip, len(self.small))]   # (small is empty while a big frame is read)
         if self.end == len(self.small):
             self._compact()
         return self.view[self.end:]
 
     def buffer_updated(self, nbytes):
         if self.big is not None:
-            self.big_have += nbytes
-            if self.big_have == len(self.big):
-                big, head_len = self.big, self.big_head
-                self.big = None
-                end = PREFIX.size + head_len
-                self.on_frame(*decode_frame(big[PREFIX.size:end], big[end:]))
+            if self.big_have < len(self.big):
+                self.big_have += nbytes
+            else:
+                self.skip -= nbytes
+            if self.big_have == len(self.big) and not self.skip:
+                self._big_done()
             return
         self.end += nbytes
         self._parse()
+
+    def _big_done(self):
+        big, head_len, refused = self.big, self.big_head, self.refused
+        self.big, self.refused = None, 0
+        end = PREFIX.size + head_len
+        if refused:   # the header alone was kept
+            self.on_refused(decode_header(big[PREFIX.size:end]), refused)
+        else:
+            self.on_frame(*decode_frame(big[PREFIX.size:end], big[end:]))
+
+    def close(self):
+        """The stream ended: a big frame half read is let go, and with it its charge."""
+        self.big, self.refused, self.skip = None, 0, 0
+        self.start = self.end = 0
 
     def _compact(self):
         n = self.end - self.start
@@ -183,16 +239,34 @@ class FrameParser:
                 self.on_frame(*decode_frame(view[PREFIX.size:end], view[end:]))
                 continue
             if total > len(self.small):
-                big = memoryview(bytearray(total))
-                big[:have] = self.view[self.start:self.end]
-                self.big, self.big_have, self.big_head = big, have, head_len
-                self.start = self.end = 0
+                self._start_big(head_len, body_len, have)
                 return
             if self.start + total > len(self.small):
                 self._compact()
             return
         if self.start == self.end:
             self.start = self.end = 0
+
+    def _start_big(self, head_len, body_len, have):
+        """A frame larger than the shared buffer, of which ``have`` bytes are in it: charged and given a
+        buffer of its own, or (refused) its prefix and header kept and its body dropped as it comes."""
+        keep = PREFIX.size + head_len + body_len
+        release = None
+        if self.budget is not None and body_len:
+            release = self.budget.hold(body_len)
+            if release is None:
+                keep -= body_len
+                self.refused = body_len
+        frame = ChargedFrame(keep)
+        frame.release = release
+        big = memoryview(frame)
+        kept = min(have, keep)
+        big[:kept] = self.view[self.start:self.start + kept]
+        self.big, self.big_have, self.big_head = big, kept, head_len
+        self.skip = (PREFIX.size + head_len + body_len) - keep - (have - kept)
+        self.start = self.end = 0
+        if self.big_have == len(big) and not self.skip:
+            self._big_done()
 
 
 def pack_array(array, buffers):

@@ -284,6 +284,12 @@ class Worker:
         value = _lookup(self._namespace(header), header["name"], required=True, status=404)
         if not runtime.is_tensor(value):
             raise _not_a_tensor(header["name"], value)
+        cap = header.get("json_max_elements")   # a JSON answer: refused here, not after its bytes crossed
+        numbers = runtime.array_of(value).size + (runtime.array_of(value.grad).size if value.grad is not None else 0)
+        if cap is not None and numbers > cap:
+            raise WorkerError(413, "LimitExceeded", f"limit exceeded: json_max_elements: a JSON answer holds at most "
+                              f"{cap} numbers and {header['name']!r} has more; ask for encoding=base64 or binary",
+                              limit="json_max_elements", name=header["name"])
         out = []
         grad = pack_array(runtime.array_of(value.grad), out) if value.grad is not None else None
         return {"value": pack_array(runtime.array_of(value), out), "grad": grad}, out

@@ -50,10 +50,10 @@ class FunctionCtx:
     def save_for_backward(self, *tensors):
         """Saves the given tensors for a future call to backward."""
         T = _tensor_cls()
-        for t in tensors:
+        for i, t in enumerate(tensors):   # (not tensors.index(t): that compares t with tensors, elementwise)
             if t is not None and not isinstance(t, T):
-                raise TypeError(f"save_for_backward can only save variables, but argument {tensors.index(t)} "
-                                f"is not a Variable")
+                raise TypeError(f"save_for_backward can only save variables, but argument {i} is of type "
+                                f"{type(t).__name__}")
         self._to_save = tensors
 
     def save_for_forward(self, *tensors):

@@ -2090,6 +2090,11 @@ def pad(input, pad, mode="constant", value=None):
     if mode == "constant":
         # negative padding crops first; what is left only grows
         if any(a < 0 or b < 0 for a, b in pairs):
+            for n, (a, b) in zip(input.shape, pairs):
+                # PyTorch narrows by each negative width in turn: one past what is left is its error (a
+                # slice would quietly take less: (-4, 2) on 3 elements gave 2 zeros; hostile pass 14)
+                if n + min(a, 0) < 0 or n + min(a, 0) + min(b, 0) < 0:
+                    raise RuntimeError("narrow(): length must be non-negative.")
             crop = tuple(slice(max(-a, 0), s - max(-b, 0)) for s, (a, b) in zip(input.shape, pairs))
             input = input[crop]
             pairs = [(max(a, 0), max(b, 0)) for a, b in pairs]

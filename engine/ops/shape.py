@@ -326,6 +326,8 @@ def expand(input, *sizes, **kwargs):
             if i < lead:
                 raise RuntimeError("expand: -1 is not allowed in a leading, non-existing dimension")
             sizes[i] = input._data.shape[i - lead]
+        elif sizes[i] < 0:   # PyTorch's error (NumPy's was a ValueError about broadcast shapes)
+            raise RuntimeError("numel: integer multiplication overflow")
         elif i >= lead and input._data.shape[i - lead] not in (1, sizes[i]):
             raise RuntimeError(f"The expanded size of the tensor ({sizes[i]}) must match the existing size "
                                f"({input._data.shape[i - lead]}) at non-singleton dimension {i}.  Target sizes: "

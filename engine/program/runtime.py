@@ -133,6 +133,10 @@ class _Ticker:
             if self.halt.wait(TICK_S):
                 return
             with self.lock:
+                if self.halt.is_set():
+                    # stop() came after the wait timed out: clearing ``wake`` now would wait on it for
+                    # ever while stop() joins this thread (a hang of the suite; hostile pass 14)
+                    return
                 runs = tuple(self.runs)
                 if not runs:
                     self.wake.clear()

@@ -36,6 +36,10 @@ class Placement:
 class WorkerBackend(ABC):
     """Hosts sessions (each in a process of its own, or on a shared worker) and carries commands to them."""
 
+    # answers.AnswerBudget the app gives it: a backend that reads replies itself charges big ones to it as
+    # they arrive, and answers a call whose reply it has no room for with its ``refusal()``
+    frame_budget = None
+
     @abstractmethod
     async def start(self):
         """Starts the workers; returns when at least one can take sessions."""

@@ -64,7 +64,8 @@ class _WorkerStream(asyncio.BufferedProtocol):
 
     def __init__(self, worker):
         self.worker = worker
-        self.parser = FrameParser(worker._on_frame, MAX_FRAME_BYTES)
+        self.parser = FrameParser(worker._on_frame, MAX_FRAME_BYTES, budget=worker.budget,
+                                  on_refused=worker._on_refused)
         self.transport = None
 
     def connection_made(self, transport):
@@ -84,14 +85,16 @@ class _WorkerStream(asyncio.BufferedProtocol):
         return False  # close our end too
 
     def connection_lost(self, exc):
+        self.parser.close()   # a reply cut off by the worker's death gives back its answer budget
         self.worker._on_eof()
 
 
 class _WorkerProcess:
     """One worker process in a slot, with its socket and the commands in flight."""
 
-    def __init__(self, slot, generation, device, config, env, loop, on_death):
+    def __init__(self, slot, generation, device, config, env, loop, on_death, budget=None):
         self.slot = slot
+        self.budget = budget        # answers.AnswerBudget: big replies are charged to it as they arrive
         self.generation = generation
         self.device = device
         self.config = config
@@ -161,14 +164,24 @@ class _WorkerProcess:
             except Exception:
                 log.exception("event handler failed")
 
-    def _on_reply(self, header, buffers):
+    def _on_reply(self, header, buffers, refusal=None):
         command = self.pending.get(header.get("reply"))
         if self.in_pipe and self.in_pipe[0] is command:
             self.in_pipe.popleft()
             if self.in_pipe:
                 self._start_clock(self.in_pipe[0])
         if command is not None and not command.fut.done():
-            command.fut.set_result((header, buffers))
+            if refusal is None:
+                command.fut.set_result((header, buffers))
+            else:
+                command.fut.set_exception(refusal)
+
+    def _on_refused(self, header, nbytes):
+        """A reply the answer budget had no room for (its bytes were dropped as they came): its call answers
+        the budget's 503; what the command did stands (a run's results stay in the session)."""
+        log.info("%s: a reply of %d bytes was refused (answer_budget_bytes)", self.label, nbytes)
+        if "reply" in header:
+            self._on_reply(header, None, refusal=self.budget.refusal())
 
     def _on_eof(self):
         if not self._hello.done():
@@ -293,7 +306,8 @@ class _SessionProcess(_WorkerProcess):
     """A CPU session's own process, forked from the template; ``generation`` is its serial number."""
 
     def __init__(self, serial, backend, config):
-        super().__init__(None, serial, "cpu", config, {}, backend.loop, backend._on_session_death)
+        super().__init__(None, serial, "cpu", config, {}, backend.loop, backend._on_session_death,
+                         budget=backend.frame_budget)
         self.backend = backend
         self.handle = None  # session_process.SessionProcess
 
@@ -360,7 +374,8 @@ class LocalBackend(WorkerBackend):
             env["CUDA_VISIBLE_DEVICES"] = str(gpu)
         config = {"device": device, "memory_bytes": self.settings.worker_memory_bytes,
                   "max_files": self.settings.worker_max_files}
-        return _WorkerProcess(slot, generation, device, config, env, self.loop, self._on_death)
+        return _WorkerProcess(slot, generation, device, config, env, self.loop, self._on_death,
+                              budget=self.frame_budget)
 
     def session_config(self):
         """What a new session process is told: its limits, fixed when it starts."""

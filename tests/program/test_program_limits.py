@@ -249,3 +249,29 @@ def test_a_session_bytes_failure_says_which_names_are_unbound_and_which_are_rest
     assert out.error.message.endswith("(q, b1 are unbound again; a1 holds what it held before the run)"), \
         out.error.message
     assert ns.get("a1") == 5 and "q" not in ns.globals
+
+
+def test_stopping_the_ticker_just_after_a_tick_timed_out_ends_its_thread():
+    """A stop() that came between a tick's wait timing out and its check of the runs let the thread
+    clear ``wake`` and wait on it for ever, while stop() joined it: the whole process hung (seen once
+    in the full suite). The thread now checks ``halt`` under the lock before it clears ``wake``."""
+    import threading
+    from gradserve.engine.program.runtime import _Ticker
+    ticker = _Ticker()
+    real_wait = ticker.halt.wait
+    calls = []
+
+    def wait_then_stop(timeout=None):
+        if not calls:   # the first tick: its wait times out, and stop() sets halt and wake right then
+            calls.append(timeout)
+            ticker.halt.set()
+            ticker.wake.set()
+            return False
+        return real_wait(timeout)
+
+    ticker.halt.wait = wait_then_stop
+    ticker.wake.set()
+    thread = threading.Thread(target=ticker._tick, daemon=True)
+    thread.start()
+    thread.join(5)
+    assert not thread.is_alive()

@@ -228,3 +228,24 @@ class StalledWebSocket:
 
     def close(self):
         self.sock.close()
+
+
+def peak_rss_while(process, fn, interval_s=0.01):
+    """(fn's result, a psutil ``process``'s peak RSS growth in bytes while fn ran), sampled every ``interval_s``."""
+    base = peak = process.memory_info().rss
+    done = threading.Event()
+
+    def sample():
+        nonlocal peak
+        while not done.is_set():
+            peak = max(peak, process.memory_info().rss)
+            time.sleep(interval_s)
+
+    sampler = threading.Thread(target=sample)
+    sampler.start()
+    try:
+        result = fn()
+    finally:
+        done.set()
+        sampler.join()
+    return result, peak - base

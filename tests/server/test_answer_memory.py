@@ -2,14 +2,13 @@
 element limit, answered as streamed JSON and as binary, measured on a real server process."""
 import json
 import socket
-import threading
 import time
 
 import httpx
 import psutil
 import pytest
 
-from server_harness import server_process
+from server_harness import peak_rss_while, server_process
 
 pytestmark = pytest.mark.slow
 
@@ -22,28 +21,6 @@ def server():
     with server_process(GRADSERVE_LIMIT_TENSOR_ELEMENTS=str(ELEMENTS), GRADSERVE_JSON_MAX_ELEMENTS=str(ELEMENTS),
                         GRADSERVE_WORKERS="1") as (url, pid):
         yield url, psutil.Process(pid)
-
-
-def _peak_rss_while(process, fn):
-    """(fn's result, the process's peak RSS growth in bytes while fn ran), sampled every 10 ms."""
-    base = process.memory_info().rss
-    peak = base
-    done = threading.Event()
-
-    def sample():
-        nonlocal peak
-        while not done.is_set():
-            peak = max(peak, process.memory_info().rss)
-            time.sleep(0.01)
-
-    sampler = threading.Thread(target=sample)
-    sampler.start()
-    try:
-        result = fn()
-    finally:
-        done.set()
-        sampler.join()
-    return result, peak - base
 
 
 @pytest.mark.parametrize("encoding", ["json", "binary"])
@@ -67,7 +44,7 @@ def test_a_tensor_at_the_element_limit_is_answered_within_a_bounded_multiple(ser
                     size += len(chunk)
             return size, first, last
 
-        (size, first, last), growth = _peak_rss_while(api, fetch)
+        (size, first, last), growth = peak_rss_while(api, fetch)
         c.delete(f"/v1/sessions/{created['id']}", headers=auth)
     assert size >= RAW_BYTES
     if encoding == "json":

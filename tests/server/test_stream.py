@@ -281,3 +281,31 @@ def test_sessions_on_one_worker_may_use_the_same_run_id(http, live_server):
     assert "".join(e["text"] for e in a_events if e["type"] == "stdout") == "A\nA end\n"
     assert b_events[-1]["type"] in ("cancelled", "result"), b_events[-1]
     assert all(e.get("text") in (None, "B\n") for e in b_events)
+
+
+def test_a_result_larger_than_a_stream_holds_is_refused_before_it_is_built(live_server, session):
+    """Hostile pass 14, F2: a WebSocket result is one message; a 2^27-element tensor asked as base64 (or
+    binary) was a 715 MB text, built and sent whole: 2.2 GB of the API process and 2-6 s of its event loop,
+    during which every other session waited. A result past ws_queue_bytes is now refused (413) by the
+    worker before its bytes cross; the values stay in the session. Watchers of an HTTP run get the run's
+    result without its tensors, saying why, and the HTTP caller gets them all."""
+    big = "y = torch.ones(1).expand(2**20)"   # 4 MiB of float32 (a 4-byte tensor in the session)
+    with live_server.setting(ws_queue_bytes=1 << 20), connect(_url(live_server, session)) as ws:
+        for encoding in ("base64", "binary"):
+            ws.send(json.dumps({"type": "run", "id": encoding, "program": big, "outputs": ["y"], "encoding": encoding}))
+            end = _events_until_end(ws, encoding)[-1]
+            assert end["type"] == "error" and end["status"] == 413, end
+            assert end["error"]["limit"] == "answer_bytes" and end["error"]["name"] == "y", end
+        ws.send(json.dumps({"type": "run", "id": "small", "program": "z = y[:3] * 2", "outputs": ["z"],
+                            "encoding": "base64"}))
+        assert _events_until_end(ws, "small")[-1]["type"] == "result"
+        ws.send(json.dumps({"type": "watch"}))
+        answer = session.run(big + "\nprint('done')", outputs=["y"], encoding="binary")
+        assert answer.status_code == 200 and len(answer.content) > 4 << 20
+        result = {"type": None}
+        while result["type"] != "result":
+            result = json.loads(ws.recv(timeout=30))
+        assert result["values"] == {} and result["stdout"] == "done\n", result
+        assert result["omitted"]["limit"] == "ws_queue_bytes", result
+    got = session.get("/variables/y", params={"encoding": "binary"})
+    assert got.status_code == 200 and len(got.content) > 4 << 20

@@ -7,6 +7,7 @@ import threading
 import numpy as np
 import pytest
 
+from gradserve.server.answers import AnswerBudget
 from gradserve.server.wire_frames import (PREFIX, FrameError, FrameParser, FrameReader, encode_frame, pack_array,
                                           send_frame, unpack_array)
 
@@ -113,3 +114,45 @@ def test_frame_claiming_more_than_the_cap_is_refused_before_allocating():
 def test_bad_array_entries_raise_frame_error(entry):
     with pytest.raises(FrameError):
         unpack_array(entry, [b"\0\0\0\0"])
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_big_frames_are_charged_on_arrival_and_refused_ones_are_dropped_unread(seed):
+    """Hostile pass 13, F12: a big frame is charged when its prefix arrives, before its body is allocated;
+    past the budget its header is kept, its body read and dropped, and ``on_refused`` says so; the charge
+    lasts as long as the frame's bytes do, and the frames after it parse as before."""
+    rng = random.Random(seed)
+    budget = AnswerBudget(1 << 20)
+    big = np.arange(150_000, dtype=np.float32)                       # 600 KB: a frame of its own
+    sizes = [150_000, 150_000, 10, 150_000, 10]
+    messages = [_message([np.full(n, i, np.float32)], reply=i) for i, n in enumerate(sizes)]
+    data = b"".join(bytes(p) for h, bufs in messages for p in encode_frame(h, bufs))
+    got, refused = [], []
+    parser = FrameParser(lambda h, bufs: got.append((h, bufs)), 1 << 30, size=1 << 16, budget=budget,
+                         on_refused=lambda h, n: refused.append((h["reply"], n)))
+    _feed(parser, data, iter(lambda: rng.choice([1, 7, 100, 4096, 70_000, 1 << 20]), None))
+    # 0 charged and held (its buffers are in `got`); 1 would pass 1 MiB: refused; 2 is small (never charged);
+    # 3 refused too; 4 small
+    assert [h["reply"] for h, _ in got] == [0, 2, 4]
+    assert refused == [(1, big.nbytes), (3, big.nbytes)]
+    assert budget.refused == 2 and budget.used == big.nbytes
+    np.testing.assert_array_equal(unpack_array(got[0][0]["values"][0], got[0][1]), np.zeros(150_000, np.float32))
+    np.testing.assert_array_equal(unpack_array(got[2][0]["values"][0], got[2][1]), np.full(10, 4, np.float32))
+    array = unpack_array(got[0][0]["values"][0], got[0][1])
+    del got[0]
+    assert budget.used == big.nbytes          # an array still views the frame: still charged
+    del array
+    assert budget.used == 0                   # the frame's bytes are gone: so is its charge
+    _feed(parser, data, iter(lambda: rng.choice([4096, 70_000]), None))
+    assert [h["reply"] for h, _ in got[2:]] == [0, 2, 4] and refused[2:] == [(1, big.nbytes), (3, big.nbytes)]
+
+
+def test_a_big_frame_cut_off_by_the_end_of_the_stream_gives_back_its_charge():
+    budget = AnswerBudget(1 << 30)
+    header, buffers = _message([np.arange(150_000, dtype=np.float32)], reply=1)
+    data = b"".join(bytes(p) for p in encode_frame(header, buffers))
+    parser = FrameParser(lambda h, b: None, 1 << 30, size=1 << 16, budget=budget, on_refused=lambda h, n: None)
+    _feed(parser, data[:len(data) // 2], iter(lambda: 4096, None))   # the worker died half way
+    assert budget.used == 600_000
+    parser.close()
+    assert budget.used == 0
