@@ -87,10 +87,6 @@ def log(x):
     return get_array_module(x).log(x)
 
 
-def log1p(x):
-    return get_array_module(x).log1p(x)
-
-
 def sqrt(x):
     return get_array_module(x).sqrt(x)
 

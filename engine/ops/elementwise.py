@@ -6,7 +6,6 @@ back to its input's shape in one place. Type promotion follows
 torch.result_type (see ``_coerce``).
 """
 import collections
-import functools
 import math
 import numbers
 import warnings
