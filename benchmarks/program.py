@@ -22,7 +22,7 @@ With ``--clock cpu`` the times are the thread's CPU time (time.thread_time; one 
 so all the work is on it), which a process waiting for a core on a loaded machine does not
 accrue.
 
-    python benchmarks/program.py [--repeat N] [--threads N] [--clock wall|cpu]
+    python benchmarks/program.py [--repeat N] [--threads N] [--clock wall|cpu] [--block K]
                                  [--only tiny,mlp,lstm,gru,cnn,transformer]
 """
 import argparse
@@ -316,24 +316,40 @@ def as_program(setup):
 clock = time.perf_counter
 
 
+block = 1   # --block
+
+
 def compare(name, direct, program, repeat, warmup=3):
-    """Interleaves the two, one call each in turn, so load on the machine hits both
-    alike. The ratio reported is the median of the ratios of back-to-back pairs
-    (robust to drift and to single outliers); fastest and median times beside."""
+    """Interleaves the two so load on the machine hits both alike: one call each in turn, or
+    with ``--block K`` K calls of one then K of the other, the first of each block untimed.
+
+    One call each in turn times every step just after the other side's step, its model's arrays
+    and, for the program, the interpreter's own objects evicted from the caches by the other model
+    (the engine side's code stays warm: the program runs it too). A block times steps as a
+    training loop runs them, one after another in the same session, and still alternates often
+    enough for drift to hit both alike. The ratio reported is the median of the ratios of
+    back-to-back pairs (of the blocks' median steps with --block), robust to drift and outliers;
+    fastest and median times beside."""
     for _ in range(warmup):
         direct()
         program()
-    d_times, p_times = [], []
+    d_times, p_times, pairs = [], [], []
     for _ in range(repeat):
-        start = clock()
-        direct()
-        d_times.append(clock() - start)
-        start = clock()
-        program()
-        p_times.append(clock() - start)
+        pair = []
+        for fn, times in ((direct, d_times), (program, p_times)):
+            if block > 1:
+                fn()   # the switch from the other side: its cold caches are what a block leaves out
+            steps = []
+            for _ in range(block):
+                start = clock()
+                fn()
+                steps.append(clock() - start)
+            times.extend(steps)
+            pair.append(statistics.median(steps))
+        pairs.append(pair[1] / pair[0])
     d, p = min(d_times), min(p_times)
     dm, pm = statistics.median(d_times), statistics.median(p_times)
-    ratio = statistics.median(pt / dt for pt, dt in zip(p_times, d_times))
+    ratio = statistics.median(pairs)
     print(f"{name:<30} engine {d * 1e3:8.3f} ms (median {dm * 1e3:8.3f})   program {p * 1e3:8.3f} ms "
           f"(median {pm * 1e3:8.3f})   ratio {ratio:5.3f} (of fastest {p / d:5.3f})")
     return ratio
@@ -345,16 +361,21 @@ def main():
     parser.add_argument("--threads", default="1", help="BLAS threads for both sides (default 1)")
     parser.add_argument("--clock", choices=("wall", "cpu"), default="wall",
                         help="wall time, or the thread's CPU time (needs --threads 1)")
+    parser.add_argument("--block", type=int, default=1,
+                        help="steps of each side in turn, after one untimed step (default 1: one call each in turn)")
     parser.add_argument("--only", default="tiny,mlp,lstm,gru,cnn,transformer",
                         help="which of tiny, mlp, lstm, gru, cnn, transformer to run")
     args = parser.parse_args()
     only = set(args.only.split(","))
+    global block
+    block = args.block
     if args.clock == "cpu":
         if args.threads != "1":
             parser.error("--clock cpu measures one thread: give --threads 1")
         global clock
         clock = time.thread_time
     print(f"{'CPU' if args.clock == 'cpu' else 'wall'} time, {args.threads} BLAS thread(s), "
+          f"{'one call each in turn' if block == 1 else f'blocks of {block} steps'}, "
           f"load average {os.getloadavg()[0]:.1f} at the start")
     ratios = {}
     if "tiny" in only or "mlp" in only:
