@@ -29,7 +29,7 @@ import numpy as np
 
 # The same for both servers; no access log for either (at log level warning uvicorn would not write it anyway).
 UVICORN = dict(log_level="warning", access_log=False, http="httptools", loop="uvloop", ws_max_size=256 << 20,
-               ws_ping_interval=20.0, ws_ping_timeout=20.0)
+               ws_ping_interval=20.0, ws_ping_timeout=20.0, ws_per_message_deflate=False)   # as gradserve serves (ws_deflate)
 TENSOR_BYTES = 64 << 20
 TINY = {"program": "y = (x * x).sum()\ny.backward()", "inputs": {"x": {"data": [1.0, 2.0, 3.0], "requires_grad": True}},
         "outputs": ["y", "x"]}

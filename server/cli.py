@@ -17,6 +17,7 @@ def _serve(args):
           f"  client:  gradserve.client.Client({base!r})", file=sys.stderr, flush=True)
     uvicorn.run(app, host=settings.host, port=settings.port, log_level=args.log_level,
                 http=app.state.http_protocol, ws=app.state.ws_protocol, ws_max_size=settings.ws_max_message_bytes, ws_ping_interval=settings.ws_ping_interval_s,
+                ws_per_message_deflate=settings.ws_deflate,
                 ws_ping_timeout=settings.ws_ping_interval_s, timeout_graceful_shutdown=5)
 
 

@@ -12,6 +12,7 @@ keeping up and is closed (1013, try again later), its queue let go. A watcher th
 every run's result and stdout (hostile pass 9, F3: 160 MB a run, or 2 MB a run at 80 runs a second).
 """
 import asyncio
+import time
 from collections import deque
 
 DROPPABLE = frozenset({"node", "backward", "log", "module"})
@@ -20,8 +21,35 @@ EVENT_BYTES = 256   # what an event counts in a queue's bytes besides its text a
 
 class SharedEvent(dict):
     """An event several connections send: the first to send it encodes it, the others reuse that text
-    (40 watchers once meant 40 encodings of every event, on the event loop)."""
-    __slots__ = ("wire", "cost")   # cost: a result's values, counted by EventQueue
+    (40 watchers once meant 40 encodings of every event, on the event loop), and the first queue to
+    hold it counts its bytes for all (``held``: _cost's answer)."""
+    __slots__ = ("wire", "cost", "held")   # cost: a result's values, counted by EventQueue
+
+
+class FanoutBudget:
+    """The droppable events (node, backward, log, module) one session's WebSocket connections get,
+    all of them together: at most ``rate`` a second, from a bucket that holds one second's worth, each
+    event costing one per connection it goes to. What the bucket cannot pay for is counted in each
+    connection's ``dropped`` counts, as a lagging reader's is: every message sent costs the API's one
+    event loop, so one session's many watchers of a long traced run slowed every other session's runs
+    a hundredfold (attack14 F3). A run of up to ``rate`` such events a connection loses none."""
+    __slots__ = ("rate", "tokens", "stamp")
+
+    def __init__(self, rate):
+        self.rate = float(rate)
+        self.tokens = self.rate
+        self.stamp = time.monotonic()
+
+    def take(self, n):
+        """Whether ``n`` deliveries may be made now (and they are counted)."""
+        now = time.monotonic()
+        tokens = min(self.rate, self.tokens + (now - self.stamp) * self.rate)
+        self.stamp = now
+        if tokens < n:
+            self.tokens = tokens
+            return False
+        self.tokens = tokens - n
+        return True
 
 
 class _StdoutRun:
@@ -122,7 +150,12 @@ class EventQueue:
         if self.max_bytes is not None and self.held_bytes > self.max_bytes:
             self._fell_behind(event)
             return
-        cost = _cost(event)
+        if type(event) is SharedEvent:
+            cost = getattr(event, "held", None)
+            if cost is None:
+                cost = event.held = _cost(event)
+        else:
+            cost = _cost(event)
         self.held_bytes += cost
         if full and kind == "stdout" and self.items:
             tail = self.items[-1]
@@ -139,6 +172,16 @@ class EventQueue:
         self.items.append(event)
         self.costs.append(cost)
         self._ready.set()
+
+    def count_dropped(self, run, counts):
+        """Adds ``counts`` (kind -> events, and the last one's ``seq``) of run ``run``'s events that were not
+        sent to this connection to its dropped counts: the next event of the run that is queued is preceded
+        by a ``dropped`` event with them."""
+        if self.close_code is not None:
+            return
+        mine = self.dropped.setdefault(run, {"node": 0, "backward": 0, "log": 0})
+        for kind, n in counts.items():
+            mine[kind] = n if kind == "seq" else mine.get(kind, 0) + n   # "module" only when one was dropped
 
     def _fell_behind(self, event):
         """More than ``max_bytes`` is queued and not read: the reader is not keeping up. What is queued is
@@ -166,13 +209,14 @@ class EventQueue:
 
 class RunEvents:
     """Stamps one run's events with run id and seq and hands them to every listener."""
-    __slots__ = ("run_id", "session", "own", "seq")
+    __slots__ = ("run_id", "session", "own", "seq", "held_back")
 
     def __init__(self, run_id, session, own=None):
         self.run_id = run_id
         self.session = session
         self.own = own
         self.seq = 0
+        self.held_back = None   # the counts of events the session's FanoutBudget did not pay for, since the last sent
 
     @property
     def active(self):
@@ -189,12 +233,29 @@ class RunEvents:
         event["seq"] = self.seq
         self.seq += 1
         watchers = self.session.watchers
-        if watchers and type(event) is dict and (len(watchers) > 1 or self.own is not None):
+        own = self.own
+        budget = self.session.fanout
+        if budget is not None and kind in DROPPABLE:
+            if not budget.take(len(watchers) + (own is not None and own not in watchers)):
+                # counted once here, not once per connection (16 watchers of a 200,000-event run were 3.2
+                # million counts on the event loop): each connection gets the counts with the next event sent
+                held = self.held_back
+                if held is None:
+                    held = self.held_back = {"node": 0, "backward": 0, "log": 0}
+                held[kind] = held.get(kind, 0) + 1
+                held["seq"] = event["seq"]
+                return
+        held, self.held_back = self.held_back, None
+        if watchers and type(event) is dict and (len(watchers) > 1 or own is not None):
             event = SharedEvent(event)  # several connections send it: encoded once
-        if self.own is not None:
-            self.own.put(event)
+        if own is not None:
+            if held is not None:
+                own.count_dropped(self.run_id, held)
+            own.put(event)
         for queue in watchers:
-            if queue is not self.own:
+            if queue is not own:
+                if held is not None:
+                    queue.count_dropped(self.run_id, held)
                 queue.put(event)
 
     def publish_many(self, events):

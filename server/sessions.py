@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 
 from .errors import SESSION_NOT_FOUND
+from .events import FanoutBudget
 
 log = logging.getLogger("gradserve.sessions")
 
@@ -47,6 +48,7 @@ class Session:
     watchers: set = field(default_factory=set)  # WebSocket connections receiving every run's events
     streams: set = field(default_factory=set)   # every WebSocket connection open on it (objects with end())
     ended: bool = False                         # deleted or expired: its streams are closed (4404)
+    fanout: object = None                       # events.FanoutBudget of its streams' node/backward events (or None)
 
     def end(self):
         """The session is gone from the registry: its WebSocket connections say so and close with 4404
@@ -78,7 +80,8 @@ class SessionRegistry:
         token = secrets.token_urlsafe(32)
         session = Session(id=secrets.token_urlsafe(12), token_digest=_digest(token), device=device,
                           created_at=now, ttl_expires_at=now + ttl_s,
-                          idle_timeout_s=self.settings.idle_timeout_s, last_used=now)
+                          idle_timeout_s=self.settings.idle_timeout_s, last_used=now,
+                          fanout=FanoutBudget(rate) if (rate := self.settings.stream_events_per_s) > 0 else None)
         return session, token
 
     def add(self, session):

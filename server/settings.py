@@ -61,6 +61,15 @@ class Settings:
     # watcher that never read held every run's (hostile pass 9, F3)
     ws_queue_bytes: int = 256 << 20
     max_watchers: int = 16                # WebSocket connections watching one session (each gets every event)
+    # node, backward, log and module events one session's WebSocket connections get a second, all of them
+    # together (events.FanoutBudget: a bucket of one second's worth); past it they are counted in the
+    # ``dropped`` events a lagging reader gets. Each message sent costs the API's event loop, which every
+    # session shares: 16 watchers reading a traced run's 200,000 events slowed every other session's runs
+    # a hundredfold (attack14 F3). 0: no budget.
+    stream_events_per_s: int = 5_000
+    # permessage-deflate on WebSockets: off, since compressing each event cost the shared event loop about
+    # 20 us a message per connection (events are small JSON) and a large result's whole text at once
+    ws_deflate: bool = False
     ws_ping_interval_s: float = 20.0
     ws_auth_timeout_s: float = 10.0
     json_max_elements: int = 1 << 22      # numbers a JSON answer may hold; past it 413 (ask for base64/binary)
@@ -172,6 +181,10 @@ def _parse(name, raw, type_):
         return _split(raw)
     if "None" in type_ and raw.strip().lower() in ("", "none", "auto"):
         return None
+    if "bool" in type_:
+        if raw.strip().lower() not in ("1", "true", "yes", "on", "0", "false", "no", "off"):
+            raise ValueError(f"GRADSERVE_{name.upper()}: {raw!r}: 1/true/yes/on or 0/false/no/off")
+        return raw.strip().lower() in ("1", "true", "yes", "on")
     if "float" in type_:
         return float(raw)
     if "int" in type_:

@@ -75,7 +75,7 @@ class LiveServer:
         self.app = create_app(self.settings)
         config = uvicorn.Config(self.app, host="127.0.0.1", port=self.settings.port, log_level="warning",
                                 http=self.app.state.http_protocol, ws=self.app.state.ws_protocol, ws_max_size=self.settings.ws_max_message_bytes,
-                                ws_ping_interval=5,
+                                ws_ping_interval=5, ws_per_message_deflate=self.settings.ws_deflate,
                                 ws_ping_timeout=5, timeout_graceful_shutdown=2)
         self.server = uvicorn.Server(config)
         self.url = f"http://127.0.0.1:{self.settings.port}"

@@ -54,7 +54,9 @@ def test_a_charge_holds_what_its_bytes_cost_and_gives_it_back():
 
 @pytest.fixture(scope="module")
 def server():
-    with server_process(GRADSERVE_WORKERS="1", GRADSERVE_PARSE_BUDGET_BYTES=str(BUDGET)) as running:
+    # permessage-deflate on (it is off by default): a compressed frame inflating in the server is charged too
+    with server_process(GRADSERVE_WORKERS="1", GRADSERVE_PARSE_BUDGET_BYTES=str(BUDGET),
+                        GRADSERVE_WS_DEFLATE="1") as running:
         yield running
 
 

@@ -15,8 +15,9 @@ import time
 import pytest
 from websockets.sync.client import connect
 
-from gradserve.server.events import EventQueue, RunEvents, SharedEvent
-from server_harness import StalledWebSocket
+from gradserve.server import events as events_module
+from gradserve.server.events import EventQueue, FanoutBudget, RunEvents, SharedEvent
+from server_harness import StalledWebSocket, open_session
 
 from test_hostile_wire import neighbour  # noqa: F401  (the fixture)
 
@@ -46,6 +47,7 @@ def test_an_event_for_several_connections_is_shared_and_encoded_once(monkeypatch
 
     class Session:
         watchers = set()
+        fanout = None
 
     session = Session()
     queues = [EventQueue(8) for _ in range(5)]
@@ -132,4 +134,93 @@ def test_a_neighbours_runs_stay_fast_while_many_watchers_never_read(live_server,
           f"max {max(latencies) * 1000:.0f} ms")
     assert len(latencies) >= 5
     assert statistics.median(latencies) < 0.5, latencies
+    neighbour.check()
+
+
+# -- one session's fan-out budget (attack14 F3) -------------------------------------------------------------
+def test_fanout_budget_pays_a_seconds_worth_then_refills_with_time(monkeypatch):
+    now = [100.0]
+    monkeypatch.setattr(events_module.time, "monotonic", lambda: now[0])
+    budget = FanoutBudget(10)
+    assert budget.take(4) and budget.take(6)
+    assert not budget.take(1)          # spent
+    now[0] += 0.25                     # a quarter of a second: 2.5 deliveries
+    assert budget.take(2) and not budget.take(1)
+    now[0] += 60                       # never more than one second's worth
+    assert budget.take(10) and not budget.take(1)
+    assert not budget.take(11)         # an event for more connections than a second pays for: dropped
+
+
+def test_events_past_the_sessions_budget_are_counted_for_every_connection_and_results_still_go():
+    class Session:
+        watchers = set()
+        fanout = FanoutBudget(7)
+
+    session = Session()
+    own = EventQueue(64)
+    watchers = [EventQueue(64) for _ in range(2)]
+    session.watchers.update(watchers)
+    run = RunEvents("r", session, own)
+    for i in range(10):                 # 3 connections each: two events fit in 7
+        run.publish({"type": "node", "id": i})
+    run.publish({"type": "stdout", "text": "never dropped\n"})
+    run.publish({"type": "result", "values": {}})
+    for queue in [own, *watchers]:
+        kinds = [(e["type"], e.get("id")) for e in queue.items]
+        assert kinds == [("node", 0), ("node", 1), ("dropped", None), ("stdout", None), ("result", None)], kinds
+        dropped = queue.items[2]
+        assert dropped["node"] == 8 and dropped["seq"] == 9 and dropped["run"] == "r", dropped
+
+
+TRACED = "x = torch.ones(3, requires_grad=True)\ny = x\nfor i in range(600):\n    y = y * 1.0\ny.sum().backward()"
+
+
+def _watch_one_run(live_server, http, rate):
+    """Two watchers of a new session (with ``rate``) reading every event of a traced run of TRACED: each
+    watcher's counts of node and backward events received and dropped, and the run's wall time."""
+    with live_server.setting(stream_events_per_s=rate):
+        s = open_session(http)
+    try:
+        url = f"{live_server.ws_url}{s.path}/stream?token={s.token}"
+        with contextlib.ExitStack() as stack:
+            sockets = [stack.enter_context(connect(url, max_size=None)) for _ in range(2)]
+            for ws in sockets:
+                ws.send(json.dumps({"type": "watch"}))
+                ws.send(json.dumps({"type": "ping"}))
+                assert json.loads(ws.recv(timeout=30))["type"] == "pong"
+            started = time.monotonic()
+            r = s.run(TRACED, outputs=[])
+            elapsed = time.monotonic() - started
+            assert r.status_code == 200, r.text
+            counts = []
+            for ws in sockets:
+                seen = {"node": 0, "backward": 0, "dropped_node": 0, "dropped_backward": 0}
+                while True:
+                    event = json.loads(ws.recv(timeout=60))
+                    if event["type"] in ("node", "backward"):
+                        seen[event["type"]] += 1
+                    elif event["type"] == "dropped":
+                        seen["dropped_node"] += event.get("node", 0)
+                        seen["dropped_backward"] += event.get("backward", 0)
+                    elif event["type"] == "result":
+                        break
+                counts.append(seen)
+        return counts, elapsed
+    finally:
+        s.delete()
+
+
+def test_a_sessions_watchers_get_at_most_its_budget_and_count_the_rest(live_server, http, neighbour):
+    """The same traced run watched twice: with no budget, and with 100 events a second for the session. Each
+    watcher accounts for every node and backward event either way (received or counted as dropped), and
+    with the budget the two together received no more than it pays for in the run's time."""
+    free, _ = _watch_one_run(live_server, http, 0)
+    capped, elapsed = _watch_one_run(live_server, http, 100)
+    total = {k: free[0][k] + free[0]["dropped_" + k] for k in ("node", "backward")}
+    assert total["node"] > 600 and total["backward"] > 600, free
+    for seen in free + capped:
+        assert {k: seen[k] + seen["dropped_" + k] for k in ("node", "backward")} == total, (free, capped)
+    received = sum(seen["node"] + seen["backward"] for seen in capped)
+    assert received <= 100 * (1 + elapsed) + 2, (capped, elapsed)
+    assert all(seen["dropped_node"] + seen["dropped_backward"] > 0 for seen in capped), capped
     neighbour.check()
