@@ -224,3 +224,14 @@ def test_a_sessions_watchers_get_at_most_its_budget_and_count_the_rest(live_serv
     assert received <= 100 * (1 + elapsed) + 2, (capped, elapsed)
     assert all(seen["dropped_node"] + seen["dropped_backward"] > 0 for seen in capped), capped
     neighbour.check()
+
+
+def test_the_budget_and_compression_settings_read_from_the_environment():
+    from gradserve.server.settings import Settings
+    defaults = Settings.from_env(env={})
+    assert defaults.stream_events_per_s == 5000 and defaults.ws_deflate is False
+    set_ = Settings.from_env(env={"GRADSERVE_STREAM_EVENTS_PER_S": "0", "GRADSERVE_WS_DEFLATE": "on"})
+    assert set_.stream_events_per_s == 0 and set_.ws_deflate is True
+    assert Settings.from_env(env={"GRADSERVE_WS_DEFLATE": "0"}).ws_deflate is False
+    with pytest.raises(ValueError, match="GRADSERVE_WS_DEFLATE"):
+        Settings.from_env(env={"GRADSERVE_WS_DEFLATE": "maybe"})
