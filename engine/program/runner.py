@@ -14,10 +14,9 @@ import time
 import warnings
 from dataclasses import dataclass, field
 
-import numpy as np
 
 from .. import _malloc
-from .._numpy_context import allocator_var
+from .._numpy_context import allocator_var, ignore_errors
 from ..autograd.state import state
 from ..limits import Limits
 from .compiler import Compiler
@@ -75,7 +74,7 @@ def run(source, namespace, limits=None, *, observer=None, cancel=None, on_stdout
                    state.grad_enabled, state.anomaly, state.value_check, state.charge)
     saved_session = namespace.swap_in()
     saved_recursion = sys.getrecursionlimit()
-    errstate = np.errstate(all="ignore")   # PyTorch computes inf/nan without warnings
+    errstate = ignore_errors()   # PyTorch computes inf/nan without warnings
     saved_warnings = (warnings.filters, warnings.showwarning)
     host_warnings = None if _filters_mutated is not None else warnings.catch_warnings()
     allocator_token = None

@@ -42,3 +42,27 @@ def test_a_failed_run_also_restores_the_context():
     out = run("import torch\nx = torch.ones(3)\nraise ValueError('no')", ns, Limits())
     assert not out.ok and out.error.type == "ValueError"
     assert _names() == before
+
+
+def test_a_run_ignores_floating_point_errors_and_gives_the_host_its_own_state_back():
+    """Inside a run NumPy's error state is all "ignore" (PyTorch computes inf and NaN without a warning,
+    engine/_numpy_context.ignore_errors); the host's, even a changed one, is back after the run, a failed
+    one too."""
+    ns = Namespace()
+    seen = []
+
+    def on_stdout(text):
+        seen.append(np.geterr())
+    with np.errstate(divide="raise", over="warn", under="ignore", invalid="call"):
+        host = np.geterr()
+        for program in ("import torch\nprint(torch.tensor([1.0, -1.0, 0.0]) / 0)",
+                        "print(1)\nraise ValueError('no')"):
+            out = run(program, ns, Limits(), on_stdout=on_stdout)
+            assert out.ok == (program[0] == "i"), out.error
+            assert np.geterr() == host
+    assert out.error.type == "ValueError"
+    assert ns.runtime.active is False
+    assert seen and all(s == {"divide": "ignore", "over": "ignore", "under": "ignore", "invalid": "ignore"}
+                        for s in seen), seen
+    first = run("print(torch.tensor([1.0, -1.0, 0.0]) / 0)", ns, Limits())
+    assert first.stdout == "tensor([inf, -inf, nan])\n", first.stdout   # as PyTorch prints it
