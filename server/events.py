@@ -21,7 +21,7 @@ EVENT_BYTES = 256   # what an event counts in a queue's bytes besides its text a
 class SharedEvent(dict):
     """An event several connections send: the first to send it encodes it, the others reuse that text
     (40 watchers once meant 40 encodings of every event, on the event loop)."""
-    __slots__ = ("wire", "cost")   # cost: a result's values, counted by EventQueue
+    __slots__ = ("wire", "cost", "__weakref__")   # cost: a result's values, counted by EventQueue
 
 
 class _StdoutRun:

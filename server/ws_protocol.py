@@ -89,7 +89,7 @@ class BudgetedWebSocketProtocol(WebSocketsSansIOProtocol or object):
 
     async def send(self, message):
         data = message.get("text") or message.get("bytes") if message["type"] == "websocket.send" else None
-        if data is None or len(data) <= COMPRESS_MAX_BYTES or not self.conn.extensions:
+        if data is None or len(data) <= COMPRESS_MAX_BYTES:
             return await super().send(message)
         await self.writable.wait()   # (so that uvicorn's send goes through without suspending, extensions unset)
         extensions, self.conn.extensions = self.conn.extensions, []
@@ -97,6 +97,9 @@ class BudgetedWebSocketProtocol(WebSocketsSansIOProtocol or object):
             await super().send(message)
         finally:
             self.conn.extensions = extensions
+        # until the socket has taken it: what sent it holds its charge of the answer budget until then
+        # (routes/stream.py), and the next message waits here rather than in uvicorn's send
+        await self.writable.wait()
 
     def send_receive_event_to_app(self):
         queued = self.queue.qsize()

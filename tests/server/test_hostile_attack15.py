@@ -9,6 +9,7 @@ events are still compressed.
 """
 import base64
 import json
+import time
 
 import numpy as np
 
@@ -48,3 +49,57 @@ def test_a_large_message_is_sent_uncompressed_and_small_ones_compressed(live_ser
         small = [rsv1 for rsv1, size in seen if size < 1000]
         assert big == [False], seen   # the result: sent as it is
         assert small and all(small), seen   # started, stdout: compressed as before
+
+
+# F2: what WebSocket connections held of results was bounded per connection (ws_queue_bytes) and by
+# nothing across them: each result waiting for a client that did not read held its values as base64, its
+# JSON text and the copy in the socket's buffer (about 780 MB for a 192 MiB tensor), and four sessions
+# took the API process to 2.5 GB, ten would take it past the machine. A result sent over WebSocket is now
+# charged to the answer budget for as long as the API process holds it (its values and text from when it
+# is built until no queue holds it; the copy a connection writes until its socket has taken it), and past
+# the budget a run over a stream fails with the budget's 503 (values kept in the session), as over HTTP.
+def test_results_waiting_for_websocket_readers_are_charged_to_the_answer_budget(live_server, http):
+    from server_harness import StalledWebSocket, open_session
+    budget = live_server.app.state.answer_budget
+    n = 4 << 20   # 16 MiB of float32, 21 MiB as base64: more than the sockets' buffers take
+    held = 4 * -(-n * 4 // 3)
+    run = json.dumps({"type": "run", "id": "r", "program": f"y = torch.ones({n})", "outputs": ["y"],
+                      "encoding": "base64"})
+    a, b = open_session(http), open_session(http)
+    saved = budget.total
+    budget.total = 3 * held + (1 << 20)   # one stalled result: 2x at its publication, 1x as its socket holds it
+    stalled = StalledWebSocket("127.0.0.1", live_server.settings.port, f"{a.path}/stream?token={a.token}")
+    try:
+        stalled.send_text(run)
+        deadline = time.monotonic() + 30
+        while budget.used < 3 * held - 1024:   # (held_bytes counts base64 as 4/3 of the bytes)
+            assert time.monotonic() < deadline, budget.used
+            time.sleep(0.05)
+        url = f"{live_server.ws_url}{b.path}/stream?token={b.token}"
+        with connect(url, max_size=None) as ws:
+            ws.send(run)
+            events = [json.loads(ws.recv(timeout=30))]
+            while events[-1]["type"] not in ("result", "error"):
+                events.append(json.loads(ws.recv(timeout=30)))
+            error = events[-1]
+            assert error["type"] == "error" and error["status"] == 503, error
+            assert error["error"]["limit"] == "answer_budget_bytes", error
+            # the stalled reader reads: its charges are given back, and the run goes through
+            first = json.loads(stalled.recv_text())
+            while first["type"] != "result":
+                first = json.loads(stalled.recv_text())
+            assert first["values"]["y"]["shape"] == [n]
+            deadline = time.monotonic() + 30
+            while budget.used:
+                assert time.monotonic() < deadline, budget.used
+                time.sleep(0.05)
+            ws.send(run.replace('"r"', '"r2"'))
+            events = [json.loads(ws.recv(timeout=30))]
+            while events[-1]["type"] not in ("result", "error"):
+                events.append(json.loads(ws.recv(timeout=30)))
+            assert events[-1]["type"] == "result" and events[-1]["values"]["y"]["shape"] == [n], events[-1]
+    finally:
+        stalled.close()
+        budget.total = saved
+        a.delete()
+        b.delete()
