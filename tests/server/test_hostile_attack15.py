@@ -84,6 +84,19 @@ def test_results_waiting_for_websocket_readers_are_charged_to_the_answer_budget(
             error = events[-1]
             assert error["type"] == "error" and error["status"] == 503, error
             assert error["error"]["limit"] == "answer_budget_bytes", error
+            # a watcher of an HTTP run gets its result without the tensors, saying why
+            ws.send(json.dumps({"type": "watch"}))
+            ws.send(json.dumps({"type": "ping"}))
+            while json.loads(ws.recv(timeout=30))["type"] != "pong":
+                pass
+            small = 200_000   # its frame fits what is left of the budget; its WebSocket event does not
+            r = b.run(f"y = torch.ones({small})\nprint('done')", outputs=["y"], encoding="base64")
+            assert r.status_code == 200 and r.json()["values"]["y"]["shape"] == [small], r.text[:300]
+            watched = json.loads(ws.recv(timeout=30))
+            while watched["type"] != "result":
+                watched = json.loads(ws.recv(timeout=30))
+            assert watched["values"] == {} and watched["stdout"] == "done\n", watched
+            assert watched["omitted"]["limit"] == "answer_budget_bytes", watched
             # the stalled reader reads: its charges are given back, and the run goes through
             first = json.loads(stalled.recv_text())
             while first["type"] != "result":
