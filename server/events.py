@@ -23,7 +23,7 @@ class SharedEvent(dict):
     """An event several connections send: the first to send it encodes it, the others reuse that text
     (40 watchers once meant 40 encodings of every event, on the event loop), and the first queue to
     hold it counts its bytes for all (``held``: _cost's answer)."""
-    __slots__ = ("wire", "cost", "held")   # cost: a result's values, counted by EventQueue
+    __slots__ = ("wire", "cost", "held", "__weakref__")   # cost: a result's values, counted by EventQueue
 
 
 class FanoutBudget:

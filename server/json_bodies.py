@@ -13,7 +13,7 @@ OFFLOAD_BYTES = 256 * 1024
 class BigPayload(dict):
     """A payload big enough that serializing it belongs off the event loop (and, sent to several
     connections, serialized once: ``wire`` keeps the text; ``cost``: see events.EventQueue)."""
-    __slots__ = ("wire", "cost")
+    __slots__ = ("wire", "cost", "__weakref__")
 
 
 def _dumps_text(obj):

@@ -5,6 +5,7 @@ import itertools
 import logging
 import secrets
 import time
+import weakref
 from dataclasses import dataclass
 
 from . import answers
@@ -97,12 +98,19 @@ class RunService:
             outcome = "ok"
             if events.active:
                 held = answers.held_bytes(tree, "json" if spec.encoding == "json" else "base64")
+                budget = self.backend.frame_budget
+                release = None
                 if held > self.settings.ws_queue_bytes:
                     self._result_too_large(events, tree, held)
+                elif held > answers.ANSWER_FREE_BYTES and budget is not None and \
+                        (release := budget.hold(2 * held)) is None:   # its values as base64, and its JSON text
+                    self._result_refused(events, tree, budget.refusal())
                 else:
                     payload = await call_off_loop(nbytes, answers.payload, tree, spec.encoding)
                     event = (BigPayload if type(payload) is BigPayload else SharedEvent)(type="result", **payload)
                     event.cost = held
+                    if release is not None:   # given back once no queue or sender holds the event
+                        weakref.finalize(event, release)
                     events.publish(event)
             return tree
         except Cancelled:
@@ -139,10 +147,23 @@ class RunService:
         message = (f"limit exceeded: ws_queue_bytes: the run's result would be a message of about {held} bytes, "
                    f"more than a stream holds (ws_queue_bytes: {self.settings.ws_queue_bytes}); its values stay in "
                    "the session: fetch them with GET /v1/sessions/{id}/variables/{name} (encoding=binary)")
+        self._result_refused(events, tree, ApiError(413, "LimitExceeded", message, limit="ws_queue_bytes"))
+
+    @staticmethod
+    def _result_refused(events, tree, error):
+        """The run that asked over its stream fails with ``error``; watchers of an HTTP run get its result
+        without the tensors, saying why. A result is also refused while the results that WebSocket
+        connections hold, unsent or in their sockets, fill the answer budget: each was held whole in the API
+        process, with nothing bounding how many (four sessions whose clients did not read took it to 2.5 GB;
+        hostile pass 15, F2)."""
         if events.own is not None:
-            raise ApiError(413, "LimitExceeded", message, limit="ws_queue_bytes")
+            try:
+                raise error
+            finally:   # (error -> its traceback -> this frame -> error: a cycle that kept the tree's bytes)
+                error = tree = None
         events.publish({"type": "result", "values": {}, "grads": {}, "graph": None, "stdout": tree["stdout"],
-                        "elapsed_ms": tree["elapsed_ms"], "omitted": {"limit": "ws_queue_bytes", "message": message}})
+                        "elapsed_ms": tree["elapsed_ms"],
+                        "omitted": {"limit": error.error["limit"], "message": error.error["message"]}})
 
     def answer_caps(self, encoding):
         """The bounds the worker walks and counts a run's outputs within (``outputs.Caps``)."""

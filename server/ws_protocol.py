@@ -31,7 +31,12 @@ log = logging.getLogger("gradserve.server")
 
 CHARGE_KEY = "gradserve.charge"   # the delivered message's Charge, in its websocket.receive event
 _NEEDS = ("data_received", "handle_text", "handle_bytes", "handle_cont", "send_receive_event_to_app", "receive",
-          "connection_lost", "handle_parser_exception")
+          "connection_lost", "handle_parser_exception", "send")
+
+# A message past this many bytes is sent uncompressed, as RFC 7692 lets a sender do with any message (the
+# receiver reads RSV1): websockets compresses in the send call, on the event loop that serves every session,
+# and a 256 MB result took about 10 s there, once per connection it went to (hostile pass 15, F1).
+COMPRESS_MAX_BYTES = 1 << 20
 
 
 def budgeted_protocol(budget):
@@ -81,6 +86,20 @@ class BudgetedWebSocketProtocol(WebSocketsSansIOProtocol or object):
                 self._refuse(status)
                 return False
         return True
+
+    async def send(self, message):
+        data = message.get("text") or message.get("bytes") if message["type"] == "websocket.send" else None
+        if data is None or len(data) <= COMPRESS_MAX_BYTES:
+            return await super().send(message)
+        await self.writable.wait()   # (so that uvicorn's send goes through without suspending, extensions unset)
+        extensions, self.conn.extensions = self.conn.extensions, []
+        try:
+            await super().send(message)
+        finally:
+            self.conn.extensions = extensions
+        # until the socket has taken it: what sent it holds its charge of the answer budget until then
+        # (routes/stream.py), and the next message waits here rather than in uvicorn's send
+        await self.writable.wait()
 
     def send_receive_event_to_app(self):
         queued = self.queue.qsize()

@@ -950,6 +950,7 @@ class Compiler:
             return None
 
         def try_(fr):
+            aborting = False
             try:
                 try:
                     r = run(body, fr)
@@ -984,11 +985,16 @@ class Compiler:
                 if orelse:
                     return run(orelse, fr)
                 return r
+            except Abort:
+                aborting = True
+                raise
             finally:
                 if final:
                     r2 = run(final, fr)
-                    if r2 is not None:
-                        return r2  # noqa: B012 - Python's semantics: return in finally wins
+                    # Python's semantics: return (break, continue) in finally wins; not over a limit or a
+                    # cancellation, which no program code ends (hostile pass 15, F3)
+                    if r2 is not None and not aborting:
+                        return r2  # noqa: B012
         return self._shell(node, try_)
 
     def s_With(self, node):

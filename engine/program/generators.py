@@ -561,10 +561,10 @@ class _GeneratorMode:
                 r = yield from guarded(fr)
             except _HOST_GENERATOR_EXIT:
                 raise
-            except BaseException:
+            except BaseException as e:
                 r2 = yield from _run(final, fr)
-                if r2 is not None:
-                    return r2   # Python's semantics: return (or break) in finally wins
+                if r2 is not None and not isinstance(e, Abort):
+                    return r2   # Python's semantics: return (or break) in finally wins; not over a limit (F3)
                 raise
             r2 = yield from _run(final, fr)
             return r2 if r2 is not None else r

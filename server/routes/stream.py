@@ -16,6 +16,7 @@ from fastapi import APIRouter, WebSocket, WebSocketDisconnect
 from fastapi.responses import JSONResponse
 
 from ..errors import SESSION_ENDED, SESSION_NOT_FOUND, ApiError
+from ..answers import ANSWER_FREE_BYTES
 from ..events import CLOSE, EventQueue, SharedEvent
 from ..body_parser import PROCESS_BYTES
 from ..json_bodies import BigPayload, dumps_off_loop
@@ -418,6 +419,32 @@ class Connection:
                 if self.queue.overflowing:
                     await self.ws.close(code=1013)
                     return
-                await self.ws.send_text(await _wire_text(event))
+                event, release = self._charged(event)
+                try:
+                    await self.ws.send_text(await _wire_text(event))   # (a large message: until it is written out)
+                finally:
+                    event = None
+                    if release is not None:
+                        release()
         except (WebSocketDisconnect, RuntimeError, ConnectionError):
             pass
+
+    def _charged(self, event):
+        """(event, release): a result past ANSWER_FREE_BYTES is charged to the answer budget while this
+        connection writes it, its text and the copy in its socket's buffer being this connection's own
+        (sixteen watchers that did not read held sixteen copies; hostile pass 15, F2). Past the budget it
+        goes without its tensors, or as the 503 of this connection's own run."""
+        cost = getattr(event, "cost", 0)
+        budget = self.state.answer_budget
+        if cost <= ANSWER_FREE_BYTES:
+            return event, None
+        release = budget.hold(cost)
+        if release is not None:
+            return event, release
+        error = budget.refusal().error
+        head = {"run": event["run"], "seq": event["seq"]}
+        if event["run"] in self.runs:
+            return {"type": "error", **head, "status": 503, "error": error}, None
+        return {"type": "result", **head, "values": {}, "grads": {}, "graph": None, "stdout": event.get("stdout", ""),
+                "elapsed_ms": event.get("elapsed_ms"),
+                "omitted": {"limit": error["limit"], "message": error["message"]}}, None
