@@ -1,0 +1,33 @@
+"""What corpus13's public scripts needed from the engine; each checked against PyTorch where it is installed."""
+import warnings
+
+import numpy as np
+import pytest
+
+import gradserve.engine as gs
+from op_check import torch
+
+needs_torch = pytest.mark.skipif(torch is None, reason="needs PyTorch")
+LIBS = [gs] + ([torch] if torch is not None else [])
+
+
+def _clipped(T, fn_name):
+    w = T.tensor([[3.0, -4.0], [1.0, 2.0]], requires_grad=True)
+    (w * T.tensor([[1.0, 2.0], [3.0, 4.0]])).sum().backward()
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        total = getattr(T.nn.utils, fn_name)([w], 0.5)
+    return total.item(), w.grad.numpy().copy(), [(c.category, str(c.message)) for c in caught]
+
+
+@pytest.mark.parametrize("T", LIBS, ids=lambda T: T.__name__)
+def test_clip_grad_norm_is_the_deprecated_spelling_of_clip_grad_norm_(T):
+    # kaushalshetty/Structured-Self-Attention's train(): torch.nn.utils.clip_grad_norm(model.parameters(), 0.5)
+    total, grad, caught = _clipped(T, "clip_grad_norm")
+    want_total, want_grad, none = _clipped(T, "clip_grad_norm_")
+    assert none == []
+    assert total == pytest.approx(want_total) and total == pytest.approx(np.sqrt(30.0))
+    np.testing.assert_allclose(grad, want_grad, rtol=1e-6)
+    assert np.linalg.norm(grad) == pytest.approx(0.5, rel=1e-4)
+    assert caught == [(FutureWarning, "`torch.nn.utils.clip_grad_norm` is now deprecated in favor of "
+                                      "`torch.nn.utils.clip_grad_norm_`.")]
