@@ -240,7 +240,7 @@ MODULES = {
         "script", "script_method", "trace", "unused")),
     "torch.cuda": Module(host=_E + ".cuda", children={"amp": "torch.cuda.amp"}, names=(
         "device_count", "empty_cache", "get_device_name", "is_available", "is_bf16_supported", "manual_seed", "manual_seed_all",
-        "synchronize")),
+        "max_memory_allocated", "max_memory_reserved", "memory_allocated", "memory_reserved", "synchronize")),
     "torch.cuda.amp": Module(host=_E + ".cuda_amp", names=("GradScaler", "autocast", "custom_bwd", "custom_fwd")),
     "torch.cpu": Module(host=_E + ".cpu", children={"amp": "torch.cpu.amp"}, names=(
         "current_device", "device_count", "is_available", "synchronize")),

@@ -31,3 +31,22 @@ def test_clip_grad_norm_is_the_deprecated_spelling_of_clip_grad_norm_(T):
     assert np.linalg.norm(grad) == pytest.approx(0.5, rel=1e-4)
     assert caught == [(FutureWarning, "`torch.nn.utils.clip_grad_norm` is now deprecated in favor of "
                                       "`torch.nn.utils.clip_grad_norm_`.")]
+
+
+@pytest.mark.parametrize("T", LIBS, ids=lambda T: T.__name__)
+@pytest.mark.parametrize("name", ["memory_allocated", "max_memory_allocated", "memory_reserved", "max_memory_reserved"])
+def test_cuda_memory_statistics_are_zero_without_a_gpu(T, name):
+    # pytorch/tutorials' custom_function_conv_bn_tutorial: torch.cuda.max_memory_allocated(device=None) / 1024**3
+    if T is gs and gs.cuda.is_available():
+        pytest.skip("a GPU is present")
+    if T is not gs and T.cuda.is_available():
+        pytest.skip("PyTorch sees a GPU")
+    assert getattr(T.cuda, name)() == 0
+    assert getattr(T.cuda, name)(device=None) == 0
+
+
+def test_cuda_memory_statistics_refuse_to_guess_on_a_gpu(monkeypatch):
+    import gradserve.engine.cuda as cuda
+    monkeypatch.setattr(cuda, "_cuda_available", lambda: True)
+    with pytest.raises(RuntimeError, match="max_memory_allocated: the engine does not account GPU memory"):
+        cuda.max_memory_allocated()

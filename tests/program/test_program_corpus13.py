@@ -10,3 +10,36 @@ def test_clip_grad_norm_deprecated_spelling(run_ok):
         "print(round(total.item(), 4), [round(g, 4) for g in w.grad.tolist()])\n")
     assert out.stdout == ("<program>:3: FutureWarning: `torch.nn.utils.clip_grad_norm` is now deprecated in favor of "
                           "`torch.nn.utils.clip_grad_norm_`.\n5.0 [0.6, 0.8]\n")
+
+
+def test_staticmethod_over_once_differentiable(run_ok):
+    # pytorch/tutorials' custom_function_conv_bn_tutorial: @staticmethod above @once_differentiable on backward
+    out, _ = run_ok(
+        "from torch.autograd.function import once_differentiable\n"
+        "class Square(torch.autograd.Function):\n"
+        "    @staticmethod\n"
+        "    def forward(ctx, x):\n"
+        "        ctx.save_for_backward(x)\n"
+        "        return x * x\n"
+        "    @staticmethod\n"
+        "    @once_differentiable\n"
+        "    def backward(ctx, grad_out):\n"
+        "        x, = ctx.saved_tensors\n"
+        "        g = 2 * x * grad_out\n"
+        "        print(torch.is_grad_enabled(), g.requires_grad)\n"
+        "        return g\n"
+        "x = torch.tensor([1.0, -3.0], requires_grad=True)\n"
+        "Square.apply(x).sum().backward()\n"
+        "print(x.grad.tolist())\n")
+    assert out.stdout == "False False\n[2.0, -6.0]\n"
+
+
+def test_staticmethod_of_a_refused_value_stays_refused(run_err):
+    err = run_err("s = staticmethod(print)\n")
+    assert err.to_dict()["type"] == "TypeError"
+    assert "a value of type 'staticmethod' is not available in programs" in err.to_dict()["message"]
+
+
+def test_cuda_memory_statistic_is_zero_without_a_gpu(run_ok):
+    out, _ = run_ok("print(torch.cuda.max_memory_allocated(device=None) / 1024**3, torch.cuda.memory_allocated())\n")
+    assert out.stdout == "0.0 0\n"
