@@ -109,6 +109,10 @@ GUARDS = {
 # --------------------------------------------------------------------------- modules
 _E = "gradserve.engine"
 _S = _E + ".program.stdlib"
+# torch.optim's per-optimizer modules and the classes each holds
+_OPTIMIZER_MODULES = {"adadelta": ("Adadelta",), "adagrad": ("Adagrad",), "adam": ("Adam",), "adamax": ("Adamax",),
+                      "adamw": ("AdamW",), "lbfgs": ("LBFGS",), "nadam": ("NAdam",), "radam": ("RAdam",),
+                      "rmsprop": ("RMSprop",), "sgd": ("SGD",)}
 
 MODULES = {
     "torch": Module(
@@ -288,11 +292,14 @@ MODULES = {
                "pad_sequence", "unpack_sequence", "unpad_sequence")),
     "torch.optim": Module(
         host=_E + ".optim",
-        children={"lr_scheduler": "torch.optim.lr_scheduler", "optimizer": "torch.optim.optimizer"},
+        children={"lr_scheduler": "torch.optim.lr_scheduler", "optimizer": "torch.optim.optimizer",
+                  **{m: "torch.optim." + m for m in _OPTIMIZER_MODULES}},
         names=("Adadelta", "Adagrad", "Adam", "AdamW", "Adamax", "LBFGS", "NAdam", "Optimizer", "RAdam", "RMSprop",
                "SGD")),
     # custom optimisers import their base from here (pytorch-optimizer, the spectral-norm GAN)
     "torch.optim.optimizer": Module(host=_E + ".optim.optimizer", names=("Optimizer", "required")),
+    # each optimizer's own module (pytorch-gradual-warmup-lr: ``from torch.optim.sgd import SGD``)
+    **{"torch.optim." + m: Module(host=_E + ".optim." + m, names=names) for m, names in _OPTIMIZER_MODULES.items()},
     "torch.optim.lr_scheduler": Module(
         host=_E + ".optim.lr_scheduler",
         names=("ChainedScheduler", "ConstantLR", "CosineAnnealingLR", "CosineAnnealingWarmRestarts", "CyclicLR",

@@ -50,3 +50,15 @@ def test_cuda_memory_statistics_refuse_to_guess_on_a_gpu(monkeypatch):
     monkeypatch.setattr(cuda, "_cuda_available", lambda: True)
     with pytest.raises(RuntimeError, match="max_memory_allocated: the engine does not account GPU memory"):
         cuda.max_memory_allocated()
+
+
+@pytest.mark.parametrize("T", LIBS, ids=lambda T: T.__name__)
+@pytest.mark.parametrize("module, cls", [("adadelta", "Adadelta"), ("adagrad", "Adagrad"), ("adam", "Adam"),
+                                         ("adamax", "Adamax"), ("adamw", "AdamW"), ("lbfgs", "LBFGS"),
+                                         ("nadam", "NAdam"), ("radam", "RAdam"), ("rmsprop", "RMSprop"),
+                                         ("sgd", "SGD")])
+def test_each_optimizer_has_its_own_module(T, module, cls):
+    # pytorch-gradual-warmup-lr's run.py: from torch.optim.sgd import SGD
+    import importlib
+    mod = importlib.import_module(f"{T.__name__}.optim.{module}")
+    assert getattr(mod, cls) is getattr(T.optim, cls)

@@ -43,3 +43,17 @@ def test_staticmethod_of_a_refused_value_stays_refused(run_err):
 def test_cuda_memory_statistic_is_zero_without_a_gpu(run_ok):
     out, _ = run_ok("print(torch.cuda.max_memory_allocated(device=None) / 1024**3, torch.cuda.memory_allocated())\n")
     assert out.stdout == "0.0 0\n"
+
+
+def test_optimizer_modules(run_ok):
+    # ildoonet/pytorch-gradual-warmup-lr's run.py
+    out, _ = run_ok(
+        "from torch.optim.sgd import SGD\n"
+        "from torch.optim.adamw import AdamW\n"
+        "import torch.optim.rmsprop as rms\n"
+        "w = torch.nn.Parameter(torch.ones(2))\n"
+        "opt = SGD([w], 0.5)\n"
+        "(w * 2).sum().backward()\n"
+        "opt.step()\n"
+        "print(w.tolist(), SGD is torch.optim.SGD, AdamW is torch.optim.AdamW, rms.RMSprop is torch.optim.RMSprop)\n")
+    assert out.stdout == "[0.0, 0.0] True True True\n"

@@ -54,6 +54,12 @@ CAUSES = [
      "__setattr__ (torchattacks' Attack): SPEC keeps the builtins' names beginning with '_' out of programs' reach "
      "(super().__setattr__ works)", "lead (SPEC decision)",
      "class A:\n    def __setattr__(self, name, value):\n        object.__setattr__(self, name, value)\nA().x = 1"),
+    (r"attribute '_last_lr' of .* belongs to the engine's base class", "a program subclass of LRScheduler setting "
+     "`self._last_lr` (ildoonet/pytorch-gradual-warmup-lr's GradualWarmupScheduler.step, as PyTorch's own schedulers "
+     "do): SPEC keeps the engine's private names from program subclasses; `_last_lr` is not among the underscore names "
+     "listed as PyTorch's de-facto API (in-process it works)", "lead (SPEC decision)",
+     "import torch\nclass S(torch.optim.lr_scheduler.LRScheduler):\n    def step(self, epoch=None):\n"
+     "        self._last_lr = [0.1]\nS(torch.optim.SGD([torch.nn.Parameter(torch.ones(1))], 0.1)).step()"),
     (r"no attribute 'backends'", "torch.backends (cudnn.benchmark / cudnn.deterministic, mps.is_available) is missing", "engineapi",
      "torch.backends.cudnn.deterministic = True; torch.backends.mps.is_available()"),
     (r"cannot import 'os'|No module named 'os'", "`import os` refused in programs (scripts use it for os.path.join / os.makedirs, or import it unused)",
