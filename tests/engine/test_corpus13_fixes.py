@@ -62,3 +62,57 @@ def test_each_optimizer_has_its_own_module(T, module, cls):
     import importlib
     mod = importlib.import_module(f"{T.__name__}.optim.{module}")
     assert getattr(mod, cls) is getattr(T.optim, cls)
+
+
+def _quiet(fn):
+    def run(T, *xs):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return fn(T, *xs)
+    return run
+
+
+# PyTorch's deprecated scales-first overloads (pytorch-center-loss: distmat.addmm_(1, -2, x, centers.t()))
+LEGACY_SCALES = {
+    "addmm_beta_input_alpha": (lambda T, d, a, b: T.addmm(2, d, -3, a, b), [(3, 4), (3, 2), (2, 4)]),
+    "addmm_beta_input": (lambda T, d, a, b: T.addmm(0.5, d, a, b), [(3, 4), (3, 2), (2, 4)]),
+    "addmm_method_beta_alpha": (lambda T, d, a, b: d.addmm(2, -3, a, b), [(3, 4), (3, 2), (2, 4)]),
+    "addmm_method_beta": (lambda T, d, a, b: d.addmm(2, a, b), [(1, 4), (3, 2), (2, 4)]),
+    "addmm_inplace_beta_alpha": (lambda T, d, a, b: (d * 1).addmm_(1, -2, a, b), [(3, 4), (3, 2), (2, 4)]),
+    "addmv_beta_input_alpha": (lambda T, d, a, b: T.addmv(2, d, 3, a, b), [(3,), (3, 2), (2,)]),
+    "addr_method_beta_alpha": (lambda T, d, a, b: d.addr(2, 3, a, b), [(3, 2), (3,), (2,)]),
+    "baddbmm_beta_input_alpha": (lambda T, d, a, b: T.baddbmm(1, d, -1, a, b), [(2, 3, 4), (2, 3, 2), (2, 2, 4)]),
+    "addbmm_inplace_beta": (lambda T, d, a, b: (d * 1).addbmm_(0.5, a, b), [(3, 4), (2, 3, 2), (2, 2, 4)]),
+}
+
+
+@pytest.mark.parametrize("name", list(LEGACY_SCALES))
+def test_legacy_scale_overloads_pass_gradcheck(name):
+    from op_check import check_gradients
+    fn, shapes = LEGACY_SCALES[name]
+    check_gradients(_quiet(fn), shapes)
+
+
+@needs_torch
+@pytest.mark.parametrize("name", list(LEGACY_SCALES))
+def test_legacy_scale_overloads_match_torch(name):
+    from op_check import compare_with_torch
+    fn, shapes = LEGACY_SCALES[name]
+    compare_with_torch(_quiet(fn), shapes)
+
+
+def test_legacy_scale_overload_warns_as_pytorch():
+    d, x, c = gs.ones(3, 4), gs.ones(3, 2), gs.ones(4, 2)
+    with pytest.warns(UserWarning, match=r"This overload of addmm_ is deprecated:\n\taddmm_\(Number beta, Number alpha, "
+                                         r"Tensor mat1, Tensor mat2\)"):
+        d.addmm_(1, -2, x, c.t())
+    assert d.tolist() == [[-3.0] * 4] * 3
+    with pytest.warns(UserWarning, match=r"addmm\(Number beta, Tensor input, Number alpha, Tensor mat1, Tensor mat2\)"):
+        gs.addmm(1, d, x, c.t())
+
+
+@pytest.mark.parametrize("call", [lambda d, x, c: d.addmm(x, c.t(), 3), lambda d, x, c: d.addmm(x, 2, 3, c.t()),
+                                  lambda d, x, c: gs.addmm(2, d, 3, x, c.t(), c)])
+def test_legacy_scale_overload_refuses_other_combinations(call):
+    with pytest.raises(TypeError, match="addmm"):
+        call(gs.ones(3, 4), gs.ones(3, 2), gs.ones(4, 2))

@@ -57,3 +57,13 @@ def test_optimizer_modules(run_ok):
         "opt.step()\n"
         "print(w.tolist(), SGD is torch.optim.SGD, AdamW is torch.optim.AdamW, rms.RMSprop is torch.optim.RMSprop)\n")
     assert out.stdout == "[0.0, 0.0] True True True\n"
+
+
+def test_addmm_deprecated_scales_first(run_ok):
+    # KaiyangZhou/pytorch-center-loss's CenterLoss.forward
+    out, _ = run_ok(
+        "d = torch.ones(2, 3)\n"
+        "d.addmm_(1, -2, torch.ones(2, 1), torch.ones(1, 3))\n"
+        "print(d.tolist())\n")
+    assert out.stdout.endswith("[[-1.0, -1.0, -1.0], [-1.0, -1.0, -1.0]]\n")
+    assert "UserWarning: This overload of addmm_ is deprecated" in out.stdout
