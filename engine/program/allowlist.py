@@ -555,6 +555,8 @@ MODULES = {
     "struct": Module(host=_S + ".struct", names=("calcsize", "error", "iter_unpack", "pack", "unpack")),
     # text in and out only: no files (engine/program/stdlib/json.py)
     "json": Module(host=_S + ".json", names=("JSONDecodeError", "dumps", "loads")),
+    # durations for elapsed-time lines (engine/program/stdlib/datetime.py): timedelta only, no clocks or calendars
+    "datetime": Module(host=_S + ".datetime", names=("timedelta",)),
     # CPython's statistics on a program's plain numbers (engine/program/stdlib/statistics.py)
     "statistics": Module(host=_S + ".statistics", names=(
         "StatisticsError", "fmean", "geometric_mean", "harmonic_mean", "mean", "median", "median_high", "median_low",
@@ -817,6 +819,8 @@ TYPES = {
         attrs=("get_last_lr", "get_lr", "load_state_dict", "state_dict", "step")),
     # ---- program-side standard modules (engine/program/stdlib/)
     _S + ".random.Random": Type(attrs=_RANDOM_API),
+    _S + ".datetime.timedelta": Type(attrs=("days", "max", "microseconds", "min", "resolution", "seconds",
+                                            "total_seconds")),
     _S + ".itertools.chain": Type(attrs=("from_iterable",)),
     _S + ".functools.partial": Type(attrs=("args", "func", "keywords")),
     _S + ".contextlib.contextmanager": Type(),

@@ -67,3 +67,37 @@ def test_addmm_deprecated_scales_first(run_ok):
         "print(d.tolist())\n")
     assert out.stdout.endswith("[[-1.0, -1.0, -1.0], [-1.0, -1.0, -1.0]]\n")
     assert "UserWarning: This overload of addmm_ is deprecated" in out.stdout
+
+
+def test_datetime_timedelta_as_cpython(run_ok):
+    # KaiyangZhou/pytorch-center-loss's main(): str(datetime.timedelta(seconds=elapsed))
+    src = ("import datetime\n"
+           "print(str(datetime.timedelta(seconds=round(3725.4))))\n"
+           "d = datetime.timedelta(days=1, hours=2, minutes=3, seconds=4.5, milliseconds=6)\n"
+           "print(d, repr(d), d.days, d.seconds, d.microseconds, d.total_seconds())\n"
+           "print(d + d, d - 2 * d, d / 2, d // datetime.timedelta(hours=1), -d, abs(-d), d > datetime.timedelta(0))\n"
+           "print(d == d * 1, isinstance(d, datetime.timedelta), datetime.timedelta.max, "
+           "datetime.timedelta(weeks=1) % datetime.timedelta(days=3))\n")
+    out, _ = run_ok(src)
+    assert out.stdout == (   # CPython's output for the same lines
+        "1:02:05\n"
+        "1 day, 2:03:04.506000 datetime.timedelta(days=1, seconds=7384, microseconds=506000) 1 7384 506000 93784.506\n"
+        "2 days, 4:06:09.012000 -2 days, 21:56:55.494000 13:01:32.253000 26 -2 days, 21:56:55.494000 "
+        "1 day, 2:03:04.506000 True\n"
+        "True True 999999999 days, 23:59:59.999999 1 day, 0:00:00\n")
+
+
+def test_datetime_timedelta_takes_numbers_only(run_err):
+    err = run_err("import datetime\n"
+                  "class N:\n"
+                  "    def __float__(self):\n"
+                  "        return 1.0\n"
+                  "datetime.timedelta(seconds=N())\n").to_dict()
+    assert err["type"] == "TypeError" and "unsupported type for timedelta seconds component: N" in err["message"]
+
+
+def test_datetime_timedelta_keeps_its_state(run_err):
+    err = run_err("import datetime\nd = datetime.timedelta(1)\nd._td\n").to_dict()
+    assert err["type"] == "AttributeError"
+    err = run_err("import datetime\ndatetime.datetime.now()\n").to_dict()
+    assert err["type"] == "AttributeError"
