@@ -101,3 +101,12 @@ def test_datetime_timedelta_keeps_its_state(run_err):
     assert err["type"] == "AttributeError"
     err = run_err("import datetime\ndatetime.datetime.now()\n").to_dict()
     assert err["type"] == "AttributeError"
+
+
+def test_abs_of_a_numpy_scalar(run_ok):
+    # sksq96/pytorch-summary's summary_string: abs(np.prod(...) * batch_size * 4. / (1024 ** 2.))
+    out, _ = run_ok(
+        "import numpy as np\n"
+        "x = np.prod([2, 3]) * -1.5\n"
+        "print(abs(x), type(abs(x)).__name__, abs(np.int64(-3)), type(abs(np.int64(-3))).__name__, abs(np.float32(-2.5)))\n")
+    assert out.stdout == "9.0 np_float64 3 np_int64 2.5\n"
