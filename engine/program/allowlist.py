@@ -329,6 +329,7 @@ MODULES = {
         host=_E + ".distributions",
         children={"categorical": "torch.distributions.categorical", "distribution": "torch.distributions.distribution",
                   "multivariate_normal": "torch.distributions.multivariate_normal",
+                  "multinomial": "torch.distributions.multinomial",
                   "normal": "torch.distributions.normal", "kl": "torch.distributions.kl",
                   "bernoulli": "torch.distributions.bernoulli", "uniform": "torch.distributions.uniform",
                   "independent": "torch.distributions.independent", "gamma": "torch.distributions.gamma",
@@ -343,7 +344,7 @@ MODULES = {
         # kl_divergence, not register_kl: its registry is the process's, shared by every session
         names=("AffineTransform", "Bernoulli", "Beta", "Categorical", "ComposeTransform", "Dirichlet", "Distribution",
                "ExpTransform", "Exponential", "Gamma", "Independent", "Laplace", "LogNormal", "MixtureSameFamily",
-               "MultivariateNormal", "Normal", "OneHotCategorical", "Poisson", "PowerTransform", "SigmoidTransform",
+               "Multinomial", "MultivariateNormal", "Normal", "OneHotCategorical", "Poisson", "PowerTransform", "SigmoidTransform",
                "SoftplusTransform", "TanhTransform", "Transform", "TransformedDistribution", "Uniform",
                "kl_divergence")),
     "torch.distributions.transforms": Module(host=_E + ".distributions.transforms", names=(
@@ -372,6 +373,7 @@ MODULES = {
     "torch.distributions.multivariate_normal": Module(host=_E + ".distributions.multivariate_normal",
                                                       names=("MultivariateNormal",)),
     "torch.distributions.normal": Module(host=_E + ".distributions.normal", names=("Normal",)),
+    "torch.distributions.multinomial": Module(host=_E + ".distributions.multinomial", names=("Multinomial",)),
     "torch.utils": Module(host=_E + ".utils", children={"data": "torch.utils.data",
                                                          "checkpoint": "torch.utils.checkpoint"}),
     "torch.utils.checkpoint": Module(host=_E + ".utils.checkpoint", names=("checkpoint", "checkpoint_sequential")),
@@ -789,6 +791,8 @@ TYPES = {
     _E + ".distributions.exponential.Exponential": Type(data=True, attrs=("cdf", "icdf")),   # data: rate
     _E + ".distributions.exponential.Laplace": Type(data=True, attrs=("cdf", "icdf")),   # data: loc, scale
     _E + ".distributions.poisson.Poisson": Type(data=True),   # data: rate
+    _E + ".distributions.multinomial.Multinomial": Type(data=True, attrs=(   # data: total_count
+        "logits", "param_shape", "probs")),
     _E + ".distributions.one_hot_categorical.OneHotCategorical": Type(attrs=(
         "enumerate_support", "has_enumerate_support", "logits", "param_shape", "probs")),
     _E + ".distributions.multivariate_normal.MultivariateNormal": Type(data=True, attrs=(   # data: loc

@@ -116,3 +116,61 @@ def test_legacy_scale_overload_warns_as_pytorch():
 def test_legacy_scale_overload_refuses_other_combinations(call):
     with pytest.raises(TypeError, match="addmm"):
         call(gs.ones(3, 4), gs.ones(3, 2), gs.ones(4, 2))
+
+
+# torch.distributions.multinomial.Multinomial (d2l's probability chapter: Multinomial(100, fair_probs).sample())
+MULTINOMIAL = [(10, [0.2, 0.3, 0.5], None, [2.0, 3.0, 5.0]),
+               (1, [[0.2, 0.8], [0.5, 0.5]], None, [[1.0, 0.0], [0.0, 1.0]]),
+               (5, None, [0.0, 1.0, 2.0], [1.0, 1.0, 3.0]),
+               (4, [0.0, 0.25, 0.75], None, [0.0, 1.0, 3.0]),
+               (3, None, [[0.5, -1.0, 0.0, 2.0]], [[0.0, 0.0, 1.0, 2.0], [3.0, 0.0, 0.0, 0.0]])]
+
+
+def _multinomial(T, n, probs, logits, dtype):
+    p = None if probs is None else T.tensor(probs, dtype=dtype, requires_grad=True)
+    lg = None if logits is None else T.tensor(logits, dtype=dtype, requires_grad=True)
+    return T.distributions.Multinomial(n, probs=p, logits=lg), (p if p is not None else lg)
+
+
+@needs_torch
+@pytest.mark.parametrize("case", range(len(MULTINOMIAL)))
+def test_multinomial_matches_torch(case):
+    n, probs, logits, value = MULTINOMIAL[case]
+    got = {}
+    for T in (gs, torch):
+        m, param = _multinomial(T, n, probs, logits, T.float64)
+        lp = m.log_prob(T.tensor(value, dtype=T.float64))
+        ent = m.entropy()
+        (lp.sum() + ent.sum()).backward()
+        got[T.__name__] = [x.detach().numpy() for x in (lp, ent, m.mean, m.variance, m.probs, m.logits, param.grad)]
+        got[T.__name__].append((tuple(m.batch_shape), tuple(m.event_shape), repr(m)))
+    for a, b in zip(got["gradserve.engine"][:-1], got["torch"][:-1]):
+        np.testing.assert_allclose(a, b, rtol=1e-10, atol=1e-12)
+    assert got["gradserve.engine"][-1] == got["torch"][-1]
+
+
+def test_multinomial_log_prob_and_entropy_pass_gradcheck():
+    from gradserve.engine.autograd import gradcheck
+    value = gs.tensor([1.0, 0.0, 2.0, 1.0], dtype=gs.float64)
+    logits = gs.tensor([0.3, -1.0, 0.5, 0.1], dtype=gs.float64, requires_grad=True)
+    assert gradcheck(lambda lg: gs.distributions.Multinomial(4, logits=lg).log_prob(value), (logits,))
+    assert gradcheck(lambda lg: gs.distributions.Multinomial(4, logits=lg).entropy(), (logits,))
+
+
+def test_multinomial_samples_are_counts():
+    gs.manual_seed(0)
+    m = gs.distributions.Multinomial(100, gs.tensor([[0.5, 0.5], [0.1, 0.9]]))
+    s = m.sample((500,))
+    assert tuple(s.shape) == (500, 2, 2) and s.dtype == gs.float32
+    assert bool((s.sum(-1) == 100).all()) and bool((s >= 0).all())
+    np.testing.assert_allclose(s.mean(0).numpy(), m.mean.numpy(), atol=1.5)
+    assert tuple(gs.distributions.Multinomial(1, gs.tensor([0.5, 0.5])).sample((7,)).shape) == (7, 2)
+
+
+@pytest.mark.parametrize("T", LIBS, ids=lambda T: T.__name__)
+def test_multinomial_errors_as_pytorch(T):
+    with pytest.raises(NotImplementedError, match="inhomogeneous total_count is not supported"):
+        T.distributions.Multinomial(2.5, T.tensor([0.5, 0.5]))
+    m = T.distributions.Multinomial(probs=T.tensor([[0.2, 0.8], [0.5, 0.5]]), validate_args=True)
+    with pytest.raises(ValueError, match=r"within the support \(Multinomial\(\)\) of the distribution Multinomial\(\)"):
+        m.log_prob(T.tensor([[2.0, 0.0], [0.0, 1.0]]))

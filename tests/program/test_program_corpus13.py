@@ -110,3 +110,17 @@ def test_abs_of_a_numpy_scalar(run_ok):
         "x = np.prod([2, 3]) * -1.5\n"
         "print(abs(x), type(abs(x)).__name__, abs(np.int64(-3)), type(abs(np.int64(-3))).__name__, abs(np.float32(-2.5)))\n")
     assert out.stdout == "9.0 np_float64 3 np_int64 2.5\n"
+
+
+def test_multinomial_from_its_module(run_ok):
+    # d2l's probability chapter: from torch.distributions.multinomial import Multinomial
+    out, _ = run_ok(
+        "from torch.distributions.multinomial import Multinomial\n"
+        "fair_probs = torch.tensor([0.5, 0.5])\n"
+        "counts = Multinomial(1, fair_probs).sample((100,))\n"
+        "cum_counts = counts.cumsum(dim=0)\n"
+        "estimates = cum_counts / cum_counts.sum(dim=1, keepdims=True)\n"
+        "m = torch.distributions.Multinomial(10, fair_probs)\n"
+        "print(tuple(estimates.shape), bool((counts.sum(1) == 1).all()), m, m.total_count, m.mean.tolist(),\n"
+        "      round(m.log_prob(torch.tensor([5., 5.])).item(), 4))\n")
+    assert out.stdout == "(100, 2) True Multinomial() 10 [5.0, 5.0] -1.402\n"
