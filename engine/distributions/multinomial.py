@@ -3,7 +3,7 @@ over the last dimension of probs or logits (d2l's coin tosses: ``Multinomial(100
 import builtins
 
 from ..tensor import Size
-from .categorical import Categorical
+from .categorical import Categorical, OverCategorical
 from .distribution import Distribution
 
 __all__ = ["Multinomial"]
@@ -14,7 +14,7 @@ def _engine():
     return engine
 
 
-class Multinomial(Distribution):
+class Multinomial(OverCategorical, Distribution):
     """PyTorch's ``Multinomial(total_count=1, probs=None, logits=None, validate_args=None)``: a homogeneous
     (Python int) total count; samples are counts in probs' dtype, of shape
     ``sample_shape + batch_shape + event_shape``; ``log_prob`` and ``entropy`` are differentiable."""
@@ -25,21 +25,6 @@ class Multinomial(Distribution):
         self.total_count = total_count
         self._categorical = Categorical(probs=probs, logits=logits)
         super().__init__(self._categorical.batch_shape, Size(tuple(self._categorical.param_shape[-1:])), validate_args)
-
-    def __repr__(self):
-        return "Multinomial()"   # PyTorch's: its parameters live in the Categorical it holds
-
-    @property
-    def probs(self):
-        return self._categorical.probs
-
-    @property
-    def logits(self):
-        return self._categorical.logits
-
-    @property
-    def param_shape(self):
-        return self._categorical.param_shape
 
     @property
     def mean(self):
