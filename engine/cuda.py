@@ -4,8 +4,9 @@ import builtins as _builtins
 
 from .device import cuda_available as _cuda_available
 
-__all__ = ["is_available", "is_bf16_supported", "device_count", "manual_seed", "manual_seed_all", "synchronize", "get_device_name",
-           "empty_cache", "memory_allocated", "max_memory_allocated", "memory_reserved", "max_memory_reserved"]
+__all__ = ["is_available", "is_bf16_supported", "device_count", "manual_seed", "manual_seed_all", "synchronize",
+           "get_device_name", "empty_cache", "memory_allocated", "max_memory_allocated", "memory_reserved",
+           "max_memory_reserved"]
 
 
 def is_available():

@@ -344,8 +344,8 @@ MODULES = {
         # kl_divergence, not register_kl: its registry is the process's, shared by every session
         names=("AffineTransform", "Bernoulli", "Beta", "Categorical", "ComposeTransform", "Dirichlet", "Distribution",
                "ExpTransform", "Exponential", "Gamma", "Independent", "Laplace", "LogNormal", "MixtureSameFamily",
-               "Multinomial", "MultivariateNormal", "Normal", "OneHotCategorical", "Poisson", "PowerTransform", "SigmoidTransform",
-               "SoftplusTransform", "TanhTransform", "Transform", "TransformedDistribution", "Uniform",
+               "Multinomial", "MultivariateNormal", "Normal", "OneHotCategorical", "Poisson", "PowerTransform",
+               "SigmoidTransform", "SoftplusTransform", "TanhTransform", "Transform", "TransformedDistribution", "Uniform",
                "kl_divergence")),
     "torch.distributions.transforms": Module(host=_E + ".distributions.transforms", names=(
         "AffineTransform", "ComposeTransform", "ExpTransform", "PowerTransform", "SigmoidTransform",

@@ -103,8 +103,8 @@ def test_legacy_scale_overloads_match_torch(name):
 
 def test_legacy_scale_overload_warns_as_pytorch():
     d, x, c = gs.ones(3, 4), gs.ones(3, 2), gs.ones(4, 2)
-    with pytest.warns(UserWarning, match=r"This overload of addmm_ is deprecated:\n\taddmm_\(Number beta, Number alpha, "
-                                         r"Tensor mat1, Tensor mat2\)"):
+    with pytest.warns(UserWarning, match=r"This overload of addmm_ is deprecated:\n\taddmm_\(Number beta, "
+                                         r"Number alpha, Tensor mat1, Tensor mat2\)"):
         d.addmm_(1, -2, x, c.t())
     assert d.tolist() == [[-3.0] * 4] * 3
     with pytest.warns(UserWarning, match=r"addmm\(Number beta, Tensor input, Number alpha, Tensor mat1, Tensor mat2\)"):

@@ -108,7 +108,8 @@ def test_abs_of_a_numpy_scalar(run_ok):
     out, _ = run_ok(
         "import numpy as np\n"
         "x = np.prod([2, 3]) * -1.5\n"
-        "print(abs(x), type(abs(x)).__name__, abs(np.int64(-3)), type(abs(np.int64(-3))).__name__, abs(np.float32(-2.5)))\n")
+        "print(abs(x), type(abs(x)).__name__, abs(np.int64(-3)), type(abs(np.int64(-3))).__name__,\n"
+        "      abs(np.float32(-2.5)))\n")
     assert out.stdout == "9.0 np_float64 3 np_int64 2.5\n"
 
 

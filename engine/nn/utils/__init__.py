@@ -6,8 +6,8 @@ from ...device import get_array_module
 from ...ops.shape import cat
 from ...tensor import Tensor
 
-__all__ = ["clip_grad_norm", "clip_grad_norm_", "clip_grad_value_", "parameters_to_vector", "vector_to_parameters", "weight_norm",
-           "remove_weight_norm"]
+__all__ = ["clip_grad_norm", "clip_grad_norm_", "clip_grad_value_", "parameters_to_vector", "vector_to_parameters",
+           "weight_norm", "remove_weight_norm"]
 
 
 def _params(parameters):
