@@ -4,8 +4,9 @@ import builtins as _builtins
 
 from .device import cuda_available as _cuda_available
 
-__all__ = ["is_available", "is_bf16_supported", "device_count", "manual_seed", "manual_seed_all", "synchronize", "get_device_name",
-           "empty_cache"]
+__all__ = ["is_available", "is_bf16_supported", "device_count", "manual_seed", "manual_seed_all", "synchronize",
+           "get_device_name", "empty_cache", "memory_allocated", "max_memory_allocated", "memory_reserved",
+           "max_memory_reserved"]
 
 
 def is_available():
@@ -55,3 +56,20 @@ def empty_cache():
     if _cuda_available():
         import cupy
         cupy.get_default_memory_pool().free_all_blocks()
+
+
+def _memory_statistic(name):
+    def statistic(device=None):
+        """0 without a GPU, as PyTorch's when CUDA was never initialized; with one, an error: the engine
+        keeps no per-session account of GPU memory (CuPy's pool is shared by the worker's sessions)."""
+        if _cuda_available():
+            raise RuntimeError(f"torch.cuda.{name}: the engine does not account GPU memory per session")
+        return 0
+    statistic.__name__ = statistic.__qualname__ = name
+    return statistic
+
+
+memory_allocated = _memory_statistic("memory_allocated")
+max_memory_allocated = _memory_statistic("max_memory_allocated")
+memory_reserved = _memory_statistic("memory_reserved")
+max_memory_reserved = _memory_statistic("max_memory_reserved")

@@ -4,7 +4,7 @@ import math
 from ..tensor import Size, Tensor
 from .distribution import Distribution
 
-__all__ = ["Categorical"]
+__all__ = ["Categorical", "OverCategorical"]
 
 
 def _engine():
@@ -146,3 +146,24 @@ class Categorical(Distribution):
         if expand:
             values = values.expand((-1,) + tuple(self._batch_shape))
         return values
+
+
+class OverCategorical:
+    """What a distribution built over a Categorical it holds (``self._categorical``: OneHotCategorical,
+    Multinomial) shows of it: probs, logits and param_shape, and PyTorch's bare repr (its parameters
+    live in the Categorical)."""
+
+    def __repr__(self):
+        return f"{type(self).__name__}()"
+
+    @property
+    def probs(self):
+        return self._categorical.probs
+
+    @property
+    def logits(self):
+        return self._categorical.logits
+
+    @property
+    def param_shape(self):
+        return self._categorical.param_shape

@@ -1,7 +1,7 @@
 """``torch.distributions.one_hot_categorical``: OneHotCategorical, a Categorical whose samples and values
 are one-hot vectors over the last dimension."""
 from ..tensor import Size
-from .categorical import Categorical
+from .categorical import Categorical, OverCategorical
 from .distribution import Distribution
 
 __all__ = ["OneHotCategorical"]
@@ -12,7 +12,7 @@ def _engine():
     return engine
 
 
-class OneHotCategorical(Distribution):
+class OneHotCategorical(OverCategorical, Distribution):
     """PyTorch's ``OneHotCategorical(probs=None, logits=None, validate_args=None)``."""
 
     has_enumerate_support = True
@@ -20,21 +20,6 @@ class OneHotCategorical(Distribution):
     def __init__(self, probs=None, logits=None, validate_args=None):
         self._categorical = Categorical(probs, logits, validate_args)
         super().__init__(self._categorical.batch_shape, Size((self._categorical._num_events,)), validate_args)
-
-    def __repr__(self):
-        return "OneHotCategorical()"   # PyTorch's: its parameters live in the Categorical it holds
-
-    @property
-    def probs(self):
-        return self._categorical.probs
-
-    @property
-    def logits(self):
-        return self._categorical.logits
-
-    @property
-    def param_shape(self):
-        return self._categorical.param_shape
 
     @property
     def mean(self):

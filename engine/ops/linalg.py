@@ -7,6 +7,7 @@ PyTorch's messages, and every product's size is checked against the element limi
 """
 import math
 import operator
+import warnings
 from collections import Counter
 
 import numpy as np
@@ -280,29 +281,67 @@ def _scaled_sum(input, product, beta, alpha, op):
     return product + (base if beta == 1 else base * beta)
 
 
-def addmm(input, mat1, mat2, *, beta=1, alpha=1, out=None):
+def _legacy_scales(name, operands, input, a, b, legacy, beta, alpha):
+    """PyTorch's deprecated overloads that take the scales first, with a UserWarning as PyTorch's:
+    ``torch.X(beta, input, alpha, a, b)`` and ``torch.X(beta, input, a, b)``, and as methods
+    ``input.X(beta, alpha, a, b)`` and ``input.X(beta, a, b)`` (pytorch-center-loss's
+    ``distmat.addmm_(1, -2, x, centers.t())``). Returns input, a, b, beta, alpha."""
+    if not legacy:
+        return input, a, b, beta, alpha
+    args = (input, a, b) + legacy
+    if isinstance(args[0], Tensor):     # input.X(beta, [alpha,] a, b)
+        input, beta_, rest = args[0], args[1], args[2:]
+    else:                               # torch.X(beta, input, [alpha,] a, b)
+        beta_, input, rest = args[0], args[1], args[2:]
+    alpha_ = 1
+    if len(rest) == 3:
+        alpha_, rest = rest[0], rest[1:]
+    if (beta != 1 or alpha != 1 or len(rest) != 2 or isinstance(beta_, Tensor) or isinstance(alpha_, Tensor)
+            or not all(isinstance(t, Tensor) for t in (input,) + rest)):
+        raise TypeError(f"{name}() received an invalid combination of arguments")
+    first, second = operands
+    self_ = "" if isinstance(args[0], Tensor) else "Tensor input, "   # a method's self is not in its signature
+    warnings.warn(f"This overload of {name} is deprecated:\n\t{name}(Number beta, {self_}Number alpha, "
+                  f"Tensor {first}, Tensor {second})\nConsider using one of the following signatures instead:\n"
+                  f"\t{name}({self_}Tensor {first}, Tensor {second}, *, Number beta = 1, Number alpha = 1)",
+                  UserWarning, stacklevel=3)
+    return input, rest[0], rest[1], beta_, alpha_
+
+
+def addmm(input, mat1, mat2, *legacy, beta=1, alpha=1, out=None):
     """beta * input + alpha * (mat1 @ mat2)."""
+    input, mat1, mat2, beta, alpha = _legacy_scales("addmm", _OPERANDS["addmm"], input, mat1, mat2, legacy, beta, alpha)
     return _scaled_sum(input, mm(mat1, mat2), beta, alpha, "addmm")
 
 
-def addmv(input, mat, vec, *, beta=1, alpha=1, out=None):
+def addmv(input, mat, vec, *legacy, beta=1, alpha=1, out=None):
     """beta * input + alpha * (mat @ vec)."""
+    input, mat, vec, beta, alpha = _legacy_scales("addmv", _OPERANDS["addmv"], input, mat, vec, legacy, beta, alpha)
     return _scaled_sum(input, mv(mat, vec), beta, alpha, "addmv")
 
 
-def addr(input, vec1, vec2, *, beta=1, alpha=1, out=None):
+def addr(input, vec1, vec2, *legacy, beta=1, alpha=1, out=None):
     """beta * input + alpha * outer(vec1, vec2)."""
+    input, vec1, vec2, beta, alpha = _legacy_scales("addr", _OPERANDS["addr"], input, vec1, vec2, legacy, beta, alpha)
     return _scaled_sum(input, outer(vec1, vec2), beta, alpha, "addr")
 
 
-def baddbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
+def baddbmm(input, batch1, batch2, *legacy, beta=1, alpha=1, out=None):
     """beta * input + alpha * bmm(batch1, batch2)."""
+    input, batch1, batch2, beta, alpha = _legacy_scales("baddbmm", _OPERANDS["baddbmm"], input, batch1, batch2, legacy,
+                                                        beta, alpha)
     return _scaled_sum(input, bmm(batch1, batch2), beta, alpha, "baddbmm")
 
 
-def addbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
+def addbmm(input, batch1, batch2, *legacy, beta=1, alpha=1, out=None):
     """beta * input + alpha * (the sum over the batch of bmm(batch1, batch2))."""
+    input, batch1, batch2, beta, alpha = _legacy_scales("addbmm", _OPERANDS["addbmm"], input, batch1, batch2, legacy,
+                                                        beta, alpha)
     return _scaled_sum(input, bmm(batch1, batch2).sum(0), beta, alpha, "addbmm")
+
+
+_OPERANDS = {"addmm": ("mat1", "mat2"), "addmv": ("mat", "vec"), "addr": ("vec1", "vec2"),
+             "baddbmm": ("batch1", "batch2"), "addbmm": ("batch1", "batch2")}
 
 
 # ------------------------------------------------------------------ einsum
@@ -533,14 +572,22 @@ def _matmul_operator(self, other):
     return NotImplemented
 
 
+def _inplace_method(name, fn):
+    """``self.X_(a, b, *, beta, alpha)``, the deprecated scales-first overloads included."""
+    def method(self, a, b, *legacy, beta=1, alpha=1):
+        _, a, b, beta, alpha = _legacy_scales(name, _OPERANDS[name[:-1]], self, a, b, legacy, beta, alpha)
+        return self._inplace(fn, a, b, beta=beta, alpha=alpha)
+    method.__name__ = method.__qualname__ = name
+    return method
+
+
 def _register():
     for name in ("matmul", "mm", "bmm", "mv", "dot", "vdot", "inner", "outer", "ger", "trace", "addmm", "addmv",
                  "addr", "baddbmm", "addbmm"):
         setattr(Tensor, name, globals()[name])
     for name in ("addmm", "addmv", "addr", "baddbmm", "addbmm"):
         fn = globals()[name]
-        setattr(Tensor, name + "_", lambda self, a, b, *, beta=1, alpha=1, _fn=fn: self._inplace(
-            _fn, a, b, beta=beta, alpha=alpha))
+        setattr(Tensor, name + "_", _inplace_method(name + "_", fn))
     Tensor.__matmul__ = _matmul_operator
     Tensor.__rmatmul__ = lambda self, other: matmul(other, self) if isinstance(other, Tensor) else NotImplemented
     Tensor.__imatmul__ = lambda self, other: self._inplace(matmul, other)

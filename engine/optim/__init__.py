@@ -3,6 +3,7 @@ from . import lr_scheduler
 from .optimizer import Optimizer
 from .sgd import SGD
 from .adam import Adam, AdamW
+from . import adamw
 from .rmsprop import RMSprop
 from .adagrad import Adagrad
 from .adadelta import Adadelta

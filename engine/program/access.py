@@ -257,7 +257,10 @@ def _decide(v, rt):
             return v
         raise _refuse(v)
     if isinstance(v, (staticmethod, classmethod)):
-        if isinstance(v.__func__, Function):
+        # a program function, or an engine function a program may hold (``@staticmethod`` over
+        # ``@once_differentiable``: the engine's wrapper of the program's backward)
+        f = v.__func__
+        if isinstance(f, Function) or (isinstance(f, _FunctionType) and _decide(f, rt) is f):
             return v
         raise _refuse(v)
     if isinstance(v, property):

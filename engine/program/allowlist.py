@@ -109,6 +109,10 @@ GUARDS = {
 # --------------------------------------------------------------------------- modules
 _E = "gradserve.engine"
 _S = _E + ".program.stdlib"
+# torch.optim's per-optimizer modules and the classes each holds
+_OPTIMIZER_MODULES = {"adadelta": ("Adadelta",), "adagrad": ("Adagrad",), "adam": ("Adam",), "adamax": ("Adamax",),
+                      "adamw": ("AdamW",), "lbfgs": ("LBFGS",), "nadam": ("NAdam",), "radam": ("RAdam",),
+                      "rmsprop": ("RMSprop",), "sgd": ("SGD",)}
 
 MODULES = {
     "torch": Module(
@@ -240,7 +244,7 @@ MODULES = {
         "script", "script_method", "trace", "unused")),
     "torch.cuda": Module(host=_E + ".cuda", children={"amp": "torch.cuda.amp"}, names=(
         "device_count", "empty_cache", "get_device_name", "is_available", "is_bf16_supported", "manual_seed", "manual_seed_all",
-        "synchronize")),
+        "max_memory_allocated", "max_memory_reserved", "memory_allocated", "memory_reserved", "synchronize")),
     "torch.cuda.amp": Module(host=_E + ".cuda_amp", names=("GradScaler", "autocast", "custom_bwd", "custom_fwd")),
     "torch.cpu": Module(host=_E + ".cpu", children={"amp": "torch.cpu.amp"}, names=(
         "current_device", "device_count", "is_available", "synchronize")),
@@ -280,7 +284,7 @@ MODULES = {
     "torch.nn.utils": Module(
         host=_E + ".nn.utils",
         children={"rnn": "torch.nn.utils.rnn", "stateless": "torch.nn.utils.stateless"},
-        names=("clip_grad_norm_", "clip_grad_value_", "parameters_to_vector", "remove_weight_norm",
+        names=("clip_grad_norm", "clip_grad_norm_", "clip_grad_value_", "parameters_to_vector", "remove_weight_norm",
                "vector_to_parameters", "weight_norm")),
     "torch.nn.utils.rnn": Module(
         host=_E + ".nn.utils.rnn",
@@ -288,11 +292,14 @@ MODULES = {
                "pad_sequence", "unpack_sequence", "unpad_sequence")),
     "torch.optim": Module(
         host=_E + ".optim",
-        children={"lr_scheduler": "torch.optim.lr_scheduler", "optimizer": "torch.optim.optimizer"},
+        children={"lr_scheduler": "torch.optim.lr_scheduler", "optimizer": "torch.optim.optimizer",
+                  **{m: "torch.optim." + m for m in _OPTIMIZER_MODULES}},
         names=("Adadelta", "Adagrad", "Adam", "AdamW", "Adamax", "LBFGS", "NAdam", "Optimizer", "RAdam", "RMSprop",
                "SGD")),
     # custom optimisers import their base from here (pytorch-optimizer, the spectral-norm GAN)
     "torch.optim.optimizer": Module(host=_E + ".optim.optimizer", names=("Optimizer", "required")),
+    # each optimizer's own module (pytorch-gradual-warmup-lr: ``from torch.optim.sgd import SGD``)
+    **{"torch.optim." + m: Module(host=_E + ".optim." + m, names=names) for m, names in _OPTIMIZER_MODULES.items()},
     "torch.optim.lr_scheduler": Module(
         host=_E + ".optim.lr_scheduler",
         names=("ChainedScheduler", "ConstantLR", "CosineAnnealingLR", "CosineAnnealingWarmRestarts", "CyclicLR",
@@ -322,6 +329,7 @@ MODULES = {
         host=_E + ".distributions",
         children={"categorical": "torch.distributions.categorical", "distribution": "torch.distributions.distribution",
                   "multivariate_normal": "torch.distributions.multivariate_normal",
+                  "multinomial": "torch.distributions.multinomial",
                   "normal": "torch.distributions.normal", "kl": "torch.distributions.kl",
                   "bernoulli": "torch.distributions.bernoulli", "uniform": "torch.distributions.uniform",
                   "independent": "torch.distributions.independent", "gamma": "torch.distributions.gamma",
@@ -336,8 +344,8 @@ MODULES = {
         # kl_divergence, not register_kl: its registry is the process's, shared by every session
         names=("AffineTransform", "Bernoulli", "Beta", "Categorical", "ComposeTransform", "Dirichlet", "Distribution",
                "ExpTransform", "Exponential", "Gamma", "Independent", "Laplace", "LogNormal", "MixtureSameFamily",
-               "MultivariateNormal", "Normal", "OneHotCategorical", "Poisson", "PowerTransform", "SigmoidTransform",
-               "SoftplusTransform", "TanhTransform", "Transform", "TransformedDistribution", "Uniform",
+               "Multinomial", "MultivariateNormal", "Normal", "OneHotCategorical", "Poisson", "PowerTransform",
+               "SigmoidTransform", "SoftplusTransform", "TanhTransform", "Transform", "TransformedDistribution", "Uniform",
                "kl_divergence")),
     "torch.distributions.transforms": Module(host=_E + ".distributions.transforms", names=(
         "AffineTransform", "ComposeTransform", "ExpTransform", "PowerTransform", "SigmoidTransform",
@@ -365,6 +373,7 @@ MODULES = {
     "torch.distributions.multivariate_normal": Module(host=_E + ".distributions.multivariate_normal",
                                                       names=("MultivariateNormal",)),
     "torch.distributions.normal": Module(host=_E + ".distributions.normal", names=("Normal",)),
+    "torch.distributions.multinomial": Module(host=_E + ".distributions.multinomial", names=("Multinomial",)),
     "torch.utils": Module(host=_E + ".utils", children={"data": "torch.utils.data",
                                                          "checkpoint": "torch.utils.checkpoint"}),
     "torch.utils.checkpoint": Module(host=_E + ".utils.checkpoint", names=("checkpoint", "checkpoint_sequential")),
@@ -548,6 +557,8 @@ MODULES = {
     "struct": Module(host=_S + ".struct", names=("calcsize", "error", "iter_unpack", "pack", "unpack")),
     # text in and out only: no files (engine/program/stdlib/json.py)
     "json": Module(host=_S + ".json", names=("JSONDecodeError", "dumps", "loads")),
+    # durations for elapsed-time lines (engine/program/stdlib/datetime.py): timedelta only, no clocks or calendars
+    "datetime": Module(host=_S + ".datetime", names=("timedelta",)),
     # CPython's statistics on a program's plain numbers (engine/program/stdlib/statistics.py)
     "statistics": Module(host=_S + ".statistics", names=(
         "StatisticsError", "fmean", "geometric_mean", "harmonic_mean", "mean", "median", "median_high", "median_low",
@@ -780,6 +791,8 @@ TYPES = {
     _E + ".distributions.exponential.Exponential": Type(data=True, attrs=("cdf", "icdf")),   # data: rate
     _E + ".distributions.exponential.Laplace": Type(data=True, attrs=("cdf", "icdf")),   # data: loc, scale
     _E + ".distributions.poisson.Poisson": Type(data=True),   # data: rate
+    _E + ".distributions.multinomial.Multinomial": Type(data=True, attrs=(   # data: total_count
+        "logits", "param_shape", "probs")),
     _E + ".distributions.one_hot_categorical.OneHotCategorical": Type(attrs=(
         "enumerate_support", "has_enumerate_support", "logits", "param_shape", "probs")),
     _E + ".distributions.multivariate_normal.MultivariateNormal": Type(data=True, attrs=(   # data: loc
@@ -810,6 +823,8 @@ TYPES = {
         attrs=("get_last_lr", "get_lr", "load_state_dict", "state_dict", "step")),
     # ---- program-side standard modules (engine/program/stdlib/)
     _S + ".random.Random": Type(attrs=_RANDOM_API),
+    _S + ".datetime.timedelta": Type(attrs=("days", "max", "microseconds", "min", "resolution", "seconds",
+                                            "total_seconds")),
     _S + ".itertools.chain": Type(attrs=("from_iterable",)),
     _S + ".functools.partial": Type(attrs=("args", "func", "keywords")),
     _S + ".contextlib.contextmanager": Type(),

@@ -23,6 +23,7 @@ LEFT_OUT = {"examples/super_resolution",          # its --accel flag defaults to
             "uvadlc/gnn_layers", "uvadlc/meta_learning",   # these notebooks set `device` from cuda.is_available() but
             "uvadlc/pixelcnn", "uvadlc/transformers_mha",  # leave moving to Lightning's Trainer, which the driver
                                                             # replacing it does not do: they run on the CPU
+            "angular_penalty/angular_losses",     # its use_cuda (--use-cuda) defaults to off: it stays on the cpu
             "nerf/run_nerf"}                      # on CUDA run_nerf.py relies on its __main__'s
                                                   # torch.set_default_tensor_type('torch.cuda.FloatTensor'), which the
                                                   # driver leaves out: its CPU rays would meet the CUDA weights
@@ -38,7 +39,12 @@ CUDA_XFAIL = {"eriklindernoren/aae": _NO_CUDA_TYPES, "eriklindernoren/gan": _NO_
               "kuangliu/densenet": _DATA_PARALLEL, "kuangliu/pnasnet": _DATA_PARALLEL,
               "kuangliu/shufflenetv2": _DATA_PARALLEL,
               "dairai/bow": "torch.cuda.LongTensor is missing (dair-ai's bow: type = torch.cuda.LongTensor if cuda, "
-                            "then torch.tensor(sentence).type(type))"}
+                            "then torch.tensor(sentence).type(type))",
+              "center_loss/main": "on CUDA main() wraps model in nn.DataParallel, whose state_dict names gain "
+                                  "'module.': the recorded CPU names do not apply",
+              "tutorials/custom_function_conv_bn_tutorial": (
+                  "torch.cuda.max_memory_allocated raises on a GPU: the engine keeps no per-session account of GPU "
+                  "memory (and a GPU's peak would not be the 0 PyTorch recorded on the CPU)")}
 MODES = ("inprocess", "interp")
 
 

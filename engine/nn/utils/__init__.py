@@ -1,12 +1,13 @@
 """torch.nn.utils: gradient clipping, parameters to and from one vector, weight normalisation."""
 import math
+import warnings
 
 from ...device import get_array_module
 from ...ops.shape import cat
 from ...tensor import Tensor
 
-__all__ = ["clip_grad_norm_", "clip_grad_value_", "parameters_to_vector", "vector_to_parameters", "weight_norm",
-           "remove_weight_norm"]
+__all__ = ["clip_grad_norm", "clip_grad_norm_", "clip_grad_value_", "parameters_to_vector", "vector_to_parameters",
+           "weight_norm", "remove_weight_norm"]
 
 
 def _params(parameters):
@@ -55,6 +56,13 @@ def clip_grad_norm_(parameters, max_norm, norm_type=2.0, error_if_nonfinite=Fals
         g._data *= coef.astype(g._data.dtype)
         g._version[0] += 1
     return Tensor._adopt_array(total, False, None)
+
+
+def clip_grad_norm(parameters, max_norm, norm_type=2.0, error_if_nonfinite=False, foreach=None):
+    """PyTorch's deprecated spelling of clip_grad_norm_ (a FutureWarning, then the same clipping)."""
+    warnings.warn("`torch.nn.utils.clip_grad_norm` is now deprecated in favor of `torch.nn.utils.clip_grad_norm_`.",
+                  FutureWarning, stacklevel=2)
+    return clip_grad_norm_(parameters, max_norm, norm_type, error_if_nonfinite, foreach)
 
 
 def clip_grad_value_(parameters, clip_value, foreach=None):

@@ -48,6 +48,7 @@ PROGRAM_MODULES = {
     "struct": _PKG + ".struct",
     "json": _PKG + ".json",
     "statistics": _PKG + ".statistics",
+    "datetime": _PKG + ".datetime",
     "re": _PKG + ".re",
     "tqdm": _PKG + ".tqdm",
     "tqdm.auto": _PKG + ".tqdm",

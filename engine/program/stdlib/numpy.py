@@ -560,7 +560,7 @@ def _make_scalar_class(base, name):
         ns[f"__{n}__"] = _scalar_op(f)
         ns[f"__r{n}__"] = _scalar_op(f, True)
     ns["__neg__"] = lambda self: _out(-self._v())
-    ns["__abs__"] = lambda self: _out(abs(self._v()))
+    ns["__abs__"] = lambda self: _out(_abs(self._v()))  # the builtin: this module defines np.abs
     ns["__hash__"] = base.__hash__
     return type("np_" + name, (_Scalar, base), ns)
 
