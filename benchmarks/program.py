@@ -280,6 +280,17 @@ def transformer_direct():
     return transformer_step(torch)
 
 
+# each workload: the in-process step's factory and the program's source (program_counts.py's too)
+WORKLOADS = {
+    "tiny": (tiny_direct, TINY_SETUP),
+    "mlp": (mlp_direct, MLP_SETUP),
+    "lstm": (lstm_direct, LSTM_SETUP),
+    "gru": (gru_direct, GRU_SETUP.replace("LENGTHS", repr(_gru_lengths()))),
+    "cnn": (cnn_direct, CNN_SETUP),
+    "transformer": (transformer_direct, TRANSFORMER_SETUP),
+}
+
+
 def compare_transformer(repeat, ratios):
     ratios["transformer"] = compare("(transformer) pre-norm block", transformer_direct(),
                                     as_program(TRANSFORMER_SETUP), repeat)
