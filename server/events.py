@@ -32,13 +32,16 @@ class FanoutBudget:
     event costing one per connection it goes to. What the bucket cannot pay for is counted in each
     connection's ``dropped`` counts, as a lagging reader's is: every message sent costs the API's one
     event loop, so one session's many watchers of a long traced run slowed every other session's runs
-    a hundredfold (attack14 F3). A run of up to ``rate`` such events a connection loses none."""
-    __slots__ = ("rate", "tokens", "stamp")
+    a hundredfold (attack14 F3). A run of up to ``rate`` such events a connection loses none. Log events
+    (``log(step=..., loss=...)``: the progress a client shows) draw from a bucket of their own, ``logs``,
+    so that a traced run's node events never crowd them out."""
+    __slots__ = ("rate", "tokens", "stamp", "logs")
 
-    def __init__(self, rate):
+    def __init__(self, rate, logs=True):
         self.rate = float(rate)
         self.tokens = self.rate
         self.stamp = time.monotonic()
+        self.logs = FanoutBudget(rate, logs=False) if logs else None
 
     def take(self, n):
         """Whether ``n`` deliveries may be made now (and they are counted)."""
@@ -236,7 +239,8 @@ class RunEvents:
         own = self.own
         budget = self.session.fanout
         if budget is not None and kind in DROPPABLE:
-            if not budget.take(len(watchers) + (own is not None and own not in watchers)):
+            bucket = budget.logs if kind == "log" and budget.logs is not None else budget
+            if not bucket.take(len(watchers) + (own is not None and own not in watchers)):
                 # counted once here, not once per connection (16 watchers of a 200,000-event run were 3.2
                 # million counts on the event loop): each connection gets the counts with the next event sent
                 held = self.held_back

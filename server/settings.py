@@ -61,11 +61,11 @@ class Settings:
     # watcher that never read held every run's (hostile pass 9, F3)
     ws_queue_bytes: int = 256 << 20
     max_watchers: int = 16                # WebSocket connections watching one session (each gets every event)
-    # node, backward, log and module events one session's WebSocket connections get a second, all of them
-    # together (events.FanoutBudget: a bucket of one second's worth); past it they are counted in the
-    # ``dropped`` events a lagging reader gets. Each message sent costs the API's event loop, which every
-    # session shares: 16 watchers reading a traced run's 200,000 events slowed every other session's runs
-    # a hundredfold (attack14 F3). 0: no budget.
+    # node, backward and module events (and, from a bucket of their own, log events) one session's WebSocket
+    # connections get a second, all of them together (events.FanoutBudget: a bucket of one second's worth);
+    # past it they are counted in the ``dropped`` events a lagging reader gets. Each message sent costs the
+    # API's event loop, which every session shares: 16 watchers reading a traced run's 200,000 events
+    # slowed every other session's runs a hundredfold (attack14 F3). 0: no budget.
     stream_events_per_s: int = 5_000
     # permessage-deflate on WebSockets: off, since compressing each event cost the shared event loop about
     # 20 us a message per connection (events are small JSON) and a large result's whole text at once

@@ -172,6 +172,25 @@ def test_events_past_the_sessions_budget_are_counted_for_every_connection_and_re
         assert dropped["node"] == 8 and dropped["seq"] == 9 and dropped["run"] == "r", dropped
 
 
+def test_log_events_have_a_bucket_of_their_own_so_node_events_do_not_crowd_them_out():
+    class Session:
+        watchers = set()
+        fanout = FanoutBudget(3)
+
+    session = Session()
+    queue = EventQueue(64)
+    session.watchers.add(queue)
+    run = RunEvents("r", session)
+    for i in range(6):
+        run.publish({"type": "node", "id": i})
+        run.publish({"type": "log", "metrics": {"step": i}})
+    kinds = [(e["type"], e.get("id", (e.get("metrics") or {}).get("step"))) for e in queue.items]
+    assert kinds == [("node", 0), ("log", 0), ("node", 1), ("log", 1), ("node", 2), ("log", 2)], kinds
+    run.publish({"type": "result"})
+    dropped = queue.items[-2]
+    assert dropped["type"] == "dropped" and dropped["node"] == 3 and dropped["log"] == 3, dropped
+
+
 TRACED = "x = torch.ones(3, requires_grad=True)\ny = x\nfor i in range(600):\n    y = y * 1.0\ny.sum().backward()"
 
 
