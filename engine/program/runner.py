@@ -14,7 +14,6 @@ import time
 import warnings
 from dataclasses import dataclass, field
 
-
 from .. import _malloc
 from .._numpy_context import allocator_var, ignore_errors
 from ..autograd.state import state
