@@ -735,10 +735,10 @@ def _tensor_get(obj, name):
 
 
 # ---- a program's own attributes on tensors: PyTorch's tensors take any attribute (mamba.py marks
-# parameters with ``p._no_weight_decay = True``). A program keeps a few plain values there (booleans,
-# None, numbers: the memory walk reads a tensor as its arrays and never this dict, so what it may
-# hold is bounded here, a few hundred bytes a tensor), under names no tensor class defines; the host
-# never reads them.
+# parameters with ``p._no_weight_decay = True``; fast.ai's course keeps each gradient as
+# ``inp.g = out.g @ w.t()``). A program keeps plain values (booleans, None, numbers) and engine
+# tensors there, under names no tensor class defines; the host never reads them, except the session's
+# memory walk, which counts the tensors held there (memory.tensor_bytes, from the first one kept).
 _TENSOR_OWN_MAX = 8
 
 
@@ -759,9 +759,12 @@ def _tensor_own_get(obj, name):
 
 def _tensor_own_set(obj, name, value):
     t = type(value)
-    if not (t is bool or t is float or value is None or (t is int and value.bit_length() <= 64)):
+    if isinstance(value, Tensor):   # an engine tensor (programs cannot derive from Tensor)
+        from .memory import walk_tensor_attributes
+        walk_tensor_attributes()
+    elif not (t is bool or t is float or value is None or (t is int and value.bit_length() <= 64)):
         raise PROGRAM_EXCEPTIONS["TypeError"](
-            f"a tensor keeps only booleans, None and numbers as a program's own attributes, not "
+            f"a tensor keeps only tensors, booleans, None and numbers as a program's own attributes, not "
             f"'{_type_name(value)}' (keep other values beside it: a dict keyed by parameter name)")
     d = obj.__dict__
     if name not in d and len(d) >= _TENSOR_OWN_MAX:

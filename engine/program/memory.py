@@ -87,6 +87,17 @@ def _array_bytes(a, seen_arrays):
 
 (_DICT, _TENSOR, _SEQUENCE, _NODE, _FUNCTION, _BOUND, _DICT_LIKE, _CLASS, _EXCEPTION, _OBJECT, _PROGRAM_ITERATOR,
  _HOST_ITERATOR, _WRAPPER, _HANDLE, _ARRAY, _SEQUENCE_SUBCLASS, _PARTIAL, _PROGRAM_GENERATOR) = range(18)
+# whether a program of this process has kept a tensor as a tensor's own attribute (``x.g = ...``,
+# access._tensor_own_set): from then on the walk reads each tensor's __dict__ too. Until then it does
+# not, since reading a tensor's __dict__ makes one where it has none
+_tensor_dicts = False
+
+
+def walk_tensor_attributes():
+    global _tensor_dicts
+    _tensor_dicts = True
+
+
 _WALK_KINDS = {}   # type -> how the walk reads its objects (host types only: program classes come and go)
 
 _HEAP_TYPE = 1 << 9   # Py_TPFLAGS_HEAPTYPE: a class defined in Python (not a C type)
@@ -210,6 +221,7 @@ def tensor_bytes(roots):
     seen_arrays = set()
     see, see_array = seen_objs.add, seen_arrays.add
     kinds = _WALK_KINDS
+    tensor_dicts = _tensor_dicts
     total = 0
     stack = []
     push = stack.append
@@ -264,6 +276,10 @@ def tensor_bytes(roots):
             g = v._hooks
             if g is not None:
                 push(g)   # register_hook's functions (and what they close over)
+            if tensor_dicts:
+                g = v.__dict__
+                if g:
+                    push(g)   # a program's own attributes (``x.g = out.g @ w.t()``)
         elif kind == _DICT:
             if v:
                 if len(v) >= _OWN_BYTES_FROM:

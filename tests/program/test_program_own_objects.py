@@ -4,6 +4,8 @@ the host classes they derive from stay the engine's."""
 
 import pytest
 
+from gradserve.engine.program import Limits, Namespace, run
+
 from python_oracle import assert_same_as_python
 
 
@@ -339,13 +341,45 @@ def test_a_program_marks_parameters_with_attributes_of_its_own(run_ok):
     assert out.stdout == "['w'] True 2 5\nFalse None False\n"
 
 
+def test_a_program_keeps_gradients_as_attributes_of_its_tensors(run_ok):
+    """fast.ai course-v3's from-scratch backward: each layer's gradient kept as ``inp.g``, read back
+    by the layer before it, then compared with autograd's."""
+    out, ns = run_ok("""
+        torch.manual_seed(0)
+        x, w = torch.randn(4, 3), torch.randn(3, 2)
+        def lin_grad(inp, out, w):
+            inp.g = out.g @ w.t()
+            w.g = inp.t() @ out.g
+        out = x @ w
+        out.g = 2 * out / out.numel()
+        lin_grad(x, out, w)
+        w2 = w.clone().requires_grad_()
+        (x @ w2).pow(2).mean().backward()
+        print(torch.allclose(w.g, w2.grad), x.g.shape, hasattr(w2, "g"))
+        out.g = None
+        print(out.g)
+    """)
+    assert out.stdout == "True torch.Size([4, 3]) False\nNone\n"
+
+
+def test_the_session_walk_counts_tensors_kept_as_a_tensors_attributes():
+    ns = Namespace()
+    out = run("import torch\nx = torch.ones(1)\nx.g = torch.zeros(1000000)\nx.g.h = torch.zeros(500000)\n"
+              "x.g.h.x = x\n", ns)
+    assert out.ok, out.error.to_dict()
+    assert 6_000_000 <= ns.nbytes() < 6_001_000
+    limits = Limits(session_bytes=20 << 20)
+    out = run("y = torch.ones(1)\ny.g = torch.zeros(4000000)\ny.g.g = torch.zeros(2000000)\n", ns, limits)
+    assert not out.ok and out.error.limit == "session_bytes", out.error.to_dict()
+
+
 @pytest.mark.parametrize("statement, kind", [
     ("p._data = 1", "AttributeError"), ("p._version = 0", "AttributeError"), ("p._base = p", "AttributeError"),
     ("x = p._hooks", "AttributeError"), ("x = p._grad_fn_missing", "AttributeError"),
     ("p.__foo__ = 1", "AttributeError"), ("x = p.__dict__", "AttributeError"), ("p.shape = (1,)", "AttributeError"),
     ("p.add_ = 1", "AttributeError"), ("p.grad_fn = None", "AttributeError"), ("p.T = 1", "AttributeError"),
     ("p.numpy = 1", "AttributeError"), ("del p._data", "AttributeError"), ("del p.nothing", "AttributeError"),
-    ("p.x = [1, 2]", "TypeError"), ("p.x = torch.ones(2)", "TypeError"), ("p.x = 'a'", "TypeError"),
+    ("p.x = [1, 2]", "TypeError"), ("p.x = (torch.ones(2),)", "TypeError"), ("p.x = 'a'", "TypeError"),
     ("p.x = 2 ** 100", "TypeError"), ("p.x = lambda: 1", "TypeError"),
     ("for i in range(9):\n    setattr(p, f'a{i}', i)", "AttributeError"),
 ])

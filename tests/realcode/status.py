@@ -60,11 +60,6 @@ CAUSES = [
      "listed as PyTorch's de-facto API (in-process it works)", "lead (SPEC decision)",
      "import torch\nclass S(torch.optim.lr_scheduler.LRScheduler):\n    def step(self, epoch=None):\n"
      "        self._last_lr = [0.1]\nS(torch.optim.SGD([torch.nn.Parameter(torch.ones(1))], 0.1)).step()"),
-    (r"a tensor keeps only booleans, None and numbers", "tensors as a program's own attributes of a tensor "
-     "(fast.ai course-v3's from-scratch backward keeps each gradient as `inp.g = out.g @ w.t()`): a tensor keeps at most "
-     "eight plain values (booleans, None, numbers) because the session-bytes walk never reads a tensor's __dict__ "
-     "(hardening, 8a67ed2); allowing tensors there needs the walk to count them (in-process it works)",
-     "lead (hostile-program limits)", "x = torch.ones(3)\nx.g = torch.zeros(3)"),
     (r"no attribute 'backends'", "torch.backends (cudnn.benchmark / cudnn.deterministic, mps.is_available) is missing", "engineapi",
      "torch.backends.cudnn.deterministic = True; torch.backends.mps.is_available()"),
     (r"cannot import 'os'|No module named 'os'", "`import os` refused in programs (scripts use it for os.path.join / os.makedirs, or import it unused)",
