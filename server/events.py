@@ -43,6 +43,12 @@ class FanoutBudget:
         self.stamp = time.monotonic()
         self.logs = FanoutBudget(rate, logs=False) if logs else None
 
+    def pays(self, kind, n):
+        """Whether ``n`` deliveries of a droppable event of ``kind`` may be made now (log events from
+        their own bucket)."""
+        bucket = self.logs if kind == "log" and self.logs is not None else self
+        return bucket.take(n)
+
     def take(self, n):
         """Whether ``n`` deliveries may be made now (and they are counted)."""
         now = time.monotonic()
@@ -53,6 +59,17 @@ class FanoutBudget:
             return False
         self.tokens = tokens - n
         return True
+
+
+def held_back(held, event):
+    """``held`` (None, or the counts of a run's events a FanoutBudget did not pay for, and the last one's
+    ``seq``: what EventQueue.count_dropped takes) with ``event`` counted too."""
+    if held is None:
+        held = {"node": 0, "backward": 0, "log": 0}
+    kind = event["type"]
+    held[kind] = held.get(kind, 0) + 1
+    held["seq"] = event["seq"]
+    return held
 
 
 class _StdoutRun:
@@ -239,15 +256,10 @@ class RunEvents:
         own = self.own
         budget = self.session.fanout
         if budget is not None and kind in DROPPABLE:
-            bucket = budget.logs if kind == "log" and budget.logs is not None else budget
-            if not bucket.take(len(watchers) + (own is not None and own not in watchers)):
+            if not budget.pays(kind, len(watchers) + (own is not None and own not in watchers)):
                 # counted once here, not once per connection (16 watchers of a 200,000-event run were 3.2
                 # million counts on the event loop): each connection gets the counts with the next event sent
-                held = self.held_back
-                if held is None:
-                    held = self.held_back = {"node": 0, "backward": 0, "log": 0}
-                held[kind] = held.get(kind, 0) + 1
-                held["seq"] = event["seq"]
+                self.held_back = held_back(self.held_back, event)
                 return
         held, self.held_back = self.held_back, None
         if watchers and type(event) is dict and (len(watchers) > 1 or own is not None):

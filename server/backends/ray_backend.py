@@ -15,6 +15,7 @@ polling). A host or a session process that dies is never restarted: its sessions
 410 on every replica, through the directory's record.
 """
 import asyncio
+import contextlib
 import json
 import logging
 import os
@@ -22,6 +23,7 @@ import secrets
 import time
 from dataclasses import dataclass
 
+from ..events import FanoutBudget
 from ..json_codec import dumps
 from ..sessions import Session, SessionRegistry, _digest
 from .base import BackendUnavailable, RunDeadline, SessionGone, WorkerBackend
@@ -96,6 +98,7 @@ class RayBackend(WorkerBackend):
         self.directory = None
         self._hosts = {}      # host name -> actor handle
         self._where = {}      # session id -> host name (a cache: the directory has the truth)
+        self._relay_budgets = {}   # session id -> [FanoutBudget, this replica's connections relaying it]
         self._resources = {}
         self._nodes = []      # alive nodes: [(node id, {resource: amount})]
         self._counts = {"live": 0, "gone": 0, "hosts": 0, "hosts_lost": 0}
@@ -459,6 +462,23 @@ class RayBackend(WorkerBackend):
                 await host.cancel.remote(placement.session_id, placement.digest, run_id)
         except (SessionGone, self.ray.exceptions.RayError):
             pass
+
+    @contextlib.contextmanager
+    def relay_budget(self, session_id):
+        """The FanoutBudget this replica's connections watching session ``session_id`` share while they
+        relay its events (None where settings.stream_events_per_s is 0)."""
+        rate = self.settings.stream_events_per_s
+        if rate <= 0:
+            yield None
+            return
+        entry = self._relay_budgets.setdefault(session_id, [FanoutBudget(rate), 0])
+        entry[1] += 1
+        try:
+            yield entry[0]
+        finally:
+            entry[1] -= 1
+            if not entry[1]:
+                del self._relay_budgets[session_id]
 
     async def watch(self, placement):
         """Every run's events from the session's host: items {"kind": "begin"|"events"|"reply", "run", ...}."""

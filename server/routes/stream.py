@@ -17,7 +17,7 @@ from fastapi.responses import JSONResponse
 
 from ..errors import SESSION_ENDED, SESSION_NOT_FOUND, ApiError
 from ..answers import ANSWER_FREE_BYTES
-from ..events import CLOSE, EventQueue, SharedEvent
+from ..events import CLOSE, DROPPABLE, EventQueue, SharedEvent, held_back
 from ..body_parser import PROCESS_BYTES
 from ..json_bodies import BigPayload, dumps_off_loop
 from ..backends.base import BackendUnavailable, SessionGone
@@ -350,27 +350,41 @@ class Connection:
         """Relays every run of the session, started through any replica, from the session's actor.
 
         Each replica sees a run's events in the same order and numbers them the same way; runs this
-        connection started itself already reach it through its own queue."""
+        connection started itself already reach it through its own queue. The node, backward, log and
+        module events this replica relays of one session, to all its connections watching it, draw from
+        one budget (events.FanoutBudget, as a server's own sessions' do): what it cannot pay for is
+        counted in the connection's ``dropped`` counts."""
         seqs = {}
+        held = {}   # run -> the counts of its events the budget did not pay for, since the last one sent
         try:
-            async for item in self.state.backend.watch(self.session.placement):
-                run = item["run"].partition("/")[2]
-                if run in self.runs:
-                    continue
-                if item["kind"] == "begin":
-                    seqs[run] = 0
-                    continue
-                if item["kind"] == "events":
-                    events = item["events"]
-                else:
-                    reply = json.loads(item["reply"])
-                    events = [reply_event(reply, [memoryview(b) for b in item["buffers"]])]
-                for event in events:
-                    seq = seqs.get(run, 0)
-                    seqs[run] = seq + 1
-                    self.queue.put({**event, "run": run, "seq": seq})
-                if item["kind"] == "reply":
-                    seqs.pop(run, None)
+            with self.state.backend.relay_budget(self.session.id) as budget:
+                async for item in self.state.backend.watch(self.session.placement):
+                    run = item["run"].partition("/")[2]
+                    if run in self.runs:
+                        continue
+                    if item["kind"] == "begin":
+                        seqs[run] = 0
+                        continue
+                    if item["kind"] == "events":
+                        events = item["events"]
+                    else:
+                        reply = json.loads(item["reply"])
+                        events = [reply_event(reply, [memoryview(b) for b in item["buffers"]])]
+                    for event in events:
+                        seq = seqs.get(run, 0)
+                        seqs[run] = seq + 1
+                        event = {**event, "run": run, "seq": seq}
+                        kind = event["type"]
+                        if budget is not None and kind in DROPPABLE and not budget.pays(kind, 1):
+                            held[run] = held_back(held.get(run), event)
+                            continue
+                        counts = held.pop(run, None)
+                        if counts is not None:
+                            self.queue.count_dropped(run, counts)
+                        self.queue.put(event)
+                    if item["kind"] == "reply":
+                        seqs.pop(run, None)
+                        held.pop(run, None)
         except SessionGone:
             self._notice("SessionGone", "the session's actor died", status=410)
         except BackendUnavailable as e:  # the cluster cannot be reached just now: watch again later

@@ -191,6 +191,62 @@ def test_log_events_have_a_bucket_of_their_own_so_node_events_do_not_crowd_them_
     assert dropped["type"] == "dropped" and dropped["node"] == 3 and dropped["log"] == 3, dropped
 
 
+def test_a_replica_relaying_a_cluster_sessions_events_shares_one_budget_among_its_watchers():
+    """With the Ray backend the session's host streams every run to each watching connection of each
+    replica (Connection._watch_cluster): the node, backward, log and module events one replica relays of
+    one session, to all its connections, draw from one budget; the rest are counted, and stdout and
+    results always go."""
+    import asyncio
+    from gradserve.server.backends.ray_backend import RayBackend
+    from gradserve.server.routes.stream import Connection
+    from gradserve.server.settings import Settings
+
+    settings = Settings(stream_events_per_s=5)
+    backend = RayBackend(settings)
+    items = [{"kind": "begin", "run": "s/r"},
+             {"kind": "events", "run": "s/r", "events": [{"type": "node", "id": i} for i in range(4)]},
+             {"kind": "events", "run": "s/r", "events": [{"type": "stdout", "text": "hi\n"},
+                                                          {"type": "log", "metrics": {"step": 0}}]}]
+    released = asyncio.Event()
+
+    async def watch(placement):
+        for item in items:
+            yield item
+        await released.wait()   # a stream stays open until its watcher goes
+
+    backend.watch = watch
+
+    class State:
+        pass
+
+    class Session:
+        id = "s"
+        placement = None
+
+    state = State()
+    state.settings, state.backend = settings, backend
+
+    async def relay_twice():
+        a, b = Connection(None, state, Session()), Connection(None, state, Session())
+        tasks = [asyncio.create_task(c._watch_cluster()) for c in (a, b)]
+        await asyncio.sleep(0.05)
+        shared = list(backend._relay_budgets)
+        released.set()
+        await asyncio.gather(*tasks)
+        return a.queue.items, b.queue.items, shared
+
+    first, second, shared = asyncio.run(relay_twice())
+    assert shared == ["s"] and backend._relay_budgets == {}   # one budget while they watch, let go after
+    node_events = [e for q in (first, second) for e in q if e["type"] == "node"]
+    assert len(node_events) == 5, node_events   # five a second for the session, both connections together
+    for queue in (first, second):
+        seqs = [e["seq"] for e in queue if e["type"] != "dropped"]
+        assert seqs == sorted(seqs) and [e["type"] for e in queue][-2:] == ["stdout", "log"]
+    late = second if len([e for e in second if e["type"] == "node"]) < 4 else first
+    dropped = [e for e in late if e["type"] == "dropped"]
+    assert dropped and dropped[0]["node"] == 4 - len([e for e in late if e["type"] == "node"]), late
+
+
 TRACED = "x = torch.ones(3, requires_grad=True)\ny = x\nfor i in range(600):\n    y = y * 1.0\ny.sum().backward()"
 
 
