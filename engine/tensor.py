@@ -4,6 +4,7 @@ The ops live with their backward rules in engine/ops/ and attach themselves
 here as methods and operators; this module holds what every op relies on:
 construction, metadata, the autograd entry points and the in-place machinery.
 """
+import copy
 import weakref
 
 import numpy as np
@@ -244,6 +245,22 @@ class Tensor:
 
     def __reduce_ex__(self, protocol):
         return (_rebuild, (_host(self._data), self.requires_grad))
+
+    def __deepcopy__(self, memo):
+        """A graph leaf's copy, with a copy of its gradient and of the attributes kept on it, as
+        PyTorch's (Parameter has its own, which keeps no attributes)."""
+        if self.grad_fn is not None:
+            raise RuntimeError("Only Tensors created explicitly by the user (graph leaves) support the deepcopy "
+                               "protocol at the moment.  If you were attempting to deepcopy a module, this may be "
+                               "because of a torch.nn.utils.weight_norm usage, see "
+                               "https://github.com/pytorch/pytorch/pull/103001")
+        new = Tensor._adopt_array(self._data.copy(), self.requires_grad, None)
+        memo[id(self)] = new
+        if self.grad is not None:
+            new.grad = copy.deepcopy(self.grad, memo)
+        if self.__dict__:
+            new.__dict__.update(copy.deepcopy(self.__dict__, memo))
+        return new
 
     # ----------------------------------------------------------- autograd
     def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):

@@ -355,3 +355,21 @@ def test_torch_cuda_is_a_module():
     cuda = importlib.import_module("gradserve.engine.cuda")
     assert gs.cuda is cuda and isinstance(cuda, types.ModuleType)
     assert cuda.is_available() in (True, False) and cuda.manual_seed_all(0) is None
+
+
+# ------------------------------------------------------------------ copy.deepcopy
+def test_deepcopy_of_a_leaf_copies_its_gradient_and_attributes(lib):
+    import copy
+    t = lib.ones(2, requires_grad=True)
+    (t * 2).sum().backward()
+    t.tag, t.g = 3, lib.zeros(2)
+    t.h = t.g
+    u = copy.deepcopy(t)
+    assert u is not t and u.requires_grad and u.is_leaf and u.grad.tolist() == [2.0, 2.0] and u.grad is not t.grad
+    u.g.add_(1)
+    assert u.tag == 3 and u.g.tolist() == [1.0, 1.0] and t.g.tolist() == [0.0, 0.0] and u.h is u.g
+    p = lib.nn.Parameter(lib.ones(1))
+    p.tag = 1
+    assert not hasattr(copy.deepcopy(p), "tag")   # Parameter's own deepcopy keeps no attributes
+    with pytest.raises(RuntimeError, match="graph leaves"):
+        copy.deepcopy(t * 2)

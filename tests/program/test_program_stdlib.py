@@ -311,6 +311,26 @@ def test_deepcopy_of_modules_and_tensors_as_pytorch(run_ok):
     assert ns.get("nonleaf") == "RuntimeError"   # as PyTorch: only graph leaves deep-copy
 
 
+def test_deepcopy_of_a_tensor_copies_its_own_attributes_as_pytorch(run_ok):
+    """PyTorch's Tensor.__deepcopy__ copies what a program kept on the tensor (deep: a tensor there is
+    copied, shared ones stay shared); Parameter's does not."""
+    out, _ = run_ok("""
+    import copy
+    import torch
+    t = torch.ones(2)
+    t.tag = 3
+    t.g = torch.zeros(2)
+    t.h = t.g
+    u = copy.deepcopy(t)
+    u.g.add_(1)
+    print(u.tag, u.g.tolist(), t.g.tolist(), u.h is u.g, u.h is t.g)
+    p = torch.nn.Parameter(torch.ones(1))
+    p.tag = 1
+    print(hasattr(copy.deepcopy(p), "tag"))
+    """)
+    assert out.stdout == "3 [1.0, 1.0] [0.0, 0.0] True False\nFalse\n"
+
+
 def test_deepcopy_refuses_host_objects(run_err):
     e = run_err("import copy\nimport torch\nx = copy.deepcopy(torch.ones(2).grad_fn or iter([1]))")
     assert e.type == "TypeError"

@@ -52,6 +52,10 @@ def _copy_tensor(x, memo):
     memo[id(x)] = new
     if x.grad is not None:
         new.grad = _deep(x.grad, memo, 1)
+    if type(x) is Tensor:   # a program's own attributes (x.g = ...), as PyTorch's Tensor.__deepcopy__ (not Parameter's)
+        own = x.__dict__
+        for key, value in own.items():
+            new.__dict__[key] = _deep(value, memo, 1)
     return new
 
 
