@@ -18,6 +18,9 @@ class _TensorType(type):
     def __call__(cls, *args, device=None):
         if cls.dtype is None:
             raise TypeError("TypedTensor is abstract: call FloatTensor, LongTensor, ...")
+        if len(args) == 1 and isinstance(args[0], Tensor) and args[0].dtype is not cls.dtype:
+            # PyTorch's legacy constructor takes a tensor only of its own dtype (pygcn run in float64)
+            raise TypeError(f"expected {_options(cls.dtype, args[0])} (got {_options(args[0].dtype, args[0])})")
         return Tensor(*args, dtype=cls.dtype, device=device)
 
     def __instancecheck__(cls, obj):
@@ -25,6 +28,16 @@ class _TensorType(type):
 
     def __repr__(cls):
         return f"<class 'torch.{cls.__name__}'>"
+
+
+_CPP_NAMES = {"float32": "float", "float64": "double", "float16": "c10::Half", "int64": "long int", "int32": "int",
+              "int16": "short int", "int8": "signed char", "uint8": "unsigned char", "bool": "bool"}
+
+
+def _options(dtype, like):
+    """PyTorch's printed TensorOptions of a dtype, on ``like``'s device."""
+    return (f"TensorOptions(dtype={_CPP_NAMES.get(dtype.name, dtype.name)}, device={like.device.type}, layout=Strided, "
+            "requires_grad=false (default), pinned_memory=false (default), memory_format=(nullopt))")
 
 
 class TypedTensor(metaclass=_TensorType):

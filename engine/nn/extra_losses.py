@@ -15,7 +15,8 @@ from ..limits import check_broadcast as _check_broadcast
 from ..ops import elementwise as _ew
 from ..ops.creation import full_like
 from ..tensor import Tensor
-from .functional import _REDUCTIONS, _reduce, _reduction, _xp, logsigmoid, pairwise_distance
+from .functional import (_REDUCTIONS, _check_scalar_type, _reduce, _reduction, _xp, logsigmoid,
+                         pairwise_distance)
 from .distance import PairwiseDistance
 from .loss import _Loss, _WeightedLoss
 
@@ -108,6 +109,10 @@ def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=
     c = input.shape[-1] if input.ndim else 1
     if not (target.ndim <= 1 and target.numel() == n):
         raise RuntimeError(f"inconsistent target size, expected {n} but got {list(target.shape)}")
+    if weight is not None:
+        if weight.numel() != c:
+            raise RuntimeError(f"inconsistent weight size, expected {c} but got {list(weight.shape)}")
+        _check_scalar_type(input, weight)
     t = target._data.reshape(-1)
     if t.size and (int(t.min()) < 0 or int(t.max()) >= c):
         raise RuntimeError("target out of range")

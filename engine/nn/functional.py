@@ -2709,11 +2709,28 @@ def _scalar_type_name(t):
     return _SCALAR_TYPE.get(t._data.dtype.name, t.dtype.name.capitalize())
 
 
+def _check_class_weight(input, weight, where=""):
+    """PyTorch's check of a per-class weight: a vector with one value per class (dim 1 of input)."""
+    c = input.shape[1]
+    if weight.ndim != 1 or weight.numel() != c:
+        raise RuntimeError(f"{where}weight tensor should be defined either for all {c} classes or no classes but "
+                           f"got weight tensor of shape: {list(weight.shape)}")
+
+
+def _check_scalar_type(input, other):
+    """ATen's loss kernels read a weight as the input's scalar type: another dtype is an error, not a promotion."""
+    if other._data.dtype != input._data.dtype:
+        raise RuntimeError(f"expected scalar type {_scalar_type_name(input)} but found {_scalar_type_name(other)}")
+
+
 def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None, reduction="mean"):
     """The negative log likelihood loss over class indices (input holds log-probabilities, class dim 1)."""
     reduction = _reduction(size_average, reduce, reduction)
     x, t, unbatched = _class_dim_first(input, target)
     _check_class_target(x, t)
+    if weight is not None:
+        _check_class_weight(x, weight)
+        _check_scalar_type(x, weight)
     out = NLLLoss.apply(x, t._data, None if weight is None else weight._data, ignore_index=ignore_index,
                         reduction=reduction)
     return out.reshape(()) if unbatched and reduction == "none" else out
@@ -2727,11 +2744,17 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
         raise ValueError(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing}")
     x, t, unbatched = _class_dim_first(input, target)
     if t._data.dtype.kind == "f" and tuple(t.shape) == tuple(x.shape):  # class probabilities
-        pass
+        if weight is not None:
+            _check_class_weight(x, weight, "cross_entropy: ")
     else:
         _check_class_target(x, t)
+        if weight is not None:
+            _check_class_weight(x, weight)
+            _check_scalar_type(x, weight)
         t = t._data
     w = None if weight is None else weight._data
+    if w is not None and w.dtype.kind != "f":
+        w = w.astype(x._data.dtype)    # an integer weight takes the logits' dtype (PyTorch's promotion; NumPy's is float64)
     out = CrossEntropy.apply(x, t, w, ignore_index=ignore_index, reduction=reduction,
                              smoothing=float(label_smoothing))
     return out.reshape(()) if unbatched and reduction == "none" else out
@@ -2851,12 +2874,14 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
     if tuple(target.shape) != tuple(input.shape):
         raise ValueError(f"Using a target size ({target.shape}) that is different to the input size "
                          f"({input.shape}) is deprecated. Please ensure they have the same size.")
+    if target._data.dtype != input._data.dtype:
+        raise RuntimeError(f"Found dtype {_scalar_type_name(target)} but expected {_scalar_type_name(input)}")
     data = input._data
     if data.size and (float(data.min()) < 0 or float(data.max()) > 1):
         raise RuntimeError("all elements of input should be between 0 and 1")
     loss = BinaryCrossEntropy.apply(input, target)
     if weight is not None:
-        loss = loss * weight
+        loss = loss * weight.to(input.dtype)    # the loss keeps the input's dtype, as PyTorch's kernel's
     return _reduce(loss, reduction)
 
 
@@ -2866,12 +2891,20 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
     reduction = _reduction(size_average, reduce, reduction)
     if tuple(target.shape) != tuple(input.shape):
         raise ValueError(f"Target size ({target.shape}) must be the same as input size ({input.shape})")
+    if target._data.dtype == np.bool_:
+        raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not supported. "
+                           "Use the `^` or `logical_xor()` operator instead.")
+    if target._data.dtype.kind != "f":
+        raise RuntimeError(f"result type {_scalar_type_name(input)} can't be cast to the desired output type "
+                           f"{_scalar_type_name(target)}")
     pos_term = Softplus.apply(-input, beta=1.0, threshold=None) * target
     if pos_weight is not None:
         pos_term = pos_term * pos_weight
     loss = pos_term + Softplus.apply(input, beta=1.0, threshold=None) * (1.0 - target)
     if weight is not None:
         loss = loss * weight
+    if loss.dtype != target.dtype:    # PyTorch works in place on 1 - target: the target's dtype, whatever the weights'
+        loss = loss.to(target.dtype)
     return _reduce(loss, reduction)
 
 

@@ -86,6 +86,10 @@ class RNNCellBase(Module):
                     raise RuntimeError(f"hidden{k} has inconsistent hidden_size: got {h.shape[1]}, expected "
                                        f"{self.hidden_size}")
             out.append(h)
+        for t, w in ((input, self.weight_ih), (out[0], self.weight_hh)):   # the cell's two matrix products
+            if t.dtype != w.dtype:
+                raise RuntimeError(f"mat1 and mat2 must have the same dtype, but got {F._scalar_type_name(t)} and "
+                                   f"{F._scalar_type_name(w)}")
         return input, out, batched
 
 
@@ -279,6 +283,10 @@ class RNNBase(Module):
             if batched and self.batch_first:
                 x = x.transpose(0, 1)
             batch = x.shape[1]
+        weight = self._weights(0, 0)[0]
+        if x.dtype != weight.dtype:
+            raise ValueError(f"RNN input dtype ({x.dtype}) does not match weight dtype ({weight.dtype}). Convert "
+                             f"input: input.to({weight.dtype}), or convert model: model.to({x.dtype})")
         if x.shape[-1] != self.input_size:
             raise RuntimeError(f"input.size(-1) must be equal to input_size. Expected {self.input_size}, got "
                                f"{x.shape[-1]}")

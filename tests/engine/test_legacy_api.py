@@ -40,6 +40,21 @@ def test_long_tensor_truncates_floats_and_type_converts_to_a_typed_constructor(l
     assert lib.Tensor([1, 2]).dtype == lib.float32
 
 
+@pytest.mark.parametrize("name, source, want, got", [
+    ("FloatTensor", "float64", "float", "double"), ("LongTensor", "float32", "long int", "float"),
+    ("CharTensor", "bool", "signed char", "bool"), ("HalfTensor", "int16", "c10::Half", "short int")])
+def test_typed_constructor_takes_a_tensor_only_of_its_own_dtype(lib, name, source, want, got):
+    """pygcn's torch.FloatTensor(features) with float64 features: PyTorch's TypeError naming both
+    TensorOptions, not a silent conversion (from data that is not a tensor it still converts)."""
+    def options(dtype):
+        return (rf"TensorOptions\(dtype={dtype}, device=cpu, layout=Strided, requires_grad=false \(default\), "
+                rf"pinned_memory=false \(default\), memory_format=\(nullopt\)\)")
+    with pytest.raises(TypeError, match=rf"^expected {options(want)} \(got {options(got)}\)$"):
+        getattr(lib, name)(lib.ones(2, dtype=getattr(lib, source)))
+    same = lib.ones(2, dtype=getattr(lib, source))
+    assert getattr(lib, name)(np.ones(2, dtype=source)).dtype != same.dtype
+
+
 def test_variable_returns_the_tensor_with_requires_grad(lib):
     x = lib.autograd.Variable(lib.ones(2), requires_grad=True)
     assert x.requires_grad and isinstance(x, lib.Tensor)

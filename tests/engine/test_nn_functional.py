@@ -531,3 +531,84 @@ def test_pad_cropping_past_the_size_raises(lib, pad):
 @pytest.mark.parametrize("pad, size", [((-6, 0), 0), ((-3, -3), 0), ((-6, 1), 1), ((-5, -1), 0)])
 def test_pad_cropping_to_the_size_leaves_an_empty_or_padded_tensor(lib, pad, size):
     assert tuple(lib.nn.functional.pad(lib.arange(6.0), pad).shape) == (size,)
+
+
+_F32_LOGITS = [[0.3, -1.2, 0.8], [1.5, 0.1, -0.4], [-0.7, 0.9, 0.2], [0.0, -0.3, 1.1]]
+_CLASS_WEIGHT_ERRORS = [   # (call, PyTorch's message): each loss's kernel reads the weight as the input's dtype
+    (lambda T, x, y: _f(T).nll_loss(x, y, weight=T.ones(3, dtype=T.float64)), "expected scalar type Float but found Double"),
+    (lambda T, x, y: _f(T).nll_loss(x.double(), y, weight=T.ones(3)), "expected scalar type Double but found Float"),
+    (lambda T, x, y: _f(T).nll_loss(x, y, weight=T.ones(3, dtype=T.int64)), "expected scalar type Float but found Long"),
+    (lambda T, x, y: _f(T).nll_loss(x[0], y[0], weight=T.ones(3, dtype=T.float64)), "expected scalar type Float but found Double"),
+    (lambda T, x, y: _f(T).cross_entropy(x, y, weight=T.ones(3, dtype=T.float64)), "expected scalar type Float but found Double"),
+    (lambda T, x, y: _f(T).cross_entropy(x, y, weight=T.ones(3, dtype=T.float64), label_smoothing=0.1),
+     "expected scalar type Float but found Double"),
+    (lambda T, x, y: T.nn.CrossEntropyLoss(weight=T.ones(3, dtype=T.float64))(x, y), "expected scalar type Float but found Double"),
+    (lambda T, x, y: _f(T).multi_margin_loss(x, y, weight=T.ones(3, dtype=T.float64)), "expected scalar type Float but found Double"),
+    (lambda T, x, y: _f(T).nll_loss(x, y, weight=T.ones(2, dtype=T.float64)),
+     r"weight tensor should be defined either for all 3 classes or no classes but got weight tensor of shape: \[2\]"),
+    (lambda T, x, y: _f(T).cross_entropy(x, y, weight=T.ones(3, 1)),
+     r"^weight tensor should be defined either for all 3 classes or no classes but got weight tensor of shape: \[3, 1\]"),
+    (lambda T, x, y: _f(T).cross_entropy(x, T.full((4, 3), 1 / 3), weight=T.ones(2)),
+     r"^cross_entropy: weight tensor should be defined either for all 3 classes or no classes"),
+    (lambda T, x, y: _f(T).multi_margin_loss(x, y, weight=T.ones(2)), r"inconsistent weight size, expected 3 but got \[2\]"),
+    (lambda T, x, y: _f(T).binary_cross_entropy(x.sigmoid(), T.full((4, 3), 0.5, dtype=T.float64)),
+     "Found dtype Double but expected Float"),
+    (lambda T, x, y: _f(T).binary_cross_entropy(x.sigmoid(), T.ones(4, 3, dtype=T.int64)), "Found dtype Long but expected Float"),
+    (lambda T, x, y: _f(T).binary_cross_entropy(T.full((4, 3), 2.0, dtype=T.float64), T.ones(4, 3)),
+     "Found dtype Float but expected Double"),
+    (lambda T, x, y: _f(T).binary_cross_entropy_with_logits(x, T.ones(4, 3, dtype=T.int64)),
+     "result type Float can't be cast to the desired output type Long"),
+    (lambda T, x, y: _f(T).binary_cross_entropy_with_logits(x, T.ones(4, 3, dtype=T.bool)),
+     "Subtraction, the `-` operator, with two bool tensors is not supported"),
+]
+
+
+@pytest.mark.parametrize("case", range(len(_CLASS_WEIGHT_ERRORS)))
+def test_loss_weight_and_target_dtypes_and_sizes_are_checked_as_pytorch(lib, case):
+    """A float64 class weight on float32 logits (pytorch-multi-class-focal-loss run in float64) is
+    PyTorch's RuntimeError, not a silent promotion; a weight of the wrong size is PyTorch's
+    RuntimeError, not an IndexError from the gather."""
+    call, message = _CLASS_WEIGHT_ERRORS[case]
+    x, y = lib.tensor(_F32_LOGITS), lib.tensor([0, 1, 2, 1])
+    with pytest.raises(RuntimeError, match=message):
+        call(lib, x, y)
+
+
+_LOSS_DTYPES = [   # (call, the loss's dtype in PyTorch)
+    (lambda T, x, t: _f(T).binary_cross_entropy(x.sigmoid(), t, weight=T.ones(3, dtype=T.float64)), "float32"),
+    (lambda T, x, t: _f(T).binary_cross_entropy(x.sigmoid(), t, weight=T.ones(3, dtype=T.int64), reduction="none"),
+     "float32"),
+    (lambda T, x, t: _f(T).binary_cross_entropy_with_logits(x, t, weight=T.ones(3, dtype=T.float64)), "float32"),
+    (lambda T, x, t: _f(T).binary_cross_entropy_with_logits(x, t, pos_weight=T.ones(3, dtype=T.float64)), "float32"),
+    (lambda T, x, t: T.nn.BCEWithLogitsLoss(pos_weight=T.ones(3, dtype=T.float64), reduction="none")(x, t), "float32"),
+    (lambda T, x, t: _f(T).binary_cross_entropy_with_logits(x.double(), t), "float32"),
+    (lambda T, x, t: _f(T).binary_cross_entropy_with_logits(x, t.double()), "float64"),
+    (lambda T, x, t: _f(T).cross_entropy(x, t, weight=T.ones(3, dtype=T.int64)), "float32"),
+    (lambda T, x, t: _f(T).cross_entropy(x, t, weight=T.ones(3, dtype=T.float64)), "float64"),
+]
+
+
+@pytest.mark.parametrize("case", range(len(_LOSS_DTYPES)))
+def test_loss_dtype_with_weights_of_another_dtype_is_pytorchs(lib, case):
+    """binary_cross_entropy keeps the input's dtype and binary_cross_entropy_with_logits the target's,
+    whatever the weights' (PyTorch works in place); cross_entropy over class probabilities promotes."""
+    call, dtype = _LOSS_DTYPES[case]
+    x, t = lib.tensor(_F32_LOGITS), lib.tensor(_F32_LOGITS).sigmoid()
+    assert call(lib, x, t).dtype == getattr(lib, dtype)
+
+
+@pytest.mark.skipif(torch is None, reason="needs PyTorch")
+@pytest.mark.parametrize("case", [0, 2, 3, 5])
+def test_loss_with_weights_of_another_dtype_matches_torch(case):
+    """The values and the input's gradient of those mixed-dtype losses, against PyTorch's."""
+    import gradserve.engine as gs
+    call = _LOSS_DTYPES[case][0]
+    got, want = [], []
+    for T, out in ((gs, got), (torch, want)):
+        x = T.tensor(_F32_LOGITS, requires_grad=True)
+        loss = call(T, x, T.tensor(_F32_LOGITS).sigmoid())
+        loss.sum().backward()
+        out += [loss.detach().numpy(), x.grad.numpy()]
+    for a, b in zip(got, want):
+        assert a.dtype == b.dtype
+        np.testing.assert_allclose(a, b, rtol=2e-6, atol=1e-7)

@@ -542,3 +542,25 @@ def test_padded_lstm_on_cuda_matches_cpu_with_and_without_grad(name, dtype):
                         xt.grad.cpu().numpy(), plain.cpu().numpy()] + [p.grad.cpu().numpy() for p in module.parameters()])
     for a, b in zip(*results):
         np.testing.assert_allclose(a, b, **tol)
+
+
+@pytest.mark.parametrize(("layer", "weights", "inputs"), [
+    ("RNN", "float64", "float32"), ("LSTM", "float64", "float32"), ("GRU", "float32", "float64")])
+def test_a_recurrent_layer_refuses_an_input_of_another_dtype_than_its_weights(lib, layer, weights, inputs):
+    """PyTorch's ValueError (the engine computed on, and LSTM and GRU returned float32 from float64 weights)."""
+    net = getattr(lib.nn, layer)(3, 4, batch_first=True).to(getattr(lib, weights))
+    message = (rf"RNN input dtype \(torch.{inputs}\) does not match weight dtype \(torch.{weights}\). "
+               rf"Convert input: input.to\(torch.{weights}\), or convert model: model.to\(torch.{inputs}\)")
+    with pytest.raises(ValueError, match=message):
+        net(lib.zeros(2, 5, 3, dtype=getattr(lib, inputs)))
+
+
+@pytest.mark.parametrize("cell", ["RNNCell", "LSTMCell", "GRUCell"])
+def test_a_recurrent_cell_refuses_an_input_or_state_of_another_dtype_than_its_weights(lib, cell):
+    """Its matrix products' RuntimeError, as PyTorch's: the input against weight_ih, then h against weight_hh."""
+    net = getattr(lib.nn, cell)(3, 4).double()
+    with pytest.raises(RuntimeError, match="mat1 and mat2 must have the same dtype, but got Float and Double"):
+        net(lib.zeros(2, 3))
+    h = lib.zeros(2, 4)
+    with pytest.raises(RuntimeError, match="mat1 and mat2 must have the same dtype, but got Float and Double"):
+        net(lib.zeros(2, 3, dtype=lib.float64), (h, h.double()) if cell == "LSTMCell" else h)
