@@ -271,6 +271,35 @@ def test_abc_matches_cpython():
     """)
 
 
+def test_abcmeta_as_a_class_keyword_matches_cpython():
+    # torchdiffeq's solvers: class AdaptiveStepsizeODESolver(metaclass=abc.ABCMeta)
+    assert_same_as_python("""
+    import abc
+    class Solver(metaclass=abc.ABCMeta):
+        @abc.abstractmethod
+        def advance(self, t):
+            raise NotImplementedError
+        @classmethod
+        def valid_callbacks(cls):
+            return set()
+    class Euler(Solver):
+        def advance(self, t):
+            return t + 1
+    print(Euler().advance(1), Euler.valid_callbacks(), isinstance(Euler(), Solver), type(Euler) is abc.ABCMeta)
+    try:
+        Solver()
+    except TypeError as e:
+        print("TypeError", e)
+    """)
+
+
+def test_a_metaclass_other_than_abcmeta_is_refused(run_err):
+    e = run_err("class Meta(type):\n    pass\n\nclass A(metaclass=Meta):\n    pass\n")
+    assert e.type == "TypeError" and e.line in (1, 4)
+    e = run_err("class A(metaclass=dict):\n    pass\n")
+    assert e.type == "TypeError" and "ABCMeta" in e.message and e.line == 1
+
+
 # --------------------------------------------------------------------------- copy, inspect, string
 def test_copy_matches_cpython_on_program_values():
     assert_same_as_python("""
