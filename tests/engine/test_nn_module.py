@@ -111,6 +111,27 @@ def test_reassigning_an_attribute_moves_it_between_kinds():
     assert "x" not in m._modules and "x" in m._parameters
 
 
+def test_replacing_a_member_keeps_its_position(lib):
+    # PyTorch rebinds a replaced child, parameter or buffer in place: a Sequential keeps running its layers in
+    # order after seq[0] = ... or add_module("0", ...), and named_parameters / state_dict keep their order
+    seq = lib.nn.Sequential(lib.nn.Linear(2, 2), lib.nn.ReLU(), lib.nn.Linear(2, 1))
+    seq[0] = lib.nn.Tanh()
+    seq.add_module("1", lib.nn.Sigmoid())
+    assert [type(m).__name__ for m in seq] == ["Tanh", "Sigmoid", "Linear"]
+    x = lib.ones(1, 2)
+    assert seq(x).shape == (1, 1)
+    m = lib.nn.Module()
+    m.a, m.b = lib.nn.ReLU(), lib.nn.ReLU()
+    m.w, m.v = lib.nn.Parameter(lib.zeros(1)), lib.nn.Parameter(lib.zeros(1))
+    m.register_buffer("s", lib.zeros(1))
+    m.register_buffer("t", lib.zeros(1))
+    m.a = lib.nn.Tanh()
+    m.w = lib.nn.Parameter(lib.ones(1))
+    m.register_buffer("s", lib.ones(1))
+    assert list(m.state_dict()) == ["w", "v", "s", "t"]
+    assert [n for n, _ in m.named_children()] == ["a", "b"] and type(m.a).__name__ == "Tanh"
+
+
 def test_missing_attribute_names_the_module():
     with pytest.raises(AttributeError, match="'Linear' object has no attribute 'nope'"):
         nn.Linear(1, 1).nope
