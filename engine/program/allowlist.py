@@ -197,7 +197,8 @@ MODULES = {
             "LogSigmoid", "LogSoftmax", "MSELoss", "MaxPool1d", "MaxPool2d", "Mish", "Module", "ModuleDict",
             "ModuleList", "MultiheadAttention", "NLLLoss", "Parameter", "ParameterDict", "ParameterList", "PixelShuffle", "PixelUnshuffle", "RMSNorm", "RNN",
             "RNNBase", "RNNCell", "RNNCellBase", "ReLU", "ReLU6", "SELU", "Sequential", "SiLU", "Sigmoid",
-            "SmoothL1Loss", "Softmax", "Softmin", "Softplus", "Softsign", "Tanh", "Tanhshrink", "Threshold",
+            "SmoothL1Loss", "Softmax", "Softmin", "Softplus", "Softsign", "SyncBatchNorm", "Tanh", "Tanhshrink",
+            "Threshold",
             "Transformer", "TransformerDecoder", "TransformerDecoderLayer", "TransformerEncoder",
             "TransformerEncoderLayer", "Unflatten", "UninitializedParameter",
             # lazy modules and padding layers
@@ -595,7 +596,7 @@ MODULES["torch.nn._reduction"] = Module(
     host=_E + ".nn._reduction", names=("get_enum", "legacy_get_enum", "legacy_get_string"))
 MODULES["torch.nn.modules.batchnorm"] = Module(
     host=_E + ".nn.modules.batchnorm", names=("BatchNorm1d", "BatchNorm2d", "BatchNorm3d", "LazyBatchNorm1d",
-                                              "LazyBatchNorm2d", "_BatchNorm"))
+                                              "LazyBatchNorm2d", "SyncBatchNorm", "_BatchNorm"))
 
 # --------------------------------------------------------------------------- types
 _MODULE_API = (
@@ -767,6 +768,7 @@ TYPES = {
     _E + ".nn.lazy._LazyModule": Type(subclasses=True, attrs=("has_uninitialized_params", "initialize_parameters")),
     _E + ".nn.transformer.Transformer": Type(attrs=("generate_square_subsequent_mask",)),
     _E + ".nn.normalization._BatchNorm": Type(attrs=("reset_parameters", "reset_running_stats")),
+    _E + ".nn.normalization.SyncBatchNorm": Type(attrs=("convert_sync_batchnorm",)),
     _E + ".nn.normalization._TrailingNorm": Type(subclasses=True, attrs=("reset_parameters",)),
     _E + ".nn.rnn.RNNBase": Type(attrs=("all_weights", "flatten_parameters", "reset_parameters")),
     _E + ".nn.rnn.RNNCellBase": Type(attrs=("reset_parameters",)),

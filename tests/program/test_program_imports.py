@@ -153,6 +153,18 @@ def test_torch_nn_modules_batchnorm_holds_the_batch_norms_and_their_listed_base(
     assert e.type == "ImportError" and "_NormBase" in e.message
 
 
+def test_sync_batchnorm_and_its_converter_are_reachable(run_ok):
+    # noahgolmant/pytorch-hessian-eigenthings lists nn.SyncBatchNorm among the batch norms it checks for
+    _, ns = run_ok("""
+    import torch
+    import torch.nn as nn
+    from torch.nn.modules.batchnorm import SyncBatchNorm
+    m = nn.SyncBatchNorm.convert_sync_batchnorm(nn.Sequential(nn.Linear(3, 2), nn.BatchNorm1d(2)))
+    ok = SyncBatchNorm is nn.SyncBatchNorm and isinstance(m[1], SyncBatchNorm) and m(torch.ones(4, 3)).shape == (4, 2)
+    """)
+    assert ns.get("ok") is True
+
+
 def test_torch_cuda_is_a_module_programs_import_in_every_form(run_ok):
     # IBM's pytorch-seq2seq: `if torch.cuda.is_available(): import torch.cuda as device`
     _, ns = run_ok("""
