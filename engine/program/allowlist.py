@@ -420,6 +420,7 @@ MODULES = {
     "heapq": Module(host=_S + ".heapq", names=(
         "heapify", "heappop", "heappush", "heappushpop", "heapreplace", "nlargest", "nsmallest",
     )),
+    "fnmatch": Module(host=_S + ".fnmatch", names=("filter", "fnmatch", "fnmatchcase", "translate")),
     "bisect": Module(host=_S + ".bisect", names=(
         "bisect", "bisect_left", "bisect_right", "insort", "insort_left", "insort_right",
     )),

@@ -556,3 +556,21 @@ def test_namedtuple_defaults_are_checked(run_err):
     assert e.type == "TypeError"
     # other private names of a namedtuple's tuple base stay out of reach
     assert run_err("import collections\nP = collections.namedtuple('P', 'x')\nP.__new__.__code__").type == "AttributeError"
+
+
+# --------------------------------------------------------------------------- fnmatch
+def test_fnmatch_matches_cpython():
+    # noahgolmant/pytorch-hessian-eigenthings filters parameters with fnmatch.fnmatchcase(name, pattern)
+    assert_same_as_python("""
+    import fnmatch
+    cases = [("encoder.layer1.weight", "encoder.*"), ("a.b", "*.?"), ("abc", "[!a]*"), ("xyz", "[a-z]y?"),
+             ("a[b", "a[b"), ("ab", "a[]]"), ("a]", "a[]]"), ("A.py", "*.PY"), ("a-b", "a[--]b"), ("x\\ny", "x*y"),
+             ("aaaaaaaaaaaaaaaaaaaaaaaaaaaaab", "*a*a*a*a*a*a*a*a*c"), ("bias", "*[!s]")]
+    print([(fnmatch.fnmatchcase(n, p), fnmatch.fnmatch(n, p)) for n, p in cases])
+    print(fnmatch.filter(["fc1.weight", "fc1.bias", "bn.weight"], "*.weight"), fnmatch.translate("*.py"))
+    """)
+
+
+def test_fnmatch_refuses_what_is_not_a_string(run_err):
+    e = run_err("import fnmatch\nfnmatch.fnmatchcase(3, '*')\n")
+    assert e.type == "TypeError" and e.line == 2
