@@ -855,6 +855,7 @@ TYPES = {
     _S + ".dataclasses.KW_ONLY": Type(),
     _S + ".dataclasses.InitVar": Type(attrs=("type",)),
     _S + ".typing._Form": Type(),
+    _S + ".typing._BuiltinAlias": Type(),
     _S + ".typing.TypeVar": Type(subclasses=True),
     _S + ".typing.Generic": Type(base=True),
     _S + ".typing.Protocol": Type(base=True),

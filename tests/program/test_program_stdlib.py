@@ -574,3 +574,24 @@ def test_fnmatch_matches_cpython():
 def test_fnmatch_refuses_what_is_not_a_string(run_err):
     e = run_err("import fnmatch\nfnmatch.fnmatchcase(3, '*')\n")
     assert e.type == "TypeError" and e.line == 2
+
+
+# --------------------------------------------------------------------------- builtin generic aliases
+def test_subscripted_builtin_containers_are_values_as_in_python():
+    # hessian-eigenthings: q, _ = cast(tuple[torch.Tensor, torch.Tensor], torch.linalg.qr(mat, mode="reduced"))
+    assert_same_as_python("""
+    from typing import cast
+    pair = cast(tuple[int, str], (1, "a"))
+    alias = tuple[int, str]
+    print(pair, alias, list[int]([1, 2]), dict[str, int](x=1), alias == tuple[int, str], set[int] == list[int])
+    try:
+        list[int][str]
+    except TypeError as e:
+        print("TypeError", e)
+    """)
+
+
+def test_subscripted_builtins_stay_out_of_class_checks_and_type_stays_out(run_err):
+    assert run_err("isinstance([], list[int])\n").type == "TypeError"
+    e = run_err("t = type[int]\n")   # type(...) as a class factory stays out of reach
+    assert e.type == "TypeError" and e.line == 1
