@@ -285,8 +285,8 @@ MODULES = {
     "torch.nn.utils": Module(
         host=_E + ".nn.utils",
         children={"rnn": "torch.nn.utils.rnn", "stateless": "torch.nn.utils.stateless"},
-        names=("clip_grad_norm", "clip_grad_norm_", "clip_grad_value_", "parameters_to_vector", "remove_weight_norm",
-               "vector_to_parameters", "weight_norm")),
+        names=("clip_grad_norm", "clip_grad_norm_", "clip_grad_value_", "parameters_to_vector",
+               "remove_spectral_norm", "remove_weight_norm", "spectral_norm", "vector_to_parameters", "weight_norm")),
     "torch.nn.utils.rnn": Module(
         host=_E + ".nn.utils.rnn",
         names=("PackedSequence", "invert_permutation", "pack_padded_sequence", "pack_sequence", "pad_packed_sequence",
