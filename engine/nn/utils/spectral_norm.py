@@ -6,6 +6,7 @@ it: the parameter becomes ``<name>_orig``, the iteration's vectors the buffers `
 from ...autograd.grad_mode import no_grad
 from ...ops.linalg import dot, mv
 from .. import functional as F
+from .weight_norm import remove_reparametrization
 
 __all__ = ["spectral_norm", "remove_spectral_norm", "SpectralNorm"]
 
@@ -94,9 +95,4 @@ def spectral_norm(module, name="weight", n_power_iterations=1, eps=1e-12, dim=No
 
 def remove_spectral_norm(module, name="weight"):
     """Remove the spectral normalization reparameterization from a module."""
-    for k, hook in list(module._forward_pre_hooks.items()):
-        if isinstance(hook, SpectralNorm) and hook.name == name:
-            hook.remove(module)
-            del module._forward_pre_hooks[k]
-            return module
-    raise ValueError(f"spectral_norm of '{name}' not found in {module}")
+    return remove_reparametrization(module, SpectralNorm, name, "spectral_norm")
