@@ -9,7 +9,7 @@
 # realcode-input: circles_y = randint(0, 2, 64)
 # realcode-input: circles_test_x = randn(200, 2, dtype="float64")
 # realcode-input: circles_test_y = randint(0, 2, 200)
-# realcode-output: preds.0 preds.1 train_x train_y
+# realcode-output: preds.0 preds.1 train_x train_y losses accuracies
 # realcode-shape-only: losses accuracies (the second part re-draws every weight with p.normal_ in its loop)
 # realcode-shape-only: preds.1 (the batch-normalised net: the biases of its Linear layers, each before a BatchNorm1d, get gradients that are rounding noise (BatchNorm removes them: ~1e-5 of random sign in PyTorch as here), which Adam scales to full lr-sized steps, and its eval-mode running means follow them)
 # %% (notebook cell 1)

@@ -4,9 +4,9 @@
 # realcode: kept as written except for these adaptations:
 #   - the package's modules hessian_eigenthings/{param_utils,batching,linalg/backend,operators/base,operators/hessian,loss_fns/_fused_ce_hvp,loss_fns/huggingface,loss_fns/standard,algorithms/result,algorithms/lanczos,algorithms/trace,algorithms/spectral_density}.py as written (the ones examples/supervised_mlp.py reaches), one after the other in dependency order, each after a '# %%' line, then the example
 #   - every import of the package's own modules (`from hessian_eigenthings.x import ...`) -> `pass  # realcode-inlined: ...`: the modules share one namespace, each pasted before its users
-#   - main() is not called: its body runs at the top level in a driver cell, with a load marker after the model and the synthetic regression data are drawn (PyTorch's values are copied in)
+#   - main() is not called: its body runs at the top level in a driver cell, with a load marker after the model and the synthetic regression data are drawn (PyTorch's values are copied in); sizes shrunk: 256 -> 64 samples, Hutch++'s 99 -> 30 matrix-vector products, SLQ's 8 -> 2 runs
 #   - the Lanczos start vector, Hutch++'s probes and the SLQ runs are drawn from torch.Generator(seed) streams the session cannot reproduce: the Ritz values are compared (40 reorthogonalised Lanczos steps converge them whatever the start), the trace estimate and the density by shape only
-# realcode-output: eig_result.eigenvalues integral
+# realcode-output: eig_result.eigenvalues integral trace_result.estimate density grid
 # realcode-shape-only: trace_result.estimate density grid (Hutch++ probes and SLQ start vectors drawn from seeded generators the session cannot reproduce)
 # realcode-rtol: 1e-5 (the Ritz values after 40 Lanczos steps from different start vectors agree to about 1e-7 of the largest)
 # %% realcode: hessian_eigenthings/param_utils.py
@@ -1591,7 +1591,7 @@ model = nn.Sequential(
     nn.Linear(16, 1),
 ).to(torch.float64)
 
-n_samples = 256
+n_samples = 64  # realcode: 256 -> 64 (2 batches)
 x = torch.randn(n_samples, 20, dtype=torch.float64)
 true_w = torch.randn(20, 1, dtype=torch.float64)
 y = x @ true_w + 0.1 * torch.randn(n_samples, 1, dtype=torch.float64)
@@ -1615,11 +1615,11 @@ print("\nTop-5 eigenvalues (largest magnitude):")
 for i, (val, res) in enumerate(zip(eig_result.eigenvalues, eig_result.residuals, strict=True)):
     print(f"  λ_{i + 1} = {val.item(): .6e}    residual = {res.item():.2e}")
 
-trace_result = trace(operator, num_matvecs=99, method="hutch++", seed=0)
+trace_result = trace(operator, num_matvecs=30, method="hutch++", seed=0)  # realcode: num_matvecs 99 -> 30
 print(f"\nHutch++ trace estimate: {trace_result.estimate: .6e}")
 print(f"Sample stderr:          {trace_result.stderr: .2e}")
 
-density_result = spectral_density(operator, num_runs=8, lanczos_steps=40, seed=0)
+density_result = spectral_density(operator, num_runs=2, lanczos_steps=40, seed=0)  # realcode: num_runs 8 -> 2
 grid = density_result.grid
 density = density_result.density
 integral = float(torch.trapz(density, grid))
