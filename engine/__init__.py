@@ -75,6 +75,11 @@ def is_floating_point(input):
     return input.is_floating_point()
 
 
+def is_complex(input):
+    """Returns True if the data type of input is a complex data type (the engine has none)."""
+    return input.is_complex()
+
+
 def is_nonzero(input):
     """True if the single-element tensor input is not zero."""
     if input.numel() != 1:

@@ -9,7 +9,7 @@ from .activation import (ReLU, ReLU6, LeakyReLU, ELU, SELU, CELU, GELU, SiLU, Mi
                          LogSoftmax, Softmin)
 from .dropout import Dropout, Dropout1d, Dropout2d, Dropout3d
 from .sparse import Embedding
-from .normalization import BatchNorm1d, BatchNorm2d, BatchNorm3d, LayerNorm, RMSNorm, GroupNorm
+from .normalization import BatchNorm1d, BatchNorm2d, BatchNorm3d, SyncBatchNorm, LayerNorm, RMSNorm, GroupNorm
 from .instancenorm import InstanceNorm1d, InstanceNorm2d, InstanceNorm3d
 from .pixelshuffle import PixelShuffle, PixelUnshuffle
 from .parallel import DataParallel

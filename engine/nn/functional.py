@@ -2458,8 +2458,13 @@ def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=
 
 
 def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):
-    """Divides input by its p-norm along dim, the norm clamped below by eps."""
-    return input / _ew.clamp_min(_norm(input, p, dim, True), eps)
+    """Divides input by its p-norm along dim, the norm clamped below by eps; with ``out``, into it (as
+    torch.div(..., out=out): spectral_norm's power iteration updates its vectors so)."""
+    denom = _ew.clamp_min(_norm(input, p, dim, True), eps)
+    if out is None:
+        return input / denom
+    from .. import div   # the namespace's div, with PyTorch's out= contract
+    return div(input, denom, out=out)
 
 
 def cosine_similarity(x1, x2, dim=1, eps=1e-8):

@@ -230,7 +230,7 @@ class Module:
         if isinstance(value, Parameter):
             if params is None:
                 raise AttributeError("cannot assign parameters before Module.__init__() call")
-            self._forget(name)
+            self._forget(name, keep="_parameters")
             self.register_parameter(name, value)
             return
         if params is not None and name in params:
@@ -243,7 +243,7 @@ class Module:
         if isinstance(value, Module):
             if modules is None:
                 raise AttributeError("cannot assign module before Module.__init__() call")
-            self._forget(name)
+            self._forget(name, keep="_modules")
             modules[name] = value
             return
         if modules is not None and name in modules:
@@ -261,11 +261,14 @@ class Module:
             return
         object.__setattr__(self, name, value)
 
-    def _forget(self, name):
+    def _forget(self, name, keep):
+        # the name leaves every other registry; in ``keep`` it is about to be rebound in place, so a
+        # replaced child, parameter or buffer keeps its position (a Sequential's order, state_dict's)
         d = self.__dict__
         d.pop(name, None)
         for key in ("_parameters", "_buffers", "_modules"):
-            d[key].pop(name, None)
+            if key != keep:
+                d[key].pop(name, None)
         d["_non_persistent_buffers_set"].discard(name)
 
     def __getattr__(self, name):
@@ -321,7 +324,7 @@ class Module:
         if tensor is not None and not isinstance(tensor, Tensor):
             raise TypeError(f"cannot assign '{_typename(tensor)}' object to buffer '{name}' "
                             "(torch Tensor or None required)")
-        self._forget(name)
+        self._forget(name, keep="_buffers")
         self._buffers[name] = tensor
         if persistent:
             self._non_persistent_buffers_set.discard(name)
@@ -335,7 +338,7 @@ class Module:
         self._check_name(name, "module")
         if hasattr(type(self), name) and name not in self._modules:
             raise KeyError(f"attribute '{name}' already exists")
-        self._forget(name)
+        self._forget(name, keep="_modules")
         self._modules[name] = module
 
     register_module = add_module

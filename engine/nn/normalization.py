@@ -8,7 +8,7 @@ from . import init
 from .module import Module
 from .parameter import Parameter
 
-__all__ = ["BatchNorm1d", "BatchNorm2d", "BatchNorm3d", "LayerNorm", "RMSNorm", "GroupNorm"]
+__all__ = ["BatchNorm1d", "BatchNorm2d", "BatchNorm3d", "SyncBatchNorm", "LayerNorm", "RMSNorm", "GroupNorm"]
 
 
 class _BatchNorm(Module):
@@ -91,6 +91,38 @@ class BatchNorm2d(_BatchNorm):
 class BatchNorm3d(_BatchNorm):
     """Batch normalisation over (N, C, D, H, W) inputs."""
     _expected_dims = (5,)
+
+
+class SyncBatchNorm(_BatchNorm):
+    """Batch normalisation over inputs of 2 or more dims. A session runs on one device, so the statistics
+    are the batch's own: what PyTorch computes outside a distributed run."""
+
+    def __init__(self, num_features, eps=1e-5, momentum=0.1, affine=True, track_running_stats=True,
+                 process_group=None, device=None, dtype=None, *, bias=True):
+        super().__init__(num_features, eps, momentum, affine, track_running_stats, device, dtype, bias=bias)
+        self.process_group = process_group
+
+    def _check_input_dim(self, input):
+        if input.ndim < 2:
+            raise ValueError(f"expected at least 2D input (got {input.ndim}D input)")
+
+    @classmethod
+    def convert_sync_batchnorm(cls, module, process_group=None):
+        """``module`` with every BatchNorm*d in it replaced by a SyncBatchNorm sharing its parameters and
+        running statistics (a new module where ``module`` is itself one)."""
+        from .instancenorm import _InstanceNorm   # an engine instance norm derives from _BatchNorm; PyTorch's not
+        out = module
+        if isinstance(module, _BatchNorm) and not isinstance(module, _InstanceNorm):
+            out = SyncBatchNorm(module.num_features, module.eps, module.momentum, module.affine,
+                                module.track_running_stats, process_group, bias=module.bias is not None)
+            if module.affine:
+                out.weight, out.bias = module.weight, module.bias
+            out.running_mean, out.running_var = module.running_mean, module.running_var
+            out.num_batches_tracked = module.num_batches_tracked
+            out.training = module.training
+        for name, child in module.named_children():
+            out.add_module(name, cls.convert_sync_batchnorm(child, process_group))
+        return out
 
 
 class _TrailingNorm(Module):

@@ -7,7 +7,7 @@ import numpy as np
 
 from .. import dtypes as _dt
 from ..autograd.state import state
-from ..device import CPU, array_module_for, as_device, device_of
+from ..device import CPU, array_module_for, as_device, cuda_available, device_of
 from ..limits import check_elements
 from ..tensor import Tensor
 
@@ -22,6 +22,10 @@ class Generator:
     """A pseudo-random number generator (``torch.Generator``) over NumPy's PCG64."""
 
     def __init__(self, device="cpu"):
+        d = as_device(device)
+        if d.type == "cuda" and not cuda_available():
+            raise RuntimeError("Cannot get CUDA generator: no CUDA device is available")
+        self.device = d   # where it draws (hessian-eigenthings compares it with a tensor's device)
         self._seed = 0
         self.rng = np.random.default_rng(0)
 

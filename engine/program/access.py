@@ -273,6 +273,12 @@ def _decide(v, rt):
         return ProgramIterator(v, rt, True)
     if isinstance(v, types.ModuleType):
         raise _refuse(v)
+    if type(v) is types.GenericAlias:
+        # tuple[Tensor, Tensor] as a value (typing.cast's first argument): the typing module's own alias,
+        # which calls its class through the interpreter; type[...] and the others stay refused
+        from .stdlib import typing as program_typing
+        if v.__origin__ in program_typing.BUILTIN_ALIAS_ORIGINS:
+            return program_typing.builtin_alias(v)
     raise _refuse(v)
 
 

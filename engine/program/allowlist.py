@@ -151,8 +151,8 @@ MODULES = {
             "full_like", "gather", "ge", "ger", "get_default_dtype", "get_printoptions", "get_rng_state",
             "greater", "greater_equal", "group_norm", "gt", "half", "hstack", "hypot", "iinfo", "index_add",
             "index_put", "index_select", "inference_mode", "initial_seed", "inner", "int", "int16", "int32",
-            "int64", "int8", "is_anomaly_enabled", "is_floating_point", "is_grad_enabled", "is_nonzero",
-            "is_tensor", "isclose", "isfinite", "isinf", "isnan", "kron", "kthvalue", "layer_norm", "le", "lerp", "less",
+            "int64", "int8", "is_anomaly_enabled", "is_complex", "is_floating_point", "is_grad_enabled",
+            "is_nonzero", "is_tensor", "isclose", "isfinite", "isinf", "isnan", "kron", "kthvalue", "layer_norm", "le", "lerp", "less",
             "less_equal", "linspace", "log", "log10", "log1p", "log2", "log_softmax", "logaddexp",
             "logical_and", "logical_not", "logical_or", "logical_xor", "logspace", "logsumexp", "long", "lt",
             "manual_seed", "masked_fill", "masked_scatter", "masked_select", "matmul", "max", "max_pool1d", "max_pool2d",
@@ -197,7 +197,8 @@ MODULES = {
             "LogSigmoid", "LogSoftmax", "MSELoss", "MaxPool1d", "MaxPool2d", "Mish", "Module", "ModuleDict",
             "ModuleList", "MultiheadAttention", "NLLLoss", "Parameter", "ParameterDict", "ParameterList", "PixelShuffle", "PixelUnshuffle", "RMSNorm", "RNN",
             "RNNBase", "RNNCell", "RNNCellBase", "ReLU", "ReLU6", "SELU", "Sequential", "SiLU", "Sigmoid",
-            "SmoothL1Loss", "Softmax", "Softmin", "Softplus", "Softsign", "Tanh", "Tanhshrink", "Threshold",
+            "SmoothL1Loss", "Softmax", "Softmin", "Softplus", "Softsign", "SyncBatchNorm", "Tanh", "Tanhshrink",
+            "Threshold",
             "Transformer", "TransformerDecoder", "TransformerDecoderLayer", "TransformerEncoder",
             "TransformerEncoderLayer", "Unflatten", "UninitializedParameter",
             # lazy modules and padding layers
@@ -284,8 +285,8 @@ MODULES = {
     "torch.nn.utils": Module(
         host=_E + ".nn.utils",
         children={"rnn": "torch.nn.utils.rnn", "stateless": "torch.nn.utils.stateless"},
-        names=("clip_grad_norm", "clip_grad_norm_", "clip_grad_value_", "parameters_to_vector", "remove_weight_norm",
-               "vector_to_parameters", "weight_norm")),
+        names=("clip_grad_norm", "clip_grad_norm_", "clip_grad_value_", "parameters_to_vector",
+               "remove_spectral_norm", "remove_weight_norm", "spectral_norm", "vector_to_parameters", "weight_norm")),
     "torch.nn.utils.rnn": Module(
         host=_E + ".nn.utils.rnn",
         names=("PackedSequence", "invert_permutation", "pack_padded_sequence", "pack_sequence", "pad_packed_sequence",
@@ -419,6 +420,7 @@ MODULES = {
     "heapq": Module(host=_S + ".heapq", names=(
         "heapify", "heappop", "heappush", "heappushpop", "heapreplace", "nlargest", "nsmallest",
     )),
+    "fnmatch": Module(host=_S + ".fnmatch", names=("filter", "fnmatch", "fnmatchcase", "translate")),
     "bisect": Module(host=_S + ".bisect", names=(
         "bisect", "bisect_left", "bisect_right", "insort", "insort_left", "insort_right",
     )),
@@ -595,7 +597,7 @@ MODULES["torch.nn._reduction"] = Module(
     host=_E + ".nn._reduction", names=("get_enum", "legacy_get_enum", "legacy_get_string"))
 MODULES["torch.nn.modules.batchnorm"] = Module(
     host=_E + ".nn.modules.batchnorm", names=("BatchNorm1d", "BatchNorm2d", "BatchNorm3d", "LazyBatchNorm1d",
-                                              "LazyBatchNorm2d", "_BatchNorm"))
+                                              "LazyBatchNorm2d", "SyncBatchNorm", "_BatchNorm"))
 
 # --------------------------------------------------------------------------- types
 _MODULE_API = (
@@ -767,6 +769,7 @@ TYPES = {
     _E + ".nn.lazy._LazyModule": Type(subclasses=True, attrs=("has_uninitialized_params", "initialize_parameters")),
     _E + ".nn.transformer.Transformer": Type(attrs=("generate_square_subsequent_mask",)),
     _E + ".nn.normalization._BatchNorm": Type(attrs=("reset_parameters", "reset_running_stats")),
+    _E + ".nn.normalization.SyncBatchNorm": Type(attrs=("convert_sync_batchnorm",)),
     _E + ".nn.normalization._TrailingNorm": Type(subclasses=True, attrs=("reset_parameters",)),
     _E + ".nn.rnn.RNNBase": Type(attrs=("all_weights", "flatten_parameters", "reset_parameters")),
     _E + ".nn.rnn.RNNCellBase": Type(attrs=("reset_parameters",)),
@@ -852,6 +855,7 @@ TYPES = {
     _S + ".dataclasses.KW_ONLY": Type(),
     _S + ".dataclasses.InitVar": Type(attrs=("type",)),
     _S + ".typing._Form": Type(),
+    _S + ".typing._BuiltinAlias": Type(),
     _S + ".typing.TypeVar": Type(subclasses=True),
     _S + ".typing.Generic": Type(base=True),
     _S + ".typing.Protocol": Type(base=True),

@@ -1094,10 +1094,11 @@ class Compiler:
         return self._function(node, "<lambda>", node.body, True)
 
     def s_ClassDef(self, node):
-        if node.keywords:
-            raise CompileError("class keywords (metaclass=...) are not supported in programs", node)
+        if any(k.arg != "metaclass" for k in node.keywords):
+            raise CompileError("class keywords other than metaclass=abc.ABCMeta are not supported in programs", node)
         name = node.name
         bases = [self.expr(b) for b in node.bases]
+        metaclass = self.expr(node.keywords[0].value) if node.keywords else None
         decorators = [self.expr(d) for d in node.decorator_list]
         saved = self.scope, self.fname, self.loops
         self.scope, self.fname, self.loops = self.scopes[node], name, 0
@@ -1119,6 +1120,7 @@ class Compiler:
             base_values = tuple(b(fr) for b in bases)
             for b in base_values:
                 _check_base(b)
+            make_class = type if metaclass is None else _check_metaclass(metaclass(fr))
             cell = [None]
             ns = {"__module__": "__main__", "__qualname__": name}
             cfr = Frame(ns, fr.cells + (fr.vars,) if outer_is_function else fr.cells, None, cell)
@@ -1149,7 +1151,7 @@ class Compiler:
                 # kept out of the type's slot too: the interpreter calls it for the program's own assignments
                 # (access.set_attr), the host's machinery never does
                 ns["__gs_setattr__"] = setattr_hook
-            cls = type(name, base_values or (object,), ns)
+            cls = make_class(name, base_values or (object,), ns)
             for key in ns:
                 if key[0] == "_" and not (key.startswith("__") and key.endswith("__")) \
                         and access.host_reserved(cls, key):
@@ -2051,6 +2053,16 @@ def _check_base(b):
         return
     raise _P["TypeError"](f"programs can define classes deriving from nn.Module, an optimizer, an exception "
                           f"class, object or their own classes, not {b.__name__}")
+
+
+def _check_metaclass(m):
+    # abc.ABCMeta, the one metaclass real scripts name (torchdiffeq's solvers): program-side, it computes a
+    # class's abstract methods; any other would make the host build classes the program's way
+    from .stdlib.abc import ABCMeta
+    if m is not ABCMeta:
+        what = m.__name__ if isinstance(m, type) else f"a {type(m).__name__} object"
+        raise _P["TypeError"](f"a program class's metaclass can only be abc.ABCMeta, not {what}")
+    return m
 
 
 def _seq_abort(n, limit):

@@ -253,6 +253,14 @@ def test_manual_seed_returns_a_generator(lib):
     assert isinstance(g, lib.Generator) and g.initial_seed() == 7 and lib.initial_seed() == 7
 
 
+def test_generator_has_the_device_it_draws_on(lib):
+    # noahgolmant/pytorch-hessian-eigenthings: `generator is None or generator.device == a.device`
+    assert lib.Generator().device == lib.zeros(1).device == lib.device("cpu")
+    assert lib.Generator(device="cpu").device.type == "cpu" and lib.Generator(lib.device("cpu")).device.type == "cpu"
+    with pytest.raises(RuntimeError):
+        lib.Generator(device="nope")
+
+
 def test_generator_argument_is_independent_of_global_state():
     g = gs.Generator().manual_seed(5)
     first = gs.rand(3, generator=g).tolist()

@@ -106,6 +106,8 @@ LAYERS = {
     "BatchNorm1d_3d_input": (lambda T: T.nn.BatchNorm1d(3, momentum=0.3), [_randn((4, 3, 5))]),
     "BatchNorm2d": (lambda T: T.nn.BatchNorm2d(3), [_randn((2, 3, 4, 4))]),
     "BatchNorm2d_no_affine": (lambda T: T.nn.BatchNorm2d(2, affine=False), [_randn((3, 2, 2, 2))]),
+    "SyncBatchNorm_2d_input": (lambda T: T.nn.SyncBatchNorm(3, momentum=0.3), [_randn((6, 3))]),
+    "SyncBatchNorm_4d_input": (lambda T: T.nn.SyncBatchNorm(3), [_randn((2, 3, 4, 4))]),
     "LayerNorm": (lambda T: T.nn.LayerNorm(5), [_randn((3, 4, 5))]),
     "LayerNorm_2d_no_bias": (lambda T: T.nn.LayerNorm((4, 5), bias=False), [_randn((3, 4, 5))]),
     "GroupNorm": (lambda T: T.nn.GroupNorm(2, 4), [_randn((3, 4, 5))]),

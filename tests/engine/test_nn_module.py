@@ -111,6 +111,43 @@ def test_reassigning_an_attribute_moves_it_between_kinds():
     assert "x" not in m._modules and "x" in m._parameters
 
 
+def test_replacing_a_member_keeps_its_position(lib):
+    # PyTorch rebinds a replaced child, parameter or buffer in place: a Sequential keeps running its layers in
+    # order after seq[0] = ... or add_module("0", ...), and named_parameters / state_dict keep their order
+    seq = lib.nn.Sequential(lib.nn.Linear(2, 2), lib.nn.ReLU(), lib.nn.Linear(2, 1))
+    seq[0] = lib.nn.Tanh()
+    seq.add_module("1", lib.nn.Sigmoid())
+    assert [type(m).__name__ for m in seq] == ["Tanh", "Sigmoid", "Linear"]
+    x = lib.ones(1, 2)
+    assert seq(x).shape == (1, 1)
+    m = lib.nn.Module()
+    m.a, m.b = lib.nn.ReLU(), lib.nn.ReLU()
+    m.w, m.v = lib.nn.Parameter(lib.zeros(1)), lib.nn.Parameter(lib.zeros(1))
+    m.register_buffer("s", lib.zeros(1))
+    m.register_buffer("t", lib.zeros(1))
+    m.a = lib.nn.Tanh()
+    m.w = lib.nn.Parameter(lib.ones(1))
+    m.register_buffer("s", lib.ones(1))
+    assert list(m.state_dict()) == ["w", "v", "s", "t"]
+    assert [n for n, _ in m.named_children()] == ["a", "b"] and type(m.a).__name__ == "Tanh"
+
+
+def test_sync_batchnorm_is_a_batchnorm_on_one_device(lib):
+    model = lib.nn.Sequential(lib.nn.Linear(3, 4), lib.nn.BatchNorm1d(4), lib.nn.Sequential(lib.nn.BatchNorm2d(2)),
+                              lib.nn.InstanceNorm1d(4))
+    sync = lib.nn.SyncBatchNorm.convert_sync_batchnorm(model)
+    assert [type(m).__name__ for m in sync.modules()] == [
+        "Sequential", "Linear", "SyncBatchNorm", "Sequential", "SyncBatchNorm", "InstanceNorm1d"]
+    assert sync[1].weight is model[1].weight and sync[1].running_mean is model[1].running_mean
+    assert isinstance(sync[1], lib.nn.modules.batchnorm._BatchNorm) and sync[1].process_group is None
+    single = lib.nn.SyncBatchNorm.convert_sync_batchnorm(lib.nn.BatchNorm1d(3, affine=False))
+    assert type(single).__name__ == "SyncBatchNorm" and single.weight is None
+    bn = lib.nn.SyncBatchNorm(3)
+    assert bn(lib.ones(4, 3, 2, 2, 2)).shape == (4, 3, 2, 2, 2)   # any rank from 2 up
+    with pytest.raises(ValueError, match="expected at least 2D input"):
+        bn(lib.ones(3))
+
+
 def test_missing_attribute_names_the_module():
     with pytest.raises(AttributeError, match="'Linear' object has no attribute 'nope'"):
         nn.Linear(1, 1).nope

@@ -286,6 +286,7 @@ def test_small_queries(lib):
     assert x.itemsize == 4 and x.nbytes == 24 and x.element_size() == 4 and x.nelement() == 6
     assert x.is_same_size(lib.ones(2, 3)) and not x.is_same_size(lib.ones(3, 2))
     assert lib.is_floating_point(x) and not lib.is_floating_point(lib.tensor([1]))
+    assert not lib.is_complex(x) and not lib.is_complex(lib.tensor([1]))
     assert lib.is_nonzero(lib.tensor([2])) and not lib.is_nonzero(lib.tensor(0.0))
 
 

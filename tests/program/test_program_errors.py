@@ -176,7 +176,7 @@ def test_unsupported_syntax_is_refused_before_running(run_err):
     assert out.error.type == "SyntaxError" and out.error.line == 3
     assert "x" not in ns.names()   # nothing ran
     for source in ("async def f():\n    pass\n", "match x:\n    case 1:\n        pass\n",
-                   "return 1\n", "break\n", "class A(metaclass=B):\n    pass\n", "lambda: (yield)\n",
+                   "return 1\n", "break\n", "class A(flag=True):\n    pass\n", "lambda: (yield)\n",
                    "yield 1\n", "class C:\n    yield 1\n"):
         assert run_err(source).type == "SyntaxError", source
 

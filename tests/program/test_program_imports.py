@@ -153,6 +153,34 @@ def test_torch_nn_modules_batchnorm_holds_the_batch_norms_and_their_listed_base(
     assert e.type == "ImportError" and "_NormBase" in e.message
 
 
+def test_sync_batchnorm_and_its_converter_are_reachable(run_ok):
+    # noahgolmant/pytorch-hessian-eigenthings lists nn.SyncBatchNorm among the batch norms it checks for
+    _, ns = run_ok("""
+    import torch
+    import torch.nn as nn
+    from torch.nn.modules.batchnorm import SyncBatchNorm
+    m = nn.SyncBatchNorm.convert_sync_batchnorm(nn.Sequential(nn.Linear(3, 2), nn.BatchNorm1d(2)))
+    ok = SyncBatchNorm is nn.SyncBatchNorm and isinstance(m[1], SyncBatchNorm) and m(torch.ones(4, 3)).shape == (4, 2)
+    """)
+    assert ns.get("ok") is True
+
+
+def test_spectral_norm_is_reachable_and_updates_its_buffers(run_ok):
+    # POSTECH-CVLab/PyTorch-StudioGAN's ops: spectral_norm(nn.Conv2d(...), eps=1e-6)
+    _, ns = run_ok("""
+    import torch
+    import torch.nn as nn
+    from torch.nn.utils import spectral_norm
+    conv = spectral_norm(nn.Conv2d(1, 2, 3), eps=1e-6)
+    u = conv.weight_u.clone()
+    y = conv(torch.ones(1, 1, 4, 4))
+    y.sum().backward()
+    ok = (conv.weight_orig.grad is not None and not torch.equal(u, conv.weight_u)
+          and [n for n, _ in nn.utils.remove_spectral_norm(conv).named_parameters()] == ["bias", "weight"])
+    """)
+    assert ns.get("ok") is True
+
+
 def test_torch_cuda_is_a_module_programs_import_in_every_form(run_ok):
     # IBM's pytorch-seq2seq: `if torch.cuda.is_available(): import torch.cuda as device`
     _, ns = run_ok("""

@@ -271,6 +271,35 @@ def test_abc_matches_cpython():
     """)
 
 
+def test_abcmeta_as_a_class_keyword_matches_cpython():
+    # torchdiffeq's solvers: class AdaptiveStepsizeODESolver(metaclass=abc.ABCMeta)
+    assert_same_as_python("""
+    import abc
+    class Solver(metaclass=abc.ABCMeta):
+        @abc.abstractmethod
+        def advance(self, t):
+            raise NotImplementedError
+        @classmethod
+        def valid_callbacks(cls):
+            return set()
+    class Euler(Solver):
+        def advance(self, t):
+            return t + 1
+    print(Euler().advance(1), Euler.valid_callbacks(), isinstance(Euler(), Solver), type(Euler) is abc.ABCMeta)
+    try:
+        Solver()
+    except TypeError as e:
+        print("TypeError", e)
+    """)
+
+
+def test_a_metaclass_other_than_abcmeta_is_refused(run_err):
+    e = run_err("class Meta(type):\n    pass\n\nclass A(metaclass=Meta):\n    pass\n")
+    assert e.type == "TypeError" and e.line in (1, 4)
+    e = run_err("class A(metaclass=dict):\n    pass\n")
+    assert e.type == "TypeError" and "ABCMeta" in e.message and e.line == 1
+
+
 # --------------------------------------------------------------------------- copy, inspect, string
 def test_copy_matches_cpython_on_program_values():
     assert_same_as_python("""
@@ -547,3 +576,42 @@ def test_namedtuple_defaults_are_checked(run_err):
     assert e.type == "TypeError"
     # other private names of a namedtuple's tuple base stay out of reach
     assert run_err("import collections\nP = collections.namedtuple('P', 'x')\nP.__new__.__code__").type == "AttributeError"
+
+
+# --------------------------------------------------------------------------- fnmatch
+def test_fnmatch_matches_cpython():
+    # noahgolmant/pytorch-hessian-eigenthings filters parameters with fnmatch.fnmatchcase(name, pattern)
+    assert_same_as_python("""
+    import fnmatch
+    cases = [("encoder.layer1.weight", "encoder.*"), ("a.b", "*.?"), ("abc", "[!a]*"), ("xyz", "[a-z]y?"),
+             ("a[b", "a[b"), ("ab", "a[]]"), ("a]", "a[]]"), ("A.py", "*.PY"), ("a-b", "a[--]b"), ("x\\ny", "x*y"),
+             ("aaaaaaaaaaaaaaaaaaaaaaaaaaaaab", "*a*a*a*a*a*a*a*a*c"), ("bias", "*[!s]")]
+    print([(fnmatch.fnmatchcase(n, p), fnmatch.fnmatch(n, p)) for n, p in cases])
+    print(fnmatch.filter(["fc1.weight", "fc1.bias", "bn.weight"], "*.weight"), fnmatch.translate("*.py"))
+    """)
+
+
+def test_fnmatch_refuses_what_is_not_a_string(run_err):
+    e = run_err("import fnmatch\nfnmatch.fnmatchcase(3, '*')\n")
+    assert e.type == "TypeError" and e.line == 2
+
+
+# --------------------------------------------------------------------------- builtin generic aliases
+def test_subscripted_builtin_containers_are_values_as_in_python():
+    # hessian-eigenthings: q, _ = cast(tuple[torch.Tensor, torch.Tensor], torch.linalg.qr(mat, mode="reduced"))
+    assert_same_as_python("""
+    from typing import cast
+    pair = cast(tuple[int, str], (1, "a"))
+    alias = tuple[int, str]
+    print(pair, alias, list[int]([1, 2]), dict[str, int](x=1), alias == tuple[int, str], set[int] == list[int])
+    try:
+        list[int][str]
+    except TypeError as e:
+        print("TypeError", e)
+    """)
+
+
+def test_subscripted_builtins_stay_out_of_class_checks_and_type_stays_out(run_err):
+    assert run_err("isinstance([], list[int])\n").type == "TypeError"
+    e = run_err("t = type[int]\n")   # type(...) as a class factory stays out of reach
+    assert e.type == "TypeError" and e.line == 1

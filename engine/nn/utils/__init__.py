@@ -7,7 +7,7 @@ from ...ops.shape import cat
 from ...tensor import Tensor
 
 __all__ = ["clip_grad_norm", "clip_grad_norm_", "clip_grad_value_", "parameters_to_vector", "vector_to_parameters",
-           "weight_norm", "remove_weight_norm"]
+           "weight_norm", "remove_weight_norm", "spectral_norm", "remove_spectral_norm"]
 
 
 def _params(parameters):
@@ -94,3 +94,4 @@ def vector_to_parameters(vec, parameters):
 
 from . import rnn, stateless  # noqa: E402  torch.nn.utils.rnn, torch.nn.utils.stateless
 from .weight_norm import remove_weight_norm, weight_norm  # noqa: E402
+from .spectral_norm import remove_spectral_norm, spectral_norm  # noqa: E402

@@ -76,11 +76,17 @@ def weight_norm(module, name="weight", dim=0):
     return module
 
 
-def remove_weight_norm(module, name="weight"):
-    """Remove the weight normalization reparameterization from a module."""
+def remove_reparametrization(module, hook_type, name, what):
+    """Undoes the ``hook_type`` forward pre-hook on parameter ``name`` (weight_norm's, spectral_norm's): the
+    hook removes its own parameters and buffers and leaves ``name`` a plain parameter."""
     for k, hook in list(module._forward_pre_hooks.items()):
-        if isinstance(hook, WeightNorm) and hook.name == name:
+        if isinstance(hook, hook_type) and hook.name == name:
             hook.remove(module)
             del module._forward_pre_hooks[k]
             return module
-    raise ValueError(f"weight_norm of '{name}' not found in {module}")
+    raise ValueError(f"{what} of '{name}' not found in {module}")
+
+
+def remove_weight_norm(module, name="weight"):
+    """Remove the weight normalization reparameterization from a module."""
+    return remove_reparametrization(module, WeightNorm, name, "weight_norm")

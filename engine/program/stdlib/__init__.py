@@ -50,6 +50,7 @@ PROGRAM_MODULES = {
     "statistics": _PKG + ".statistics",
     "datetime": _PKG + ".datetime",
     "re": _PKG + ".re",
+    "fnmatch": _PKG + ".fnmatch",
     "tqdm": _PKG + ".tqdm",
     "tqdm.auto": _PKG + ".tqdm",
     "tqdm.notebook": _PKG + ".tqdm",

@@ -47,6 +47,41 @@ class _Form:
         return hash((self.name, len(self.args)))
 
 
+class _BuiltinAlias(_Form):
+    """``tuple[Tensor, Tensor]``, ``list[int]``: a builtin container class subscripted, as a value
+    (``typing.cast(tuple[Tensor, Tensor], ...)``). Calling it calls the class, as Python's alias does."""
+    __slots__ = ("origin",)
+
+    def __init__(self, origin, args):
+        super().__init__(origin.__name__, args)
+        self.origin = origin
+
+    def __getitem__(self, params):
+        raise TypeError(f"{self!r} is not a generic class")
+
+    def __call__(self, *args, **kwargs):
+        from . import call
+        return call(self.origin, args, kwargs)
+
+    def __repr__(self):
+        return f"{self.name}[{', '.join(_name(a) for a in self.args)}]"
+
+    def __eq__(self, other):
+        return type(other) is _BuiltinAlias and other.origin is self.origin and other.args == self.args
+
+    def __hash__(self):
+        return hash((self.name, len(self.args)))
+
+
+BUILTIN_ALIAS_ORIGINS = (list, tuple, dict, set, frozenset)
+
+
+def builtin_alias(alias):
+    """The program-side value of Python's ``list[int]`` (a types.GenericAlias over a builtin container)."""
+    args = alias.__args__
+    return _BuiltinAlias(alias.__origin__, args if type(args) is tuple else (args,))
+
+
 def _name(a):
     if isinstance(a, type):
         return a.__name__
