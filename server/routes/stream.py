@@ -199,7 +199,7 @@ class Connection:
         if size > PROCESS_BYTES:  # a large run: parsed (inputs decoded) in the parser process
             try:
                 message = await self.state.body_parser.parse(text, self.state.settings.limits.tensor_elements,
-                                                             "inputs")
+                                                             "inputs", key=self.session.id)
             except ApiError as e:
                 self._notice(e.error["type"], e.error["message"],
                              **{k: v for k, v in e.error.items() if k not in ("type", "message")})
