@@ -10,6 +10,7 @@ The parser only parses: it runs no program code, and what it sends back is plain
 """
 import asyncio
 import concurrent.futures
+import heapq
 import json
 import logging
 import multiprocessing
@@ -141,6 +142,48 @@ class ParserDied(Exception):
     pass
 
 
+class FairTurns:
+    """The parser's turns, one body at a time, in start-time fair queuing by key (a session) and size (hostile
+    pass 15, F4: first come first served, three clients posting 36 MB bodies in a loop made another session's
+    4.8 MB run wait for each of theirs, 20-30 s here). A body's start tag is the later of the virtual time
+    (the start tag of the body being parsed) and the end of its key's previous body (its start tag plus its
+    bytes); the smallest goes next. A session that has not been parsing goes next, behind only the body in
+    the parser; one that sends many, or large ones, takes turns in proportion to its bytes."""
+
+    def __init__(self):
+        self.waiting = []   # heap of (start tag, arrival, future)
+        self.ends = {}      # key -> where its last body's share ends
+        self.now = 0
+        self.arrivals = 0
+        self.busy = False
+
+    async def acquire(self, key, nbytes):
+        start = max(self.now, self.ends.get(key, 0))
+        self.ends[key] = start + nbytes
+        if not self.busy:
+            self.busy, self.now = True, start
+            return
+        turn = asyncio.get_running_loop().create_future()
+        self.arrivals += 1
+        heapq.heappush(self.waiting, (start, self.arrivals, turn))
+        try:
+            await turn
+        except asyncio.CancelledError:   # its request went away: its body is dropped unparsed
+            if turn.done() and not turn.cancelled():   # given the turn as it was cancelled: pass it on
+                self.release()
+            raise
+
+    def release(self):
+        while self.waiting:
+            start, _, turn = heapq.heappop(self.waiting)
+            if not turn.done():
+                self.now = start
+                turn.set_result(None)
+                return
+        self.busy = False
+        self.ends = {k: end for k, end in self.ends.items() if end > self.now}   # the others start at now
+
+
 class BodyParser:
     """One parser process, started when the first large body comes (spawned: nothing of the API's state),
     fed one body at a time by a thread of its own.
@@ -155,20 +198,24 @@ class BodyParser:
         self.conn = None
         self.sock = None
         self.thread = None
+        self.turns = FairTurns()
 
-    async def parse(self, raw, max_elements, tensor_fields):
-        """The parsed body (tensors decoded), off this process; ApiError 400/422 as the thread path answers."""
+    async def parse(self, raw, max_elements, tensor_fields, key=None):
+        """The parsed body (tensors decoded), off this process, in ``key``'s turn (its session: FairTurns);
+        ApiError 400/422 as the thread path answers."""
         if self.thread is None:
             self.thread = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="body-parser")
         loop = asyncio.get_running_loop()
+        await self.turns.acquire(key, len(raw))
         try:
-            # (a call still queued when its request goes away is cancelled with it, its body dropped)
             reply = await loop.run_in_executor(self.thread, self._call, raw, max_elements, tensor_fields)
         except ParserDied:
             log.warning("the body parser process died; starting another")
             raise ApiError(413, "LimitExceeded", "the request body took more memory to parse than the server "
                                                  "allows; send large tensors as base64 or binary",
                            limit="body_bytes") from None
+        finally:   # (its request gone while the parser has it: the next turn's body queues behind it there)
+            self.turns.release()
         kind = reply[0]
         if kind == "ok":
             return reply[1]

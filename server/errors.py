@@ -26,6 +26,7 @@ class ApiError(Exception):
         self.error = {"type": type_, "message": message, **fields}
         self.headers = headers
         self.extra = extra or {}
+        self.published = False   # a run's own error event already carries it (runs.execute)
 
     @classmethod
     def from_error(cls, status, error, extra=None):

@@ -123,6 +123,7 @@ class RunService:
             self.metrics.errors.labels(error_label(e.error.get("type"))).inc()
             if events.active:
                 events.publish({"type": "error", "status": e.status, "error": e.error, **e.extra})
+                e.published = True
             raise
         except Exception:  # a bug of ours: the run's own error event (its next seq), then a plain 500
             log.exception("run %s failed unexpectedly", run_id)

@@ -403,11 +403,32 @@ def _dim_size(t, dim):
         return 1
 
 
+def check_pieces(n):
+    if n > MAX_PIECES:
+        raise _pieces_abort(n)
+
+
 def check_split(t, split_size_or_sections, dim=0):
-    if isinstance(t, Tensor) and isinstance(split_size_or_sections, int) and split_size_or_sections > 0:
-        n = -(-_dim_size(t, dim) // split_size_or_sections)
-        if n > MAX_PIECES:
-            raise _pieces_abort(n)
+    if not isinstance(t, Tensor):
+        return
+    if isinstance(split_size_or_sections, (list, tuple)):
+        check_pieces(len(split_size_or_sections))
+    elif isinstance(split_size_or_sections, int) and split_size_or_sections > 0:
+        check_pieces(-(-_dim_size(t, dim) // split_size_or_sections))
+
+
+def check_tensor_split(t, indices_or_sections, *rest, **kwargs):
+    """tensor_split (and hsplit, vsplit, dsplit) return exactly n sections, empty ones past the
+    dim's size, or one more tensor than they are given indices."""
+    if not isinstance(t, Tensor):
+        return
+    if isinstance(indices_or_sections, Tensor):
+        data = indices_or_sections._data
+        check_pieces(int(data) if data.ndim == 0 else data.size + 1)
+    elif isinstance(indices_or_sections, int):
+        check_pieces(indices_or_sections)
+    elif isinstance(indices_or_sections, (list, tuple)):
+        check_pieces(len(indices_or_sections) + 1)
 
 
 def check_chunk(t, chunks, dim=0):

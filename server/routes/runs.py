@@ -51,13 +51,14 @@ class RunRoute(APIRoute):
             except Exception:
                 raise HTTPException(status_code=400, detail="There was an error parsing the body") from None
             if len(raw) > PROCESS_BYTES:  # (in a thread it would still hold the GIL, and so every other client)
+                session = await auth.session(request, session_id)   # (the parser's turns are per session)
                 parsed = await request.app.state.body_parser.parse(
-                    raw, request.app.state.settings.limits.tensor_elements, "inputs")
+                    raw, request.app.state.settings.limits.tensor_elements, "inputs", key=session.id)
                 try:
                     body = RunRequest.model_validate(parsed)
                 except ValidationError as e:
                     raise RequestValidationError(e.errors(include_url=False, include_context=False)) from None
-                return await endpoint(request, body, await auth.session(request, session_id))
+                return await endpoint(request, body, session)
             try:  # (a mid-sized body is parsed in a thread)
                 body = RunRequest.model_validate(await call_off_loop(len(raw), json.loads, raw))
             except Exception:  # bad JSON (or nested past the recursion limit), a failed validation

@@ -199,7 +199,7 @@ class Connection:
         if size > PROCESS_BYTES:  # a large run: parsed (inputs decoded) in the parser process
             try:
                 message = await self.state.body_parser.parse(text, self.state.settings.limits.tensor_elements,
-                                                             "inputs")
+                                                             "inputs", key=self.session.id)
             except ApiError as e:
                 self._notice(e.error["type"], e.error["message"],
                              **{k: v for k, v in e.error.items() if k not in ("type", "message")})
@@ -309,7 +309,7 @@ class Connection:
         except Cancelled:
             pass
         except ApiError as e:
-            if e.status in (409, 413, 429):  # refused before it was admitted: no run event was sent
+            if e.status in (409, 413, 429) and not e.published:   # refused before it was admitted
                 self._notice_event({"type": "error", "run": run_id, "status": e.status, "error": e.error})
         except Exception:
             log.exception("run %s failed unexpectedly", run_id)

@@ -59,7 +59,7 @@ class BinaryTensorRoute(APIRoute):
                 # a large JSON tensor: parsed in the parser process (a thread would hold the GIL throughout)
                 session = await auth.session(request, session_id)
                 tensor = await request.app.state.body_parser.parse(
-                    await request.body(), request.app.state.settings.limits.tensor_elements, "tensor")
+                    await request.body(), request.app.state.settings.limits.tensor_elements, "tensor", key=session.id)
                 return await endpoint(request, request.path_params.get("name", ""), tensor, session)
             if header_length is None or len(session_id) > 64:
                 return await generic(request)

@@ -799,6 +799,12 @@ def _check_concat(arrays, *args, **kwargs):
         _check_count(_sum(_size(a) for a in arrays))
 
 
+def _check_split(ary, indices_or_sections, *args, **kwargs):
+    """split and its kin return n arrays, or one more than the indices they are given."""
+    n = indices_or_sections
+    guards.check_pieces(int(n) if _np.ndim(n) == 0 else _np.size(n) + 1)
+
+
 def _check_dot(a, b, *args, **kwargs):
     sa, sb = _shape(a), _shape(b)
     na, nb = _size(a), _size(b)
@@ -930,7 +936,7 @@ _REDUCE = (
     "argpartition", "shape", "ndim", "size", "result_type", "can_cast", "promote_types", "iscomplexobj",
     "isrealobj", "isscalar", "ediff1d", "tril", "triu", "flip", "fliplr", "flipud", "roll", "rot90",
     "transpose", "swapaxes", "moveaxis", "expand_dims", "squeeze", "ravel", "reshape", "atleast_1d",
-    "atleast_2d", "atleast_3d", "split", "array_split", "hsplit", "vsplit", "dsplit", "take", "take_along_axis",
+    "atleast_2d", "atleast_3d", "take", "take_along_axis",
     "delete", "copy", "ascontiguousarray", "zeros_like", "ones_like", "full_like", "empty_like", "select",
     "piecewise", "extract", "compress", "tril_indices_from", "triu_indices_from", "unravel_index",
     "ravel_multi_index", "put", "place", "vdot",
@@ -952,7 +958,8 @@ _CHECKED = {
             _shape_count(dims) * len(dims)), "tril_indices": lambda n, k=0, m=None: _check_count(
                 2 * _shape_count(n) * _shape_count(n if m is None else m)),
     "triu_indices": lambda n, k=0, m=None: _check_count(2 * _shape_count(n) * _shape_count(n if m is None else m)),
-    "polyfit": None, "polyval": None, "histogram_bin_edges": _check_histogram,
+    "polyfit": None, "polyval": None, "histogram_bin_edges": _check_histogram, "split": _check_split,
+    "array_split": _check_split, "hsplit": _check_split, "vsplit": _check_split, "dsplit": _check_split,
 }
 _MAKERS = {"empty": "zeros", "empty_like": "zeros_like"}   # programs never see uninitialised memory
 
