@@ -24,6 +24,9 @@ LEFT_OUT = {"examples/super_resolution",          # its --accel flag defaults to
             "uvadlc/pixelcnn", "uvadlc/transformers_mha",  # leave moving to Lightning's Trainer, which the driver
                                                             # replacing it does not do: they run on the CPU
             "angular_penalty/angular_losses",     # its use_cuda (--use-cuda) defaults to off: it stays on the cpu
+            "dataflowr/batchnorm_simple",         # sets args.device from cuda.is_available() and never uses it
+            "hessian_eigenthings/supervised_mlp",  # reads cuda.is_available() only to decide whether Triton kernels
+                                                   # exist; its example builds everything on the CPU
             "nerf/run_nerf"}                      # on CUDA run_nerf.py relies on its __main__'s
                                                   # torch.set_default_tensor_type('torch.cuda.FloatTensor'), which the
                                                   # driver leaves out: its CPU rays would meet the CUDA weights
