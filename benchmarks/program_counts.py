@@ -47,7 +47,8 @@ def counts(workload, side, steps):
         out = subprocess.run(["valgrind", "--tool=cachegrind", "--cache-sim=yes", "--branch-sim=yes",
                               "--LL=1048576,16,64", f"--cachegrind-out-file={tmp}/out",
                               sys.executable, os.path.abspath(__file__), "--child", workload, side, str(steps)],
-                             capture_output=True, text=True, check=True).stderr
+                             capture_output=True, text=True, check=True,
+                             env={**os.environ, "PYTHONHASHSEED": "0"}).stderr   # dict layouts alike run to run
     found = {}
     for line in out.splitlines():
         for key, name in EVENTS.items():

@@ -87,7 +87,7 @@ class RNNCellBase(Module):
                                        f"{self.hidden_size}")
             out.append(h)
         for t, w in ((input, self.weight_ih), (out[0], self.weight_hh)):   # the cell's two matrix products
-            if t.dtype != w.dtype:
+            if t._data.dtype != w._data.dtype:
                 raise RuntimeError(f"mat1 and mat2 must have the same dtype, but got {F._scalar_type_name(t)} and "
                                    f"{F._scalar_type_name(w)}")
         return input, out, batched
