@@ -31,6 +31,12 @@ def overlaps_itself(array):
     return any(s == 0 and n > 1 for s, n in zip(array.strides, array.shape))
 
 
+# PyTorch's refusal to deep-copy a tensor that is not a graph leaf (Tensor.__deepcopy__, and programs' copy module)
+NON_LEAF_DEEPCOPY = ("Only Tensors created explicitly by the user (graph leaves) support the deepcopy protocol at the "
+                     "moment.  If you were attempting to deepcopy a module, this may be because of a "
+                     "torch.nn.utils.weight_norm usage, see https://github.com/pytorch/pytorch/pull/103001")
+
+
 class Tensor:
     """A multi-dimensional matrix of elements of a single dtype (``torch.Tensor``)."""
     __slots__ = ("_data", "requires_grad", "grad", "grad_fn", "_version", "_base", "_view",
@@ -250,10 +256,7 @@ class Tensor:
         """A graph leaf's copy, with a copy of its gradient and of the attributes kept on it, as
         PyTorch's (Parameter has its own, which keeps no attributes)."""
         if self.grad_fn is not None:
-            raise RuntimeError("Only Tensors created explicitly by the user (graph leaves) support the deepcopy "
-                               "protocol at the moment.  If you were attempting to deepcopy a module, this may be "
-                               "because of a torch.nn.utils.weight_norm usage, see "
-                               "https://github.com/pytorch/pytorch/pull/103001")
+            raise RuntimeError(NON_LEAF_DEEPCOPY)
         new = Tensor._adopt_array(self._data.copy(), self.requires_grad, None)
         memo[id(self)] = new
         if self.grad is not None:

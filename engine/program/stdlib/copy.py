@@ -37,13 +37,10 @@ def _atomic(x):
 
 
 def _copy_tensor(x, memo):
-    from ...tensor import Tensor
+    from ...tensor import NON_LEAF_DEEPCOPY, Tensor
     from ...nn.parameter import Parameter
     if x.grad_fn is not None:
-        raise RuntimeError("Only Tensors created explicitly by the user (graph leaves) support the deepcopy "
-                           "protocol at the moment.  If you were attempting to deepcopy a module, this may be "
-                           "because of a torch.nn.utils.weight_norm usage, see "
-                           "https://github.com/pytorch/pytorch/pull/103001")
+        raise RuntimeError(NON_LEAF_DEEPCOPY)
     data = x._data.copy()
     if isinstance(x, Parameter):
         new = Parameter(Tensor._adopt_array(data, False, None), x.requires_grad)
