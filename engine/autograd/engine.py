@@ -57,7 +57,7 @@ def run_backward(roots, root_grads, retain_graph, create_graph, inputs=None, all
     on_grads = getattr(observer, "on_grads", None)   # a debug run's anomaly check of each node's gradients
     F = graph_ops if create_graph else array_ops
     sum_to = F.sum_to
-    heap = [(-node.seq, node) for node in buffers if deps.get(node, 0) == 0]
+    heap = [(-node.seq, node) for node in buffers if deps[node] == 0]
     heapq.heapify(heap)
     prev_grad_mode = state.grad_enabled
     state.grad_enabled = create_graph
@@ -139,20 +139,22 @@ def run_backward(roots, root_grads, retain_graph, create_graph, inputs=None, all
 
 
 def _count_dependencies(roots):
-    """How many edges lead into each node reachable from ``roots``."""
-    deps = {}
+    """How many edges lead into each node reachable from ``roots`` (0 for a root nothing leads into).
+    The counts are also the walk's record of the nodes it has reached: one dict lookup an edge."""
+    deps = dict.fromkeys(roots, 0)
     get = deps.get
-    stack = list(roots)
-    seen = set(stack)
-    push, mark = stack.append, seen.add
+    stack = list(deps)
+    pop, push = stack.pop, stack.append
     while stack:
-        for nxt, _ in stack.pop().next_functions:
+        for nxt, _ in pop().next_functions:
             if nxt is None:
                 continue
-            deps[nxt] = get(nxt, 0) + 1
-            if nxt not in seen:
-                mark(nxt)
+            n = get(nxt)
+            if n is None:
+                deps[nxt] = 1
                 push(nxt)
+            else:
+                deps[nxt] = n + 1
     return deps
 
 

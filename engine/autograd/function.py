@@ -238,7 +238,12 @@ class Op(Node):
                     tracked = True
                     if record:
                         fn = x.grad_fn
-                        edges.append((fn if fn is not None else x._grad_accumulator(), 0))
+                        if fn is None:   # a leaf: its accumulator, alive while a graph refers to it
+                            fn = x._accumulator
+                            fn = fn() if fn is not None else None
+                            if fn is None:
+                                fn = x._grad_accumulator()
+                        edges.append((fn, 0))
                     continue
                 edges.append(_NO_EDGE)
             else:

@@ -1396,6 +1396,9 @@ def _ne(self, other):
 # own TypeError ("unsupported operand type(s) for +: 'Tensor' and 'A'"); a list or tuple is no operand
 # either (``x + [1, 2]`` raises, and ``x == [1, 2]`` is False, as in PyTorch)
 _OPERANDS = (Tensor, numbers.Number, np.ndarray, np.generic)
+# the operands met on every step, known without a call: numbers.Number is an ABC, and isinstance with
+# it runs abc's __instancecheck__ in Python (``y - 0.5``, 500 times a tiny-op chain's step)
+_PLAIN_OPERANDS = frozenset((Tensor, float, int, bool))
 
 
 def foreign_operand(other):
@@ -1408,7 +1411,7 @@ def foreign_operand(other):
 
 def _reflecting(fn):
     def operator(self, other):
-        if type(other) is not Tensor and foreign_operand(other):
+        if type(other) not in _PLAIN_OPERANDS and foreign_operand(other):
             return NotImplemented
         return fn(self, other)
     operator.__name__ = getattr(fn, "__name__", "operator")
