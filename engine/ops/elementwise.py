@@ -403,20 +403,32 @@ class Neg(Op):
 def _unary(op, forward, grad, saves="x", floating=True):
     """Defines a one-input op from its forward on arrays and its derivative rule.
 
-    ``forward(xp, x)`` computes on an array of module ``xp``; ``grad(F, g, *saved)``
+    ``forward(xp, x)`` computes on an array of module ``xp`` (or names the function of ``xp`` that
+    does); ``grad(F, g, *saved)``
     receives what ``saves`` names: "x" the input, "y" the output, "" nothing.
     ``floating`` ops compute integer inputs in the default float dtype.
     """
     save_idx = {"x": (0,), "y": (-1,), "": ()}[saves]
+    ufunc = None
+    if type(forward) is str:   # the array module's function of that name: NumPy's, called without a frame
+        function = forward
+        ufunc = getattr(np, function)
+
+        def forward(xp, x):
+            return getattr(xp, function)(x)
 
     if floating:
         def fwd(self, x):
             if x.dtype.kind != "f":
                 x = x.astype(_dt.get_default_dtype().np)
-            return forward(np if type(x) is _ndarray else get_array_module(x), x)
+            if type(x) is _ndarray:
+                return ufunc(x) if ufunc is not None else forward(np, x)
+            return forward(get_array_module(x), x)
     else:
         def fwd(self, x):
-            return forward(np if type(x) is _ndarray else get_array_module(x), x)
+            if type(x) is _ndarray:
+                return ufunc(x) if ufunc is not None else forward(np, x)
+            return forward(get_array_module(x), x)
 
     def bwd(self, F, g, *saved):
         return (grad(F, g, *saved),)
@@ -452,27 +464,27 @@ def _refuse_dtype(kernel, x, kinds):
 
 
 #      class          op             forward                                derivative                                saves
-Exp = _unary("exp", lambda xp, x: xp.exp(x), lambda F, g, y: g * y, "y")
-Exp2 = _unary("exp2", lambda xp, x: xp.exp2(x), lambda F, g, y: g * y * _LN2, "y")
-Expm1 = _unary("expm1", lambda xp, x: xp.expm1(x), lambda F, g, y: g * (y + 1), "y")
-Log = _unary("log", lambda xp, x: xp.log(x), lambda F, g, x: g / x)
-Log2 = _unary("log2", lambda xp, x: xp.log2(x), lambda F, g, x: g / (x * _LN2))
-Log10 = _unary("log10", lambda xp, x: xp.log10(x), lambda F, g, x: g / (x * _LN10))
-Log1p = _unary("log1p", lambda xp, x: xp.log1p(x), lambda F, g, x: g / (x + 1))
-Sqrt = _unary("sqrt", lambda xp, x: xp.sqrt(x), lambda F, g, y: g / (2 * y), "y")
+Exp = _unary("exp", "exp", lambda F, g, y: g * y, "y")
+Exp2 = _unary("exp2", "exp2", lambda F, g, y: g * y * _LN2, "y")
+Expm1 = _unary("expm1", "expm1", lambda F, g, y: g * (y + 1), "y")
+Log = _unary("log", "log", lambda F, g, x: g / x)
+Log2 = _unary("log2", "log2", lambda F, g, x: g / (x * _LN2))
+Log10 = _unary("log10", "log10", lambda F, g, x: g / (x * _LN10))
+Log1p = _unary("log1p", "log1p", lambda F, g, x: g / (x + 1))
+Sqrt = _unary("sqrt", "sqrt", lambda F, g, y: g / (2 * y), "y")
 Rsqrt = _unary("rsqrt", lambda xp, x: 1 / xp.sqrt(x), lambda F, g, y: -0.5 * g * y * y * y, "y")
 Square = _unary("square", lambda xp, x: x * x if x.dtype.kind != "b" else x.astype(np.int64),   # pow(bool, 2): int64
                 lambda F, g, x: 2 * g * x, floating=False)
 Reciprocal = _unary("reciprocal", lambda xp, x: 1 / x, lambda F, g, y: -g * y * y, "y")
-Sin = _unary("sin", lambda xp, x: xp.sin(x), lambda F, g, x: g * F.cos(x))
-Cos = _unary("cos", lambda xp, x: xp.cos(x), lambda F, g, x: -g * F.sin(x))
-Tan = _unary("tan", lambda xp, x: xp.tan(x), lambda F, g, y: g * (1 + y * y), "y")
-Asin = _unary("asin", lambda xp, x: xp.arcsin(x), lambda F, g, x: g / F.sqrt(1 - x * x))
-Acos = _unary("acos", lambda xp, x: xp.arccos(x), lambda F, g, x: -g / F.sqrt(1 - x * x))
-Atan = _unary("atan", lambda xp, x: xp.arctan(x), lambda F, g, x: g / (1 + x * x))
-Sinh = _unary("sinh", lambda xp, x: xp.sinh(x), lambda F, g, x: g * F.cosh(x))
-Cosh = _unary("cosh", lambda xp, x: xp.cosh(x), lambda F, g, x: g * F.sinh(x))
-Tanh = _unary("tanh", lambda xp, x: xp.tanh(x), lambda F, g, y: g * (1 - y * y), "y")
+Sin = _unary("sin", "sin", lambda F, g, x: g * F.cos(x))
+Cos = _unary("cos", "cos", lambda F, g, x: -g * F.sin(x))
+Tan = _unary("tan", "tan", lambda F, g, y: g * (1 + y * y), "y")
+Asin = _unary("asin", "arcsin", lambda F, g, x: g / F.sqrt(1 - x * x))
+Acos = _unary("acos", "arccos", lambda F, g, x: -g / F.sqrt(1 - x * x))
+Atan = _unary("atan", "arctan", lambda F, g, x: g / (1 + x * x))
+Sinh = _unary("sinh", "sinh", lambda F, g, x: g * F.cosh(x))
+Cosh = _unary("cosh", "cosh", lambda F, g, x: g * F.sinh(x))
+Tanh = _unary("tanh", "tanh", lambda F, g, y: g * (1 - y * y), "y")
 
 
 def _sigmoid(xp, x):
@@ -512,10 +524,10 @@ def _sinc_grad(F, g, x):
     return F.where(zero, 0.0, g * (px * F.cos(px) - F.sin(px)) / (px * px) * math.pi)
 
 
-Sinc = _unary("sinc", lambda xp, x: xp.sinc(x), _sinc_grad)
-Asinh = _unary("asinh", lambda xp, x: xp.arcsinh(x), lambda F, g, x: g / F.sqrt(x * x + 1))
-Acosh = _unary("acosh", lambda xp, x: xp.arccosh(x), lambda F, g, x: g / F.sqrt(x * x - 1))
-Atanh = _unary("atanh", lambda xp, x: xp.arctanh(x), lambda F, g, x: g / (1 - x * x))
+Sinc = _unary("sinc", "sinc", _sinc_grad)
+Asinh = _unary("asinh", "arcsinh", lambda F, g, x: g / F.sqrt(x * x + 1))
+Acosh = _unary("acosh", "arccosh", lambda F, g, x: g / F.sqrt(x * x - 1))
+Atanh = _unary("atanh", "arctanh", lambda F, g, x: g / (1 - x * x))
 _DEG = math.pi / 180.0
 Deg2rad = _unary("deg2rad", lambda xp, x: x * _DEG, lambda F, g: g * _DEG, "")
 Rad2deg = _unary("rad2deg", lambda xp, x: x * (1.0 / _DEG), lambda F, g: g * (1.0 / _DEG), "")
@@ -1409,14 +1421,18 @@ def foreign_operand(other):
                                                  and not hasattr(type(other), "__array__"))
 
 
-def _reflecting(fn):
+def _reflecting(fn, op=None):
+    """The operator ``fn`` with the foreign-operand check; with ``op`` (fn is ``op.apply(self, other)``)
+    it applies the op itself, one Python call less on the hottest path of every model and program."""
+    apply = op.apply if op is not None else fn
+
     def operator(self, other):
         if type(other) not in _PLAIN_OPERANDS and foreign_operand(other):
             return NotImplemented
-        return fn(self, other)
+        return apply(self, other)
     operator.__name__ = getattr(fn, "__name__", "operator")
     operator.__doc__ = fn.__doc__
-    operator.__wrapped__ = fn   # for callers whose operand is a tensor or a number already (program.compiler)
+    operator.__wrapped__ = apply   # for callers whose operand is a tensor or a number already (program.compiler)
     return operator
 
 
@@ -1432,6 +1448,8 @@ _OPERATORS = {
 }
 
 _UNARY_OPERATORS = frozenset(("__neg__", "__pos__", "__abs__", "__invert__"))
+# the operators that are ``Op.apply(self, other)`` and nothing else (their function above says so)
+_APPLYING = {_add: Add, _sub: Sub, _mul: Mul, _truediv: Div, _pow: Pow, _eq: Eq, _ne: Ne}
 
 _METHODS = [
     "add", "sub", "subtract", "mul", "multiply", "div", "divide", "true_divide", "floor_divide",
@@ -1493,7 +1511,7 @@ def zero_(self):
 def _register():
     g = globals()
     for name, fn in _OPERATORS.items():
-        setattr(Tensor, name, fn if name in _UNARY_OPERATORS else _reflecting(fn))
+        setattr(Tensor, name, fn if name in _UNARY_OPERATORS else _reflecting(fn, _APPLYING.get(fn)))
     for name in _METHODS:
         setattr(Tensor, name, g[name])
     for name in _INPLACE:
