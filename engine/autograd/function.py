@@ -223,16 +223,14 @@ class Op(Node):
         node = _new(cls)
         node.extra = ()
         tracked = partial = False   # some input requires grad / some input gets no gradient
-        host = elsewhere = False
+        elsewhere = False           # some input's array is not NumPy's (a GPU array)
         arrays = []
         edges = []       # built in the same scan, used when the node is recorded
         for x in inputs:
             if isinstance(x, Tensor):
                 a = x._data
                 arrays.append(a)
-                if type(a) is _ndarray:
-                    host = True
-                else:
+                if type(a) is not _ndarray:
                     elsewhere = True
                 if x.requires_grad:
                     tracked = True
@@ -250,12 +248,12 @@ class Op(Node):
                 arrays.append(x)
                 edges.append(_ARGUMENT_EDGE)
             partial = True
-        if host and elsewhere:
+        if elsewhere and any(isinstance(x, Tensor) and type(x._data) is _ndarray for x in inputs):
             inputs = _on_one_device(inputs)
             arrays = [x._data if isinstance(x, Tensor) else x for x in inputs]
             edges = [_edge(x) for x in inputs]
         try:
-            data = node.forward(*arrays, **params)
+            data = node.forward(*arrays, **params) if params else node.forward(*arrays)
         except ValueError as e:
             raise _broadcast_error(e) from None
         if type(data) is not _ndarray and isinstance(data, _np_generic):
