@@ -297,7 +297,7 @@ MODULES = {
     "torch.optim": Module(
         host=_E + ".optim",
         children={"lr_scheduler": "torch.optim.lr_scheduler", "optimizer": "torch.optim.optimizer",
-                  **{m: "torch.optim." + m for m in _OPTIMIZER_MODULES}},
+                  "swa_utils": "torch.optim.swa_utils", **{m: "torch.optim." + m for m in _OPTIMIZER_MODULES}},
         names=("Adadelta", "Adagrad", "Adam", "AdamW", "Adamax", "LBFGS", "NAdam", "Optimizer", "RAdam", "RMSprop",
                "SGD")),
     # custom optimisers import their base from here (pytorch-optimizer, the spectral-norm GAN)
@@ -310,6 +310,10 @@ MODULES = {
                "ExponentialLR", "LRScheduler", "LambdaLR",
                "LinearLR", "MultiStepLR", "MultiplicativeLR", "OneCycleLR", "Optimizer", "PolynomialLR",
                "ReduceLROnPlateau", "SequentialLR", "StepLR", "_LRScheduler")),
+    "torch.optim.swa_utils": Module(
+        host=_E + ".optim.swa_utils",
+        names=("AveragedModel", "SWALR", "get_ema_avg_fn", "get_ema_multi_avg_fn", "get_swa_avg_fn",
+               "get_swa_multi_avg_fn", "update_bn")),
     "torch.autograd": Module(
         host=_E + ".autograd",
         children={"function": "torch.autograd.function", "functional": "torch.autograd.functional"},
@@ -827,6 +831,7 @@ TYPES = {
     _E + ".optim.lr_scheduler.LRScheduler": Type(
         subclasses=True, data=True, settable=ANY, base=True,
         attrs=("get_last_lr", "get_lr", "load_state_dict", "state_dict", "step")),
+    _E + ".optim.swa_utils.AveragedModel": Type(attrs=("update_parameters",)),
     # ---- program-side standard modules (engine/program/stdlib/)
     _S + ".random.Random": Type(attrs=_RANDOM_API),
     _S + ".datetime.timedelta": Type(attrs=("days", "max", "microseconds", "min", "resolution", "seconds",
