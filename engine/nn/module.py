@@ -226,6 +226,11 @@ class Module:
     # -------------------------------------------------------------- registration
     def __setattr__(self, name, value):
         d = self.__dict__
+        modules = d.get("_modules")
+        if modules is not None and "parametrizations" in modules and _parametrize is not None \
+                and _parametrize.is_parametrized(self, name):
+            modules["parametrizations"][name].right_inverse(value)   # m.weight = X of a parametrized weight
+            return
         params = d.get("_parameters")
         if isinstance(value, Parameter):
             if params is None:
@@ -239,7 +244,6 @@ class Module:
                                 "(torch.nn.Parameter or None expected)")
             params[name] = None
             return
-        modules = d.get("_modules")
         if isinstance(value, Module):
             if modules is None:
                 raise AttributeError("cannot assign module before Module.__init__() call")
@@ -278,6 +282,8 @@ class Module:
             group = d.get(key)
             if group is not None and name in group:
                 return group[name]
+        if _parametrize is not None and _parametrize.is_parametrized(self, name):
+            return _parametrize.get(self, name)
         raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
 
     def __delattr__(self, name):
@@ -618,7 +624,10 @@ class Module:
 
     # -------------------------------------------------------------- printing
     def _get_name(self):
-        return type(self).__name__
+        name = type(self).__name__
+        if _parametrize is not None and _parametrize.is_parametrized(self):
+            return "Parametrized" + name   # PyTorch's generated class (engine/nn/utils/parametrize.py)
+        return name
 
     def extra_repr(self):
         """The module's own settings, shown inside its repr."""
@@ -643,6 +652,10 @@ class Module:
         self.__dict__.setdefault("_forward_pre_hooks", {})
         self.__dict__.setdefault("_backward_hooks", {})
         self.__dict__.setdefault("_non_persistent_buffers_set", set())
+
+
+# engine/nn/utils/parametrize.py once imported (it sets this): the reads and writes of parametrized tensors
+_parametrize = None
 
 
 def _typename(x):

@@ -31,6 +31,7 @@ from .stdlib.collections import TupleNew as _TupleNew
 from .errors import PROGRAM_EXCEPTIONS, ProgramBaseException, exception_args, limit_abort, system_exit_code
 from .generators import ProgramGenerator
 from ..nn import registries
+from ..nn.utils.parametrize import parametrized_in
 from .values import BoundMethod, Function, ProgramIterator
 
 __all__ = ["get_attr", "set_attr", "del_attr", "wrap", "ModuleView", "make_views", "is_program_class",
@@ -169,7 +170,8 @@ def _in_registries(d, name):
         r = d.get(reg)
         if type(r) is dict and name in r:
             return True
-    return False
+    # a tensor parametrized by nn.utils.parametrize, which Module.__getattr__ computes
+    return "parametrizations" in d.get("_modules", ()) and parametrized_in(d, name)
 
 
 # --------------------------------------------------------------------------- wrap

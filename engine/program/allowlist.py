@@ -287,9 +287,15 @@ MODULES = {
         "make_functional", "make_functional_with_buffers", "vjp", "vmap")),
     "torch.nn.utils": Module(
         host=_E + ".nn.utils",
-        children={"rnn": "torch.nn.utils.rnn", "stateless": "torch.nn.utils.stateless"},
+        children={"rnn": "torch.nn.utils.rnn", "stateless": "torch.nn.utils.stateless",
+                  "parametrize": "torch.nn.utils.parametrize", "parametrizations": "torch.nn.utils.parametrizations"},
         names=("clip_grad_norm", "clip_grad_norm_", "clip_grad_value_", "parameters_to_vector",
                "remove_spectral_norm", "remove_weight_norm", "spectral_norm", "vector_to_parameters", "weight_norm")),
+    "torch.nn.utils.parametrize": Module(
+        host=_E + ".nn.utils.parametrize",
+        names=("ParametrizationList", "cached", "is_parametrized", "register_parametrization", "remove_parametrizations",
+               "transfer_parametrizations_and_params", "type_before_parametrizations")),
+    "torch.nn.utils.parametrizations": Module(host=_E + ".nn.utils.parametrizations", names=("spectral_norm", "weight_norm")),
     "torch.nn.utils.rnn": Module(
         host=_E + ".nn.utils.rnn",
         names=("PackedSequence", "invert_permutation", "pack_padded_sequence", "pack_sequence", "pad_packed_sequence",
@@ -778,6 +784,8 @@ TYPES = {
     _E + ".nn.normalization._BatchNorm": Type(attrs=("reset_parameters", "reset_running_stats")),
     _E + ".nn.normalization.SyncBatchNorm": Type(attrs=("convert_sync_batchnorm",)),
     _E + ".nn.normalization._TrailingNorm": Type(subclasses=True, attrs=("reset_parameters",)),
+    _E + ".nn.utils.parametrize.cached": Type(),
+    _E + ".nn.utils.parametrize.ParametrizationList": Type(attrs=("originals", "right_inverse")),
     _E + ".nn.rnn.RNNBase": Type(attrs=("all_weights", "flatten_parameters", "reset_parameters")),
     _E + ".nn.rnn.RNNCellBase": Type(attrs=("reset_parameters",)),
     _E + ".nn.sparse.Embedding": Type(attrs=("from_pretrained", "reset_parameters")),

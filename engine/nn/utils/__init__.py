@@ -1,4 +1,4 @@
-"""torch.nn.utils: gradient clipping, parameters to and from one vector, weight normalisation."""
+"""torch.nn.utils: gradient clipping, parameters to and from one vector, weight normalisation, parametrizations."""
 import math
 import warnings
 
