@@ -208,3 +208,22 @@ print(type(layer.weight).__name__, P.is_parametrized(layer))
     assert outcome.ok, outcome.error
     assert outcome.stdout == ("True ['bias', 'parametrizations.weight.original']\n(4, 1, 1) (1, 4, 3)\n1.0\nTrue\n"
                               "Parameter False\n")
+
+
+def test_transfer_gives_another_module_the_parametrization_and_its_original():
+    a, b = gs.nn.Linear(2, 2).double(), gs.nn.Linear(2, 2).double()
+    with gs.no_grad():
+        a.weight.copy_(gs.tensor([[1.0, 2.0], [3.0, 4.0]], dtype=gs.float64))
+
+    class Twice(gs.nn.Module):
+        def forward(self, X):
+            return 2 * X
+
+        def right_inverse(self, X):
+            return X / 2
+    P.register_parametrization(a, "weight", Twice())
+    P.transfer_parametrizations_and_params(a, b)
+    assert b.weight.tolist() == [[1.0, 2.0], [3.0, 4.0]]
+    assert b.parametrizations.weight.original.tolist() == [[0.5, 1.0], [1.5, 2.0]]
+    assert b.parametrizations.weight.original is not a.parametrizations.weight.original
+    assert sorted(b.state_dict()) == ["bias", "parametrizations.weight.original"]
