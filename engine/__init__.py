@@ -41,8 +41,8 @@ from . import backends, distributed, linalg, nn, optim, sparse, utils
 from . import distributions  # noqa: E402 - built on the ops above
 from . import special  # noqa: E402
 from .nn.functional import torch_softmax as softmax, torch_log_softmax as log_softmax  # noqa: F401
-from .nn.functional import (dropout, conv1d, conv2d, cosine_similarity,  # noqa: F401
-                            pairwise_distance, max_pool1d, max_pool2d, avg_pool1d, adaptive_avg_pool1d, selu, celu,
+from .nn.functional import (dropout, conv1d, conv2d, conv3d, cosine_similarity,  # noqa: F401
+                            pairwise_distance, max_pool1d, max_pool2d, max_pool3d, avg_pool1d, adaptive_avg_pool1d, selu, celu,
                             threshold, layer_norm, group_norm,
                             # torch.X where PyTorch's signature is F.X's
                             conv_transpose1d, conv_transpose2d, prelu, pixel_shuffle, pixel_unshuffle,

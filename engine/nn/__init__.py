@@ -14,7 +14,7 @@ from .instancenorm import InstanceNorm1d, InstanceNorm2d, InstanceNorm3d
 from .pixelshuffle import PixelShuffle, PixelUnshuffle
 from .parallel import DataParallel
 from .upsampling import Upsample, UpsamplingBilinear2d, UpsamplingNearest2d
-from .conv import Conv1d, Conv2d
+from .conv import Conv1d, Conv2d, Conv3d
 from .convtranspose import ConvTranspose1d, ConvTranspose2d
 from .activation_extra import PReLU, Hardshrink, Softshrink, RReLU, Softmax2d
 from .distance import CosineSimilarity, PairwiseDistance
@@ -28,7 +28,8 @@ from .embedding_bag import EmbeddingBag
 from .extra_losses import (MarginRankingLoss, HingeEmbeddingLoss, SoftMarginLoss, MultiLabelSoftMarginLoss,
                            CosineEmbeddingLoss, MultiMarginLoss, TripletMarginLoss, TripletMarginWithDistanceLoss,
                            PoissonNLLLoss, GaussianNLLLoss)
-from .pooling import MaxPool1d, MaxPool2d, AvgPool1d, AvgPool2d, AdaptiveAvgPool1d, AdaptiveAvgPool2d
+from .pooling import (MaxPool1d, MaxPool2d, MaxPool3d, AvgPool1d, AvgPool2d, AvgPool3d, AdaptiveAvgPool1d,
+                      AdaptiveAvgPool2d, AdaptiveAvgPool3d)
 from .loss import (L1Loss, MSELoss, CrossEntropyLoss, NLLLoss, BCELoss, BCEWithLogitsLoss, KLDivLoss, SmoothL1Loss,
                    HuberLoss)
 from .rnn import RNNCellBase, RNNCell, LSTMCell, GRUCell, RNNBase, RNN, LSTM, GRU

@@ -1,4 +1,4 @@
-"""Convolution layers: Conv1d and Conv2d, with PyTorch's parameters and default initialisation."""
+"""Convolution layers: Conv1d, Conv2d and Conv3d, with PyTorch's parameters and default initialisation."""
 import math
 
 from ..ops.creation import empty
@@ -7,7 +7,7 @@ from . import init
 from .module import Module
 from .parameter import Parameter
 
-__all__ = ["Conv1d", "Conv2d"]
+__all__ = ["Conv1d", "Conv2d", "Conv3d"]
 
 _PADDING_MODES = ("zeros", "reflect", "replicate", "circular")
 
@@ -61,7 +61,7 @@ class _ConvNd(Module):
 
     def _conv_forward(self, input, weight, bias):
         """PyTorch's signature: LoRA's ConvLoRA calls ``self.conv._conv_forward(x, weight + delta, bias)``."""
-        conv = F.conv1d if self._nd == 1 else F.conv2d
+        conv = (F.conv1d, F.conv2d, F.conv3d)[self._nd - 1]
         if self.padding_mode != "zeros":
             if isinstance(self.padding, str):
                 raise NotImplementedError("string padding with a non-zeros padding_mode is not supported")
@@ -98,6 +98,14 @@ class Conv1d(_ConvNd):
 class Conv2d(_ConvNd):
     """2-d convolution over (N, C_in, H, W) inputs."""
     _nd = 2
+
+    def forward(self, input):
+        return self._conv_forward(input, self.weight, self.bias)
+
+
+class Conv3d(_ConvNd):
+    """3-d convolution over (N, C_in, D, H, W) inputs."""
+    _nd = 3
 
     def forward(self, input):
         return self._conv_forward(input, self.weight, self.bias)

@@ -18,6 +18,7 @@ import numpy as np
 from .. import dtypes as _dt
 from ..autograd import array_ops as _array_ops
 from ..autograd.function import Function, composite_grads
+from ..autograd.grad_mode import enable_grad, no_grad
 from ..autograd.state import state
 from ..device import get_array_module
 from ..limits import check_broadcast as _check_broadcast
@@ -38,8 +39,8 @@ __all__ = [
     "linear", "bilinear", "dropout", "dropout1d", "dropout2d", "dropout3d", "embedding", "one_hot",
     "pixel_shuffle", "pixel_unshuffle",
     # convolution and pooling
-    "conv1d", "conv2d", "unfold", "fold", "max_pool1d", "max_pool2d", "avg_pool1d", "avg_pool2d",
-    "adaptive_avg_pool1d", "adaptive_avg_pool2d", "pad",
+    "conv1d", "conv2d", "conv3d", "unfold", "fold", "max_pool1d", "max_pool2d", "max_pool3d", "avg_pool1d",
+    "avg_pool2d", "avg_pool3d", "adaptive_avg_pool1d", "adaptive_avg_pool2d", "adaptive_avg_pool3d", "pad",
     "interpolate", "upsample", "upsample_nearest", "upsample_bilinear",
     # normalisation and distances
     "batch_norm", "instance_norm", "layer_norm", "rms_norm", "group_norm", "normalize", "cosine_similarity", "pairwise_distance",
@@ -1555,6 +1556,17 @@ def _batched_conv_input(input, weight, nd, name):
 
 
 def _conv(input, weight, bias, stride, padding, dilation, groups, nd, name):
+    input, unbatched, stride, pads, dilation = _conv_arguments(input, weight, bias, stride, padding, dilation, groups,
+                                                               nd, name)
+    if nd == 1:
+        stride, dilation, pads = (1,) + stride, (1,) + dilation, ((0, 0),) + pads
+    out = Conv.apply(input, weight, bias, stride=stride, padding=pads, dilation=dilation, groups=groups)
+    return out.squeeze(0) if unbatched else out
+
+
+def _conv_arguments(input, weight, bias, stride, padding, dilation, groups, nd, name):
+    """A convolution's arguments checked as PyTorch checks them: the batched input, whether it was
+    unbatched, and the stride, the (before, after) padding of each dimension and the dilation."""
     if groups <= 0:
         raise RuntimeError("non-positive groups is not supported")
     input, unbatched = _batched_conv_input(input, weight, nd, name)
@@ -1592,10 +1604,7 @@ def _conv(input, weight, bias, stride, padding, dilation, groups, nd, name):
                            f"({' x '.join(str(d * (k - 1) + 1) for k, d in zip(kernel, dilation))}). "
                            "Kernel size can't be greater than actual input size")
     _same_conv_dtypes(input, weight, bias)
-    if nd == 1:
-        stride, dilation, pads = (1,) + stride, (1,) + dilation, ((0, 0),) + pads
-    out = Conv.apply(input, weight, bias, stride=stride, padding=pads, dilation=dilation, groups=groups)
-    return out.squeeze(0) if unbatched else out
+    return input, unbatched, stride, pads, dilation
 
 
 _C_TYPE = {"float32": "float", "float64": "double", "float16": "c10::Half", "bfloat16": "c10::BFloat16"}
@@ -1622,6 +1631,79 @@ def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
 def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     """Applies a 2-d convolution (cross-correlation) over an input of shape (N, C, H, W)."""
     return _conv(input, weight, bias, stride, padding, dilation, groups, 2, "conv2d")
+
+
+def conv3d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
+    """Applies a 3-d convolution (cross-correlation) over an input of shape (N, C, D, H, W)."""
+    input, unbatched, stride, pads, dilation = _conv_arguments(input, weight, bias, stride, padding, dilation, groups,
+                                                               3, "conv3d")
+    out = Conv3d.apply(input, weight, bias, stride=stride, padding=pads, dilation=dilation, groups=groups)
+    return out.squeeze(0) if unbatched else out
+
+
+def _conv3d_composite(x, w, b, stride, padding, dilation, groups):
+    """conv3d from 2-d convolutions: the input padded, then for each depth tap of the kernel the input's
+    depth slices it meets (as a batch of planes) convolved with that tap's 2-d kernel, summed."""
+    x = pad(x, [p for pair in reversed(padding) for p in pair])
+    n, c, d = x.shape[:3]
+    o, kd = w.shape[0], w.shape[2]
+    sd, dd = stride[0], dilation[0]
+    od = (d - dd * (kd - 1) - 1) // sd + 1
+    out = None
+    for i in range(kd):
+        planes = x[:, :, i * dd:i * dd + sd * (od - 1) + 1:sd]                   # (N, C, OD, H, W)
+        planes = planes.transpose(1, 2).reshape(n * od, c, *x.shape[3:])
+        part = conv2d(planes, w[:, :, i], None, stride[1:], 0, dilation[1:], groups)
+        out = part if out is None else out + part
+    out = out.reshape(n, od, o, *out.shape[2:]).transpose(1, 2)
+    if b is not None:
+        out = out + b.reshape(o, 1, 1, 1)
+    return out.contiguous()
+
+
+class _Composite(Function):
+    """An op that is one node in PyTorch, written here with the engine's differentiable ops
+    (``_composite``): its forward runs them without a graph, and its backward runs them again from
+    the saved inputs and differentiates that graph (higher orders too, under create_graph). The
+    node is the program's; the ops inside are not reported to a watcher. Every input is saved."""
+    __slots__ = ("params",)
+
+    def forward(self, *arrays, **params):
+        self.params = params
+        with no_grad():
+            return self._composite(*[None if a is None else Tensor._adopt_array(a, False, None) for a in arrays])._data
+
+    def _composite(self, *inputs):
+        raise NotImplementedError
+
+    def backward(self, F, g, *saved):
+        if isinstance(g, Tensor):
+            return composite_grads(self, self._composite, saved, g)
+        wanted = [i for i in range(len(saved)) if self.next_functions[i][0] is not None]
+        inputs = [None if a is None else Tensor._adopt_array(a, i in wanted, None) for i, a in enumerate(saved)]
+        from ..autograd import grad as _grad
+        observer, state.observer = state.observer, None
+        try:
+            with enable_grad():
+                out = self._composite(*inputs)
+            got = _grad([out], [inputs[i] for i in wanted], [Tensor._adopt_array(g, False, None)], allow_unused=True)
+        finally:
+            state.observer = observer
+        grads = [None] * len(saved)
+        for i, gi in zip(wanted, got):
+            grads[i] = gi._data if gi is not None else None
+        return tuple(grads)
+
+
+class Conv3d(_Composite):
+    """A 3-d convolution (_conv3d_composite), one ConvolutionBackward0 node as in PyTorch."""
+    __slots__ = ()
+    op = "convolution"
+    backward_name = "ConvolutionBackward0"
+    saves = (0, 1, 2)
+
+    def _composite(self, x, w, b):
+        return _conv3d_composite(x, w, b, **self.params)
 
 
 def unfold(input, kernel_size, dilation=1, padding=0, stride=1):
@@ -1957,6 +2039,118 @@ def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
     """Applies 2-d average pooling over an input of shape (N, C, H, W)."""
     return _avg_pool(input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, 2,
                      "avg_pool2d")
+
+
+def _depth_planes(x, tap, stride, dilation, depth):
+    """The ``depth`` planes a 3-d window's depth tap ``tap`` meets, as a batch of 2-d inputs (N * depth, C, H, W)."""
+    n, c = x.shape[:2]
+    planes = x[:, :, tap * dilation:tap * dilation + stride * (depth - 1) + 1:stride]
+    return planes.transpose(1, 2).reshape(n * depth, c, *x.shape[3:])
+
+
+def _from_planes(out, n, depth):
+    """(N * depth, C, h, w) back to (N, C, depth, h, w)."""
+    return out.reshape(n, depth, *out.shape[1:]).transpose(1, 2).contiguous()
+
+
+def max_pool3d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):
+    """Applies 3-d max pooling over an input of shape (N, C, D, H, W); ties go to the first index."""
+    if return_indices:
+        raise NotImplementedError("max_pool3d with return_indices=True is not supported by this engine")
+    x, unbatched = _pool_input(input, 3, "max_pool3d")
+    kernel, stride, dilation, pads = _pool_geometry(x, kernel_size, stride, padding, dilation, ceil_mode, 3,
+                                                    "max_pool3d")
+    out = MaxPool3d.apply(x, kernel=kernel, stride=stride, padding=_pair(padding, 3), dilation=dilation,
+                          ceil_mode=ceil_mode, depth_pads=pads[0])
+    return out.squeeze(0) if unbatched else out
+
+
+class MaxPool3d(_Composite):
+    """3-d max pooling: for each depth tap, 2-d max pooling of the depth planes it meets, then the
+    maximum over the taps (the first tap on a tie, as the first index in the window)."""
+    __slots__ = ()
+    op = "max_pool3d"
+    backward_name = "MaxPool3DWithIndicesBackward0"
+    saves = (0,)
+
+    def _composite(self, x):
+        from ..ops.shape import stack
+        p = self.params
+        kernel, stride, dilation = p["kernel"], p["stride"], p["dilation"]
+        x = pad(x, [0, 0, 0, 0, *p["depth_pads"]], value=float("-inf"))
+        depth = (x.shape[2] - dilation[0] * (kernel[0] - 1) - 1) // stride[0] + 1
+        taps = [max_pool2d(_depth_planes(x, i, stride[0], dilation[0], depth), kernel[1:], stride[1:],
+                           p["padding"][1:], dilation[1:], p["ceil_mode"]) for i in range(kernel[0])]
+        return _from_planes(stack(taps).max(0)[0], x.shape[0], depth)
+
+
+def avg_pool3d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True,
+               divisor_override=None):
+    """Applies 3-d average pooling over an input of shape (N, C, D, H, W)."""
+    if ceil_mode:
+        raise NotImplementedError("avg_pool3d with ceil_mode=True is not supported by this engine")
+    x, unbatched = _pool_input(input, 3, "avg_pool3d")
+    kernel, stride, _, _ = _pool_geometry(x, kernel_size, stride, padding, 1, False, 3, "avg_pool3d")
+    padding = _pair(padding, 3)
+    if not count_include_pad and padding[0]:
+        raise NotImplementedError("avg_pool3d with count_include_pad=False and padding in depth is not supported "
+                                  "by this engine")
+    if divisor_override is not None and not divisor_override:
+        raise RuntimeError("divisor must be not zero")
+    out = AvgPool3d.apply(x, kernel=kernel, stride=stride, padding=padding, count_include_pad=count_include_pad,
+                          divisor=divisor_override)
+    return out.squeeze(0) if unbatched else out
+
+
+class AvgPool3d(_Composite):
+    """3-d average pooling: the mean over the depth taps of 2-d average pooling of the depth planes each meets."""
+    __slots__ = ()
+    op = "avg_pool3d"
+    backward_name = "AvgPool3DBackward0"
+    saves = (0,)
+
+    def _composite(self, x):
+        p = self.params
+        kernel, stride, padding = p["kernel"], p["stride"], p["padding"]
+        x = pad(x, [0, 0, 0, 0, padding[0], padding[0]])
+        depth = (x.shape[2] - kernel[0]) // stride[0] + 1
+        out = None
+        for i in range(kernel[0]):
+            part = avg_pool2d(_depth_planes(x, i, stride[0], 1, depth), kernel[1:], stride[1:], padding[1:],
+                              count_include_pad=p["count_include_pad"])
+            out = part if out is None else out + part
+        scale = kernel[0] if p["divisor"] is None else p["divisor"] / (kernel[1] * kernel[2])
+        return _from_planes(out / scale, x.shape[0], depth)
+
+
+def adaptive_avg_pool3d(input, output_size):
+    """Averages (N, C, D, H, W) over a grid of output_size cells of (nearly) equal size."""
+    if input.ndim not in (4, 5):
+        raise RuntimeError(f"adaptive_avg_pool3d(): Expected 4D or 5D tensor, but got {list(input.shape)}")
+    size = tuple(output_size) if isinstance(output_size, (list, tuple)) else (output_size,) * 3
+    size = tuple(n if s is None else int(s) for s, n in zip(size, input.shape[-3:]))
+    if size == (1, 1, 1):
+        return input.mean((-3, -2, -1), keepdim=True)   # as PyTorch (MeanBackward1)
+    return AdaptiveAvgPool3d.apply(input, size=size)
+
+
+class AdaptiveAvgPool3d(_Composite):
+    """Adaptive 3-d average pooling: separable, one averaging matrix product per axis that changes size."""
+    __slots__ = ()
+    op = "adaptive_avg_pool3d"
+    backward_name = "AdaptiveAvgPool3DBackward0"
+    saves = (0,)
+
+    def _composite(self, x):
+        (od, oh, ow), (d, h, w) = self.params["size"], x.shape[-3:]
+        out = x * 1.0
+        if ow != w:
+            out = out @ _adaptive_matrix(w, ow, x).t()
+        if oh != h:
+            out = _adaptive_matrix(h, oh, x) @ out
+        if od != d:
+            out = (_adaptive_matrix(d, od, x) @ out.flatten(-2)).reshape(*out.shape[:-3], od, oh, ow)
+        return out
 
 
 def _adaptive_matrix(in_size, out_size, like):
