@@ -45,7 +45,7 @@ from .nn.functional import (dropout, conv1d, conv2d, conv3d, cosine_similarity, 
                             pairwise_distance, max_pool1d, max_pool2d, max_pool3d, avg_pool1d, adaptive_avg_pool1d, selu, celu,
                             threshold, layer_norm, group_norm,
                             # torch.X where PyTorch's signature is F.X's
-                            conv_transpose1d, conv_transpose2d, prelu, pixel_shuffle, pixel_unshuffle,
+                            conv_transpose1d, conv_transpose2d, conv_transpose3d, prelu, pixel_shuffle, pixel_unshuffle,
                             channel_shuffle, hardshrink, bilinear, relu_, alpha_dropout, feature_alpha_dropout,
                             rrelu, rrelu_)
 

@@ -15,7 +15,7 @@ from .pixelshuffle import PixelShuffle, PixelUnshuffle
 from .parallel import DataParallel
 from .upsampling import Upsample, UpsamplingBilinear2d, UpsamplingNearest2d
 from .conv import Conv1d, Conv2d, Conv3d
-from .convtranspose import ConvTranspose1d, ConvTranspose2d
+from .convtranspose import ConvTranspose1d, ConvTranspose2d, ConvTranspose3d
 from .activation_extra import PReLU, Hardshrink, Softshrink, RReLU, Softmax2d
 from .distance import CosineSimilarity, PairwiseDistance
 from .local_response_norm import LocalResponseNorm

@@ -1,5 +1,5 @@
-"""Transposed convolution: F.conv_transpose1d / conv_transpose2d and the ConvTranspose1d /
-ConvTranspose2d layers, with PyTorch's arguments, output_size, initialisation and repr.
+"""Transposed convolution: F.conv_transpose1d / 2d / 3d and the ConvTranspose1d / 2d / 3d layers, with
+PyTorch's arguments, output_size, initialisation and repr.
 
 A transposed convolution is the adjoint of a convolution with the same weight (read as
 (C_in, C_out / G, kh, kw)): its forward is the convolution's input gradient, one
@@ -10,14 +10,15 @@ import math
 from ..autograd.function import Function
 from ..limits import check_elements
 from ..tensor import Tensor
-from ..ops.creation import empty
+from ..ops.creation import arange, empty, zeros
 from . import init
 from .conv import _ConvNd
-from .functional import (Im2Col, _as_2d, _batched_conv_input, _col2im, _pair, _run, _scalar_type_name, _shape_2d,
-                         _xp)
+from .functional import (Im2Col, _Composite, _as_2d, _batched_conv_input, _col2im, _pair, _run, _scalar_type_name,
+                         _shape_2d, _xp)
 from .parameter import Parameter
 
-__all__ = ["ConvTranspose1d", "ConvTranspose2d", "conv_transpose1d", "conv_transpose2d"]
+__all__ = ["ConvTranspose1d", "ConvTranspose2d", "ConvTranspose3d", "conv_transpose1d", "conv_transpose2d",
+           "conv_transpose3d"]
 
 
 class ConvTranspose(Function):
@@ -106,6 +107,19 @@ def _output_padding(input_shape, output_size, stride, padding, kernel, dilation,
 
 
 def _conv_transpose(input, weight, bias, stride, padding, output_padding, groups, dilation, nd, name):
+    input, unbatched, stride, padding, output_padding, dilation, out = _conv_transpose_arguments(
+        input, weight, bias, stride, padding, output_padding, groups, dilation, nd, name)
+    pads = tuple((p, p) for p in padding)
+    if nd == 1:
+        stride, dilation, pads, out = (1,) + stride, (1,) + dilation, ((0, 0),) + pads, (1,) + out
+    result = ConvTranspose.apply(input, weight, bias, stride=stride, padding=pads, dilation=dilation, groups=groups,
+                                 out_hw=out)
+    return result.squeeze(0) if unbatched else result
+
+
+def _conv_transpose_arguments(input, weight, bias, stride, padding, output_padding, groups, dilation, nd, name):
+    """A transposed convolution's arguments checked as PyTorch checks them: the batched input, whether
+    it was unbatched, the stride, padding, output padding and dilation, and the output's size."""
     if not isinstance(input, Tensor) or not isinstance(weight, Tensor):
         raise TypeError(f"{name}(): argument 'input' and 'weight' must be Tensor")
     input, unbatched = _batched_conv_input(input, weight, nd, name)
@@ -142,9 +156,10 @@ def _conv_transpose(input, weight, bias, stride, padding, output_padding, groups
         # PyTorch runs 1-d as 2-d with a height of 1, and names both dims
         ops, ss, ds = ((0,) + output_padding, (1,) + stride, (1,) + dilation) if nd == 1 else \
             (output_padding, stride, dilation)
-        raise RuntimeError(f"output padding must be smaller than either stride or dilation, but got "
-                           f"output_padding_height: {ops[0]} output_padding_width: {ops[1]} stride_height: {ss[0]} "
-                           f"stride_width: {ss[1]} dilation_height: {ds[0]} dilation_width: {ds[1]}")
+        dims = ("depth", "height", "width")[-len(ops):]
+        raise RuntimeError("output padding must be smaller than either stride or dilation, but got " + " ".join(
+            f"{what}_{dim}: {v}" for what, values in (("output_padding", ops), ("stride", ss), ("dilation", ds))
+            for dim, v in zip(dims, values)))
     kernel = tuple(weight.shape[2:])
     out = tuple((size - 1) * s - 2 * p + d * (k - 1) + op + 1
                 for size, s, p, d, k, op in zip(input.shape[2:], stride, padding, dilation, kernel, output_padding))
@@ -153,12 +168,7 @@ def _conv_transpose(input, weight, bias, stride, padding, output_padding, groups
                            f"output size per channel: ({' x '.join(map(str, out))}). Output size is too small")
     check_elements((input.shape[0], c_out) + out, f"{name} result")
     check_elements((input.shape[0], c_out * math.prod(kernel)) + tuple(input.shape[2:]), f"{name} columns")
-    pads = tuple((p, p) for p in padding)
-    if nd == 1:
-        stride, dilation, pads, out = (1,) + stride, (1,) + dilation, ((0, 0),) + pads, (1,) + out
-    result = ConvTranspose.apply(input, weight, bias, stride=stride, padding=pads, dilation=dilation, groups=groups,
-                                 out_hw=out)
-    return result.squeeze(0) if unbatched else result
+    return input, unbatched, stride, padding, output_padding, dilation, out
 
 
 def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
@@ -171,6 +181,43 @@ def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_paddi
     """Applies a 2-d transposed convolution ("deconvolution") over an input of shape (N, C_in, H, W)."""
     return _conv_transpose(input, weight, bias, stride, padding, output_padding, groups, dilation, 2,
                            "conv_transpose2d")
+
+
+def conv_transpose3d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
+    """Applies a 3-d transposed convolution over an input of shape (N, C_in, D, H, W)."""
+    input, unbatched, stride, padding, output_padding, dilation, out = _conv_transpose_arguments(
+        input, weight, bias, stride, padding, output_padding, groups, dilation, 3, "conv_transpose3d")
+    result = TransposedConvolution3d.apply(input, weight, bias, stride=stride, padding=padding,
+                                           output_padding=output_padding, groups=groups, dilation=dilation, out=out)
+    return result.squeeze(0) if unbatched else result
+
+
+class TransposedConvolution3d(_Composite):
+    """A 3-d transposed convolution, one ConvolutionBackward0 node as in PyTorch: for each depth tap of
+    the kernel, the 2-d transposed convolution of every input plane with that tap's 2-d kernel, added
+    into the output planes the tap reaches (index_add), then the depth padding cropped."""
+    __slots__ = ()
+    op = "convolution"
+    backward_name = "ConvolutionBackward0"
+    saves = (0, 1, 2)
+
+    def _composite(self, x, w, b):
+        p = self.params
+        stride, padding, dilation, out = p["stride"], p["padding"], p["dilation"], p["out"]
+        n, c, d = x.shape[:3]
+        planes = x.transpose(1, 2).reshape(n * d, c, *x.shape[3:])
+        result = None
+        for i in range(w.shape[2]):
+            y = conv_transpose2d(planes, w[:, :, i], None, stride[1:], padding[1:], p["output_padding"][1:],
+                                 p["groups"], dilation[1:])
+            y = y.reshape(n, d, *y.shape[1:]).transpose(1, 2)                 # (N, C_out, D, H', W')
+            if result is None:
+                result = zeros((n, y.shape[1], out[0] + 2 * padding[0]) + tuple(y.shape[3:]), dtype=x.dtype)
+            result = result.index_add(2, arange(d) * stride[0] + i * dilation[0], y)
+        result = result[:, :, padding[0]:padding[0] + out[0]]
+        if b is not None:
+            result = result + b.reshape(-1, 1, 1, 1)
+        return result.contiguous()
 
 
 class _ConvTransposeNd(_ConvNd):
@@ -238,3 +285,12 @@ class ConvTranspose2d(_ConvTransposeNd):
         return conv_transpose2d(input, self.weight, self.bias, self.stride, self.padding, output_padding,
                                 self.groups, self.dilation)
 
+
+class ConvTranspose3d(_ConvTransposeNd):
+    """3-d transposed convolution over (N, C_in, D, H, W) inputs."""
+    _nd = 3
+
+    def forward(self, input, output_size=None):
+        output_padding = self._output_padding(input, output_size)
+        return conv_transpose3d(input, self.weight, self.bias, self.stride, self.padding, output_padding,
+                                self.groups, self.dilation)

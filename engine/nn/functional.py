@@ -1637,7 +1637,7 @@ def conv3d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     """Applies a 3-d convolution (cross-correlation) over an input of shape (N, C, D, H, W)."""
     input, unbatched, stride, pads, dilation = _conv_arguments(input, weight, bias, stride, padding, dilation, groups,
                                                                3, "conv3d")
-    out = Conv3d.apply(input, weight, bias, stride=stride, padding=pads, dilation=dilation, groups=groups)
+    out = Convolution3d.apply(input, weight, bias, stride=stride, padding=pads, dilation=dilation, groups=groups)
     return out.squeeze(0) if unbatched else out
 
 
@@ -1695,7 +1695,7 @@ class _Composite(Function):
         return tuple(grads)
 
 
-class Conv3d(_Composite):
+class Convolution3d(_Composite):
     """A 3-d convolution (_conv3d_composite), one ConvolutionBackward0 node as in PyTorch."""
     __slots__ = ()
     op = "convolution"
@@ -2060,12 +2060,12 @@ def max_pool3d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
     x, unbatched = _pool_input(input, 3, "max_pool3d")
     kernel, stride, dilation, pads = _pool_geometry(x, kernel_size, stride, padding, dilation, ceil_mode, 3,
                                                     "max_pool3d")
-    out = MaxPool3d.apply(x, kernel=kernel, stride=stride, padding=_pair(padding, 3), dilation=dilation,
+    out = MaxPooling3d.apply(x, kernel=kernel, stride=stride, padding=_pair(padding, 3), dilation=dilation,
                           ceil_mode=ceil_mode, depth_pads=pads[0])
     return out.squeeze(0) if unbatched else out
 
 
-class MaxPool3d(_Composite):
+class MaxPooling3d(_Composite):
     """3-d max pooling: for each depth tap, 2-d max pooling of the depth planes it meets, then the
     maximum over the taps (the first tap on a tie, as the first index in the window)."""
     __slots__ = ()
@@ -2097,12 +2097,12 @@ def avg_pool3d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
                                   "by this engine")
     if divisor_override is not None and not divisor_override:
         raise RuntimeError("divisor must be not zero")
-    out = AvgPool3d.apply(x, kernel=kernel, stride=stride, padding=padding, count_include_pad=count_include_pad,
+    out = AvgPooling3d.apply(x, kernel=kernel, stride=stride, padding=padding, count_include_pad=count_include_pad,
                           divisor=divisor_override)
     return out.squeeze(0) if unbatched else out
 
 
-class AvgPool3d(_Composite):
+class AvgPooling3d(_Composite):
     """3-d average pooling: the mean over the depth taps of 2-d average pooling of the depth planes each meets."""
     __slots__ = ()
     op = "avg_pool3d"
@@ -2131,10 +2131,10 @@ def adaptive_avg_pool3d(input, output_size):
     size = tuple(n if s is None else int(s) for s, n in zip(size, input.shape[-3:]))
     if size == (1, 1, 1):
         return input.mean((-3, -2, -1), keepdim=True)   # as PyTorch (MeanBackward1)
-    return AdaptiveAvgPool3d.apply(input, size=size)
+    return AdaptiveAvgPooling3d.apply(input, size=size)
 
 
-class AdaptiveAvgPool3d(_Composite):
+class AdaptiveAvgPooling3d(_Composite):
     """Adaptive 3-d average pooling: separable, one averaging matrix product per axis that changes size."""
     __slots__ = ()
     op = "adaptive_avg_pool3d"
@@ -3147,8 +3147,8 @@ def _register():
 _register()
 
 # ====================================================================== layers written in their own modules
-from .convtranspose import conv_transpose1d, conv_transpose2d  # noqa: E402  (they build on the helpers above)
-__all__ += ["conv_transpose1d", "conv_transpose2d"]
+from .convtranspose import conv_transpose1d, conv_transpose2d, conv_transpose3d  # noqa: E402  (they build on the helpers above)
+__all__ += ["conv_transpose1d", "conv_transpose2d", "conv_transpose3d"]
 from .activation_extra import prelu, hardshrink, softshrink, rrelu, rrelu_  # noqa: E402
 from .local_response_norm import local_response_norm  # noqa: E402
 from .channel_shuffle import channel_shuffle  # noqa: E402

@@ -179,7 +179,7 @@ MODULES = {
             "zeros_like",
             "mode", "rsub", "ldexp", "frexp", "nextafter", "bitwise_left_shift", "bitwise_right_shift",
             # PyTorch's torch.X aliases of F.X
-            "alpha_dropout", "bilinear", "channel_shuffle", "conv_transpose1d", "conv_transpose2d",
+            "alpha_dropout", "bilinear", "channel_shuffle", "conv_transpose1d", "conv_transpose2d", "conv_transpose3d",
             "feature_alpha_dropout", "hardshrink", "pixel_shuffle", "pixel_unshuffle", "prelu", "relu_", "rrelu",
             "rrelu_",
         )),
@@ -191,7 +191,7 @@ MODULES = {
         names=(
             "AdaptiveAvgPool1d", "AdaptiveAvgPool2d", "AdaptiveAvgPool3d", "AvgPool1d", "AvgPool2d", "AvgPool3d", "BCELoss", "BCEWithLogitsLoss",
             "BatchNorm1d", "BatchNorm2d", "BatchNorm3d", "Bilinear", "CELU", "Conv1d", "Conv2d", "Conv3d",
-            "ConvTranspose1d", "ConvTranspose2d",
+            "ConvTranspose1d", "ConvTranspose2d", "ConvTranspose3d",
             "AlphaDropout", "ChannelShuffle", "CosineSimilarity", "FeatureAlphaDropout", "Fold", "Hardshrink",
             "LocalResponseNorm", "PReLU", "PairwiseDistance", "RReLU", "Softmax2d", "Softshrink", "Unfold",
             "CosineEmbeddingLoss", "GaussianNLLLoss", "HingeEmbeddingLoss", "MarginRankingLoss",
@@ -223,7 +223,7 @@ MODULES = {
             "adaptive_avg_pool1d", "adaptive_avg_pool2d", "adaptive_avg_pool3d", "avg_pool1d", "avg_pool2d", "avg_pool3d",
             "batch_norm", "bilinear",
             "binary_cross_entropy", "binary_cross_entropy_with_logits", "celu", "conv1d", "conv2d", "conv3d",
-            "conv_transpose1d", "conv_transpose2d",
+            "conv_transpose1d", "conv_transpose2d", "conv_transpose3d",
             "alpha_dropout", "channel_shuffle", "feature_alpha_dropout", "hardshrink", "local_response_norm",
             "prelu", "rrelu", "rrelu_", "softshrink",
             "cosine_embedding_loss", "gaussian_nll_loss", "hinge_embedding_loss", "margin_ranking_loss",

@@ -1,4 +1,4 @@
-"""conv3d, max_pool3d, avg_pool3d and adaptive_avg_pool3d (and their modules): one node each under
+"""conv3d, conv_transpose3d, max_pool3d, avg_pool3d and adaptive_avg_pool3d (and their modules): one node each under
 PyTorch's name, gradients by finite differences (first and second order), values and gradients
 against PyTorch's over strides, padding, dilation, groups and ties, their errors, and from a program."""
 import numpy as np
@@ -17,6 +17,9 @@ F = gs.nn.functional
 
 CONV_CASES = [{}, {"stride": 2}, {"stride": (1, 2, 3), "padding": (1, 0, 2), "dilation": (2, 1, 1)},
               {"groups": 2, "padding": 1}, {"padding": "same"}, {"padding": "same", "dilation": 2}]
+TRANSPOSED_CASES = [({}, 1), ({"stride": 2}, 1),
+                    ({"stride": (2, 1, 3), "padding": (1, 0, 1), "output_padding": (1, 0, 2), "dilation": (1, 2, 1)}, 1),
+                    ({"padding": 1}, 2), ({"stride": 3, "dilation": 2, "output_padding": 1}, 1)]
 POOL_CASES = [("max_pool3d", {"kernel_size": 2}), ("max_pool3d", {"kernel_size": 3, "stride": 2, "padding": 1}),
               ("max_pool3d", {"kernel_size": (2, 3, 2), "stride": (1, 2, 3), "dilation": (2, 1, 1)}),
               ("max_pool3d", {"kernel_size": 3, "stride": 2, "ceil_mode": True}),
@@ -33,6 +36,16 @@ def _conv(T, kw):
     w = T.tensor(rng.standard_normal((6, 4 // kw.get("groups", 1), 3, 2, 3)), requires_grad=True)
     b = T.tensor(rng.standard_normal(6), requires_grad=True)
     y = T.nn.functional.conv3d(x, w, b, **kw)
+    (y * y).sum().backward()
+    return y, [y.detach().numpy(), x.grad.numpy(), w.grad.numpy(), b.grad.numpy()]
+
+
+def _transposed(T, kw, groups):
+    rng = np.random.default_rng(0)
+    x = T.tensor(rng.standard_normal((2, 4, 3, 4, 5)), requires_grad=True)
+    w = T.tensor(rng.standard_normal((4, 6 // groups, 3, 2, 3)), requires_grad=True)
+    b = T.tensor(rng.standard_normal(6), requires_grad=True)
+    y = T.nn.functional.conv_transpose3d(x, w, b, groups=groups, **kw)
     (y * y).sum().backward()
     return y, [y.detach().numpy(), x.grad.numpy(), w.grad.numpy(), b.grad.numpy()]
 
@@ -56,6 +69,28 @@ def test_conv3d_is_one_convolution_node_with_correct_gradients(kw):
     b = gs.tensor(rng.standard_normal(2), requires_grad=True)
     assert gradcheck(lambda x, w, b: F.conv3d(x, w, b, **kw), (x, w, b))
     assert gradgradcheck(lambda x, w, b: F.conv3d(x, w, b, **kw), (x, w, b))
+
+
+@pytest.mark.parametrize(("kw", "groups"), TRANSPOSED_CASES)
+def test_conv_transpose3d_is_one_node_with_correct_gradients(kw, groups):
+    y, _ = _transposed(gs, kw, groups)
+    assert y.grad_fn.name() == "ConvolutionBackward0"
+    rng = np.random.default_rng(4)
+    x = gs.tensor(rng.standard_normal((1, 2, 2, 2, 2)), requires_grad=True)
+    w = gs.tensor(rng.standard_normal((2, 2 // groups, 2, 2, 2)), requires_grad=True)
+    b = gs.tensor(rng.standard_normal(2), requires_grad=True)
+    assert gradcheck(lambda x, w, b: F.conv_transpose3d(x, w, b, groups=groups, **kw), (x, w, b))
+    assert gradgradcheck(lambda x, w, b: F.conv_transpose3d(x, w, b, groups=groups, **kw), (x, w, b))
+
+
+@pytest.mark.torch
+@pytest.mark.skipif(torch is None, reason="PyTorch is not installed")
+@pytest.mark.parametrize(("kw", "groups"), TRANSPOSED_CASES)
+def test_conv_transpose3d_matches_torch(kw, groups):
+    (ours, a), (theirs, b) = _transposed(gs, kw, groups), _transposed(torch, kw, groups)
+    for p, q in zip(a, b):
+        assert p.shape == q.shape
+        np.testing.assert_allclose(p, q, rtol=1e-10, atol=1e-10)
 
 
 @pytest.mark.parametrize(("fn", "kw"), POOL_CASES)
@@ -96,6 +131,10 @@ def test_modules_and_unbatched_inputs():
     assert net(gs.randn(1, 4, 8, 8)).shape == (2, 1, 2, 2)   # unbatched
     assert "Conv3d(1, 4, kernel_size=(3, 3, 3), stride=(1, 1, 1), padding=(1, 1, 1))" in repr(net)
     assert net[0].weight.shape == (4, 1, 3, 3, 3)
+    up = gs.nn.ConvTranspose3d(2, 3, 3, stride=2, padding=1)
+    assert up.weight.shape == (2, 3, 3, 3, 3)
+    assert up(gs.randn(1, 2, 3, 4, 5), output_size=(6, 8, 10)).shape == (1, 3, 6, 8, 10)
+    assert up(gs.randn(2, 3, 4, 5)).shape == (3, 5, 7, 9)
 
 
 def test_errors():
@@ -110,6 +149,9 @@ def test_errors():
         F.max_pool3d(x, 2, return_indices=True)
     with pytest.raises(NotImplementedError, match="ceil_mode=True"):
         F.avg_pool3d(x, 3, 2, ceil_mode=True)
+    with pytest.raises(RuntimeError, match="output padding must be smaller than either stride or dilation, but got "
+                                           "output_padding_depth: 2 output_padding_height: 0"):
+        F.conv_transpose3d(x, gs.randn(2, 1, 1, 1, 1), output_padding=(2, 0, 0))
     with pytest.raises(RuntimeError, match="pad should be at most half of effective kernel size"):
         F.max_pool3d(x, 2, padding=2)
 
