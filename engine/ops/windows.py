@@ -2,6 +2,7 @@
 ``kaiser_window``): PyTorch's formulas; ``periodic`` windows are the symmetric window one longer,
 without its last value."""
 import math
+import numbers
 
 import numpy as np
 
@@ -12,6 +13,11 @@ __all__ = ["hann_window", "hamming_window", "blackman_window", "bartlett_window"
 
 
 def _window(name, window_length, periodic, dtype, device, requires_grad, values):
+    if isinstance(window_length, bool) or not isinstance(window_length, numbers.Integral):
+        # PyTorch's argument parser, before any value check (a tensor, a float, a bool)
+        raise TypeError(f"{name}(): argument 'window_length' (position 1) must be int, not "
+                        f"{'Tensor' if hasattr(window_length, '_data') else type(window_length).__name__}")
+    window_length = int(window_length)
     if window_length < 0:
         raise RuntimeError(f"{name} requires non-negative window_length, got window_length={window_length}")
     dt = _dt.as_dtype(dtype) if dtype is not None else _dt.get_default_dtype()
