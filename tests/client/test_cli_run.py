@@ -46,6 +46,17 @@ def test_run_prints_stdout_values_and_gradients(sample, server_url):
     assert "5/5" in out.stderr  # the progress bar followed log(step=..., total=...)
 
 
+def test_a_pasted_scripts_tqdm_draws_the_progress_bar(tmp_path, server_url):
+    # the tutorials' `for t in tqdm(range(epochs))` is the script's only progress report
+    (tmp_path / "tq.py").write_text("from tqdm import tqdm\n"
+                                    "for epoch in tqdm(range(4), desc='epochs'):\n"
+                                    "    print('epoch', epoch)\n")
+    out = gradserve("tq.py", "--url", server_url, cwd=tmp_path)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.splitlines()[:4] == ["epoch 0", "epoch 1", "epoch 2", "epoch 3"]
+    assert "epochs" in out.stderr and "4/4" in out.stderr, out.stderr
+
+
 def test_a_program_error_points_at_the_file_line_and_column(tmp_path, server_url):
     (tmp_path / "bad.py").write_text("a = torch.ones(2)\nb = a + undefined\n")
     out = gradserve("bad.py", "--url", server_url, "--no-progress", cwd=tmp_path)
