@@ -679,7 +679,8 @@ function onDebugError(ev) {
 }
 
 function installDebugger() {
-  for (const c of ["continue", "step", "next", "out"]) $(`dbg-${c}`).addEventListener("click", () => debugCommand(c));
+  // (cancel: a paused run's watchers may end it, SPEC section 4, where the Cancel button is the page's own runs')
+  for (const c of ["continue", "step", "next", "out", "cancel"]) $(`dbg-${c}`).addEventListener("click", () => debugCommand(c));
   $("eval-form").addEventListener("submit", (e) => {
     e.preventDefault();
     const expr = $("eval").value.trim();
