@@ -791,3 +791,24 @@ def test_viewer_cancels_a_paused_run_another_client_started(live_server, http, p
         assert page.problems == []
     finally:
         session.delete()
+
+
+def test_docs_page_draws_the_api_offline(live_server, http, page, shots):
+    """Newcomer 1: /docs (the address `gradserve serve` prints for the API) was FastAPI's Swagger UI, whose
+    script and stylesheet come from a CDN: on a machine without internet the page stayed blank. It is drawn
+    from /openapi.json by the server's own files now, with a curl line for each route."""
+    spec = http.get("/openapi.json").json()
+    operations = [(m.upper(), p) for p, ms in spec["paths"].items() for m in ms]
+    requested = []
+    page.on("request", lambda r: requested.append(r.url))
+    page.goto(f"{live_server.url}/docs")
+    _wait(page, f"document.querySelectorAll('#ops .op').length === {len(operations)}")
+    titles = page.locator("#ops .op h2").all_text_contents()
+    assert [t.replace("Bearer", "").strip() for t in titles] == [f"{m}{p}" for m, p in operations]
+    run = page.locator("#ops .op", has_text="/v1/sessions/{session_id}/run").first
+    text = run.text_content()
+    assert "program *" in text and "outputs" in text and "409" in text and "Bearer" in text
+    assert "curl -s -XPOST" in run.locator("pre").text_content()
+    assert all(u.startswith(live_server.url) for u in requested), requested   # nothing fetched from elsewhere
+    page.screenshot(path=shots / "18-docs.png", full_page=False)
+    assert page.problems == []
