@@ -45,7 +45,7 @@ def add_run_parser(subparsers) -> argparse.ArgumentParser:
     parser.add_argument("--no-progress", action="store_true", help="do not draw a progress bar")
     parser.add_argument("--debug", action="store_true",
                         help="run under the debugger: a pdb-like prompt at each pause (c, s, n, r, p EXPR, "
-                             "!STMT, l, w, b LINE [COND], q)")
+                             "!STMT, l, w, u, d, b LINE [COND], q)")
     parser.add_argument("--break", "-b", dest="breaks", action="append", default=[], metavar="LINE[:COND]",
                         help="with --debug: a breakpoint (repeatable)")
     parser.set_defaults(func=lambda args: sys.exit(run_command(args)))
