@@ -51,3 +51,34 @@ def test_f7_the_client_result_carries_it():
     r = RunResult.from_json({"values": {}, "grads": {}, "graph": None, "stdout": "", "omitted": omitted})
     assert r.omitted == omitted and "omitted" not in repr(r)
     assert RunResult.from_json({"values": {}, "grads": {}}).omitted is None
+
+
+@pytest.mark.parametrize("header, says", [
+    (None, "send it as the header 'Authorization: Bearer TOKEN'"),
+    ("TOKEN_ALONE", "the Authorization header is not of the form 'Bearer TOKEN'"),
+    ("Token abc", "the Authorization header is not of the form 'Bearer TOKEN'")])
+def test_f10_a_missing_or_misspelt_bearer_header_says_how_to_send_the_token(session, header, says):
+    """`curl -H "Authorization: $TOKEN"` (the scheme left out, a common slip) answered "missing bearer token",
+    as if nothing had been sent; the answer says what the header must look like, and never echoes it."""
+    headers = {} if header is None else {"Authorization": session.token if header == "TOKEN_ALONE" else header}
+    r = session.client.get(session.path, headers=headers)
+    assert r.status_code == 401 and r.headers["www-authenticate"] == "Bearer"
+    error = r.json()["error"]
+    assert error["type"] == "Unauthorized" and error["message"].startswith("missing bearer token (the session's token): ")
+    assert says in error["message"] and session.token not in r.text
+
+
+def test_f10_an_api_key_server_says_how_to_send_the_key(live_server, http):
+    before = live_server.settings.api_keys
+    live_server.settings.api_keys = ["k1"]
+    try:
+        error = http.post("/v1/sessions").json()["error"]
+        assert error["message"] == ("this server needs an API key to create sessions: send it as the header "
+                                    "'Authorization: Bearer KEY'")
+        error = http.post("/v1/sessions", headers={"Authorization": "k1"}).json()["error"]
+        assert "not of the form 'Bearer KEY'" in error["message"] and "k1" not in error["message"]
+        created = http.post("/v1/sessions", headers={"Authorization": "Bearer k1"})
+        assert created.status_code == 201
+        http.delete(f"/v1/sessions/{created.json()['id']}", headers={"Authorization": f"Bearer {created.json()['token']}"})
+    finally:
+        live_server.settings.api_keys = before
