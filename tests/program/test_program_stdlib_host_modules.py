@@ -554,6 +554,21 @@ def test_tqdm_counts_as_tqdm_does_and_one_bar_reports_at_a_time():
     assert [e["step"] for e in logs if e["desc"] == "after"] == [0, 1, 2]
 
 
+def test_tqdm_the_session_keeps_no_bar_between_runs():
+    import gc
+    import weakref
+
+    from gradserve.engine.program.stdlib.tqdm import tqdm as host_tqdm
+
+    ns = Namespace()
+    assert run("from tqdm import tqdm\nbar = tqdm(range(3))\nfor i in bar:\n    break\n", ns).ok
+    ref = weakref.ref(ns.get("bar"))
+    assert type(ref()) is host_tqdm
+    assert run("del bar\n", ns).ok
+    gc.collect()
+    assert ref() is None          # the open bar (what it wraps with it) went with the program's last name of it
+
+
 def test_tqdm_counts_steps_and_refuses_files(run_err, small_limits):
     e = run_err("from tqdm import tqdm\nfor i in tqdm(range(10**9)):\n    pass\n", limits=small_limits)
     assert e.type == "LimitExceeded"

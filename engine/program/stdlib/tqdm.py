@@ -6,6 +6,7 @@ the client, ``gradserve run`` and the viewer draw as their progress bar: at most
 run is still open (an inner loop's) stays silent. ``write`` prints to the program's output, as
 tqdm.write does."""
 from time import monotonic as _monotonic
+from weakref import ref as _weakref
 
 from ..builtin_functions import MAX_LOG_METRICS, MAX_LOG_NAME
 from ..errors import PROGRAM_EXCEPTIONS as _P
@@ -21,7 +22,8 @@ __all__ = ["tqdm", "trange"]
 
 
 def _reporter():
-    """This run's reporting bar holder: ``{"run": the run's start, "bar": the open bar that reports}``."""
+    """This run's reporting bar holder: ``{"run": the run's start, "bar": a weak reference to the bar that
+    reports, or None}``."""
     started = builtins().rt.started
     holder = session_state("tqdm", dict)
     if holder.get("run") != started:
@@ -85,11 +87,11 @@ class tqdm:
                 self.total is None or self.n < self.total):
             return
         holder = _reporter()
-        bar = holder["bar"]
+        bar = holder["bar"] and holder["bar"]()   # (a weak reference: the session keeps no bar, nor what it wraps)
         if bar is not self:
             if bar is not None and bar._open:
                 return               # an outer bar reports; this one stays silent
-            holder["bar"] = self
+            holder["bar"] = _weakref(self)
         self._shown = now
         self._dirty = False
         metrics = {"step": self.n}
