@@ -221,8 +221,10 @@ function updateStatus() {
   const m = r.metrics;
   if (m) {
     const parts = [];
+    const desc = typeof m.desc === "string" && m.desc ? m.desc : null;   // a program's tqdm(desc=...): the title
     if (m.step !== undefined) parts.push(["step", m.total !== undefined ? `${fmt(m.step)}/${fmt(m.total)}` : fmt(m.step)]);
-    for (const k in m) if (k !== "step" && k !== "total") parts.push([k, metricText(m[k])]);
+    for (const k in m) if (k !== "step" && k !== "total" && !(desc && k === "desc")) parts.push([k, metricText(m[k])]);
+    if (desc) metrics.append(bold(clip(desc, 60)), parts.length ? " · " : "");
     parts.forEach(([k, v], i) => { if (i) metrics.append(" · "); metrics.append(`${k} `, bold(v)); });
   }
   if (m && typeof m.step === "number" && typeof m.total === "number" && m.total > 0) {

@@ -812,3 +812,21 @@ def test_docs_page_draws_the_api_offline(live_server, http, page, shots):
     assert all(u.startswith(live_server.url) for u in requested), requested   # nothing fetched from elsewhere
     page.screenshot(path=shots / "18-docs.png", full_page=False)
     assert page.problems == []
+
+
+def test_viewer_titles_the_status_line_with_a_programs_tqdm_desc(live_server, http, page):
+    """Newcomer 1: a program's tqdm reports as log events (step = n, total, desc, postfix); the status line
+    shows its desc as the title ("epochs · step 3/3 · loss 0.5"), not as a metric "desc epochs"."""
+    session = open_session(http)
+    try:
+        _watch(page, live_server, session)
+        session.ok("from tqdm import tqdm\nbar = tqdm(range(3), desc='epochs')\nfor i in bar:\n"
+                   "    bar.set_postfix(loss=0.5)\n")
+        _finished(page)
+        _wait(page, "document.getElementById('run-metrics').textContent.includes('3/3')")
+        assert page.locator("#run-metrics").text_content() == "epochs · step 3/3 · loss 0.5"
+        assert page.locator("#run-metrics b").first.text_content() == "epochs"
+        assert page.evaluate("document.getElementById('run-progress').value") == 3
+        assert page.problems == []
+    finally:
+        session.delete()
