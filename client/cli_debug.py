@@ -6,6 +6,7 @@ The run stops before its first line (as pdb does), at breakpoints (``--break LIN
 
     c            continue            s   step (into calls)     n   next (this frame)
     r            return (out)        l   source around the line   w   the stack
+    u / d        up to the caller's frame / down again (p, !, l and w then work there)
     p EXPR       print an expression, evaluated in the paused frame
     !STMT        run statements in the paused frame (assignments persist)
     b [LINE [COND]]  list breakpoints, or set one (with a condition)
@@ -103,6 +104,7 @@ class DebugPrompt:
         self.input = input_fn
         self.breakpoints: list[dict] = []
         self.last = ""
+        self.frame: int | None = None   # the stack index ``u`` / ``d`` moved to (None: the paused frame)
 
     # ------------------------------------------------------------ output
     def say(self, text: str) -> None:
@@ -117,8 +119,9 @@ class DebugPrompt:
                                         for k, v in event.metrics.items()))
 
     def where(self, pause) -> None:
+        current = self._frame_index(pause)
         for i, frame in enumerate(pause.stack):
-            mark = ">" if i == len(pause.stack) - 1 else " "
+            mark = ">" if i == current else " "
             self.say(f"{mark} {self.name}({frame['line']}){frame['function']}()")
             self.say(f"-> {self._text(frame['line']).strip()}")
 
@@ -131,6 +134,24 @@ class DebugPrompt:
 
     def _text(self, line) -> str:
         return self.lines[line - 1] if line and 1 <= line <= len(self.lines) else ""
+
+    def _frame_index(self, pause) -> int:
+        return len(pause.stack) - 1 if self.frame is None else self.frame
+
+    def move(self, pause, by: int) -> None:
+        """``u`` (by -1) and ``d`` (by +1): the frame that p, !, l and w look at, as in pdb."""
+        if not pause.stack:
+            return
+        index = self._frame_index(pause) + by
+        if index < 0:
+            self.say("*** Oldest frame")
+        elif index >= len(pause.stack):
+            self.say("*** Newest frame")
+        else:
+            self.frame = None if index == len(pause.stack) - 1 else index
+            frame = pause.stack[index]
+            self.say(f"> {self.name}({frame['line']}){frame['function']}()")
+            self.say(f"-> {self._text(frame['line']).strip()}")
 
     def announce(self, pause) -> None:
         if pause.reason == "exception" and pause.exception:
@@ -150,6 +171,7 @@ class DebugPrompt:
     # ------------------------------------------------------------ commands
     def prompt(self, pause) -> bool:
         """Answers commands until one resumes the run; False when the user quit."""
+        self.frame = None
         self.announce(pause)
         while True:
             try:
@@ -182,15 +204,18 @@ class DebugPrompt:
                     pause.cancel()
                     return False
                 if word in ("l", "list"):
-                    self.listing(int(rest) if rest else pause.line or 1)
+                    self.listing(int(rest) if rest else pause.stack[self._frame_index(pause)]["line"]
+                                 if pause.stack else pause.line or 1)
+                elif word in ("u", "up", "d", "down") and not rest:
+                    self.move(pause, -1 if word in ("u", "up") else 1)
                 elif word in ("w", "where", "bt"):
                     self.where(pause)
                 elif word in ("h", "help", "?"):
                     self.say(HELP.rstrip())
                 elif word == "p" and rest:
-                    self.say(show_value(pause.eval(rest)))
+                    self.say(show_value(pause.eval(rest, frame=self.frame)))
                 elif line.startswith("!"):
-                    pause.exec(line[1:].strip())
+                    pause.exec(line[1:].strip(), frame=self.frame)
                 elif word in ("b", "break"):
                     self.set_break(pause, rest)
                 elif word in ("cl", "clear"):
@@ -208,11 +233,11 @@ class DebugPrompt:
 
     def evaluate_or_run(self, pause, text: str) -> None:
         try:
-            self.say(show_value(pause.eval(text)))
+            self.say(show_value(pause.eval(text, frame=self.frame)))
         except ProgramError as e:
             if e.type != "SyntaxError":
                 raise
-            pause.exec(text)
+            pause.exec(text, frame=self.frame)
 
     def set_break(self, pause, rest: str) -> None:
         if not rest:

@@ -34,7 +34,8 @@ def add_run_parser(subparsers) -> argparse.ArgumentParser:
                     "progress, then print its values and gradients.")
     parser.add_argument("file", help="the program, a .py file")
     parser.add_argument("--input", "-i", action="append", default=[], metavar="NAME=FILE.npy",
-                        help="bind a NumPy .npy file as a variable before the run (repeatable)")
+                        help="bind a NumPy .npy file as a variable before the run (repeatable); FILE.npz "
+                             "binds each array of the archive under its name")
     parser.add_argument("--output", "-o", action="append", default=None, metavar="NAME",
                         help="a value to print (repeatable; default: every tensor it binds)")
     parser.add_argument("--url", default=os.environ.get("GRADSERVE_URL"),
@@ -44,21 +45,61 @@ def add_run_parser(subparsers) -> argparse.ArgumentParser:
     parser.add_argument("--no-progress", action="store_true", help="do not draw a progress bar")
     parser.add_argument("--debug", action="store_true",
                         help="run under the debugger: a pdb-like prompt at each pause (c, s, n, r, p EXPR, "
-                             "!STMT, l, w, b LINE [COND], q)")
+                             "!STMT, l, w, u, d, b LINE [COND], q)")
     parser.add_argument("--break", "-b", dest="breaks", action="append", default=[], metavar="LINE[:COND]",
                         help="with --debug: a breakpoint (repeatable)")
     parser.set_defaults(func=lambda args: sys.exit(run_command(args)))
     return parser
 
 
+def _load_arrays(path: str) -> dict[str, np.ndarray]:
+    """The arrays of a ``.npy`` file (``{"": array}``) or a ``.npz`` archive (by name); a file of another kind
+    (a ``torch.save`` file is a zip too, which ``np.load`` takes for an archive) is a ``ValueError``."""
+    advice = "save arrays with numpy.save or numpy.savez (a torch tensor: numpy.save(path, t.numpy()))"
+    try:
+        loaded = np.load(path, allow_pickle=False)
+    except ValueError:   # a pickle, or no NumPy file at all
+        raise ValueError(f"{path}: not a NumPy .npy or .npz file; {advice}") from None
+    if isinstance(loaded, np.ndarray):
+        arrays = {"": loaded}
+    else:
+        with loaded:
+            try:
+                arrays = {key: loaded[key] for key in loaded.files}
+            except ValueError:   # a pickled member
+                arrays = {"": None}
+    if not all(isinstance(a, np.ndarray) for a in arrays.values()):   # (np.load reads other members as bytes)
+        raise ValueError(f"{path}: not a NumPy .npz archive (a zip of .npy files); {advice}")
+    if not arrays:
+        raise ValueError(f"{path}: the archive holds no arrays")
+    for key, array in arrays.items():
+        if array.dtype.kind not in "fiub":
+            raise ValueError(f"{path}{f' ({key})' if key else ''}: an array of dtype {array.dtype} is not a tensor "
+                             f"(numbers or booleans)")
+    return arrays
+
+
 def parse_inputs(specs: list[str]) -> dict[str, np.ndarray]:
-    """``["x=x.npy", ...]`` as ``{"x": array}``."""
+    """``["x=x.npy", "y=one.npz", "data.npz", ...]`` as ``{"x": array, ...}``: a bare ``.npz`` binds each of
+    its arrays under its own name (``numpy.savez(path, x=..., y=...)``)."""
     inputs = {}
     for spec in specs:
         name, sep, path = spec.partition("=")
+        if not sep and spec.endswith(".npz"):
+            arrays = _load_arrays(spec)
+            bad = [key for key in arrays if not key.isidentifier()]
+            if bad:
+                raise ValueError(f"{spec}: its arrays {bad[:4]} are not variable names; pass NAME=FILE.npz for "
+                                 f"an archive of one array")
+            inputs.update(arrays)
+            continue
         if not sep or not name.isidentifier() or not path:
-            raise ValueError(f"--input takes NAME=FILE.npy, not {spec!r}")
-        inputs[name] = np.load(path, allow_pickle=False)
+            raise ValueError(f"--input takes NAME=FILE.npy (or FILE.npz, each array under its name), not {spec!r}")
+        arrays = _load_arrays(path)
+        if len(arrays) != 1:
+            raise ValueError(f"{path} holds {len(arrays)} arrays ({', '.join(list(arrays)[:8])}): pass {path} "
+                             f"alone to bind each under its name")
+        inputs[name] = next(iter(arrays.values()))
     return inputs
 
 

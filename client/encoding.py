@@ -54,6 +54,26 @@ def _nested_json(value: Any) -> Any:
     return value
 
 
+def _holds_arrays(value: Any) -> bool:
+    """Whether a nested list holds arrays (NumPy's, or anything with ``__array__``, such as torch's)."""
+    if isinstance(value, (list, tuple)):
+        return any(_holds_arrays(v) for v in value)
+    return not isinstance(value, (bool, int, float, np.generic)) and hasattr(value, "__array__")
+
+
+def _stacked(value: list | tuple) -> np.ndarray:
+    """A list of equal-shape arrays as one array of their dtype, as ``torch.tensor(list_of_arrays)`` makes;
+    arrays of different shapes are not one tensor (a ragged batch): ``ValueError`` saying what to send."""
+    try:
+        return np.asarray(value)
+    except ValueError:
+        shapes = [tuple(np.shape(v)) for v in value[:4]]
+        more = ", ..." if len(value) > 4 else ""
+        raise ValueError(f"a list of arrays of different shapes ({', '.join(map(str, shapes))}{more}) is not one "
+                         f"tensor: send each as an input of its own (inputs={{'x0': a, 'x1': b}}, then "
+                         f"[x0, x1] in the program), or pad them to one shape") from None
+
+
 def torch_typed_array(data: Any) -> np.ndarray:
     """Python data typed as ``torch.tensor`` types it: floats float32, integers int64, bools bool."""
     array = np.asarray(data)
@@ -80,6 +100,8 @@ def encode_tensor(value: Any, *, encoding: str = "json", requires_grad: bool = F
     """
     if encoding not in ENCODINGS:
         raise ValueError(f"encoding must be one of {ENCODINGS}, not {encoding!r}")
+    if isinstance(value, (list, tuple)) and _holds_arrays(value):
+        value = _stacked(value)  # (json could not write the arrays inside; their dtype is kept)
     is_python = isinstance(value, (bool, int, float, list, tuple))
     if encoding in ("auto", "binary"):  # one JSON object: NumPy data exact as base64, Python data as JSON
         encoding = "json" if is_python else "base64"

@@ -20,7 +20,8 @@ def _short(value: Any) -> Any:
 
 
 class ProgressBar:
-    """Follows ``Log`` events: ``step`` moves the bar, ``total`` sizes it, the rest is a postfix."""
+    """Follows ``Log`` events: ``step`` moves the bar, ``total`` sizes it, a string ``desc`` (a program's
+    ``tqdm(desc=...)``) titles it, the rest is a postfix."""
 
     def __init__(self, description: str | None = None, file=None):
         self._description = description
@@ -30,15 +31,18 @@ class ProgressBar:
     def update(self, event: Log) -> None:
         metrics = dict(event.metrics)
         step, total = metrics.pop("step", None), metrics.pop("total", None)
+        desc = metrics.pop("desc") if isinstance(metrics.get("desc"), str) else None
         postfix = {k: _short(v) for k, v in metrics.items()}
         if _tqdm is None:
             where = f"{step}/{total}" if total is not None else f"{step}"
             rest = " ".join(f"{k}={v}" for k, v in postfix.items())
-            print(f"[{where}] {rest}".rstrip(), file=self._file, flush=True)
+            print(f"{desc + ' ' if desc else ''}[{where}] {rest}".rstrip(), file=self._file, flush=True)
             return
         if self._bar is None:
-            self._bar = _tqdm(total=total, desc=self._description, file=self._file,
+            self._bar = _tqdm(total=total, desc=desc or self._description, file=self._file,
                               dynamic_ncols=True, leave=True)
+        elif desc is not None and desc != self._bar.desc:
+            self._bar.set_description_str(desc, refresh=False)
         if total is not None and self._bar.total != total:
             self._bar.total = total
         if isinstance(step, (int, float)):

@@ -9,13 +9,16 @@ from .encoding import decode_value
 
 @dataclass
 class RunResult:
-    """A run's answer: ``values`` and ``grads`` as NumPy arrays (numbers stay numbers)."""
+    """A run's answer: ``values`` and ``grads`` as NumPy arrays (numbers stay numbers); ``omitted``, when the
+    server left values out (``{"limit", "message"}``: a run that named no ``outputs`` and bound more than 64
+    tensors answers the first 64, and the message lists the others)."""
 
     values: dict[str, Any]
     grads: dict[str, Any]
     graph: dict | None
     stdout: str
     elapsed_ms: float | None = None
+    omitted: dict | None = field(default=None, repr=False)
 
     def __getitem__(self, name: str) -> Any:
         return self.values[name]
@@ -32,7 +35,7 @@ class RunResult:
         return cls(values={k: decode_value(v) for k, v in (body.get("values") or {}).items()},
                    grads={k: decode_value(v) for k, v in (body.get("grads") or {}).items()},
                    graph=body.get("graph"), stdout=body.get("stdout") or "",
-                   elapsed_ms=body.get("elapsed_ms"))
+                   elapsed_ms=body.get("elapsed_ms"), omitted=body.get("omitted"))
 
 
 @dataclass(frozen=True)

@@ -25,9 +25,13 @@ def encode_inputs(inputs: dict | None, encoding: str, raws: list | None = None) 
     encoded); with ``raws``, NumPy data goes as raw bytes of a binary request."""
     out = {}
     for name, value in (inputs or {}).items():
-        if isinstance(value, RemoteTensor):
-            raise TypeError(f"input {name!r} is a RemoteTensor: use its .name in the program")
-        out[name] = encode_input(value, encoding, raws)
+        if isinstance(value, RemoteTensor) or isinstance(value, (list, tuple)) and any(
+                isinstance(v, RemoteTensor) for v in value):
+            raise TypeError(f"input {name!r} is or holds a RemoteTensor: use its .name in the program")
+        try:
+            out[name] = encode_input(value, encoding, raws)
+        except (TypeError, ValueError) as e:
+            raise type(e)(f"input {name!r}: {e}") from None
     return out
 
 
@@ -136,7 +140,9 @@ class Session(_SessionBase):
 
     def run(self, program: str, inputs: dict | None = None, outputs: list[str] | None = None,
             graph: bool = False, encoding: str = "auto") -> RunResult:
-        """Run a program; ``inputs`` are bound as variables first. Raises ``ProgramError``."""
+        """Run a program; ``inputs`` are bound as variables first, each a NumPy array, a torch tensor, a
+        number, a nested list, a list of equal-shape arrays (one tensor, as ``torch.tensor`` makes) or a
+        wire form (``{"data": ..., "requires_grad": True}``). Raises ``ProgramError``."""
         return self._client._call(self._run_call(program, inputs, outputs, graph, encoding))
 
     def stream(self, program: str, inputs: dict | None = None, outputs: list[str] | None = None,

@@ -53,10 +53,14 @@ def reply_graph(graph, buffers):
 
 
 def run_skeleton(reply, buffers):
-    return {"values": {k: skeleton(v, buffers) for k, v in reply["values"].items()},
+    tree = {"values": {k: skeleton(v, buffers) for k, v in reply["values"].items()},
             "grads": {k: skeleton(v, buffers) for k, v in reply["grads"].items()},
             "graph": reply_graph(reply.get("graph"), buffers), "stdout": reply.get("stdout", ""),
             "elapsed_ms": reply.get("elapsed_ms")}
+    omitted = reply.get("omitted")
+    if type(omitted) is dict:   # values left out of the answer ({"limit", "message"}), the worker says which
+        tree["omitted"] = {"limit": str(omitted.get("limit")), "message": str(omitted.get("message"))}
+    return tree
 
 
 def _arrays(tree):

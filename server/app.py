@@ -68,7 +68,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             app.state.body_parser.stop()
             await backend.stop()
 
-    app = FastAPI(title="gradserve", version="0.1.0", lifespan=lifespan,
+    app = FastAPI(title="gradserve", version="0.1.0", lifespan=lifespan, docs_url=None,   # (routes/viewer.py)
                   description="Autograd as a service: run PyTorch-flavoured programs define-by-run on "
                               "session-scoped workers; values, gradients and graphs over HTTP and WebSocket.")
     app.state.settings = settings

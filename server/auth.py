@@ -23,11 +23,18 @@ async def api_key(request: Request, credentials: HTTPAuthorizationCredentials | 
     if not keys:
         return None
     if credentials is None:
-        raise unauthorized("this server needs an API key to create sessions")
+        raise unauthorized(_missing(request, "this server needs an API key to create sessions", "KEY"))
     given = credentials.credentials.encode("utf-8", "surrogatepass")
     if not any([hmac.compare_digest(given, k.encode()) for k in keys]):  # every key compared, no early exit
         raise unauthorized("unknown API key")
     return credentials.credentials
+
+
+def _missing(request, what, placeholder):
+    """Why a request carries no bearer credential, and how to send one (the header's value is not echoed)."""
+    if request.headers.get("authorization"):
+        return f"{what}: the Authorization header is not of the form 'Bearer {placeholder}'"
+    return f"{what}: send it as the header 'Authorization: Bearer {placeholder}'"
 
 
 def bearer_token(request):
@@ -50,7 +57,7 @@ class SessionBearer(HTTPBearer):
     async def __call__(self, request: Request, session_id: str = Path(max_length=64)):
         token = bearer_token(request)
         if token is None:
-            raise unauthorized()
+            raise unauthorized(_missing(request, "missing bearer token (the session's token)", "TOKEN"))
         state = request.app.state
         found = await state.sessions.authenticate(session_id, token)
         if found is None:

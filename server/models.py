@@ -104,6 +104,9 @@ class RunResult(BaseModel):
     graph: dict[str, Any] | None
     stdout: str
     elapsed_ms: float
+    omitted: dict[str, str] | None = Field(None, description="present when values were left out of this answer: "
+                                           "{\"limit\", \"message\"} (auto_outputs: the run bound more than 64 "
+                                           "tensors and no outputs were named; the message lists them)")
 
 
 class VariableValue(BaseModel):

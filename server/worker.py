@@ -243,9 +243,16 @@ class Worker:
         out = []
         names = header.get("outputs")
         given = names is not None
+        omitted = None
         if not given:
             names = [n for n in dict.fromkeys(outcome.bound) if runtime.is_tensor(_lookup(ns, n))]
-            names = names[:MAX_AUTO_OUTPUTS]
+            if len(names) > MAX_AUTO_OUTPUTS:   # said in the answer: 64 of 70 values looked like all of them
+                left = names[MAX_AUTO_OUTPUTS:]
+                omitted = {"limit": "auto_outputs", "message": (
+                    f"the run bound {len(names)} tensors and no \"outputs\" were asked for: the answer holds the "
+                    f"first {MAX_AUTO_OUTPUTS}; left out: {', '.join(left[:8])}{', ...' if len(left) > 8 else ''} "
+                    f"(name the values you want in \"outputs\")")}
+                names = names[:MAX_AUTO_OUTPUTS]
         # each name once (the answer is keyed by name): 400,000 copies of one name were each encoded and
         # sent as a buffer of their own, 25 s of work for a 4 MB request (hostile pass 11)
         first = {}
@@ -260,8 +267,11 @@ class Worker:
                 e.error["field"] = f"outputs.{first[e.error['name']]}"
             raise
         graph = runtime.graph_json(tensors, observer, ns, _graph_max_nodes(header)) if header.get("graph") else None
-        return {"values": values, "grads": grads, "graph": _graph_buffer(graph, out), "stdout": outcome.stdout,
-                "elapsed_ms": elapsed_ms}, out
+        reply = {"values": values, "grads": grads, "graph": _graph_buffer(graph, out), "stdout": outcome.stdout,
+                 "elapsed_ms": elapsed_ms}
+        if omitted is not None:
+            reply["omitted"] = omitted
+        return reply, out
 
     def _bind_inputs(self, ns, inputs, buffers, limits):
         arrays = {name: unpack_array(entry, buffers) for name, entry in inputs.items()}

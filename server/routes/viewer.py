@@ -1,4 +1,6 @@
-"""GET /viewer: a browser page that watches a session's runs and draws their graphs."""
+"""GET /viewer: a browser page that watches a session's runs and draws their graphs; GET /docs: the API,
+drawn from /openapi.json by a page of its own (FastAPI's Swagger UI loads its script from a CDN: offline, or
+under this CSP, it is a blank page)."""
 from importlib.resources import files
 
 from fastapi import APIRouter
@@ -16,7 +18,8 @@ _HEADERS = {
     "X-Content-Type-Options": "nosniff",
     "Referrer-Policy": "no-referrer",
 }
-_ASSETS = {"viewer.js": "text/javascript", "draw.js": "text/javascript", "viewer.css": "text/css"}
+_ASSETS = {"viewer.js": "text/javascript", "draw.js": "text/javascript", "viewer.css": "text/css",
+           "docs.js": "text/javascript", "docs.css": "text/css"}
 # the drawing code is the client's (RunResult._repr_html_ draws with it in notebooks); the page loads the same file
 _PLACES = {"draw.js": files("gradserve.client") / "static"}
 
@@ -25,6 +28,12 @@ _PLACES = {"draw.js": files("gradserve.client") / "static"}
 async def viewer():
     """The graph viewer (open it with #session=<id>&token=<token>, or fill in the form)."""
     return HTMLResponse(_STATIC.joinpath("viewer.html").read_text(encoding="utf-8"), headers=_HEADERS)
+
+
+@router.get("/docs", include_in_schema=False)
+async def docs():
+    """The API: every route of /openapi.json with its parameters, body, answers and a curl line."""
+    return HTMLResponse(_STATIC.joinpath("docs.html").read_text(encoding="utf-8"), headers=_HEADERS)
 
 
 @router.get("/viewer/{asset}", include_in_schema=False)

@@ -221,8 +221,10 @@ function updateStatus() {
   const m = r.metrics;
   if (m) {
     const parts = [];
+    const desc = typeof m.desc === "string" && m.desc ? m.desc : null;   // a program's tqdm(desc=...): the title
     if (m.step !== undefined) parts.push(["step", m.total !== undefined ? `${fmt(m.step)}/${fmt(m.total)}` : fmt(m.step)]);
-    for (const k in m) if (k !== "step" && k !== "total") parts.push([k, metricText(m[k])]);
+    for (const k in m) if (k !== "step" && k !== "total" && !(desc && k === "desc")) parts.push([k, metricText(m[k])]);
+    if (desc) metrics.append(bold(clip(desc, 60)), parts.length ? " · " : "");
     parts.forEach(([k, v], i) => { if (i) metrics.append(" · "); metrics.append(`${k} `, bold(v)); });
   }
   if (m && typeof m.step === "number" && typeof m.total === "number" && m.total > 0) {
@@ -679,7 +681,8 @@ function onDebugError(ev) {
 }
 
 function installDebugger() {
-  for (const c of ["continue", "step", "next", "out"]) $(`dbg-${c}`).addEventListener("click", () => debugCommand(c));
+  // (cancel: a paused run's watchers may end it, SPEC section 4, where the Cancel button is the page's own runs')
+  for (const c of ["continue", "step", "next", "out", "cancel"]) $(`dbg-${c}`).addEventListener("click", () => debugCommand(c));
   $("eval-form").addEventListener("submit", (e) => {
     e.preventDefault();
     const expr = $("eval").value.trim();

@@ -118,6 +118,45 @@ def test_post_mortem_then_the_error(tmp_path, server_url):
     assert child.exitstatus == 1
 
 
+def test_up_and_down_move_the_frame_that_p_bang_l_and_w_look_at(tmp_path, server_url):
+    """Newcomer 1: at a post-mortem in a function, `u` (pdb's way to the caller's variables) answered
+    "*** NameError: name 'u' is not defined"."""
+    program = "def f(a):\n    b = a * 2\n    return b[10]\nv = [1, 2]\nr = f(v)\n"
+    child = _spawn(tmp_path, server_url, program=program)
+    try:
+        _prompt(child)
+        child.sendline("c")
+        assert "> train.py(3)f()" in _prompt(child)
+        child.sendline("u")
+        before = _prompt(child)
+        assert "> train.py(5)<module>()" in before and "-> r = f(v)" in before
+        child.sendline("p len(v) * 10")
+        assert _prompt(child).splitlines()[-1].strip() == "20"
+        child.sendline("!v = [7]")
+        _prompt(child)
+        child.sendline("w")
+        before = _prompt(child)
+        assert "> train.py(5)<module>()" in before and "  train.py(3)f()" in before
+        child.sendline("l")
+        assert "   5  -> r = f(v)" in _prompt(child)
+        child.sendline("u")
+        assert "*** Oldest frame" in _prompt(child)
+        child.sendline("d")
+        assert "> train.py(3)f()" in _prompt(child)
+        child.sendline("d")
+        assert "*** Newest frame" in _prompt(child)
+        child.sendline("p b")
+        assert _prompt(child).splitlines()[-1].strip() == "[1, 2, 1, 2]"
+        child.sendline("u")
+        _prompt(child)
+        child.sendline("p v")
+        assert _prompt(child).splitlines()[-1].strip() == "[7]"    # the caller's assignment persisted
+        child.sendline("q")
+        child.expect(pexpect.EOF)
+    finally:
+        child.close()
+
+
 def test_break_option_stops_there(tmp_path, server_url):
     child = _spawn(tmp_path, server_url, "--break", "9:i == 3")
     try:

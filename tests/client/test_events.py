@@ -83,6 +83,17 @@ def test_progress_bar_follows_log_events():
         assert out.getvalue().count("3/3") == 1, out.getvalue()
 
 
+def test_progress_bar_takes_a_programs_tqdm_desc_as_its_title():
+    # a program's tqdm(desc="epochs") reports desc with its step: the bar is titled by it, not postfixed
+    out = io.StringIO()
+    bar = ProgressBar(description="train.py", file=out)
+    bar.update(Log("r", 0, metrics={"step": 0, "total": 2, "desc": "epochs"}))
+    bar.update(Log("r", 1, metrics={"step": 1, "total": 2, "desc": "epoch 1", "loss": 0.5}))
+    bar.close(finished=True)
+    text = out.getvalue()
+    assert "epoch 1" in text and "desc=" not in text and "loss=0.5" in text, text
+
+
 def test_stream_url_uses_ws_scheme_and_token_query():
     assert stream_url("http://h:1", "s 1", "t&k") == "ws://h:1/v1/sessions/s%201/stream?token=t%26k"
     assert stream_url("https://h/", "s", "t").startswith("wss://h/v1/sessions/s/stream")

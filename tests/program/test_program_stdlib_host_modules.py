@@ -1,7 +1,9 @@
 """Program-side ``sys``, ``os`` / ``os.path``, ``types``, ``pprint``, ``struct``, ``json`` and ``statistics`` (SPEC
 section 2): what scripts use of them, compared with CPython where CPython's answer does not
 depend on the host, and kept from the host where it would (files, environment, interpreter)."""
+import io
 import os as host_os
+import textwrap
 
 import pytest
 
@@ -462,7 +464,7 @@ def test_statistics_never_reads_a_programs_objects(run_err):
 
 
 # --------------------------------------------------------------------------- tqdm
-def test_tqdm_iterates_what_it_wraps_and_draws_nothing():
+def test_tqdm_iterates_what_it_wraps():
     out = program_stdout("""
     from tqdm.auto import tqdm
     import tqdm as tq
@@ -487,6 +489,84 @@ def test_tqdm_iterates_what_it_wraps_and_draws_nothing():
     print(total, bar.n, bar.total, len(it), list(tqdm(gen())), it.n, [x for x in it], it.n)
     """)
     assert out == "written\n16 3 10 4 [7] 0 [0, 1, 2, 3] 4\n"
+
+
+def _logs(src):
+    out = run(textwrap.dedent(src), Namespace())
+    assert out.ok, out.error
+    return out.logs
+
+
+def test_tqdm_reports_its_progress_as_log_events():
+    # a pasted script's tqdm is its only progress report: it reaches the caller as log(step, total, ...)
+    # events (the client's bar, `gradserve run`, the viewer), the first state, then at most one per
+    # mininterval, and always the last
+    logs = _logs("""
+    from tqdm import tqdm, trange
+    for i in tqdm(range(5), desc="train"):
+        pass
+    bar = trange(3, mininterval=0)
+    for i in bar:
+        bar.set_description(f"epoch {i}")
+        bar.set_postfix(loss=torch.tensor(0.5) / (i + 1), lr=0.1, note="ok", skipped=[1, 2])
+    with tqdm(total=10) as t:
+        t.update(4)
+        t.update(6)
+    """)
+    assert logs[:2] == [{"step": 0, "total": 5, "desc": "train"}, {"step": 5, "total": 5, "desc": "train"}]
+    assert logs[2] == {"step": 0, "total": 3}
+    assert logs[3] == {"step": 0, "total": 3, "desc": "epoch 0"}
+    assert logs[4] == {"step": 0, "total": 3, "desc": "epoch 0", "loss": 0.5, "lr": 0.1, "note": "ok"}
+    assert logs[-3] == {"step": 3, "total": 3, "desc": "epoch 2", "loss": pytest.approx(0.5 / 3), "lr": 0.1,
+                        "note": "ok"}
+    assert logs[-2:] == [{"step": 0, "total": 10}, {"step": 10, "total": 10}]
+
+
+def test_tqdm_counts_as_tqdm_does_and_one_bar_reports_at_a_time():
+    tqdm_host = pytest.importorskip("tqdm")
+    seen = []
+    bar = tqdm_host.tqdm(range(3), file=io.StringIO(), mininterval=0, miniters=1)   # (else its n lags)
+    for i in bar:
+        seen.append(bar.n)
+    seen.append(bar.n)
+    out = program_stdout("""
+    from tqdm import tqdm
+    bar = tqdm(range(3))
+    seen = []
+    for i in bar:
+        seen.append(bar.n)
+    seen.append(bar.n)
+    print(seen)
+    """)
+    assert out == f"{seen}\n"
+    logs = _logs("""
+    from tqdm import tqdm
+    for epoch in tqdm(range(2), desc="epochs", mininterval=0):
+        for batch in tqdm(range(4), desc="batches", leave=False, mininterval=0):
+            pass
+    for batch in tqdm(range(2), desc="after", mininterval=0):
+        pass
+    for batch in tqdm(range(2), disable=True):
+        pass
+    """)
+    assert {entry["desc"] for entry in logs} == {"epochs", "after"}     # the inner bar stays silent
+    assert [e["step"] for e in logs if e["desc"] == "epochs"] == [0, 1, 2]
+    assert [e["step"] for e in logs if e["desc"] == "after"] == [0, 1, 2]
+
+
+def test_tqdm_the_session_keeps_no_bar_between_runs():
+    import gc
+    import weakref
+
+    from gradserve.engine.program.stdlib.tqdm import tqdm as host_tqdm
+
+    ns = Namespace()
+    assert run("from tqdm import tqdm\nbar = tqdm(range(3))\nfor i in bar:\n    break\n", ns).ok
+    ref = weakref.ref(ns.get("bar"))
+    assert type(ref()) is host_tqdm
+    assert run("del bar\n", ns).ok
+    gc.collect()
+    assert ref() is None          # the open bar (what it wraps with it) went with the program's last name of it
 
 
 def test_tqdm_counts_steps_and_refuses_files(run_err, small_limits):

@@ -47,6 +47,22 @@ def test_openapi_documents_every_route_with_bodies(http):
     assert http.get("/docs").status_code == 200
 
 
+def test_docs_page_loads_only_the_servers_own_files(http):
+    """/docs works offline (FastAPI's Swagger UI loaded its script and stylesheet from a CDN): the page, its
+    script and stylesheet are the server's, under the viewer's Content-Security-Policy."""
+    import re
+
+    r = http.get("/docs")
+    assert r.status_code == 200 and r.headers["content-type"].startswith("text/html")
+    assert "script-src 'self'" in r.headers["content-security-policy"]
+    assert re.findall(r'(?:src|href)="([^"]+)"', r.text) == ["data:,", "/viewer/docs.css", "/openapi.json", "/viewer",
+                                                             "/viewer/docs.js"]
+    js = http.get("/viewer/docs.js")
+    assert js.status_code == 200 and "javascript" in js.headers["content-type"] and "/openapi.json" in js.text
+    assert http.get("/viewer/docs.css").status_code == 200
+    assert "/docs" not in http.get("/openapi.json").json()["paths"]
+
+
 def test_tokens_in_websocket_paths_are_redacted_from_logs():
     import logging
 

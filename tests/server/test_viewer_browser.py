@@ -741,3 +741,92 @@ def test_viewer_resumes_a_run_whose_client_went_away(live_server, http, page, sh
         assert "done" in page.locator("#stdout").text_content()
         page.screenshot(path=shots / "32-watcher-finished-the-run.png")
         assert page.problems == []
+
+
+def test_viewer_cancels_a_paused_run_another_client_started(live_server, http, page, shots):
+    """Newcomer 1: a run paused by the Python client (or `gradserve run --debug`) shows in the viewer with
+    its controls, but the page could only resume it: Cancel is the page's own runs' button, and the panel had
+    no cancel, though SPEC section 4 lets any watcher send the debug "cancel". The panel's cancel ends it."""
+    import threading
+
+    from gradserve.client import Client, RunCancelled
+
+    session = open_session(http)
+    outcome = {}
+
+    def debug_from_the_client():
+        with Client(live_server.url) as client:
+            s = client.attach(session.id, session.token)
+            try:
+                with s.debug(DEBUGGED, breakpoints=[(7, "step == 1")]) as run:
+                    for pause in run:
+                        outcome.setdefault("pauses", []).append(pause.line)
+                        deadline = time.monotonic() + 30
+                        while "ended" not in outcome and time.monotonic() < deadline:
+                            time.sleep(0.05)   # leaves the pause to the page (the loop would continue it)
+                        break
+                    outcome["result"] = run.result
+            except RunCancelled:
+                outcome["result"] = None
+            except Exception as e:  # noqa: BLE001 - reported by the assertion below
+                outcome["other"] = repr(e)
+
+    try:
+        _watch(page, live_server, session)
+        thread = threading.Thread(target=debug_from_the_client, daemon=True)
+        thread.start()
+        _wait(page, "run && run.paused && !document.getElementById('debugger').hidden")
+        assert page.locator("#source .ln.paused").get_attribute("data-line") == "7"
+        assert page.locator("#cancel").is_disabled()          # not the page's run
+        assert page.locator("#dbg-cancel").is_enabled()
+        page.screenshot(path=shots / "17-debug-paused-by-a-client.png")
+        page.click("#dbg-cancel")
+        _wait(page, "run.state === 'cancelled'")
+        assert page.locator("#debugger").is_hidden()
+        outcome["ended"] = True
+        thread.join(30)
+        assert outcome.get("pauses") == [7] and "other" not in outcome, outcome
+        # the session is free again: a run goes through
+        assert session.ok("y = 1 + 1", outputs=["y"])["values"]["y"] == 2
+        assert page.problems == []
+    finally:
+        session.delete()
+
+
+def test_docs_page_draws_the_api_offline(live_server, http, page, shots):
+    """Newcomer 1: /docs (the address `gradserve serve` prints for the API) was FastAPI's Swagger UI, whose
+    script and stylesheet come from a CDN: on a machine without internet the page stayed blank. It is drawn
+    from /openapi.json by the server's own files now, with a curl line for each route."""
+    spec = http.get("/openapi.json").json()
+    operations = [(m.upper(), p) for p, ms in spec["paths"].items() for m in ms]
+    requested = []
+    page.on("request", lambda r: requested.append(r.url))
+    page.goto(f"{live_server.url}/docs")
+    _wait(page, f"document.querySelectorAll('#ops .op').length === {len(operations)}")
+    titles = page.locator("#ops .op h2").all_text_contents()
+    assert [t.replace("Bearer", "").strip() for t in titles] == [f"{m}{p}" for m, p in operations]
+    run = page.locator("#ops .op", has_text="/v1/sessions/{session_id}/run").first
+    text = run.text_content()
+    assert "program *" in text and "outputs" in text and "409" in text and "Bearer" in text
+    assert "curl -s -XPOST" in run.locator("pre").text_content()
+    assert all(u.startswith(live_server.url) for u in requested), requested   # nothing fetched from elsewhere
+    page.screenshot(path=shots / "18-docs.png", full_page=False)
+    assert page.problems == []
+
+
+def test_viewer_titles_the_status_line_with_a_programs_tqdm_desc(live_server, http, page):
+    """Newcomer 1: a program's tqdm reports as log events (step = n, total, desc, postfix); the status line
+    shows its desc as the title ("epochs · step 3/3 · loss 0.5"), not as a metric "desc epochs"."""
+    session = open_session(http)
+    try:
+        _watch(page, live_server, session)
+        session.ok("from tqdm import tqdm\nbar = tqdm(range(3), desc='epochs')\nfor i in bar:\n"
+                   "    bar.set_postfix(loss=0.5)\n")
+        _finished(page)
+        _wait(page, "document.getElementById('run-metrics').textContent.includes('3/3')")
+        assert page.locator("#run-metrics").text_content() == "epochs · step 3/3 · loss 0.5"
+        assert page.locator("#run-metrics b").first.text_content() == "epochs"
+        assert page.evaluate("document.getElementById('run-progress').value") == 3
+        assert page.problems == []
+    finally:
+        session.delete()

@@ -1,17 +1,50 @@
 """Program-side ``tqdm`` (``tqdm``, ``tqdm.auto``, ``tqdm.notebook``): the progress bar real
-training scripts wrap their loops in. It iterates what it wraps, through the interpreter, and
-draws nothing (its bar is terminal output; a program reports progress with ``log(step=...)``);
-``write`` prints to the program's output, as tqdm.write does."""
+training scripts wrap their loops in. It iterates what it wraps, through the interpreter, and reports
+its progress as the run's ``log`` events (``step`` = ``n``, ``total``, ``desc`` and the postfix), which
+the client, ``gradserve run`` and the viewer draw as their progress bar: at most one event per
+``mininterval`` (0.1 s) and always the last. One bar reports at a time: one opened while another of the
+run is still open (an inner loop's) stays silent. ``write`` prints to the program's output, as
+tqdm.write does."""
+from time import monotonic as _monotonic
+from weakref import ref as _weakref
+
+from ..builtin_functions import MAX_LOG_METRICS, MAX_LOG_NAME
 from ..errors import PROGRAM_EXCEPTIONS as _P
-from . import builtins, check_string, iterate
+from ...tensor import Tensor
+from . import builtins, check_string, iterate, session_state
+from .collections import OrderedDict as _OrderedDict
 
 _NOT_SIZED = (TypeError, AttributeError, _P["TypeError"], _P["AttributeError"])
+_NUMBER = (int, float, bool)
+_DICTS = (dict, _OrderedDict)
 
 __all__ = ["tqdm", "trange"]
 
 
+def _reporter():
+    """This run's reporting bar holder: ``{"run": the run's start, "bar": a weak reference to the bar that
+    reports, or None}``."""
+    started = builtins().rt.started
+    holder = session_state("tqdm", dict)
+    if holder.get("run") != started:
+        holder.clear()
+        holder["run"] = started
+        holder["bar"] = None
+    return holder
+
+
+def _metric(value):
+    """A postfix value as a log metric (numbers, strings, one-element tensors); None leaves it out."""
+    if type(value) in _NUMBER or type(value) is str:
+        return value
+    if isinstance(value, Tensor) and value._data.size == 1:
+        return value
+    return None
+
+
 class tqdm:
-    """``tqdm(iterable=None, desc=None, total=None, ...)``: iterates ``iterable``, counting ``n``."""
+    """``tqdm(iterable=None, desc=None, total=None, ...)``: iterates ``iterable``, counting ``n``, and
+    reports its progress as ``log(step=n, total=total, ...)`` events."""
 
     def __init__(self, iterable=None, desc=None, total=None, leave=True, file=None, ncols=None, mininterval=0.1,
                  maxinterval=10.0, miniters=None, ascii=None, disable=False, unit="it", unit_scale=False,
@@ -19,7 +52,7 @@ class tqdm:
                  unit_divisor=1000, write_bytes=False, lock_args=None, nrows=None, colour=None, delay=0,
                  **kwargs):
         if file is not None:
-            raise TypeError("tqdm(file=...) is not available in programs: the bar is not drawn")
+            raise TypeError("tqdm(file=...) is not available in programs: the bar is drawn by the caller")
         self.iterable = iterable
         self.desc = desc if type(desc) is str else ""
         if total is None and iterable is not None:
@@ -27,23 +60,76 @@ class tqdm:
                 total = len(iterable)
             except _NOT_SIZED:
                 total = None
-        self.total = total
+        self.total = total if type(total) in (int, float) else None
         self.n = initial if type(initial) in (int, float) else 0
         self.disable = bool(disable)
         self.postfix = None
         self._it = None
+        self._yielded = False
+        self._dirty = False
+        self._metrics = {}           # the postfix as log metrics
+        self._interval = mininterval if type(mininterval) in (int, float) else 0.1
+        self._shown = None           # when it last reported (None: never)
+        self._open = not self.disable
+        if type(postfix) in _DICTS:
+            self.set_postfix(postfix, refresh=False)
+        self._report(force=True)
 
+    # ------------------------------------------------------------------ reporting
+    def _report(self, force=False):
+        """Reports the bar's state if it changed, at most once per ``mininterval`` unless ``force``d or
+        full."""
+        self._dirty = True
+        if not self._open:
+            return
+        now = _monotonic()
+        if not force and self._shown is not None and now - self._shown < self._interval and (
+                self.total is None or self.n < self.total):
+            return
+        holder = _reporter()
+        bar = holder["bar"] and holder["bar"]()   # (a weak reference: the session keeps no bar, nor what it wraps)
+        if bar is not self:
+            if bar is not None and bar._open:
+                return               # an outer bar reports; this one stays silent
+            holder["bar"] = _weakref(self)
+        self._shown = now
+        self._dirty = False
+        metrics = {"step": self.n}
+        if self.total is not None:
+            metrics["total"] = self.total
+        if self.desc:
+            metrics["desc"] = self.desc
+        metrics.update(self._metrics)
+        builtins().rt.log(metrics)
+
+    def _finish(self):
+        """Reports the last state (if it was not) and lets another bar report."""
+        if self._open:
+            if self._dirty:
+                self._report(force=True)
+            self._open = False
+
+    # ------------------------------------------------------------------ iteration
     def __iter__(self):
         if self.iterable is None:
             raise TypeError("'tqdm' object is not iterable without an iterable")
         self._it = iterate(self.iterable)
+        self._yielded = False
         return self
 
     def __next__(self):
         if self._it is None:
             self.__iter__()
-        item = next(self._it)
-        self.n += 1
+        if self._yielded:            # as tqdm, ``n`` counts the items whose loop body has run
+            self._yielded = False
+            self.n += 1
+            self._report()
+        try:
+            item = next(self._it)
+        except StopIteration:
+            self._finish()
+            raise
+        self._yielded = True
         return item
 
     def __len__(self):
@@ -55,34 +141,59 @@ class tqdm:
         return self
 
     def __exit__(self, *exc):
+        self.close()
         return False
 
     def update(self, n=1):
         if type(n) not in (int, float):
             raise TypeError("tqdm.update takes a number")
         self.n += n
+        self._report()
         return True
 
     def set_description(self, desc=None, refresh=True):
         self.desc = desc if type(desc) is str else ""
+        if refresh:
+            self._report()
 
     set_description_str = set_description
 
     def set_postfix(self, ordered_dict=None, refresh=True, **kwargs):
+        items = {}
+        if type(ordered_dict) in _DICTS:
+            items.update(dict.items(ordered_dict))
+        for key in sorted(kwargs):
+            items[key] = kwargs[key]
+        metrics = {}
+        for key, value in items.items():
+            if len(metrics) >= MAX_LOG_METRICS - 3:    # (step, total and desc are the rest of one event)
+                break
+            value = _metric(value)
+            if type(key) is str and len(key) <= MAX_LOG_NAME and key not in ("step", "total", "desc") \
+                    and value is not None:
+                metrics[key] = value
+        self._metrics = metrics
         self.postfix = None
+        if refresh:
+            self._report()
 
-    set_postfix_str = set_postfix
+    def set_postfix_str(self, s="", refresh=True):
+        self._metrics = {"postfix": s} if type(s) is str and s else {}
+        if refresh:
+            self._report()
 
     def refresh(self, *args, **kwargs):
-        return None
+        self._report(force=True)
 
     def reset(self, total=None):
         self.n = 0
-        if total is not None:
+        if type(total) in (int, float):
             self.total = total
+        self._open = not self.disable
+        self._report(force=True)
 
     def close(self):
-        return None
+        self._finish()
 
     def clear(self, *args, **kwargs):
         return None
