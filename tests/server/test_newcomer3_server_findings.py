@@ -1,4 +1,4 @@
-"""Findings of the newcomer1 pass (tests/newcomer1_log.md) on the HTTP API and the stream, one test each."""
+"""Findings of the newcomer3 pass (tests/newcomer3_log.md) on the HTTP API and the stream, one test each."""
 import base64
 import json
 

@@ -1,4 +1,4 @@
-"""Findings of the newcomer1 pass (tests/newcomer1_log.md) on the client SDK, against a real server."""
+"""Findings of the newcomer3 pass (tests/newcomer3_log.md) on the client SDK, against a real server."""
 import numpy as np
 import pytest
 
