@@ -134,7 +134,7 @@ MODULES = {
             "asinh", "acosh", "atanh", "arcsinh", "arccosh", "arctanh", "deg2rad", "rad2deg", "gcd", "lcm", "isneginf", "isposinf", "isreal", "positive", "isin", "unique_consecutive", "combinations", "unravel_index", "diagflat", "vander", "hsplit", "vsplit", "dsplit", "row_stack", "msort", "nanmedian", "select_scatter", "slice_scatter", "renorm", "pdist", "is_same_size", "hann_window", "hamming_window", "blackman_window", "bartlett_window", "kaiser_window", "set_num_threads", "get_num_threads", "set_num_interop_threads", "get_num_interop_threads", "set_float32_matmul_precision", "get_float32_matmul_precision", "use_deterministic_algorithms", "are_deterministic_algorithms_enabled", "is_deterministic_algorithms_warn_only_enabled", "set_deterministic_debug_mode", "get_deterministic_debug_mode", "set_warn_always", "is_warn_always_enabled", "set_flush_denormal", "get_default_device",
             "channels_last", "channels_last_3d", "contiguous_format", "memory_format", "preserve_format",
             "index_fill", "matrix_power", "unique", "cholesky", "cholesky_inverse", "cholesky_solve", "det", "inverse",
-            "logdet", "pinverse", "qr", "slogdet", "svd", "triangular_solve", "absolute", "accelerator", "acos", "adaptive_avg_pool1d", "add", "addbmm",
+            "logdet", "pinverse", "qr", "lu", "lu_unpack", "slogdet", "svd", "triangular_solve", "absolute", "accelerator", "acos", "adaptive_avg_pool1d", "add", "addbmm",
             "addcdiv", "addcmul", "addmm", "addmv", "addr", "adjoint", "all", "allclose", "amax", "amin", "any",
             "arange", "arccos", "arcsin", "arctan", "arctan2", "argmax", "argmin", "argsort", "argwhere",
             "as_tensor", "asin", "atan", "atan2", "atleast_1d", "atleast_2d", "atleast_3d", "avg_pool1d",
@@ -323,6 +323,7 @@ MODULES = {
         names=("Function", "FunctionCtx", "InplaceFunction", "once_differentiable")),
     "torch.linalg": Module(host=_E + ".linalg", names=(
         "cholesky", "cholesky_ex", "cross", "det", "eigh", "eigvalsh", "inv", "inv_ex", "lstsq",
+        "lu", "lu_factor", "lu_factor_ex",
         "matrix_norm", "matrix_power", "matrix_rank", "norm", "pinv", "qr", "slogdet", "solve", "solve_triangular",
         "svd", "svdvals", "vector_norm")),
     "torch.special": Module(host=_E + ".special", names=(
@@ -661,7 +662,7 @@ TYPES = {
             "multiply", "multiply_", "mv", "nan_to_num", "nan_to_num_", "narrow", "nbytes", "ndim",
             "ndimension", "ne", "neg", "neg_", "negative", "negative_", "nelement", "new", "new_empty", "new_full",
             "index_fill", "index_fill_", "matrix_power", "unique", "cholesky", "cholesky_inverse", "cholesky_solve",
-            "det", "inverse", "logdet", "pinverse", "qr", "slogdet", "svd", "triangular_solve", "cross", "dist", "kron", "unfold", "kthvalue", "float_power",
+            "det", "inverse", "logdet", "pinverse", "qr", "lu", "slogdet", "svd", "triangular_solve", "cross", "dist", "kron", "unfold", "kthvalue", "float_power",
             "float_power_", "copysign", "copysign_", "mode", "ldexp", "ldexp_", "frexp", "nextafter", "nextafter_",
             "bitwise_left_shift", "bitwise_left_shift_", "bitwise_right_shift", "bitwise_right_shift_",
             "new_ones", "new_tensor", "new_zeros", "nonzero", "norm", "normal_", "not_equal", "numel", "numpy",
@@ -717,6 +718,11 @@ TYPES = {
     "torch.return_types.triangular_solve": Type(attrs=("cloned_coefficient", "count", "index", "solution")),
     "torch.return_types.linalg_inv_ex": Type(attrs=("count", "index", "info", "inverse")),
     "torch.return_types.linalg_cholesky_ex": Type(attrs=("L", "count", "index", "info")),
+    "torch.return_types.linalg_lu_factor": Type(attrs=("LU", "count", "index", "pivots")),
+    "torch.return_types.linalg_lu_factor_ex": Type(attrs=("LU", "count", "index", "info", "pivots")),
+    "torch.return_types.linalg_lu": Type(attrs=("L", "P", "U", "count", "index")),
+    "torch.return_types.lu_unpack": Type(attrs=("L", "P", "U", "count", "index")),
+    "torch.return_types._lu_with_info": Type(attrs=("LU", "count", "index", "info", "pivots")),
     # ---- autograd
     _E + ".autograd.function.Node": Type(
         subclasses=True,
