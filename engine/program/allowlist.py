@@ -482,8 +482,8 @@ MODULES = {
     "logging": Module(host=_S + ".logging", names=(
         "BASIC_FORMAT", "CRITICAL", "DEBUG", "ERROR", "FATAL", "Formatter", "Handler", "INFO", "Logger", "NOTSET",
         "NullHandler", "StreamHandler", "WARN", "WARNING", "basicConfig", "captureWarnings", "critical", "debug",
-        "disable", "error", "exception", "fatal", "getLevelName", "getLogger", "info", "log", "shutdown", "warn",
-        "warning",
+        "disable", "error", "exception", "fatal", "getLevelName", "getLogger", "info", "log", "root", "shutdown",
+        "warn", "warning",
     )),
     "contextlib": Module(host=_S + ".contextlib", names=("contextmanager", "nullcontext", "suppress")),
     "enum": Module(host=_S + ".enum", names=("Enum", "EnumMeta", "EnumType", "IntEnum", "StrEnum", "auto", "unique")),
