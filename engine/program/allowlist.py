@@ -646,7 +646,7 @@ TYPES = {
             "mvlgamma_", "logit", "logit_",
             "divide", "divide_", "dot", "double", "dtype", "element_size", "eq", "equal", "erf", "erf_", "erfc",
             "erfc_", "exp", "exp2", "exp2_", "exp_", "expand", "expand_as", "expm1", "expm1_", "exponential_",
-            "fill_", "fix", "fix_", "flatten", "flip", "fliplr", "flipud", "float", "floor", "floor_",
+            "fill_", "fill_diagonal_", "fix", "fix_", "flatten", "flip", "fliplr", "flipud", "float", "floor", "floor_",
             "floor_divide", "floor_divide_", "fmax", "fmin", "fmod", "fmod_", "frac", "frac_", "gather", "ge",
             "ger", "get_device", "grad", "grad_fn", "greater", "greater_equal", "gt", "half", "hardshrink", "hypot",
             "hypot_",
