@@ -1,13 +1,20 @@
 """Program-side ``tqdm`` (``tqdm``, ``tqdm.auto``, ``tqdm.notebook``): the progress bar real
 training scripts wrap their loops in. It iterates what it wraps, through the interpreter, and
 draws nothing (its bar is terminal output; a program reports progress with ``log(step=...)``);
-``write`` prints to the program's output, as tqdm.write does."""
+``write`` prints to the program's output, as tqdm.write does. ``file=sys.stdout`` or
+``file=sys.stderr`` (the program's own streams, where tqdm draws by default) is accepted and
+changes nothing; any other file is refused."""
 from ..errors import PROGRAM_EXCEPTIONS as _P
 from . import builtins, check_string, iterate
 
 _NOT_SIZED = (TypeError, AttributeError, _P["TypeError"], _P["AttributeError"])
 
 __all__ = ["tqdm", "trange"]
+
+
+def _is_std_stream(file):
+    from .sys import stderr, stdout
+    return file is stdout or file is stderr
 
 
 class tqdm:
@@ -18,8 +25,9 @@ class tqdm:
                  dynamic_ncols=False, smoothing=0.3, bar_format=None, initial=0, position=None, postfix=None,
                  unit_divisor=1000, write_bytes=False, lock_args=None, nrows=None, colour=None, delay=0,
                  **kwargs):
-        if file is not None:
-            raise TypeError("tqdm(file=...) is not available in programs: the bar is not drawn")
+        if file is not None and not _is_std_stream(file):
+            raise TypeError("tqdm(file=...) is not available in programs: the bar is not drawn (file=sys.stdout "
+                            "and file=sys.stderr are accepted and change nothing)")
         self.iterable = iterable
         self.desc = desc if type(desc) is str else ""
         if total is None and iterable is not None:
