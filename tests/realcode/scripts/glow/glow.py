@@ -825,7 +825,7 @@ class args:  # realcode: the parser's defaults (sizes shrunk, seed 0 -> 1)
     seed = 1
     actnorm_scale = 1.0
 
-device = "cpu"
+device = "cpu"  # realcode: main()'s `"cpu" if (not torch.cuda.is_available() or not cuda) else "cuda:0"` with cuda off
 
 check_manual_seed(args.seed)
 

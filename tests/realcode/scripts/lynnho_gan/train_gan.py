@@ -422,6 +422,7 @@ print(D)
 # %% realcode-load: G D
 # %% realcode: driver cell, the losses and penalties on given inputs
 d_losses, g_losses, gps = [], [], []
+x_real, z0 = x_real.to(device), z0.to(device)
 with torch.no_grad():
     r_logit, f_logit = D(x_real), D(G(z0))
 for mode in ['gan', 'hinge_v1', 'hinge_v2', 'lsgan', 'wgan']:
@@ -439,8 +440,8 @@ gp.backward()
 gp_grad = D.net[0].weight.grad.clone()
 D.zero_grad()
 d_losses, g_losses, gps = torch.stack(d_losses), torch.stack(g_losses), torch.stack(gps)
-roundtrip = SpaceToDepth(2)(DepthToSpace(2)(torch.arange(32.).view(1, 8, 2, 2)))
-color_out = ColorTransform()(color_x, color_y)
+roundtrip = SpaceToDepth(2)(DepthToSpace(2)(torch.arange(32.).view(1, 8, 2, 2).to(device)))
+color_out = ColorTransform()(color_x.to(device), color_y.to(device))
 # %% realcode: train.py (continued)
 # adversarial_loss_functions
 d_loss_fn, g_loss_fn = gan.get_adversarial_losses_fn(args.adversarial_loss_mode)
