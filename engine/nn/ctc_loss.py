@@ -18,7 +18,7 @@ import numpy as np
 
 from ..autograd.function import Op
 from ..limits import charge_steps, check_elements
-from ..tensor import Tensor
+from ..tensor import Tensor, _host
 from .functional import _reduction, _xp
 from .loss import _Loss
 
@@ -30,7 +30,7 @@ _NEG_INF = -np.inf
 def _lengths(value, name, batch):
     """input_lengths / target_lengths: a tensor or a sequence of ints, one per sample."""
     if isinstance(value, Tensor):
-        data = np.asarray(value._data)
+        data = np.asarray(_host(value._data))
         if data.dtype.kind not in "iu":
             data = data.astype(np.int64)
         flat = data.reshape(-1)
@@ -148,19 +148,23 @@ class CtcLoss(Op):
     backward_name = "CtcLossBackward0"
 
     def forward(self, lp, *, ext, valid, skip, input_lengths, target_lengths, zero_infinity):
+        # the recursions run on the host (a loop over time, as ATen's CPU kernel); the results go back to lp's device
         self.zero_infinity = zero_infinity
-        alpha = _alpha(lp, ext, valid, skip, input_lengths)
+        xp = _xp(lp)
+        host = np.array(_host(lp), copy=True)
+        alpha = _alpha(host, ext, valid, skip, input_lengths)
         nll = _nll(alpha, target_lengths, input_lengths)
-        self.keep(lp.copy(), ext, valid, skip, input_lengths, target_lengths, alpha, nll)
+        self.keep(host, ext, valid, skip, input_lengths, target_lengths, alpha, nll)
         if zero_infinity:
-            return np.where(np.isinf(nll), 0.0, nll).astype(lp.dtype)
-        return nll
+            return xp.asarray(np.where(np.isinf(nll), 0.0, nll).astype(lp.dtype))
+        return xp.asarray(nll)
 
     def backward(self, F, g, lp, ext, valid, skip, input_lengths, target_lengths, alpha, nll):
         grad = _gradient(lp, ext, valid, skip, input_lengths, target_lengths, alpha, nll, lp.shape[2])
         if self.zero_infinity:
             grad[:, np.isinf(nll), :] = 0.0
-        grad = grad.astype(lp.dtype)
+        like = g._data if isinstance(g, Tensor) else g
+        grad = _xp(like).asarray(grad.astype(lp.dtype))
         if isinstance(g, Tensor):
             return (F.mul(Tensor._adopt_array(grad, False, None), F.unsqueeze(g, -1)),)
         return (grad * g[None, :, None],)
@@ -187,7 +191,7 @@ def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reducti
     tmax, batch, classes = data.shape
     if not 0 <= blank < classes:
         raise RuntimeError("blank must be in label range")
-    tgt = np.asarray(targets._data)
+    tgt = np.asarray(_host(targets._data))
     if unbatched:
         tgt = tgt.reshape(1, -1)
     tgt = tgt.astype(np.int64)

@@ -1088,7 +1088,7 @@ def _lu_factor(A, fn, pivot):
 
 
 def _check_singular(fn, info):
-    flat = np.asarray(info).reshape(-1)
+    flat = np.asarray(info if type(info) is np.ndarray else info.get()).reshape(-1)
     bad = np.flatnonzero(flat > 0)
     if bad.size:
         k = int(bad[0])

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import gradserve.engine as gs
-from op_check import check_gradients, compare_with_torch, torch
+from op_check import check_gradients, compare_devices, compare_with_torch, torch
 
 needs_torch = [pytest.mark.torch, pytest.mark.skipif(torch is None, reason="PyTorch is not installed")]
 
@@ -91,3 +91,11 @@ def test_a_label_out_of_range_is_refused_not_read():
     # PyTorch's CPU kernel reads past the class dimension here; the engine refuses it
     with pytest.raises(RuntimeError, match=r"target label 7 is out of the label range \[0, 4\)"):
         gs.nn.functional.ctc_loss(gs.zeros(5, 2, 4), gs.tensor([[1, 7], [1, 1]]), [5, 5], [2, 2])
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("name", list(CASES))
+def test_on_cuda_matches_the_cpu(name):
+    # the recursions run on the host; the loss and its gradient come back on the log-probabilities' device
+    fn, shapes = CASES[name]
+    compare_devices(fn, shapes)

@@ -9,7 +9,7 @@ import pytest
 import gradserve.engine as gs
 from gradserve.engine.limits import LimitExceeded
 from gradserve.engine.autograd.state import state
-from op_check import check_gradients, compare_with_torch, torch, values
+from op_check import check_gradients, compare_devices, compare_with_torch, torch, values
 
 needs_torch = [pytest.mark.torch, pytest.mark.skipif(torch is None, reason="PyTorch is not installed")]
 
@@ -348,6 +348,21 @@ def test_inverse_round_trips_and_matrix_power(lib):
     a = lib.tensor([[2.0, 1.0], [1.0, 3.0]], dtype=lib.float64)
     np.testing.assert_allclose(values(a @ lib.linalg.inv(a)), np.eye(2), atol=1e-12)
     np.testing.assert_allclose(values(lib.matrix_power(a, -1)), values(lib.linalg.inv(a)), atol=1e-12)
+
+
+LU_OPS = [(n, f, s) for n, f, s in OPS if "lu" in n.split()[0]]
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("fn, shapes", [pytest.param(f, s, id=n) for n, f, s in LU_OPS])
+def test_lu_on_cuda_matches_the_cpu(fn, shapes):
+    compare_devices(fn, shapes)
+
+
+@pytest.mark.gpu
+def test_lu_factor_refuses_a_singular_matrix_on_cuda():
+    with pytest.raises(RuntimeError, match=r"U\[1,1\] is zero"):
+        gs.linalg.lu_factor(gs.zeros(2, 2, device="cuda"))
 
 
 def test_lu_columns_count_as_program_steps():
