@@ -130,10 +130,8 @@ def _gradient(lp, ext, valid, skip, input_lengths, target_lengths, alpha, nll, n
         new = np.where((t < input_lengths)[:, None], new, _NEG_INF)
         beta = new
         both = alpha[t] + beta
-        for n in range(batch):
-            if t >= input_lengths[n]:
-                continue
-            np.logaddexp.at(lcab[t, n], ext[n][valid[n]], both[n][valid[n]])
+        n_at, s_at = np.nonzero(valid & (t < input_lengths)[:, None])
+        np.logaddexp.at(lcab[t], (n_at, ext[n_at, s_at]), both[n_at, s_at])
     with np.errstate(over="ignore", invalid="ignore"):
         grad = np.exp(lp) - np.exp(lcab + nll[None, :, None] - lp)
     grad[np.arange(tmax)[:, None] >= input_lengths[None, :]] = 0.0
@@ -204,6 +202,7 @@ def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reducti
     if in_len.size and int(in_len.max()) > tmax:
         raise RuntimeError(f"Expected input_lengths to have value at most {tmax}, but got value {int(in_len.max())} "
                            f"(while checking arguments for ctc_loss_allocate_outputs)")
+    charge_steps(batch)   # the loops over the samples below (a step each), counted as a program's loop
     per_sample = []
     if tgt.ndim == 1:   # concatenated
         if int(tg_len.sum()) > tgt.size:

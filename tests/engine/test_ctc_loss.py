@@ -99,3 +99,19 @@ def test_on_cuda_matches_the_cpu(name):
     # the recursions run on the host; the loss and its gradient come back on the log-probabilities' device
     fn, shapes = CASES[name]
     compare_devices(fn, shapes)
+
+
+def test_samples_and_time_steps_count_as_program_steps():
+    from gradserve.engine.autograd.state import state
+    charged = []
+    prev = state.charge
+    state.charge = charged.append
+    try:
+        x = gs.zeros(5, 3, 4, requires_grad=True)
+        loss = gs.nn.functional.ctc_loss(x.log_softmax(2), gs.tensor([[1], [2], [3]]), [5, 5, 5], [1, 1, 1])
+        forward = sum(charged)
+        loss.backward()
+    finally:
+        state.charge = prev
+    assert forward == 3 + 4          # a step a sample, then one a time step past the first
+    assert sum(charged) - forward == 5   # the backward recursion: one a time step
