@@ -1487,9 +1487,12 @@ def fill_diagonal_(self, fill_value, wrap=False):
     """Fills the main diagonal (i, i, ..., i) with fill_value, in place through diagonal views (so
     the node is CopySlices, as PyTorch's); every dimension must be equal past 2-D. A tall matrix
     with wrap=True starts the diagonal again every ncols + 1 rows, as NumPy's fill_diagonal."""
-    if isinstance(fill_value, (str, bytes)) or not isinstance(fill_value, (numbers.Number, Tensor)):
+    if isinstance(fill_value, (str, bytes)) or not isinstance(fill_value, (numbers.Number, Tensor)) or (
+            isinstance(fill_value, Tensor) and fill_value._data.ndim):
         raise TypeError(f"fill_diagonal_(): argument 'fill_value' (position 1) must be Number, not "
                         f"{type(fill_value).__name__}")
+    if type(wrap) is not bool:
+        raise TypeError(f"fill_diagonal_(): argument 'wrap' (position 2) must be bool, not {type(wrap).__name__}")
     shape = self._data.shape
     if len(shape) < 2:
         raise RuntimeError("dimensions must larger than 1")

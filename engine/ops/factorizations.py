@@ -978,6 +978,13 @@ def _unpack_arrays(lu, piv):
     return _permutation_arrays(piv, m, lu.dtype), low, xp.triu(lu[..., :k, :])
 
 
+def _check_bool(value, fn, name, position=None):
+    """PyTorch's argument parser on a bool parameter: an int (or anything else) is refused."""
+    if type(value) is not bool:
+        where = f" (position {position})" if position is not None else ""
+        raise TypeError(f"{fn}(): argument '{name}'{where} must be bool, not {type(value).__name__}")
+
+
 def _check_lu(A, fn, pivot):
     if not isinstance(A, Tensor):
         raise TypeError(f"{fn.rpartition('.')[2]}(): argument 'A' (position 1) must be Tensor, not "
@@ -1101,6 +1108,8 @@ def _check_singular(fn, info):
 def linalg_lu_factor_ex(A, *, pivot=True, check_errors=False, out=None):
     """A's LU with partial pivoting, packed (LU), its 1-based int32 row swaps and the info of each
     matrix (the column of its first zero pivot, 0 if none)."""
+    _check_bool(pivot, "linalg_lu_factor_ex", "pivot")
+    _check_bool(check_errors, "linalg_lu_factor_ex", "check_errors")
     packed, piv, info = _lu_factor(A, "torch.lu_factor", pivot)
     if check_errors:
         _check_singular("torch.linalg.lu_factor_ex", info._data)
@@ -1109,6 +1118,7 @@ def linalg_lu_factor_ex(A, *, pivot=True, check_errors=False, out=None):
 
 def linalg_lu_factor(A, *, pivot=True, out=None):
     """A's LU with partial pivoting, packed, and its row swaps; refuses a matrix with a zero pivot."""
+    _check_bool(pivot, "linalg_lu_factor", "pivot")
     packed, piv, info = _lu_factor(A, "torch.lu_factor", pivot)
     _check_singular("torch.linalg.lu_factor", info._data)
     return return_types.linalg_lu_factor(packed, piv)
@@ -1117,6 +1127,8 @@ def linalg_lu_factor(A, *, pivot=True, out=None):
 def lu(A, pivot=True, get_infos=False, out=None):
     """Deprecated torch.lu (Tensor.lu): linalg.lu_factor_ex's LU and pivots, with the infos when
     get_infos; a zero pivot is not an error."""
+    get_infos = bool(get_infos)   # torch.lu reads it as a condition (not get_infos) before it checks pivot
+    _check_bool(pivot, "_lu_with_info", "pivot")
     packed, piv, info = _lu_factor(A, "torch.lu_factor", pivot)
     return return_types._lu_with_info(packed, piv, info) if get_infos else (packed, piv)
 
@@ -1124,6 +1136,7 @@ def lu(A, pivot=True, get_infos=False, out=None):
 def linalg_lu(A, *, pivot=True, out=None):
     """A = P L U: P a permutation, L unit lower triangular (m x k), U upper triangular (k x n),
     k = min(m, n)."""
+    _check_bool(pivot, "linalg_lu", "pivot")
     _check_lu(A, "linalg.lu", pivot)
     check_elements(tuple(A._data.shape[:-2]) + (A._data.shape[-2],) * 2, "linalg.lu result")
     lu_, piv, _ = _lu_arrays(A._data)
@@ -1142,6 +1155,8 @@ def lu_unpack(LU_data, LU_pivots, unpack_data=True, unpack_pivots=True, *, out=N
         bad = LU_pivots if isinstance(LU_data, Tensor) else LU_data
         name, pos = ("LU_pivots", 2) if isinstance(LU_data, Tensor) else ("LU_data", 1)
         raise TypeError(f"lu_unpack(): argument '{name}' (position {pos}) must be Tensor, not {type(bad).__name__}")
+    _check_bool(unpack_data, "lu_unpack", "unpack_data", 3)
+    _check_bool(unpack_pivots, "lu_unpack", "unpack_pivots", 4)
     shape = LU_data._data.shape
     if len(shape) < 2:
         raise RuntimeError(f"torch.lu_unpack: Expected tensor with 2 or more dimensions. Got size: {list(shape)} "
