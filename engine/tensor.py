@@ -374,11 +374,15 @@ class Tensor:
         # PyTorch's CopySlices: the op rewrites the region of the base this view covers.
         from .ops.shape import ViewScatter
         chain = []
+        between = []    # the views from root down to self's base (a view of a view of root)
         t = self
         while t is not root:
             chain.append(t._view)
             t = t._base
+            if t is not root:
+                between.append(t)
         chain.reverse()
+        between.reverse()
         root._check_inplace()
         old_root = Tensor._adopt_array(root._data.copy(), root.requires_grad, root.grad_fn)
         old_view = _apply_chain(old_root, chain)
@@ -390,6 +394,12 @@ class Tensor:
         rebuilt = _apply_chain(root, chain)
         self.grad_fn = rebuilt.grad_fn
         self.requires_grad = rebuilt.requires_grad
+        # the views between root and self see the new values too: their history is root's new one,
+        # as PyTorch regenerates a view's grad_fn after its base changed (v[:, ::2].diagonal().fill_(0))
+        for depth, view in enumerate(between, 1):
+            again = _apply_chain(root, chain[:depth])
+            view.grad_fn = again.grad_fn
+            view.requires_grad = again.requires_grad
         return self
 
     def _write(self, values):

@@ -25,6 +25,7 @@ from .alpha_dropout import AlphaDropout, FeatureAlphaDropout
 from .adaptive_max_pool import AdaptiveMaxPool1d, AdaptiveMaxPool2d
 from .unpooling import MaxUnpool1d, MaxUnpool2d
 from .embedding_bag import EmbeddingBag
+from .ctc_loss import CTCLoss
 from .extra_losses import (MarginRankingLoss, HingeEmbeddingLoss, SoftMarginLoss, MultiLabelSoftMarginLoss,
                            CosineEmbeddingLoss, MultiMarginLoss, TripletMarginLoss, TripletMarginWithDistanceLoss,
                            PoissonNLLLoss, GaussianNLLLoss)

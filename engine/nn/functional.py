@@ -3165,6 +3165,8 @@ from .adaptive_max_pool import adaptive_max_pool1d, adaptive_max_pool2d  # noqa:
 from .unpooling import max_unpool1d, max_unpool2d  # noqa: E402
 from .embedding_bag import embedding_bag  # noqa: E402
 __all__ += ["adaptive_max_pool1d", "adaptive_max_pool2d", "max_unpool1d", "max_unpool2d", "embedding_bag"]
+from .ctc_loss import ctc_loss  # noqa: E402
+__all__ += ["ctc_loss"]
 
 
 from .attention import multi_head_attention_forward  # noqa: E402  (nn/attention.py imports this module)

@@ -14,6 +14,7 @@ import numpy as np
 
 from .. import dtypes as _dt
 from ..autograd.function import Op
+from ..autograd.state import state as _grad_state
 from ..device import array_module_for, get_array_module
 from ..tensor import Tensor
 from .arguments import require_tensor, tensor_parameters
@@ -1503,6 +1504,33 @@ def fill_(self, value):
     return self._inplace(_fill, value)
 
 
+def fill_diagonal_(self, fill_value, wrap=False):
+    """Fills the main diagonal (i, i, ..., i) with fill_value, in place through diagonal views (so
+    the node is CopySlices, as PyTorch's); every dimension must be equal past 2-D. A tall matrix
+    with wrap=True starts the diagonal again every ncols + 1 rows, as NumPy's fill_diagonal."""
+    if isinstance(fill_value, (str, bytes)) or not isinstance(fill_value, (numbers.Number, Tensor)) or (
+            isinstance(fill_value, Tensor) and fill_value._data.ndim):
+        raise TypeError(f"fill_diagonal_(): argument 'fill_value' (position 1) must be Number, not "
+                        f"{type(fill_value).__name__}")
+    if type(wrap) is not bool:
+        raise TypeError(f"fill_diagonal_(): argument 'wrap' (position 2) must be bool, not {type(wrap).__name__}")
+    shape = self._data.shape
+    if len(shape) < 2:
+        raise RuntimeError("dimensions must larger than 1")
+    if len(shape) > 2 and len(set(shape)) != 1:
+        raise RuntimeError("all dimensions of input must be of equal length")
+    if self.requires_grad and self.grad_fn is None and _grad_state.grad_enabled:
+        raise RuntimeError("a view of a leaf Variable that requires grad is being used in an in-place operation.")
+    rows, cols = shape[0], shape[1]
+    step = cols + 1 if len(shape) == 2 and wrap and rows > cols else rows
+    for start in range(0, rows, step):
+        view = self[start:start + cols] if step < rows else self
+        for _ in range(len(shape) - 1):
+            view = view.diagonal(0, 0, 1)
+        fill_(view, fill_value)
+    return self
+
+
 def zero_(self):
     """Fills self with zeros."""
     return self._inplace(Zero.apply, 0)
@@ -1522,6 +1550,7 @@ def _register():
     Tensor.copysign = copysign
     Tensor.copysign_ = _make_inplace(copysign)
     Tensor.fill_ = fill_
+    Tensor.fill_diagonal_ = fill_diagonal_
     Tensor.zero_ = zero_
     for name, method in (("__iadd__", "add_"), ("__isub__", "sub_"), ("__imul__", "mul_"), ("__itruediv__", "div_"),
                          ("__ipow__", "pow_"), ("__ifloordiv__", "floor_divide_"), ("__imod__", "remainder_")):

@@ -22,13 +22,13 @@ import numpy as np
 
 from ..autograd.function import Op
 from ..device import get_array_module as _xp
-from ..limits import check_elements
+from ..limits import charge_steps, check_elements
 from ..tensor import Tensor
 from .linalg import _SCALAR_TYPE, _name, matmul
 from .shape import broadcast_shapes
 
 __all__ = ["inverse", "det", "logdet", "slogdet", "cholesky", "cholesky_solve", "cholesky_inverse",
-           "triangular_solve", "svd", "qr", "pinverse"]
+           "triangular_solve", "svd", "qr", "lu", "lu_unpack", "pinverse"]
 
 
 class LinAlgError(RuntimeError):
@@ -56,6 +56,11 @@ class return_types:
     triangular_solve = _named_tuple("triangular_solve", ["solution", "cloned_coefficient"])
     linalg_inv_ex = _named_tuple("linalg_inv_ex", ["inverse", "info"])
     linalg_cholesky_ex = _named_tuple("linalg_cholesky_ex", ["L", "info"])
+    linalg_lu_factor = _named_tuple("linalg_lu_factor", ["LU", "pivots"])
+    linalg_lu_factor_ex = _named_tuple("linalg_lu_factor_ex", ["LU", "pivots", "info"])
+    linalg_lu = _named_tuple("linalg_lu", ["P", "L", "U"])
+    lu_unpack = _named_tuple("lu_unpack", ["P", "L", "U"])
+    _lu_with_info = _named_tuple("_lu_with_info", ["LU", "pivots", "info"])
 
 
 # ------------------------------------------------------------------ checks and LAPACK's errors
@@ -915,6 +920,274 @@ def linalg_lstsq(A, B, rcond=None, *, driver=None):
     return return_types.linalg_lstsq(solution, residuals, rank, singular)
 
 
+# ------------------------------------------------------------------ LU
+def _lu_arrays(a):
+    """LU with partial pivoting as LAPACK's getrf gives it: the packed factors (L's unit diagonal
+    left out), the 1-based int32 row swaps and the info (the 1-based column of the first zero
+    pivot, 0 where there is none), batched. NumPy has no LU: this eliminates a column at a time
+    across the batch, picking rows as getrf's idamax does (the first of the largest magnitudes)
+    and leaving a column whose pivot is zero unscaled, as getrf does. Each column counts as a
+    step of the running program (limits.charge_steps): a large matrix is a long loop."""
+    xp = _xp(a)
+    m, n = a.shape[-2:]
+    k = min(m, n)
+    batch = tuple(a.shape[:-2])
+    count = math.prod(batch)
+    flat = xp.array(a, copy=True).reshape((count, m, n))
+    piv = xp.zeros((count, k), dtype=np.int32)
+    info = xp.zeros(count, dtype=np.int32)
+    rows = xp.arange(count)
+    for j in range(k):
+        charge_steps()
+        p = j + xp.argmax(xp.abs(flat[:, j:, j]), axis=1)
+        piv[:, j] = p + 1
+        row_p = flat[rows, p].copy()
+        flat[rows, p] = flat[:, j]
+        flat[:, j] = row_p
+        pivot = flat[:, j, j]
+        zero = pivot == 0
+        info[(info == 0) & zero] = j + 1
+        flat[:, j + 1:, j] /= xp.where(zero, 1, pivot)[:, None]
+        flat[:, j + 1:, j + 1:] -= flat[:, j + 1:, j, None] * flat[:, j, None, j + 1:]
+    return flat.reshape(batch + (m, n)), piv.reshape(batch + (k,)), info.reshape(batch)
+
+
+def _permutation_arrays(piv, m, dtype):
+    """P with A = P L U from getrf's row swaps: the swaps applied in order to 0..m-1 give perm, the
+    row of A that row i of L U is, so P[perm[i], i] = 1."""
+    xp = _xp(piv)
+    batch = tuple(piv.shape[:-1])
+    count = math.prod(batch)
+    flat = piv.reshape((count, piv.shape[-1])).astype(np.int64) - 1
+    perm = xp.broadcast_to(xp.arange(m), (count, m)).copy()
+    rows = xp.arange(count)
+    for j in range(flat.shape[1]):
+        p = flat[:, j]
+        at_j, at_p = perm[:, j].copy(), perm[rows, p].copy()
+        perm[:, j], perm[rows, p] = at_p, at_j
+    out = xp.zeros((count, m, m), dtype=dtype)
+    out[rows[:, None], perm, xp.arange(m)] = 1
+    return out.reshape(batch + (m, m))
+
+
+def _unpack_arrays(lu, piv):
+    xp = _xp(lu)
+    m, n = lu.shape[-2:]
+    k = min(m, n)
+    low = xp.tril(lu[..., :, :k], -1) + xp.eye(m, k, dtype=lu.dtype)
+    return _permutation_arrays(piv, m, lu.dtype), low, xp.triu(lu[..., :k, :])
+
+
+def _check_bool(value, fn, name, position=None):
+    """PyTorch's argument parser on a bool parameter: an int (or anything else) is refused."""
+    if type(value) is not bool:
+        where = f" (position {position})" if position is not None else ""
+        raise TypeError(f"{fn}(): argument '{name}'{where} must be bool, not {type(value).__name__}")
+
+
+def _check_lu(A, fn, pivot):
+    if not isinstance(A, Tensor):
+        raise TypeError(f"{fn.rpartition('.')[2]}(): argument 'A' (position 1) must be Tensor, not "
+                        f"{type(A).__name__}")
+    shape = A._data.shape
+    if len(shape) < 2:
+        raise RuntimeError(f"{fn}: Expected tensor with 2 or more dimensions. Got size: {list(shape)} instead")
+    if A._data.dtype.kind != "f" or A._data.dtype == np.float16:
+        raise NotImplementedError(f'"lu_cpu" not implemented for \'{_name(A, _SCALAR_TYPE)}\'')
+    if not pivot:
+        raise RuntimeError("linalg.lu_factor: LU without pivoting is not implemented on the CPU")
+
+
+def _tri_solve(t, b, *, upper, left, unitriangular=False):
+    if _creates_graph(b):
+        return linalg_solve_triangular(t, b, upper=upper, left=left, unitriangular=unitriangular)
+    return _triangular_solve_arrays(t, b, upper, left, unitriangular)
+
+
+def _lu_rule(F, p, low, up, gl, gu):
+    """PyTorch's linalg_lu_backward: A's gradient from those of L (m x k) and U (k x n), either
+    None. Square: P L^-H (tril(L^H gL, -1) + triu(gU U^H)) U^-H; wide (m < n, U = [U1 | U2]) and
+    tall (m > n, L = [L1; L2]) as derivatives.yaml's notes derive them."""
+    m, n = low.shape[-2], up.shape[-1]
+    if m == n:
+        ga = F.tril(F.matmul(_mT(F, low), gl), -1) if gl is not None else None
+        if gu is not None:
+            term = F.triu(F.matmul(gu, _mT(F, up)))
+            ga = term if ga is None else ga + term
+        ga = _tri_solve(_mT(F, up), ga, upper=False, left=False)
+        ga = _tri_solve(_mT(F, low), ga, upper=True, left=True, unitriangular=True)
+    elif m < n:
+        ga = F.matmul(_mT(F, low), gl) if gl is not None else None
+        if gu is not None:
+            term = F.matmul(F.triu(gu), _mT(F, up))
+            ga = -term if ga is None else ga - term
+        u1 = F.getitem(up, (Ellipsis, slice(0, m)))
+        ga = _tri_solve(_mT(F, u1), F.tril(ga, -1), upper=False, left=False)
+        ga = F.matmul(ga, _eye_like(ga, m, n))
+        if gu is not None:
+            ga = ga + F.triu(gu)
+        ga = _tri_solve(_mT(F, low), ga, upper=True, left=True, unitriangular=True)
+    else:
+        ga = F.matmul(gu, _mT(F, up)) if gu is not None else None
+        if gl is not None:
+            term = F.matmul(_mT(F, low), F.tril(gl, -1))
+            ga = -term if ga is None else ga - term
+        l1 = F.getitem(low, (Ellipsis, slice(0, n), slice(None)))
+        ga = _tri_solve(_mT(F, l1), F.triu(ga), upper=True, left=True, unitriangular=True)
+        ga = F.matmul(_eye_like(ga, m, n), ga)
+        if gl is not None:
+            ga = ga + F.tril(gl, -1)
+        ga = _tri_solve(_mT(F, up), ga, upper=False, left=False)
+    return F.matmul(p, ga)
+
+
+def _eye_like(like, m, n):
+    data = like._data if isinstance(like, Tensor) else like
+    return _const(like, _xp(data).eye(m, n, dtype=data.dtype))
+
+
+class LinalgLuFactorEx(Op):
+    """The packed LU of lu_factor (L's strict lower triangle over U); its gradient is linalg.lu's
+    with gL = tril(G, -1) and gU = triu(G)."""
+    op = "linalg_lu_factor_ex"
+    saves = (0,)
+    backward_name = "LinalgLuFactorExBackward0"
+
+    def forward(self, a, *, lu, piv):
+        self.keep(lu.copy(), piv)
+        return lu
+
+    def backward(self, F, g, a, lu, piv):
+        k = min(lu.shape[-2:])
+        if _creates_graph(g):
+            p, low, up = linalg_lu(a)
+        else:
+            p, low, up = _unpack_arrays(lu, piv)
+        gl = F.getitem(F.tril(g, -1), (Ellipsis, slice(0, k)))
+        gu = F.getitem(F.triu(g), (Ellipsis, slice(0, k), slice(None)))
+        return (_lu_rule(F, p, low, up, gl, gu),)
+
+
+class LinalgLu(Op):
+    """One factor of A = P L U (L or U; P carries no gradient), with PyTorch's rule."""
+    __slots__ = ("part",)
+    op = "linalg_lu"
+    saves = (0,)
+    backward_name = "LinalgLuBackward0"
+
+    def forward(self, a, *, p, low, up, part):
+        self.part = part
+        self.keep(p, low.copy(), up.copy())
+        return (low, up)[part]
+
+    def backward(self, F, g, a, p, low, up):
+        if _creates_graph(g):
+            p, low, up = linalg_lu(a)
+        gl, gu = (g, None) if self.part == 0 else (None, g)
+        return (_lu_rule(F, p, low, up, gl, gu),)
+
+
+def _lu_factor(A, fn, pivot):
+    _check_lu(A, fn, pivot)
+    lu, piv, info = _lu_arrays(A._data)
+    packed = LinalgLuFactorEx.apply(A, lu=lu, piv=piv)
+    return packed, Tensor._adopt_array(piv, False, None), Tensor._adopt_array(info, False, None)
+
+
+def _check_singular(fn, info):
+    flat = np.asarray(info if type(info) is np.ndarray else info.get()).reshape(-1)
+    bad = np.flatnonzero(flat > 0)
+    if bad.size:
+        k = int(bad[0])
+        prefix = f"(Batch element {k}): " if np.ndim(info) else ""
+        raise RuntimeError(f"{fn}: {prefix}U[{flat[k]},{flat[k]}] is zero and using it on lu_solve would result in "
+                          f"a division by zero. If you still want to perform the factorization, consider calling "
+                          f"linalg.lu(A, pivot) or linalg.lu_factor_ex(A, pivot)")
+
+
+def linalg_lu_factor_ex(A, *, pivot=True, check_errors=False, out=None):
+    """A's LU with partial pivoting, packed (LU), its 1-based int32 row swaps and the info of each
+    matrix (the column of its first zero pivot, 0 if none)."""
+    _check_bool(pivot, "linalg_lu_factor_ex", "pivot")
+    _check_bool(check_errors, "linalg_lu_factor_ex", "check_errors")
+    packed, piv, info = _lu_factor(A, "torch.lu_factor", pivot)
+    if check_errors:
+        _check_singular("torch.linalg.lu_factor_ex", info._data)
+    return return_types.linalg_lu_factor_ex(packed, piv, info)
+
+
+def linalg_lu_factor(A, *, pivot=True, out=None):
+    """A's LU with partial pivoting, packed, and its row swaps; refuses a matrix with a zero pivot."""
+    _check_bool(pivot, "linalg_lu_factor", "pivot")
+    packed, piv, info = _lu_factor(A, "torch.lu_factor", pivot)
+    _check_singular("torch.linalg.lu_factor", info._data)
+    return return_types.linalg_lu_factor(packed, piv)
+
+
+def lu(A, pivot=True, get_infos=False, out=None):
+    """Deprecated torch.lu (Tensor.lu): linalg.lu_factor_ex's LU and pivots, with the infos when
+    get_infos; a zero pivot is not an error."""
+    get_infos = bool(get_infos)   # torch.lu reads it as a condition (not get_infos) before it checks pivot
+    _check_bool(pivot, "_lu_with_info", "pivot")
+    packed, piv, info = _lu_factor(A, "torch.lu_factor", pivot)
+    return return_types._lu_with_info(packed, piv, info) if get_infos else (packed, piv)
+
+
+def linalg_lu(A, *, pivot=True, out=None):
+    """A = P L U: P a permutation, L unit lower triangular (m x k), U upper triangular (k x n),
+    k = min(m, n)."""
+    _check_bool(pivot, "linalg_lu", "pivot")
+    _check_lu(A, "linalg.lu", pivot)
+    check_elements(tuple(A._data.shape[:-2]) + (A._data.shape[-2],) * 2, "linalg.lu result")
+    lu_, piv, _ = _lu_arrays(A._data)
+    p, low, up = _unpack_arrays(lu_, piv)
+    return return_types.linalg_lu(Tensor._adopt_array(p, False, None),
+                                  LinalgLu.apply(A, p=p, low=low, up=up, part=0),
+                                  LinalgLu.apply(A, p=p, low=low, up=up, part=1))
+
+
+def lu_unpack(LU_data, LU_pivots, unpack_data=True, unpack_pivots=True, *, out=None):
+    """P, L and U from lu_factor's packed LU and pivots (L and U differentiable in LU_data; either
+    pair left empty when not asked for)."""
+    from .shape import tril, triu
+    from .indexing import getitem
+    if not isinstance(LU_data, Tensor) or not isinstance(LU_pivots, Tensor):
+        bad = LU_pivots if isinstance(LU_data, Tensor) else LU_data
+        name, pos = ("LU_pivots", 2) if isinstance(LU_data, Tensor) else ("LU_data", 1)
+        raise TypeError(f"lu_unpack(): argument '{name}' (position {pos}) must be Tensor, not {type(bad).__name__}")
+    _check_bool(unpack_data, "lu_unpack", "unpack_data", 3)
+    _check_bool(unpack_pivots, "lu_unpack", "unpack_pivots", 4)
+    shape = LU_data._data.shape
+    if len(shape) < 2:
+        raise RuntimeError(f"torch.lu_unpack: Expected tensor with 2 or more dimensions. Got size: {list(shape)} "
+                           f"instead")
+    if LU_pivots._data.dtype != np.int32:
+        raise RuntimeError("torch.lu_unpack: LU_pivots is expected to be a contiguous tensor of torch.int32 dtype.\n"
+                           "Note: this function is intended to be used with the output produced by "
+                           "torch.linalg.lu_factor")
+    m, n = shape[-2:]
+    k = min(m, n)
+    piv = LU_pivots._data
+    if tuple(piv.shape) != tuple(shape[:-2]) + (k,):
+        raise RuntimeError(f"torch.lu_unpack: LU_pivots of shape {list(piv.shape)} do not fit LU_data of shape "
+                           f"{list(shape)}: expected {list(shape[:-2]) + [k]}")
+    if piv.size and (int(piv.min()) < 1 or int(piv.max()) > m):
+        raise RuntimeError("pivots passed to lu_unpack must be between 1 and LU.size(-2) inclusive."
+                           "Did you properly pass the result of lu_factor?")
+    xp = _xp(LU_data._data)
+    empty = Tensor._adopt_array(xp.zeros((0,), LU_data._data.dtype), False, None)
+    if unpack_pivots:
+        check_elements(tuple(shape[:-2]) + (m, m), "torch.lu_unpack result")
+    p = Tensor._adopt_array(_permutation_arrays(piv, m, LU_data._data.dtype), False, None) if unpack_pivots \
+        else empty
+    if not unpack_data:
+        return return_types.lu_unpack(p, empty, empty)
+    eye = Tensor._adopt_array(xp.eye(m, k, dtype=LU_data._data.dtype), False, None)
+    low = tril(getitem(LU_data, (Ellipsis, slice(0, k))), -1) + eye
+    up = triu(getitem(LU_data, (Ellipsis, slice(0, k), slice(None))))
+    return return_types.lu_unpack(p, low, up)
+
+
 # ------------------------------------------------------------------ Tensor methods
 def _register():
     Tensor.inverse = inverse
@@ -927,6 +1200,7 @@ def _register():
     Tensor.triangular_solve = triangular_solve
     Tensor.svd = svd
     Tensor.qr = qr
+    Tensor.lu = lu
     Tensor.pinverse = pinverse
 
 

@@ -9,7 +9,7 @@ import pytest
 import gradserve.engine as gs
 from gradserve.engine.limits import LimitExceeded
 from gradserve.engine.autograd.state import state
-from op_check import check_gradients, compare_with_torch, torch, values
+from op_check import check_gradients, compare_devices, compare_with_torch, torch, values
 
 needs_torch = [pytest.mark.torch, pytest.mark.skipif(torch is None, reason="PyTorch is not installed")]
 
@@ -100,6 +100,19 @@ OPS = [
     ("linalg.qr R only wide", lambda T, a: T.linalg.qr(a).R, [(2, 4)]),
     ("linalg.qr complete square", lambda T, a: T.linalg.qr(a, mode="complete"), [(3, 3)]),
     ("qr", lambda T, a: a.qr()[0], [(4, 3)]),
+    ("linalg.lu square", lambda T, a: T.linalg.lu(a)[1:], [(3, 3)]),
+    ("linalg.lu tall", lambda T, a: T.linalg.lu(a)[1:], [(4, 3)]),
+    ("linalg.lu wide batched", lambda T, a: T.linalg.lu(a)[1:], [(2, 3, 4)]),
+    ("linalg.lu L only wide", lambda T, a: T.linalg.lu(a).L, [(3, 4)]),
+    ("linalg.lu U only tall", lambda T, a: T.linalg.lu(a).U, [(4, 2)]),
+    ("linalg.lu_factor", lambda T, a: T.linalg.lu_factor(a).LU, [(3, 3)]),
+    ("linalg.lu_factor wide", lambda T, a: T.linalg.lu_factor(a).LU, [(3, 5)]),
+    ("linalg.lu_factor_ex tall batched", lambda T, a: T.linalg.lu_factor_ex(a).LU, [(2, 4, 3)]),
+    ("lu", lambda T, a: T.lu(a)[0], [(3, 3)]),
+    ("Tensor.lu", lambda T, a: a.lu()[0], [(2, 2)]),
+    ("lu_unpack", lambda T, a: T.lu_unpack(*T.linalg.lu_factor(a))[1:], [(3, 3)]),
+    ("lu_unpack tall batched", lambda T, a: T.lu_unpack(*T.linalg.lu_factor(a))[1:], [(2, 4, 3)]),
+    ("lu_unpack wide", lambda T, a: T.lu_unpack(*T.linalg.lu_factor(a))[1:], [(2, 3)]),
     ("linalg.pinv tall", lambda T, a: T.linalg.pinv(a), [(4, 3)]),
     ("linalg.pinv wide batched", lambda T, a: T.linalg.pinv(a), [(2, 3, 4)]),
     ("linalg.pinv hermitian", lambda T, a: T.linalg.pinv(spd(T, a), hermitian=True), [(3, 3)]),
@@ -144,6 +157,9 @@ NAMES = [
     (lambda T, a: T.svd(a).V, "TransposeBackward0"),
     (lambda T, a: T.linalg.qr(a).R, "LinalgQrBackward0"),
     (lambda T, a: T.linalg.pinv(a), "LinalgPinvBackward0"),
+    (lambda T, a: T.linalg.lu(a).L, "LinalgLuBackward0"),
+    (lambda T, a: T.linalg.lu_factor(a).LU, "LinalgLuFactorExBackward0"),
+    (lambda T, a: T.lu(a)[0], "LinalgLuFactorExBackward0"),
     (lambda T, a: T.linalg.matrix_norm(a, "nuc"), "SumBackward1"),
     (lambda T, a: T.linalg.matrix_norm(a, 2), "AmaxBackward0"),
 ]
@@ -198,6 +214,30 @@ ERRORS = [
     (lambda T: T.linalg.qr(T.ones(3)), False, "linalg.qr: The input tensor A must have at least 2 dimensions."),
     (lambda T: T.linalg.solve_triangular(T.eye(2), T.ones(2), upper=True), False,
      "linalg.solve_triangular: The input tensor B must have at least 2 dimensions."),
+    (lambda T: T.linalg.lu_factor(T.tensor([[1.0, 2.0], [2.0, 4.0]])), False,
+     "torch.linalg.lu_factor: U[2,2] is zero and using it on lu_solve would result in a division by zero. If you "
+     "still want to perform the factorization, consider calling linalg.lu(A, pivot) or linalg.lu_factor_ex(A, pivot)"),
+    (lambda T: T.linalg.lu_factor(T.stack([T.eye(2), T.zeros(2, 2)])), False,
+     "torch.linalg.lu_factor: (Batch element 1): U[1,1] is zero and using it on lu_solve would result in a division "
+     "by zero. If you still want to perform the factorization, consider calling linalg.lu(A, pivot) or "
+     "linalg.lu_factor_ex(A, pivot)"),
+    (lambda T: T.linalg.lu_factor_ex(T.zeros(2, 2), check_errors=True), False,
+     "torch.linalg.lu_factor_ex: U[1,1] is zero and using it on lu_solve would result in a division by zero. If you "
+     "still want to perform the factorization, consider calling linalg.lu(A, pivot) or linalg.lu_factor_ex(A, pivot)"),
+    (lambda T: T.linalg.lu_factor(T.eye(2), pivot=False), False,
+     "linalg.lu_factor: LU without pivoting is not implemented on the CPU"),
+    (lambda T: T.linalg.lu(T.ones(3)), False, "linalg.lu: Expected tensor with 2 or more dimensions. Got size: [3] "
+     "instead"),
+    (lambda T: T.lu(T.ones(3)), False, "torch.lu_factor: Expected tensor with 2 or more dimensions. Got size: [3] "
+     "instead"),
+    (lambda T: T.lu_unpack(T.ones(3), T.ones(3, dtype=T.int32)), False,
+     "torch.lu_unpack: Expected tensor with 2 or more dimensions. Got size: [3] instead"),
+    (lambda T: T.lu_unpack(T.ones(2, 2), T.tensor([1, 2])), False,
+     "torch.lu_unpack: LU_pivots is expected to be a contiguous tensor of torch.int32 dtype.\nNote: this function is "
+     "intended to be used with the output produced by torch.linalg.lu_factor"),
+    (lambda T: T.lu_unpack(T.ones(2, 2), T.tensor([3, 1], dtype=T.int32)), False,
+     "pivots passed to lu_unpack must be between 1 and LU.size(-2) inclusive.Did you properly pass the result of "
+     "lu_factor?"),
 ]
 
 
@@ -207,6 +247,41 @@ def test_errors_match_torch(lib, fn, linalg_error, message):
     assert text == message
     assert issubclass(kind, RuntimeError)
     assert issubclass(kind, lib.linalg.LinAlgError) == linalg_error
+
+
+def test_lu_refuses_what_torch_refuses(lib):
+    with pytest.raises(NotImplementedError, match="\"lu_cpu\" not implemented for 'Int'"):
+        lib.linalg.lu_factor(lib.ones(2, 2, dtype=lib.int32))
+    with pytest.raises(NotImplementedError, match="\"lu_cpu\" not implemented for 'Half'"):
+        lib.linalg.lu(lib.ones(2, 2, dtype=lib.float16))
+    with pytest.raises(TypeError, match="argument 'A'"):
+        lib.linalg.lu_factor([[1.0]])
+
+
+def test_lu_of_singular_and_empty_matrices(lib):
+    lu, piv, info = lib.linalg.lu_factor_ex(lib.tensor([[1.0, 2.0], [2.0, 4.0]]))
+    assert piv.dtype == lib.int32 and info.item() == 2 and lu.tolist() == [[2.0, 4.0], [0.5, 0.0]]
+    lu, piv, info = lib.lu(lib.zeros(3, 2, 2), get_infos=True)
+    assert info.tolist() == [1, 1, 1] and piv.tolist() == [[1, 2]] * 3
+    lu, piv = lib.linalg.lu_factor(lib.ones(3, 0))
+    assert lu.shape == (3, 0) and piv.shape == (0,)
+    p, low, up = lib.linalg.lu(lib.ones(0, 3))
+    assert p.shape == (0, 0) and low.shape == (0, 0) and up.shape == (0, 3)
+
+
+def test_lu_factors_rebuild_the_matrix_and_pivots_as_lapack(lib):
+    a = lib.tensor([[1.0, 2.0, 0.5, 3.0], [4.0, -1.0, 2.0, 0.0], [2.0, 2.0, -3.0, 1.0], [0.0, 5.0, 1.0, 1.0]],
+                   dtype=lib.float64)
+    lu, piv = lib.linalg.lu_factor(a)
+    assert piv.tolist() == [2, 4, 3, 4]
+    p, low, up = lib.lu_unpack(lu, piv)
+    assert p.tolist() == [[0, 0, 0, 1], [1, 0, 0, 0], [0, 0, 1, 0], [0, 1, 0, 0]]
+    assert (p @ low @ up - a).abs().max().item() < 1e-14
+    p2, low2, up2 = lib.linalg.lu(a)
+    assert p2.tolist() == p.tolist() and (low2 - low).abs().max().item() == 0 and (up2 - up).abs().max().item() == 0
+    assert lib.lu_unpack(lu, piv, unpack_data=False).L.shape == (0,)
+    assert lib.lu_unpack(lu, piv, unpack_pivots=False).P.shape == (0,)
+    assert lib.lu_unpack(lu.int(), piv).L.dtype == lib.int32
 
 
 def test_linalg_error_is_caught_as_runtime_error(lib):
@@ -275,6 +350,32 @@ def test_inverse_round_trips_and_matrix_power(lib):
     np.testing.assert_allclose(values(lib.matrix_power(a, -1)), values(lib.linalg.inv(a)), atol=1e-12)
 
 
+LU_OPS = [(n, f, s) for n, f, s in OPS if "lu" in n.split()[0]]
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("fn, shapes", [pytest.param(f, s, id=n) for n, f, s in LU_OPS])
+def test_lu_on_cuda_matches_the_cpu(fn, shapes):
+    compare_devices(fn, shapes)
+
+
+@pytest.mark.gpu
+def test_lu_factor_refuses_a_singular_matrix_on_cuda():
+    with pytest.raises(RuntimeError, match=r"U\[1,1\] is zero"):
+        gs.linalg.lu_factor(gs.zeros(2, 2, device="cuda"))
+
+
+def test_lu_columns_count_as_program_steps():
+    charged = []
+    prev = state.charge
+    state.charge = charged.append
+    try:
+        gs.linalg.lu_factor(gs.eye(5).expand(3, 5, 5))
+    finally:
+        state.charge = prev
+    assert charged == [1] * 5
+
+
 def test_in_place_change_of_an_output_is_caught():
     a = gs.eye(3, dtype=gs.float64).requires_grad_()
     inv = gs.linalg.inv(a * 2)
@@ -293,5 +394,11 @@ def test_element_limit_guards_broadcast_solves_and_full_factors():
             gs.linalg.svd(gs.ones(100, 1))
         with pytest.raises(LimitExceeded):
             gs.linalg.qr(gs.ones(100, 1), mode="complete")
+        with pytest.raises(LimitExceeded):   # P is 100 x 100
+            gs.linalg.lu(gs.ones(100, 1))
+        lu, piv = gs.linalg.lu_factor(gs.arange(100.0).reshape(100, 1))
+        with pytest.raises(LimitExceeded):
+            gs.lu_unpack(lu, piv)
+        assert gs.lu_unpack(lu, piv, unpack_pivots=False).L.shape == (100, 1)
     finally:
         state.element_limit = prev

@@ -434,6 +434,24 @@ def test_writes_through_views_are_copy_slices(lib):
     assert y.grad_fn.name().endswith("CopySlices")
 
 
+def test_a_write_through_a_view_of_a_view_gives_the_middle_view_the_new_history(lib):
+    # v = y[:, ::2]; v.diagonal().fill_(3): v's gradient must skip the overwritten elements
+    # (v kept its old SliceBackward0 and sent 2 to them)
+    x = lib.ones(4, 4, dtype=lib.float64, requires_grad=True)
+    y = x * 1
+    v = y[:, ::2]
+    v.diagonal().fill_(3)
+    (v * 2).sum().backward()
+    assert x.grad.tolist() == [[0, 0, 2, 0], [2, 0, 0, 0], [2, 0, 2, 0], [2, 0, 2, 0]]
+    assert v.tolist() == [[3, 1], [1, 3], [1, 1], [1, 1]]
+    x.grad = None
+    y = x * 1
+    w = y[1:][:, 1:]
+    w[0].mul_(5)
+    (w.sum() + y.sum()).backward()
+    assert x.grad.tolist() == [[1, 1, 1, 1], [1, 10, 10, 10], [1, 2, 2, 2], [1, 2, 2, 2]]
+
+
 def test_view_as_a_dtype_reinterprets_the_bytes(lib):
     x = lib.tensor([[1.0, 2.0], [3.0, 4.0]], requires_grad=True)
     bits = x.view(lib.int32)

@@ -34,7 +34,8 @@ def test_every_module_row_names_what_its_host_module_has():
         except ImportError:
             assert not row.names, f"{key}: names listed for a host module that does not exist"
             continue
-        missing += [f"{key}.{n}" for n in row.names if not hasattr(mod, n)]
+        # a module's SESSION_NAMES exist only while a session runs (logging.root: the session's root logger)
+        missing += [f"{key}.{n}" for n in row.names if not hasattr(mod, n) and n not in getattr(mod, "SESSION_NAMES", ())]
     assert not missing, f"allowlisted names the engine does not define: {missing}"
 
 

@@ -450,3 +450,20 @@ grad_finite = bool(torch.isfinite(a.grad).all())
                                "LinalgSvdBackward0", "LinalgQrBackward0"]
     assert (ns.get("caught") or "").startswith("linalg.inv: The diagonal element 1 is zero")
     assert ns.get("logp_shape") == [3] and ns.get("entropy_shape") == [3]
+
+
+def test_a_program_uses_lu_factorizations(run_ok):
+    """torch.lu, torch.lu_unpack and torch.linalg's lu, lu_factor and lu_factor_ex, with their named
+    results, as Glow's LU-decomposed invertible 1x1 convolution builds its weight (y0ast/Glow-PyTorch)."""
+    _, ns = run_ok("""
+w_init = torch.tensor([[0.0, 2.0, 1.0], [1.0, 1.0, 0.0], [3.0, 0.0, 1.0]], requires_grad=True)
+p, lower, upper = torch.lu_unpack(*torch.lu(w_init))
+lu = torch.linalg.lu_factor(w_init)
+ex = torch.linalg.lu_factor_ex(w_init)
+f = torch.linalg.lu(w_init)
+rebuilt = torch.allclose(torch.matmul(p, torch.matmul(lower, upper)), w_init)
+(f.L.sum() + f.U.sum() + lu.LU.sum()).backward()
+ok = (rebuilt, lu.pivots.tolist(), ex.info.item(), f.P.tolist() == p.tolist(), w_init.lu()[1].dtype == torch.int32,
+      f.L.grad_fn.name(), lu.LU.grad_fn.name(), list(w_init.grad.shape))
+""")
+    assert ns.get("ok") == (True, [3, 3, 3], 0, True, True, "LinalgLuBackward0", "LinalgLuFactorExBackward0", [3, 3])

@@ -533,11 +533,27 @@ def test_logging_basic_config_and_last_resort_as_cpython_prints_them():
                    "DEBUG - shown\n")
 
 
+def test_logging_root_is_the_sessions_root_logger():
+    # toy_gradlogp's train_energy.py: logging.basicConfig(); logging.root.setLevel(logging.INFO)
+    out = program_stdout("""
+    import logging
+    logging.basicConfig()
+    logging.info("hidden: the root is at WARNING")
+    logging.root.setLevel(logging.INFO)
+    logging.info("shown")
+    print(logging.root is logging.getLogger(), logging.root.name, logging.getLogger("x").parent is logging.root)
+    """)
+    assert out == "INFO:root:shown\nTrue root True\n"
+
+
 def test_logging_loggers_are_the_sessions_own(run_ok):
     _, ns = run_ok("import logging\nlogging.getLogger('a').setLevel(logging.ERROR)\nlevel = logging.getLogger('a').level")
     assert ns.globals["level"] == 40
     _, other = run_ok("import logging\nlevel = logging.getLogger('a').level")
     assert other.globals["level"] == 0
+    run_ok("import logging\nlogging.root.setLevel(logging.DEBUG)", ns)
+    _, other = run_ok("import logging\nlevel = logging.root.level")
+    assert other.globals["level"] == 30
 
 
 def test_logging_has_no_files_and_no_other_format_styles(run_err):

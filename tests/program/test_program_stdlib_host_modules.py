@@ -569,10 +569,25 @@ def test_tqdm_the_session_keeps_no_bar_between_runs():
     assert ref() is None          # the open bar (what it wraps with it) went with the program's last name of it
 
 
+def test_tqdm_takes_the_programs_own_streams_as_its_file():
+    # dredwardhyde/crnn-ctc-loss-pytorch: tqdm(train_loader, position=0, leave=True, file=sys.stdout, bar_format=...)
+    out = program_stdout("""
+    import sys
+    from tqdm import tqdm
+    total = 0
+    for v in tqdm([1, 2, 3], position=0, leave=True, file=sys.stdout, bar_format="{l_bar}%s{bar}%s{r_bar}" % ("", "")):
+        total += v
+    for v in tqdm([4], file=sys.stderr):
+        total += v
+    print(total)
+    """)
+    assert out == "10\n"
+
+
 def test_tqdm_counts_steps_and_refuses_files(run_err, small_limits):
     e = run_err("from tqdm import tqdm\nfor i in tqdm(range(10**9)):\n    pass\n", limits=small_limits)
     assert e.type == "LimitExceeded"
-    assert run_err("from tqdm import tqdm\nimport sys\nt = tqdm(range(2), file=sys.stderr)").type == "TypeError"
+    assert run_err("from tqdm import tqdm\nclass F:\n    def write(self, s): pass\nt = tqdm(range(2), file=F())").type == "TypeError"
     assert run_err("from tqdm import tqdm\nx = tqdm(range(2))._it").type == "AttributeError"
     assert run_err("import tqdm\ntqdm.tqdm = None").type == "AttributeError"
 

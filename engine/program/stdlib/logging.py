@@ -247,6 +247,21 @@ def _registry():
     return session_state("logging", _Registry)
 
 
+SESSION_NAMES = ("root",)   # module attributes that are the running session's own (see __getattr__)
+
+
+def __getattr__(name):
+    """``logging.root``, the session's root logger (``logging.root.setLevel(logging.INFO)``, as
+    toy_gradlogp's training script sets it): looked up per session, so a module attribute here.
+    Outside a run (the allowlist's views are built once, reading names with hasattr) there is none."""
+    if name in SESSION_NAMES:
+        try:
+            return _registry().root
+        except RuntimeError:   # no session runs a program
+            pass
+    raise AttributeError(f"module 'logging' has no attribute '{name}'")
+
+
 def getLogger(name=None):
     """The session's logger of that name (the root for None or 'root'), made on first use."""
     reg = _registry()

@@ -4,7 +4,8 @@ its progress as the run's ``log`` events (``step`` = ``n``, ``total``, ``desc`` 
 the client, ``gradserve run`` and the viewer draw as their progress bar: at most one event per
 ``mininterval`` (0.1 s) and always the last. One bar reports at a time: one opened while another of the
 run is still open (an inner loop's) stays silent. ``write`` prints to the program's output, as
-tqdm.write does."""
+tqdm.write does. ``file=sys.stdout`` or ``file=sys.stderr`` (the program's own streams, where tqdm
+draws by default) is accepted and changes nothing; any other file is refused."""
 from time import monotonic as _monotonic
 from weakref import ref as _weakref
 
@@ -42,6 +43,11 @@ def _metric(value):
     return None
 
 
+def _is_std_stream(file):
+    from .sys import stderr, stdout
+    return file is stdout or file is stderr
+
+
 class tqdm:
     """``tqdm(iterable=None, desc=None, total=None, ...)``: iterates ``iterable``, counting ``n``, and
     reports its progress as ``log(step=n, total=total, ...)`` events."""
@@ -51,8 +57,9 @@ class tqdm:
                  dynamic_ncols=False, smoothing=0.3, bar_format=None, initial=0, position=None, postfix=None,
                  unit_divisor=1000, write_bytes=False, lock_args=None, nrows=None, colour=None, delay=0,
                  **kwargs):
-        if file is not None:
-            raise TypeError("tqdm(file=...) is not available in programs: the bar is drawn by the caller")
+        if file is not None and not _is_std_stream(file):
+            raise TypeError("tqdm(file=...) is not available in programs: the bar is drawn by the caller "
+                            "(file=sys.stdout and file=sys.stderr are accepted and change nothing)")
         self.iterable = iterable
         self.desc = desc if type(desc) is str else ""
         if total is None and iterable is not None:
