@@ -1550,6 +1550,8 @@ _FILE_NAMES = {
     "torch": frozenset(("save", "load")),
     "os": frozenset(("makedirs", "mkdir", "listdir", "scandir", "walk", "remove", "unlink", "rename", "replace",
                      "rmdir", "removedirs", "getcwd", "chdir", "stat")),
+    "shutil": frozenset(("copy", "copy2", "copyfile", "copyfileobj", "copymode", "copystat", "copytree", "disk_usage",
+                         "make_archive", "move", "rmtree", "unpack_archive", "which")),
 }
 _FILE_HINT = ("programs cannot read or write files: a session keeps its values between runs, its tensors and module "
               "parameters are saved and restored as a checkpoint (GET and PUT /v1/sessions/{id}/checkpoint, or "

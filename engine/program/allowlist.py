@@ -562,6 +562,8 @@ MODULES = {
         "altsep", "curdir", "devnull", "environ", "extsep", "fspath", "getenv", "linesep", "name", "pardir",
         "pathsep", "sep",
     )),
+    # importable for scripts that import it beside os; no names (programs have no files)
+    "shutil": Module(host=_S + ".shutil", names=()),
     "os.path": Module(host=_S + ".os_path", names=(
         "basename", "commonprefix", "curdir", "dirname", "exists", "extsep", "isabs", "isdir", "isfile", "join",
         "lexists", "normpath", "pardir", "sep", "split", "splitext",

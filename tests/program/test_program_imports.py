@@ -73,7 +73,7 @@ def test_star_import_binds_the_listed_names(run_ok):
 
 
 @pytest.mark.parametrize("source, module", [
-    ("import shutil", "shutil"), ("import socket", "socket"), ("import pandas as pd", "pandas"),
+    ("import subprocess", "subprocess"), ("import socket", "socket"), ("import pandas as pd", "pandas"),
     ("from pathlib import Path", "pathlib"), ("import matplotlib.pyplot as plt", "matplotlib.pyplot"),
     ("import importlib", "importlib"), ("import pickle", "pickle"),
 ])

@@ -166,6 +166,15 @@ def test_os_refuses_files_processes_and_the_environment(run_err, src, kind):
     assert run_err(src).type == kind
 
 
+def test_shutil_is_importable_and_has_no_files(run_err):
+    # y0ast/Glow-PyTorch's train.py imports shutil beside os and json for its output folder, and never calls it
+    assert program_stdout("import os, shutil\nprint(shutil)\n") == "<module 'shutil'>\n"
+    for call in ("shutil.rmtree('/tmp')", "shutil.copy('/etc/passwd', 'x')", "shutil.which('sh')"):
+        e = run_err(f"import shutil\n{call}\n")
+        assert e.type == "AttributeError" and "programs cannot read or write files" in e.message
+    assert run_err("import shutil\nx = shutil.os\n").type == "AttributeError"
+
+
 def test_os_path_takes_only_plain_strings(run_err):
     e = run_err("""
 import os

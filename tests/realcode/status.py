@@ -62,9 +62,6 @@ CAUSES = [
      "        self._last_lr = [0.1]\nS(torch.optim.SGD([torch.nn.Parameter(torch.ones(1))], 0.1)).step()"),
     (r"no attribute 'backends'", "torch.backends (cudnn.benchmark / cudnn.deterministic, mps.is_available) is missing", "engineapi",
      "torch.backends.cudnn.deterministic = True; torch.backends.mps.is_available()"),
-    (r"No module named 'shutil'", "`import shutil` refused in programs (y0ast/Glow-PyTorch's train.py imports it with os and json "
-     "for its output folder; the run does not call it): SPEC section 2 lists no file-copying module", "lead (SPEC decision), then programs",
-     "import shutil"),
     (r"cannot import 'os'|No module named 'os'", "`import os` refused in programs (scripts use it for os.path.join / os.makedirs, or import it unused)",
      "lead (SPEC decision), then programs", "import os"),
     (r"to_sparse|sparse_coo_tensor|spmm", "sparse tensors (Tensor.to_sparse, torch.sparse_coo_tensor, torch.spmm, sparse @ dense)", "engineapi",
