@@ -42,4 +42,4 @@ from .padding import (ZeroPad1d, ZeroPad2d, ConstantPad1d, ConstantPad2d, Consta
 from .transformer import (Transformer, TransformerEncoder, TransformerDecoder, TransformerEncoderLayer,
                           TransformerDecoderLayer)
 from . import modules  # noqa: E402,F401  (torch.nn.modules.loss._Loss, reached as an attribute after import torch.nn)
-from .utils import parametrize, parametrizations  # noqa: E402,F401  (they build on modules, which import nn.utils)
+from .utils import parametrize, parametrizations, prune  # noqa: E402,F401  (they build on modules, which import nn.utils)

@@ -293,13 +293,19 @@ MODULES = {
     "torch.nn.utils": Module(
         host=_E + ".nn.utils",
         children={"rnn": "torch.nn.utils.rnn", "stateless": "torch.nn.utils.stateless",
-                  "parametrize": "torch.nn.utils.parametrize", "parametrizations": "torch.nn.utils.parametrizations"},
+                  "parametrize": "torch.nn.utils.parametrize", "parametrizations": "torch.nn.utils.parametrizations",
+                  "prune": "torch.nn.utils.prune"},
         names=("clip_grad_norm", "clip_grad_norm_", "clip_grad_value_", "parameters_to_vector",
                "remove_spectral_norm", "remove_weight_norm", "spectral_norm", "vector_to_parameters", "weight_norm")),
     "torch.nn.utils.parametrize": Module(
         host=_E + ".nn.utils.parametrize",
         names=("ParametrizationList", "cached", "is_parametrized", "register_parametrization", "remove_parametrizations",
                "transfer_parametrizations_and_params", "type_before_parametrizations")),
+    "torch.nn.utils.prune": Module(
+        host=_E + ".nn.utils.prune",
+        names=("BasePruningMethod", "CustomFromMask", "Identity", "L1Unstructured", "LnStructured", "PruningContainer",
+               "RandomStructured", "RandomUnstructured", "custom_from_mask", "global_unstructured", "identity",
+               "is_pruned", "l1_unstructured", "ln_structured", "random_structured", "random_unstructured", "remove")),
     "torch.nn.utils.parametrizations": Module(host=_E + ".nn.utils.parametrizations", names=("spectral_norm", "weight_norm")),
     "torch.nn.utils.rnn": Module(
         host=_E + ".nn.utils.rnn",
@@ -798,6 +804,11 @@ TYPES = {
     _E + ".nn.normalization.SyncBatchNorm": Type(attrs=("convert_sync_batchnorm",)),
     _E + ".nn.normalization._TrailingNorm": Type(subclasses=True, attrs=("reset_parameters",)),
     _E + ".nn.utils.parametrize.cached": Type(),
+    # pruning methods; a program's own (the pruning tutorial's FooBarPruningMethod) derives from the base
+    _E + ".nn.utils.prune.BasePruningMethod": Type(
+        subclasses=True, data=True, settable=ANY, base=True,
+        attrs=("PRUNING_TYPE", "apply", "apply_mask", "compute_mask", "prune", "remove")),
+    _E + ".nn.utils.prune.PruningContainer": Type(attrs=("add_pruning_method",)),
     _E + ".nn.utils.parametrize.ParametrizationList": Type(attrs=("originals", "right_inverse")),
     _E + ".nn.rnn.RNNBase": Type(attrs=("all_weights", "flatten_parameters", "reset_parameters")),
     _E + ".nn.rnn.RNNCellBase": Type(attrs=("reset_parameters",)),
