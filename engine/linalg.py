@@ -11,7 +11,7 @@ from .ops.reduction import norm as _pnorm
 
 __all__ = ["matrix_power", "matrix_norm", "norm", "vector_norm", "LinAlgError", "inv", "inv_ex", "solve", "det",
            "slogdet", "cholesky", "cholesky_ex", "solve_triangular", "eigh", "eigvalsh", "svd", "svdvals", "qr",
-           "lu", "lu_factor", "lu_factor_ex", "pinv", "lstsq", "matrix_rank"]
+           "lu", "lu_factor", "lu_factor_ex", "lu_solve", "pinv", "lstsq", "matrix_rank"]
 
 inv = _f.linalg_inv
 inv_ex = _f.linalg_inv_ex
@@ -29,6 +29,7 @@ qr = _f.linalg_qr
 lu = _f.linalg_lu
 lu_factor = _f.linalg_lu_factor
 lu_factor_ex = _f.linalg_lu_factor_ex
+lu_solve = _f.linalg_lu_solve
 pinv = _f.linalg_pinv
 lstsq = _f.linalg_lstsq
 matrix_rank = _f.linalg_matrix_rank

@@ -28,7 +28,7 @@ from .linalg import _SCALAR_TYPE, _name, matmul
 from .shape import broadcast_shapes
 
 __all__ = ["inverse", "det", "logdet", "slogdet", "cholesky", "cholesky_solve", "cholesky_inverse",
-           "triangular_solve", "svd", "qr", "lu", "lu_unpack", "pinverse"]
+           "triangular_solve", "svd", "qr", "lu", "lu_unpack", "lu_solve", "pinverse"]
 
 
 class LinAlgError(RuntimeError):
@@ -1188,6 +1188,40 @@ def lu_unpack(LU_data, LU_pivots, unpack_data=True, unpack_pivots=True, *, out=N
     return return_types.lu_unpack(p, low, up)
 
 
+def linalg_lu_solve(LU, pivots, B, *, left=True, adjoint=False, out=None):
+    """X with A X = B (A^H X = B with ``adjoint``; X A = B, or X A^H = B, with ``left=False``) from
+    lu_factor's packed LU and pivots of A: a permutation and two triangular solves, differentiable in
+    LU and B."""
+    _check_bool(left, "linalg_lu_solve", "left")
+    _check_bool(adjoint, "linalg_lu_solve", "adjoint")
+    if not isinstance(LU, Tensor) or not isinstance(pivots, Tensor) or not isinstance(B, Tensor):
+        raise TypeError("linalg_lu_solve(): argument 'LU', 'pivots' and 'B' must be Tensor")
+    n = LU._data.shape[-1] if LU._data.ndim else 0
+    if LU._data.ndim < 2 or LU._data.shape[-2] != n:
+        raise RuntimeError(f"linalg.lu_solve: A must be batches of square matrices, but they are "
+                           f"{LU._data.shape[-2] if LU._data.ndim > 1 else 1} by {n} matrices")
+    if B._data.ndim < 2:
+        raise RuntimeError("linalg.lu_solve: The input tensor B must have at least 2 dimensions.")
+    if (B._data.shape[-2] if left else B._data.shape[-1]) != n:
+        side = "rows" if left else "columns"
+        raise RuntimeError(f"linalg.lu_solve: Number of {side} of B must match the order of A. B has "
+                           f"{B._data.shape[-2] if left else B._data.shape[-1]} {side} and A has order {n}")
+    if not left:   # X A = B  <=>  A^T X^T = B^T
+        return linalg_lu_solve(LU, pivots, B.mT, left=True, adjoint=not adjoint).mT
+    p, low, up = lu_unpack(LU, pivots)
+    if not adjoint:   # P L U X = B
+        y = linalg_solve_triangular(low, p.mT @ B, upper=False, unitriangular=True)
+        return linalg_solve_triangular(up, y, upper=True)
+    # (P L U)^T X = U^T L^T P^T X = B
+    y = linalg_solve_triangular(up.mT, B, upper=False)
+    return p @ linalg_solve_triangular(low.mT, y, upper=True, unitriangular=True)
+
+
+def lu_solve(b, LU_data, LU_pivots, *, out=None):
+    """Deprecated torch.lu_solve (Tensor.lu_solve): linalg.lu_solve(LU_data, LU_pivots, b)."""
+    return linalg_lu_solve(LU_data, LU_pivots, b)
+
+
 # ------------------------------------------------------------------ Tensor methods
 def _register():
     Tensor.inverse = inverse
@@ -1198,6 +1232,7 @@ def _register():
     Tensor.cholesky_solve = cholesky_solve
     Tensor.cholesky_inverse = cholesky_inverse
     Tensor.triangular_solve = triangular_solve
+    Tensor.lu_solve = lu_solve
     Tensor.svd = svd
     Tensor.qr = qr
     Tensor.lu = lu

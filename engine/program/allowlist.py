@@ -138,7 +138,7 @@ MODULES = {
             "asinh", "acosh", "atanh", "arcsinh", "arccosh", "arctanh", "deg2rad", "rad2deg", "gcd", "lcm", "isneginf", "isposinf", "isreal", "positive", "isin", "unique_consecutive", "combinations", "unravel_index", "diagflat", "vander", "hsplit", "vsplit", "dsplit", "row_stack", "msort", "nanmedian", "select_scatter", "slice_scatter", "renorm", "pdist", "is_same_size", "hann_window", "hamming_window", "blackman_window", "bartlett_window", "kaiser_window", "set_num_threads", "get_num_threads", "set_num_interop_threads", "get_num_interop_threads", "set_float32_matmul_precision", "get_float32_matmul_precision", "use_deterministic_algorithms", "are_deterministic_algorithms_enabled", "is_deterministic_algorithms_warn_only_enabled", "set_deterministic_debug_mode", "get_deterministic_debug_mode", "set_warn_always", "is_warn_always_enabled", "set_flush_denormal", "get_default_device",
             "channels_last", "channels_last_3d", "contiguous_format", "memory_format", "preserve_format",
             "index_fill", "matrix_power", "unique", "cholesky", "cholesky_inverse", "cholesky_solve", "det", "inverse",
-            "logdet", "pinverse", "qr", "lu", "lu_unpack", "slogdet", "svd", "triangular_solve", "absolute", "accelerator", "acos", "adaptive_avg_pool1d", "add", "addbmm",
+            "logdet", "pinverse", "qr", "lu", "lu_solve", "lu_unpack", "slogdet", "svd", "triangular_solve", "absolute", "accelerator", "acos", "adaptive_avg_pool1d", "add", "addbmm",
             "addcdiv", "addcmul", "addmm", "addmv", "addr", "adjoint", "all", "allclose", "amax", "amin", "any",
             "arange", "arccos", "arcsin", "arctan", "arctan2", "argmax", "argmin", "argsort", "argwhere",
             "as_tensor", "asin", "atan", "atan2", "atleast_1d", "atleast_2d", "atleast_3d", "avg_pool1d",
@@ -344,7 +344,7 @@ MODULES = {
         names=("Function", "FunctionCtx", "InplaceFunction", "once_differentiable")),
     "torch.linalg": Module(host=_E + ".linalg", names=(
         "cholesky", "cholesky_ex", "cross", "det", "eigh", "eigvalsh", "inv", "inv_ex", "lstsq",
-        "lu", "lu_factor", "lu_factor_ex",
+        "lu", "lu_factor", "lu_factor_ex", "lu_solve",
         "matrix_norm", "matrix_power", "matrix_rank", "norm", "pinv", "qr", "slogdet", "solve", "solve_triangular",
         "svd", "svdvals", "vector_norm")),
     "torch.special": Module(host=_E + ".special", names=(
@@ -685,7 +685,7 @@ TYPES = {
             "multiply", "multiply_", "mv", "nan_to_num", "nan_to_num_", "narrow", "nbytes", "ndim",
             "ndimension", "ne", "neg", "neg_", "negative", "negative_", "nelement", "new", "new_empty", "new_full",
             "index_fill", "index_fill_", "matrix_power", "unique", "cholesky", "cholesky_inverse", "cholesky_solve",
-            "det", "inverse", "logdet", "pinverse", "qr", "lu", "slogdet", "svd", "triangular_solve", "cross", "dist", "kron", "unfold", "kthvalue", "float_power",
+            "det", "inverse", "logdet", "pinverse", "qr", "lu", "lu_solve", "slogdet", "svd", "triangular_solve", "cross", "dist", "kron", "unfold", "kthvalue", "float_power",
             "float_power_", "copysign", "copysign_", "mode", "ldexp", "ldexp_", "frexp", "nextafter", "nextafter_",
             "bitwise_left_shift", "bitwise_left_shift_", "bitwise_right_shift", "bitwise_right_shift_",
             "new_ones", "new_tensor", "new_zeros", "nonzero", "norm", "normal_", "not_equal", "numel", "numpy",

@@ -402,3 +402,53 @@ def test_element_limit_guards_broadcast_solves_and_full_factors():
         assert gs.lu_unpack(lu, piv, unpack_pivots=False).L.shape == (100, 1)
     finally:
         state.element_limit = prev
+
+
+# ------------------------------------------------------------------ lu_solve
+@pytest.mark.parametrize("left", [True, False])
+@pytest.mark.parametrize("adjoint", [False, True])
+def test_lu_solve_solves_and_differentiates(left, adjoint):
+    rng = np.random.default_rng(0)
+    a = rng.standard_normal((2, 3, 3))
+    b = rng.standard_normal((2, 3, 2) if left else (2, 2, 3))
+    LU, piv = gs.linalg.lu_factor(gs.tensor(a))
+    x = gs.linalg.lu_solve(LU, piv, gs.tensor(b), left=left, adjoint=adjoint).numpy()
+    op = np.swapaxes(a, -1, -2) if adjoint else a
+    np.testing.assert_allclose(op @ x if left else x @ op, b, atol=1e-12)
+
+    def f(A, B):
+        LU, piv = gs.linalg.lu_factor(A)
+        return gs.linalg.lu_solve(LU, piv, B, left=left, adjoint=adjoint)
+    A = gs.tensor(a[0], requires_grad=True)
+    B = gs.tensor(b[0], requires_grad=True)
+    assert gs.autograd.gradcheck(f, (A, B))
+    assert gs.autograd.gradgradcheck(f, (A, B))
+    if left:   # the deprecated torch.lu_solve(b, LU, pivots)
+        assert np.array_equal(gs.lu_solve(gs.tensor(b), LU, piv).numpy(), gs.linalg.lu_solve(LU, piv, gs.tensor(b)).numpy())
+
+
+def test_lu_solve_errors():
+    LU, piv = gs.linalg.lu_factor(gs.eye(3, dtype=gs.float64))
+    with pytest.raises(RuntimeError, match="Number of rows of B must match the order of A"):
+        gs.linalg.lu_solve(LU, piv, gs.ones(2, 1, dtype=gs.float64))
+    with pytest.raises(RuntimeError, match="Number of columns of B must match the order of A"):
+        gs.linalg.lu_solve(LU, piv, gs.ones(1, 2, dtype=gs.float64), left=False)
+    with pytest.raises(RuntimeError, match="A must be batches of square matrices"):
+        gs.linalg.lu_solve(gs.ones(2, 3), piv, gs.ones(3, 1))
+
+
+@pytest.mark.torch
+@pytest.mark.skipif(torch is None, reason="PyTorch is not installed")
+@pytest.mark.parametrize("left", [True, False])
+@pytest.mark.parametrize("adjoint", [False, True])
+def test_lu_solve_matches_torch(left, adjoint):
+    def go(T):
+        rng = np.random.default_rng(1)
+        A = T.tensor(rng.standard_normal((2, 4, 4)), requires_grad=True)
+        B = T.tensor(rng.standard_normal((2, 4, 3) if left else (2, 3, 4)), requires_grad=True)
+        LU, piv = T.linalg.lu_factor(A)
+        X = T.linalg.lu_solve(LU, piv, B, left=left, adjoint=adjoint)
+        (X * X).sum().backward()
+        return X.detach().numpy(), A.grad.numpy(), B.grad.numpy()
+    for ours, theirs in zip(go(gs), go(torch)):
+        np.testing.assert_allclose(ours, theirs, rtol=1e-9, atol=1e-10)
