@@ -418,6 +418,7 @@ class Debugger:
             scope = Scope("function", fn, outer)
             scope.assigned.update(fr.vars)
             scope.assigned.update(module.assigned)
+            scope.globals.update(_declared_globals(tree))   # `global x` assigns the module's x, as in pdb
             for node, s in scopes.items():   # parents come before their children
                 if s is module:
                     continue
@@ -448,6 +449,20 @@ class Debugger:
             r = statement(fr)
             if r is not None:
                 raise SyntaxError("return, break and continue cannot be run from the debugger")
+
+
+def _declared_globals(tree):
+    """The names the top level of ``tree`` declares ``global`` (not those of the functions and classes
+    it defines): in a function's frame they are the module's names, as in pdb's ``!global x; x = 1``."""
+    names = set()
+    todo = list(tree.body)
+    while todo:
+        node = todo.pop()
+        if type(node) is ast.Global:
+            names.update(node.names)
+        elif not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+            todo.extend(ast.iter_child_nodes(node))
+    return names
 
 
 def _parse(text, filename, mode):
