@@ -21,7 +21,7 @@ import numpy as np
 
 from ..autograd.state import state
 from ..tensor import Tensor
-from .errors import Abort, ProgramBaseException, exception_type_name, meta, to_program_exception
+from .errors import Abort, ProgramBaseException, exception_type_name, locate, meta, to_program_exception
 from .scopes import CompileError, Scope, build_scopes, check_nesting
 from .values import Function
 
@@ -356,7 +356,8 @@ class Debugger:
                 self._execute(text, index)
                 answer = {"type": "evaluated", "command": kind, "code": text, "value": None,
                           "locals": self.describe_locals(index)}
-        except Abort as a:
+        except (Abort, RecursionError) as e:   # (RecursionError: a value nested too deeply for its repr)
+            a = e if isinstance(e, Abort) else locate(e, None, None, None)   # call_depth, as a program's repr() says
             answer = {"type": "evaluated", "command": kind,
                       "error": {"type": a.type, "message": a.message, **({"limit": a.limit} if a.limit else {})}}
         except CompileError as e:

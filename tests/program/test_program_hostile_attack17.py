@@ -27,3 +27,16 @@ def test_a_global_declared_in_a_function_the_exec_defines_stays_that_functions()
                        ns=ns, breakpoints=[{"line": 4}])
     assert outcome.ok, outcome.error
     assert ns.get("zz") == 5 and s.answers[1]["value"]["value"] == 9
+
+
+def test_eval_of_a_value_nested_too_deeply_to_describe_is_the_call_depth_limit():
+    """F3: an eval whose value's repr nests past the recursion limit answered a host RecursionError
+    ("maximum recursion depth exceeded while getting the repr of an object"); a program's repr() of the
+    same value is the call_depth limit, and so is the eval now. The run goes on."""
+    src = "a = []\nfor i in range(20000):\n    a = [a]\nb = 2\n"
+    outcome, s = debug(src, [{"command": "eval", "expr": "a"}, {"command": "eval", "expr": "i"}],
+                       breakpoints=[{"line": 4}])
+    assert outcome.ok, outcome.error
+    error = s.answers[0]["error"]
+    assert (error["type"], error["limit"]) == ("LimitExceeded", "call_depth"), error
+    assert s.answers[1]["value"]["value"] == 19999   # the run is still paused and answers
