@@ -4,6 +4,10 @@ F1: a WebSocket run refused before admission with a 422 (an output name that is 
 path, a private one, one past 256 characters, more than 10,000 outputs, too many input values) got no
 event at all: the stream route sent an error only for 409, 413 and 429, so the client waited for a run
 that never started. Every refusal before admission now gets its one error event.
+
+F4: a request with two Host headers was served when the first named this server (the check reads the
+first; a proxy in front may route by another). RFC 9112 section 3.2: a server MUST answer 400 to more
+than one Host header field line. It is refused now, over HTTP and at a WebSocket handshake.
 """
 import json
 
@@ -38,3 +42,36 @@ def test_a_websocket_run_with_a_bad_output_name_gets_its_error_event(live_server
     assert events[0]["error"]["field"] == field
     assert [(e["type"], e["run"]) for e in after] == [("started", "r2"), ("result", "r2")], after
     assert after[1]["values"] == {"y": 2}
+
+
+def _raw_status(live_server, request):
+    import socket
+    with socket.create_connection(("127.0.0.1", live_server.settings.port)) as sock:
+        sock.sendall(request)
+        sock.settimeout(10)
+        head = b""
+        while b"\r\n\r\n" not in head:
+            chunk = sock.recv(4096)
+            if not chunk:
+                break
+            head += chunk
+    status = int(head.split(b" ")[1])
+    body = head.partition(b"\r\n\r\n")[2]
+    return status, body
+
+
+@pytest.mark.parametrize("hosts", [("127.0.0.1", "evil.example"), ("evil.example", "127.0.0.1"),
+                                   ("127.0.0.1", "127.0.0.1")])
+def test_a_request_with_two_host_headers_is_refused(live_server, session, hosts):
+    port = live_server.settings.port
+    lines = "".join(f"Host: {h}:{port}\r\n" for h in hosts)
+    status, body = _raw_status(live_server, f"GET /healthz HTTP/1.1\r\n{lines}Connection: close\r\n\r\n".encode())
+    assert status == 400 and b"more than one Host header" in body, body
+    key = "dGhlIHNhbXBsZSBub25jZQ=="
+    status, _ = _raw_status(live_server, (
+        f"GET /v1/sessions/{session.id}/stream?token={session.token} HTTP/1.1\r\n{lines}"
+        f"Upgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: {key}\r\n"
+        f"Sec-WebSocket-Version: 13\r\n\r\n").encode())
+    assert status == 400
+    one = f"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nConnection: close\r\n\r\n".encode()
+    assert _raw_status(live_server, one)[0] == 200
