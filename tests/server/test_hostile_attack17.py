@@ -13,14 +13,7 @@ import json
 
 import pytest
 
-
-def _events_until_quiet(ws, timeout=2.0):
-    events = []
-    while True:
-        try:
-            events.append(json.loads(ws.recv(timeout=timeout)))
-        except TimeoutError:
-            return events
+from test_hostile_attack16 import _events_until_quiet
 
 
 @pytest.mark.parametrize("outputs, field", [
