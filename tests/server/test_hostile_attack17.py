@@ -8,9 +8,17 @@ that never started. Every refusal before admission now gets its one error event.
 F4: a request with two Host headers was served when the first named this server (the check reads the
 first; a proxy in front may route by another). RFC 9112 section 3.2: a server MUST answer 400 to more
 than one Host header field line. It is refused now, over HTTP and at a WebSocket handshake.
+
+F6: a paused debug run's ``eval`` with ``"full": true`` (a tensor of up to 2^22 elements: a 22 MB event)
+was held in the API process, uncharged, for every connection that had not read it: up to ws_queue_bytes
+(256 MiB) a session, and nothing bounded how many sessions did that (three sessions whose clients did not
+read held 400 MB). It is charged to the answer budget now, as a result is; past it the event goes without
+its tensor, saying why in ``full_error``, and the run stays paused.
 """
+import asyncio
 import json
 
+import httpx
 import pytest
 
 from test_hostile_attack16 import _events_until_quiet
@@ -68,3 +76,46 @@ def test_a_request_with_two_host_headers_is_refused(live_server, session, hosts)
     assert status == 400
     one = f"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nConnection: close\r\n\r\n".encode()
     assert _raw_status(live_server, one)[0] == 200
+
+
+def test_an_evals_whole_tensor_waiting_for_its_reader_is_charged_to_the_answer_budget():
+    from websockets.asyncio.client import connect
+
+    from server_harness import server_process
+
+    async def events_until(ws, kinds):
+        while True:
+            event = json.loads(await asyncio.wait_for(ws.recv(), 60))
+            if event["type"] in kinds:
+                return event
+
+    async def main(url):
+        async with httpx.AsyncClient(base_url=url, timeout=60) as c:
+            created = (await c.post("/v1/sessions")).json()
+        stream = f"{url.replace('http', 'ws')}/v1/sessions/{created['id']}/stream?token={created['token']}"
+        async with connect(stream, max_size=None) as ws:
+            await ws.send(json.dumps({"type": "run", "id": "r", "program": "x = torch.ones(2**22)\nb = 2",
+                                      "debug": True, "breakpoints": [{"line": 2}], "trace": False,
+                                      "outputs": ["b"]}))
+            await events_until(ws, ("paused",))
+            full = json.dumps({"type": "debug", "id": "r", "command": "eval", "expr": "x", "full": True})
+            ws.transport.pause_reading()   # the first answer (22 MB) waits for this reader, charged
+            await ws.send(full)
+            await asyncio.sleep(1.5)
+            await ws.send(full)
+            await asyncio.sleep(1.5)
+            ws.transport.resume_reading()
+            answers = [await events_until(ws, ("evaluated",)) for _ in range(2)]
+            await ws.send(full)   # both sent: the budget was given back
+            answers.append(await events_until(ws, ("evaluated",)))
+            await ws.send(json.dumps({"type": "debug", "id": "r", "command": "continue"}))
+            end = await events_until(ws, ("result", "error"))
+        return answers, end
+
+    with server_process(GRADSERVE_WORKERS="1", GRADSERVE_ANSWER_BUDGET_BYTES=str(80 << 20)) as (url, _):
+        answers, end = asyncio.run(main(url))
+    first, second, third = (a["value"] for a in answers)
+    assert len(first["tensor"]["b64"]) > 20 << 20 and third["tensor"] == first["tensor"]
+    assert "tensor" not in second and "answer_budget_bytes" in second["full_error"], second.get("full_error")
+    assert second["shape"] == [2 ** 22] and second["max"] == 1.0   # the summary still comes
+    assert end["type"] == "result", end
