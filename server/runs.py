@@ -1,6 +1,7 @@
 """Running programs, for HTTP and WebSocket alike: admission (one run at a time
 per session, a global cap on runs in flight), the deadline, and turning the
 worker's reply into the wire payload."""
+import functools
 import itertools
 import logging
 import secrets
@@ -205,6 +206,8 @@ class RunService:
             header["debug"] = {**spec.debug, "pause_timeout_s": self.settings.pause_timeout_s}
             deadline_s = None
         on_events = events.publish_many if stream else None
+        if stream and spec.debug is not None and self.backend.frame_budget is not None:
+            on_events = functools.partial(_publish_charged, events, self.backend.frame_budget)
         try:
             reply, out = await self.backend.call(session.placement, header, buffers, on_events=on_events,
                                                  deadline_s=deadline_s)
@@ -227,6 +230,27 @@ class RunService:
         if not reply.get("ok"):
             raise ApiError.from_error(reply.get("status", 500), reply.get("error", {}))
         return answers.run_skeleton(reply, out), sum(len(b) for b in out)
+
+
+def _publish_charged(events, budget, batch):
+    """Publishes a debug run's events; an eval's whole tensor (``"full": true``, up to 2^22 elements: a 22 MB
+    event) is charged to the answer budget while the API process holds it, as a result is: queued for
+    connections that did not read, such events held 256 MiB a session (ws_queue_bytes) and nothing bounded
+    how many sessions did that (three held 400 MB; hostile pass 17, F6). Past the budget the event goes
+    without its tensor, saying why in ``full_error``, and the run stays paused."""
+    for event in batch:
+        value = event.get("value") if event.get("type") == "evaluated" else None
+        tensor = value.get("tensor") if type(value) is dict else None
+        if type(tensor) is dict and type(tensor.get("b64")) is str and len(tensor["b64"]) > answers.ANSWER_FREE_BYTES:
+            release = budget.hold(2 * len(tensor["b64"]))   # its base64, and its JSON text
+            if release is None:
+                del value["tensor"]
+                value["full_error"] = (f"the server holds other large answers just now (answer_budget_bytes: "
+                                       f"{budget.total} bytes at once); eval it again in {answers.RETRY_AFTER_S} s")
+            else:
+                event = SharedEvent(event)
+                weakref.finalize(event, release)   # given back once no queue or sender holds the event
+        events.publish(event)
 
 
 def deadline_error(error, wall_time_s):

@@ -216,7 +216,7 @@ def _apply(cls, args, kwargs):
     node.seq = next(_sequence)
     node.line = state.line
     node.pre_hooks = None
-    node.extra = ()
+    node.extra = _RELEASED_BY_BACKWARD
     node.trace = None
     node.out_meta = tuple((o._data.shape, o._data.dtype, type(o._data)) for _, o in tensor_outs)
     node.out_slots = tuple(k for k, _ in tensor_outs)
@@ -266,6 +266,12 @@ def _apply(cls, args, kwargs):
     if st.observer is not None and single:
         st.observer.on_node(node, tensor_outs[0][1], args)
     return tuple(results) if is_tuple else results[0]
+
+
+# A custom Function's node is released by a backward without retain_graph even when it saved nothing
+# (the engine frees a node that has saved tensors or ``extra``): its ctx.saved_tensors then raises, as
+# PyTorch's does, where it answered () (hostile pass 16). It holds no array: nothing for memory to count.
+_RELEASED_BY_BACKWARD = (None,)
 
 
 class CustomFunctionBackward(Op):

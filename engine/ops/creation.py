@@ -513,8 +513,8 @@ def normal(mean=0.0, std=1.0, size=None, *, generator=None, dtype=None, device=N
 
 def bernoulli(input, p=None, *, generator=None):
     check_elements(input.shape, "bernoulli result")   # input may be a broadcast view of far fewer elements
-    probs = input._data if p is None else np.full(input.shape, p)
-    draw = _gen(generator).rng.random(probs.shape) < _host(probs)
+    probs = _probabilities(input._data if p is None else p)
+    draw = _gen(generator).rng.random(input.shape) < probs
     return Tensor._adopt_array(array_module_for(input.device).asarray(draw.astype(input._data.dtype)), False, None)
 
 
@@ -575,8 +575,20 @@ def _exponential_(self, lambd=1.0, *, generator=None):
 
 def _bernoulli_(self, p=0.5, *, generator=None):
     """Fills the tensor with 0s and 1s drawn from Bernoulli(p)."""
-    probs = _host(p._data) if isinstance(p, Tensor) else p
+    probs = _probabilities(p._data if isinstance(p, Tensor) else p)
     return _fill_random(self, lambda s: _gen(generator).rng.random(s) < probs)
+
+
+def _probabilities(p):
+    """``p`` (a number or an array of them) on the host, refused as PyTorch refuses it when a value is
+    outside [0, 1] or NaN: it drew 1s for p=2 and 0s for p=-0.5 or NaN."""
+    if type(p) is np.ndarray or hasattr(p, "get"):   # an array, on the host or a device
+        p = _host(p)
+        if not ((p >= 0) & (p <= 1)).all():
+            raise RuntimeError("Expected p_in >= 0 && p_in <= 1 to be true, but got false.")
+    elif not 0 <= p <= 1:
+        raise RuntimeError(f"bernoulli_ expects p to be in [0, 1], but got p={float(p):g}")
+    return p
 
 
 def _random_(self, from_=0, to=None, *, generator=None):

@@ -1268,7 +1268,12 @@ trunc = _unary_fn(Trunc, "Returns the truncated integer values of the elements o
 def round(input, *, decimals=0, out=None):
     """Rounds elements of input to the nearest integer (half to even)."""
     if decimals:
-        scale = 10.0 ** decimals
+        # PyTorch's arithmetic: x * 10^d rounded, / 10^d, and for d < 0, x / 10^-d rounded, * 10^-d; a power
+        # past the float range is inf (NaN results, as PyTorch's), where 10.0 ** 400 raised OverflowError
+        power = -decimals if decimals < 0 else decimals   # (this module's abs is the op's)
+        scale = 10.0 ** power if power <= 308 else math.inf
+        if decimals < 0:
+            return mul(Round.apply(div(input, scale)), scale)
         return div(Round.apply(mul(input, scale)), scale)
     return Round.apply(input)
 

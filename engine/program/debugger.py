@@ -21,7 +21,7 @@ import numpy as np
 
 from ..autograd.state import state
 from ..tensor import Tensor
-from .errors import Abort, ProgramBaseException, exception_type_name, meta, to_program_exception
+from .errors import Abort, ProgramBaseException, exception_type_name, locate, meta, to_program_exception
 from .scopes import CompileError, Scope, build_scopes, check_nesting
 from .values import Function
 
@@ -356,7 +356,8 @@ class Debugger:
                 self._execute(text, index)
                 answer = {"type": "evaluated", "command": kind, "code": text, "value": None,
                           "locals": self.describe_locals(index)}
-        except Abort as a:
+        except (Abort, RecursionError) as e:   # (RecursionError: a value nested too deeply for its repr)
+            a = e if isinstance(e, Abort) else locate(e, None, None, None)   # call_depth, as a program's repr() says
             answer = {"type": "evaluated", "command": kind,
                       "error": {"type": a.type, "message": a.message, **({"limit": a.limit} if a.limit else {})}}
         except CompileError as e:
@@ -418,6 +419,7 @@ class Debugger:
             scope = Scope("function", fn, outer)
             scope.assigned.update(fr.vars)
             scope.assigned.update(module.assigned)
+            scope.globals.update(_declared_globals(tree))   # `global x` assigns the module's x, as in pdb
             for node, s in scopes.items():   # parents come before their children
                 if s is module:
                     continue
@@ -448,6 +450,20 @@ class Debugger:
             r = statement(fr)
             if r is not None:
                 raise SyntaxError("return, break and continue cannot be run from the debugger")
+
+
+def _declared_globals(tree):
+    """The names the top level of ``tree`` declares ``global`` (not those of the functions and classes
+    it defines): in a function's frame they are the module's names, as in pdb's ``!global x; x = 1``."""
+    names = set()
+    todo = list(tree.body)
+    while todo:
+        node = todo.pop()
+        if type(node) is ast.Global:
+            names.update(node.names)
+        elif not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+            todo.extend(ast.iter_child_nodes(node))
+    return names
 
 
 def _parse(text, filename, mode):

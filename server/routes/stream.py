@@ -309,7 +309,7 @@ class Connection:
         except Cancelled:
             pass
         except ApiError as e:
-            if e.status in (409, 413, 429) and not e.published:   # refused before it was admitted
+            if not e.published:   # refused before it was admitted (409, 413, 429, or a 422 for a bad output name)
                 self._notice_event({"type": "error", "run": run_id, "status": e.status, "error": e.error})
         except Exception:
             log.exception("run %s failed unexpectedly", run_id)

@@ -1,4 +1,6 @@
 """Creation functions: dtype inference, filled tensors, ranges, random numbers and seeding."""
+import re
+
 import numpy as np
 import pytest
 
@@ -323,6 +325,28 @@ def test_other_random_fills(lib):
     assert set(b.tolist()) == {0.0, 1.0} and abs(b.mean() - 0.25) < 0.03
     e = lib.zeros(20_000, dtype=lib.float64).exponential_(2.0).numpy()
     assert e.min() >= 0 and abs(e.mean() - 0.5) < 0.05
+
+
+@pytest.mark.parametrize("call, message", [
+    (lambda T: T.bernoulli(T.tensor([2.0])), "Expected p_in >= 0 && p_in <= 1 to be true, but got false."),
+    (lambda T: T.bernoulli(T.tensor([0.5, -0.5])), "Expected p_in >= 0 && p_in <= 1 to be true, but got false."),
+    (lambda T: T.bernoulli(T.tensor([float("nan")])), "Expected p_in >= 0 && p_in <= 1 to be true, but got false."),
+    (lambda T: T.bernoulli(T.tensor([0.5]), 1.5), "bernoulli_ expects p to be in [0, 1], but got p=1.5"),
+    (lambda T: T.bernoulli(T.tensor([0.5]), p=float("nan")), "bernoulli_ expects p to be in [0, 1], but got p=nan"),
+    (lambda T: T.zeros(3).bernoulli_(2.0), "bernoulli_ expects p to be in [0, 1], but got p=2"),
+    (lambda T: T.zeros(3).bernoulli_(-0.1), "bernoulli_ expects p to be in [0, 1], but got p=-0.1"),
+    (lambda T: T.zeros(1).bernoulli_(T.tensor([2.0])), "Expected p_in >= 0 && p_in <= 1 to be true, but got false."),
+])
+def test_bernoulli_refuses_probabilities_outside_zero_one(lib, call, message):
+    """Hostile pass 16 left it open: p = 2 drew 1s, p = -0.5 or NaN drew 0s; PyTorch raises."""
+    with pytest.raises(RuntimeError, match=re.escape(message)):
+        call(lib)
+
+
+def test_bernoulli_of_probabilities_at_the_bounds_is_exact(lib):
+    assert lib.bernoulli(lib.tensor([1.0, 0.0, 1.0], dtype=lib.float64)).tolist() == [1.0, 0.0, 1.0]
+    assert lib.bernoulli(lib.tensor([[0.3], [0.6]]), p=1.0).tolist() == [[1.0], [1.0]]
+    assert lib.zeros(4).bernoulli_(0).tolist() == [0.0] * 4
 
 
 def test_random_fill_of_leaf_requiring_grad_raises(lib):

@@ -108,6 +108,38 @@ def test_a_second_backward_without_retain_graph_raises_when_saved_tensors_are_re
         y.backward()
 
 
+def _doubling(lib, save):
+    class Doubling(lib.autograd.Function):
+        contexts = []
+
+        @staticmethod
+        def forward(ctx, x):
+            if save:
+                ctx.save_for_backward(x)
+            return x * 2
+
+        @staticmethod
+        def backward(ctx, g):
+            Doubling.contexts.append(ctx)
+            return g * 2
+    return Doubling
+
+
+@pytest.mark.parametrize("save", [True, False])
+def test_saved_tensors_after_backward_freed_them_raise_even_when_nothing_was_saved(lib, save):
+    """Hostile pass 16 left it open: a ctx that saved nothing answered () after backward; PyTorch raises."""
+    Doubling = _doubling(lib, save)
+    x = _x(lib)
+    y = Doubling.apply(x)
+    y.sum().backward(retain_graph=True)
+    assert len(Doubling.contexts[0].saved_tensors) == (1 if save else 0)   # retained: still readable
+    y.sum().backward()
+    with pytest.raises(RuntimeError, match="directly access saved tensors after they have already been freed"):
+        Doubling.contexts[0].saved_tensors
+    y.sum().backward()   # a backward that does not read them still runs, as in PyTorch
+    assert x.grad.tolist() == [6.0, 6.0, 6.0]
+
+
 def test_retain_graph_allows_a_second_backward(lib):
     MyReLU = _relu(lib)
     x = _x(lib)

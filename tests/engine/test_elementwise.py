@@ -264,6 +264,18 @@ def test_rounding_division_has_zero_gradient(lib):
         assert grads(lib, lambda a, b: lib.div(a, b, rounding_mode=mode), [3.0, -3.0], [2.0, 2.0]) == [[0.0] * 2] * 2
 
 
+@pytest.mark.skipif(torch is None, reason="PyTorch is the oracle")
+@pytest.mark.parametrize("decimals", [2, -1, -2, 38, 39, -38, -39, 308, 309, 400, -308, -309, -400, 10**9])
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+def test_round_decimals_follows_pytorchs_arithmetic_past_the_float_range(decimals, dtype):
+    """decimals past 308 raised OverflowError (10.0 ** 400); PyTorch's arithmetic gives NaN there (and
+    past 38 in float32), and rounds x / 10^-d for negative decimals (-309: NaN, not 0)."""
+    data = [1 / 3, 2.5, -1234.5678, 1e30, 0.0]
+    got = gs.round(gs.tensor(data, dtype=getattr(gs, dtype)), decimals=decimals).tolist()
+    expected = torch.round(torch.tensor(data, dtype=getattr(torch, dtype)), decimals=decimals).tolist()
+    assert np.allclose(got, expected, rtol=1e-6, equal_nan=True), (got, expected)
+
+
 def test_round_is_half_to_even(lib):
     assert lib.round(lib.tensor([0.5, 1.5, 2.5, -0.5, -1.5])).tolist() == [0.0, 2.0, 2.0, -0.0, -2.0]
 

@@ -327,6 +327,47 @@ def test_a_client_that_goes_away_mid_body_or_mid_frame_leaves_nothing_held(serve
         assert c.post(path + "/run", json={"program": "y = 4", "outputs": ["y"]}, headers=auth).json()["values"]["y"] == 4
 
 
+@pytest.mark.slow
+def test_a_body_past_what_is_left_of_the_budget_is_refused_from_its_content_length_before_its_bytes(server):
+    """Pass 16's F4 asked for it (its flood's refusals): a body whose Content-Length alone passes what is
+    left of the budget answers 503 as soon as its headers are in, before any of its bytes is sent, and
+    the server reads none of them (the connection is closed); the one holding the budget goes on."""
+    import socket
+
+    url, pid = server
+    port = int(url.rsplit(":", 1)[1])
+    size = 12 * MiB   # cost 96 MiB of the 160: one fits, two do not
+    assert cost(size) <= BUDGET < 2 * cost(size)
+    with httpx.Client(base_url=url, timeout=60) as c:
+        path, _, auth = _session(c)
+        head = (f"POST {path}/run HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+                f"Authorization: {auth['Authorization']}\r\nContent-Length: {size}\r\n\r\n").encode()
+        with socket.create_connection(("127.0.0.1", port)) as holder:
+            opening = b'{"program": "y = 1", "outputs": ["y"]'
+            holder.sendall(head + opening)
+            _wait(lambda: _budget_used(c) == cost(size), "held from its Content-Length on")
+            with socket.create_connection(("127.0.0.1", port)) as late:
+                late.settimeout(10)
+                started = time.monotonic()
+                late.sendall(head)   # its headers alone: not one byte of its body
+                answer = b""
+                while b"\r\n\r\n" not in answer or not answer.rstrip().endswith(b"}"):
+                    chunk = late.recv(65536)
+                    if not chunk:
+                        break
+                    answer += chunk
+                waited = time.monotonic() - started
+                assert late.recv(1) == b"", "the refused request's connection is closed"
+            holder.sendall(b" " * (size - len(opening) - 1) + b"}")   # (JSON whitespace: the rest of its size)
+            holder.settimeout(60)
+            assert holder.recv(4096).startswith(b"HTTP/1.1 200"), "the body holding the budget is answered"
+        status, _, rest = answer.partition(b"\r\n")
+        assert status == b"HTTP/1.1 503 Service Unavailable", answer[:300]
+        assert b"retry-after: 1" in rest.lower() and b"parse_budget_bytes" in rest, answer[:300]
+        assert waited < 5, waited
+        _wait(lambda: _budget_used(c) == 0, "every charge given back")
+
+
 def test_a_parser_process_that_dies_is_replaced(live_server, session):
     """The parser process killed between two large bodies (as the OOM killer would): the next one starts
     another, and its tensors arrive whole."""
