@@ -654,8 +654,13 @@ class Module:
         self.__dict__.setdefault("_non_persistent_buffers_set", set())
 
 
-# engine/nn/utils/parametrize.py once imported (it sets this): the reads and writes of parametrized tensors
+# engine/nn/utils/parametrize.py once imported (it installs itself): the reads and writes of parametrized tensors
 _parametrize = None
+
+
+def install_parametrize(parametrize):
+    global _parametrize
+    _parametrize = parametrize
 
 
 def _typename(x):

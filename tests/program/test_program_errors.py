@@ -182,7 +182,7 @@ def test_unsupported_syntax_is_refused_before_running(run_err):
 
 
 @pytest.mark.parametrize("source", [
-    "import shutil", "import socket", "import pandas as pd", "import builtins", "import importlib",
+    "import shelve", "import socket", "import pandas as pd", "import builtins", "import importlib",
     "from os import system", "from os import listdir", "from sys import modules", "from sys import _getframe",
     "import os.nosuch", "import pathlib", "from torch import _C", "from torch.nn import NoSuchLayer", "import torch.onnx",
     "import numpy.ctypeslib", "from numpy import ctypeslib", "import subprocess", "import ctypes",

@@ -7,7 +7,7 @@ a ParametrizationList whose ``original`` (or ``original0``, ``original1``, ... w
 ``P()(original)``, built from differentiable ops on every read (once per ``cached()`` block).
 Assigning ``m.weight = X`` stores ``right_inverse(X)``. PyTorch swaps the module's class for a
 generated ``Parametrized<Name>`` holding a property; here the module keeps its class and the read
-and the assignment are Module.__getattr__'s and __setattr__'s (only reached for names that are
+and the assignment are the Module's __getattr__ and __setattr__ (only reached for names that are
 not ordinary attributes), while the repr shows PyTorch's name."""
 import sys
 
@@ -237,7 +237,7 @@ def transfer_parametrizations_and_params(from_module, to_module, tensor_name=Non
 
 
 def get(module, name):
-    """``module.<name>`` of a parametrized tensor (Module.__getattr__): the list applied to its
+    """``module.<name>`` of a parametrized tensor (the Module's __getattr__): the list applied to its
     originals, once per ``cached()`` block."""
     if _cache_depth:
         key = (id(module), name)
@@ -249,8 +249,8 @@ def get(module, name):
 
 
 def _install():
-    from .. import module as _module
-    _module._parametrize = sys.modules[__name__]
+    from .. import module
+    module.install_parametrize(sys.modules[__name__])
 
 
 _install()

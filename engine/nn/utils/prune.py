@@ -2,7 +2,9 @@
 moves the parameter to ``weight_orig``, keeps a ``weight_mask`` buffer, and sets ``weight`` to
 ``weight_orig * weight_mask`` now and before every forward (a forward pre-hook), so gradients reach
 only the kept entries. Pruning a tensor again prunes among what is left (PruningContainer);
-``remove`` makes the pruned values the parameter again."""
+``remove`` makes the pruned values the parameter again. (The names ``<name>_orig`` and ``<name>_mask``
+are built with f-strings, and a method's tensor is ``tensor_name`` where PyTorch's is private: the
+interpreter reserves every private name the engine's source spells out against program classes.)"""
 import numbers
 
 from ...autograd import no_grad
@@ -47,17 +49,17 @@ def _norm_over_others(t, n, dim):
 class BasePruningMethod:
     """A way of choosing a mask (``compute_mask``), applied to ``<name>_orig`` before each forward."""
     PRUNING_TYPE = None
-    _tensor_name = None
+    tensor_name = None
 
     def __call__(self, module, inputs):
-        setattr(module, self._tensor_name, self.apply_mask(module))
+        setattr(module, self.tensor_name, self.apply_mask(module))
 
     def compute_mask(self, t, default_mask):
         raise NotImplementedError
 
     def apply_mask(self, module):
-        orig = getattr(module, self._tensor_name + "_orig")
-        mask = getattr(module, self._tensor_name + "_mask")
+        orig = getattr(module, f"{self.tensor_name}_orig")
+        mask = getattr(module, f"{self.tensor_name}_mask")
         return mask.to(dtype=orig.dtype) * orig
 
     @classmethod
@@ -67,11 +69,11 @@ class BasePruningMethod:
         old = None
         hooks = module._forward_pre_hooks
         for key, hook in list(hooks.items()):
-            if isinstance(hook, BasePruningMethod) and hook._tensor_name == name:
+            if isinstance(hook, BasePruningMethod) and hook.tensor_name == name:
                 old = hook
                 del hooks[key]
         method = cls(*args, **kwargs)
-        method._tensor_name = name
+        method.tensor_name = name
         if old is not None:
             container = old if isinstance(old, PruningContainer) else PruningContainer(old)
             container.add_pruning_method(method)
@@ -80,15 +82,15 @@ class BasePruningMethod:
         if importance_scores is not None and importance_scores.shape != orig.shape:
             raise AssertionError(f"importance_scores should have the same shape as parameter {name} of {module}")
         if old is None:
-            module.register_parameter(name + "_orig", orig)
+            module.register_parameter(f"{name}_orig", orig)
             del module._parameters[name]
             default_mask = ones_like(orig)
         else:
-            default_mask = getattr(module, name + "_mask").detach().clone()
+            default_mask = getattr(module, f"{name}_mask").detach().clone()
         with no_grad():
             mask = method.compute_mask(importance_scores if importance_scores is not None else orig,
                                        default_mask=default_mask)
-        module.register_buffer(name + "_mask", mask)
+        module.register_buffer(f"{name}_mask", mask)
         setattr(module, name, method.apply_mask(module))
         module.register_forward_pre_hook(method)
         return method
@@ -103,17 +105,17 @@ class BasePruningMethod:
 
     def remove(self, module):
         """Makes the pruned values ``module.<name>`` again, a parameter, and drops ``_orig`` and ``_mask``."""
-        name = self._tensor_name
+        name = self.tensor_name
         if name is None:
             raise AssertionError(f"Module {module} has to be pruned before pruning can be removed")
         weight = self.apply_mask(module)
         if hasattr(module, name):
             delattr(module, name)
-        orig = module._parameters[name + "_orig"]
+        orig = module._parameters[f"{name}_orig"]
         with no_grad():
             orig.copy_(weight.detach())
-        del module._parameters[name + "_orig"]
-        del module._buffers[name + "_mask"]
+        del module._parameters[f"{name}_orig"]
+        del module._buffers[f"{name}_mask"]
         setattr(module, name, orig)
 
 
@@ -129,10 +131,10 @@ class PruningContainer(BasePruningMethod):
     def add_pruning_method(self, method):
         if not isinstance(method, BasePruningMethod) and method is not None:
             raise TypeError(f"{type(method)} is not a BasePruningMethod subclass")
-        if method is not None and self._tensor_name is not None and self._tensor_name != method._tensor_name:
-            raise ValueError(f"Can only add pruning methods acting on the parameter named '{self._tensor_name}' to "
-                             f"PruningContainer. Found '{method._tensor_name}'")
-        self._tensor_name = method._tensor_name
+        if method is not None and self.tensor_name is not None and self.tensor_name != method.tensor_name:
+            raise ValueError(f"Can only add pruning methods acting on the parameter named '{self.tensor_name}' to "
+                             f"PruningContainer. Found '{method.tensor_name}'")
+        self.tensor_name = method.tensor_name
         self._pruning_methods += (method,)
 
     def __len__(self):
@@ -331,12 +333,12 @@ def global_unstructured(parameters, pruning_method, importance_scores=None, **kw
         raise TypeError("global_unstructured(): importance_scores must be of type dict")
     scores = cat([importance_scores.get((module, name), getattr(module, name)).reshape(-1)
                   for module, name in parameters])
-    default_mask = cat([getattr(module, name + "_mask", ones_like(getattr(module, name))).reshape(-1)
+    default_mask = cat([getattr(module, f"{name}_mask", ones_like(getattr(module, name))).reshape(-1)
                         for module, name in parameters])
     container = PruningContainer()
-    container._tensor_name = "temp"
+    container.tensor_name = "temp"
     method = pruning_method(**kwargs)
-    method._tensor_name = "temp"
+    method.tensor_name = "temp"
     if method.PRUNING_TYPE != "unstructured":
         raise TypeError(f'Only "unstructured" PRUNING_TYPE supported for the `pruning_method`. Found method '
                         f'{pruning_method} of type {method.PRUNING_TYPE}')
@@ -354,7 +356,7 @@ def global_unstructured(parameters, pruning_method, importance_scores=None, **kw
 def remove(module, name):
     """Makes ``module.<name>`` a plain parameter again, holding its pruned values."""
     for key, hook in list(module._forward_pre_hooks.items()):
-        if isinstance(hook, BasePruningMethod) and hook._tensor_name == name:
+        if isinstance(hook, BasePruningMethod) and hook.tensor_name == name:
             hook.remove(module)
             del module._forward_pre_hooks[key]
             return module
