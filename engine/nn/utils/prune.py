@@ -181,8 +181,8 @@ class Identity(BasePruningMethod):
         return super().apply(module, name)
 
 
-class RandomUnstructured(BasePruningMethod):
-    """Prunes ``amount`` entries (a count, or a fraction) chosen at random."""
+class _Unstructured(BasePruningMethod):
+    """Prunes ``amount`` entries (a count, or a fraction): the ``_pruned`` ones of ``t``'s flat view."""
     PRUNING_TYPE = "unstructured"
 
     def __init__(self, amount):
@@ -194,29 +194,26 @@ class RandomUnstructured(BasePruningMethod):
         k = _nparams_to_prune(self.amount, t.numel())
         mask = default_mask.clone()
         if k != 0:
-            mask.view(-1)[rand_like(t).view(-1).topk(k).indices] = 0
+            mask.view(-1)[self._pruned(t.reshape(-1), k)] = 0
         return mask
+
+
+class RandomUnstructured(_Unstructured):
+    """Prunes ``amount`` entries (a count, or a fraction) chosen at random."""
+
+    def _pruned(self, flat, k):
+        return rand_like(flat).topk(k).indices
 
     @classmethod
     def apply(cls, module, name, amount):
         return super().apply(module, name, amount=amount)
 
 
-class L1Unstructured(BasePruningMethod):
+class L1Unstructured(_Unstructured):
     """Prunes the ``amount`` entries (a count, or a fraction) of smallest magnitude."""
-    PRUNING_TYPE = "unstructured"
 
-    def __init__(self, amount):
-        _validate_amount(amount)
-        self.amount = amount
-
-    def compute_mask(self, t, default_mask):
-        _validate_amount_for(self.amount, t.numel())
-        k = _nparams_to_prune(self.amount, t.numel())
-        mask = default_mask.clone()
-        if k != 0:
-            mask.view(-1)[t.abs().view(-1).topk(k, largest=False).indices] = 0
-        return mask
+    def _pruned(self, flat, k):
+        return flat.abs().topk(k, largest=False).indices
 
     @classmethod
     def apply(cls, module, name, amount, importance_scores=None):
