@@ -344,10 +344,11 @@ class Op(Node):
                 f"torch.autograd.set_detect_anomaly(True).")
 
 
-def composite_grads(node, composite, inputs, grad):
+def composite_grads(node, composite, inputs, grad, create_graph=True):
     """A fused op's gradients under create_graph: ``composite(*inputs)``, the op written with the
     engine's differentiable ops, re-run from the saved inputs and differentiated with a graph, so
-    higher orders come from rules already tested. One gradient per input, None where the node
+    higher orders come from rules already tested (``create_graph=False``: an op with no backward of
+    its own, differentiated through its composite). One gradient per input, None where the node
     has no edge or the input is not a tensor that requires grad."""
     from . import grad as _grad
     from .grad_mode import enable_grad
@@ -358,7 +359,7 @@ def composite_grads(node, composite, inputs, grad):
         return tuple(grads)
     with enable_grad():
         out = composite(*inputs)
-    got = _grad([out], [inputs[i] for i in wanted], [grad], create_graph=True, allow_unused=True)
+    got = _grad([out], [inputs[i] for i in wanted], [grad], create_graph=create_graph, allow_unused=True)
     for i, gi in zip(wanted, got):
         grads[i] = gi
     return tuple(grads)

@@ -18,7 +18,7 @@ import numpy as np
 from .. import dtypes as _dt
 from ..autograd import array_ops as _array_ops
 from ..autograd.function import Function, composite_grads
-from ..autograd.grad_mode import enable_grad, no_grad
+from ..autograd.grad_mode import no_grad
 from ..autograd.state import state
 from ..device import get_array_module
 from ..limits import check_broadcast as _check_broadcast
@@ -1679,20 +1679,15 @@ class _Composite(Function):
     def backward(self, F, g, *saved):
         if isinstance(g, Tensor):
             return composite_grads(self, self._composite, saved, g)
-        wanted = [i for i in range(len(saved)) if self.next_functions[i][0] is not None]
-        inputs = [None if a is None else Tensor._adopt_array(a, i in wanted, None) for i, a in enumerate(saved)]
-        from ..autograd import grad as _grad
+        inputs = [None if a is None else Tensor._adopt_array(a, self.next_functions[i][0] is not None, None)
+                  for i, a in enumerate(saved)]
         observer, state.observer = state.observer, None
         try:
-            with enable_grad():
-                out = self._composite(*inputs)
-            got = _grad([out], [inputs[i] for i in wanted], [Tensor._adopt_array(g, False, None)], allow_unused=True)
+            grads = composite_grads(self, self._composite, inputs, Tensor._adopt_array(g, False, None),
+                                    create_graph=False)
         finally:
             state.observer = observer
-        grads = [None] * len(saved)
-        for i, gi in zip(wanted, got):
-            grads[i] = gi._data if gi is not None else None
-        return tuple(grads)
+        return tuple(None if gi is None else gi._data for gi in grads)
 
 
 class Convolution3d(_Composite):

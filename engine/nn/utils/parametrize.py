@@ -50,7 +50,7 @@ def _register(owner, name, tensor, like):
         owner.register_buffer(name, tensor)
 
 
-def _check_result(what, x, like, tensor_name):
+def _check_result(x, like):
     if not isinstance(x, Tensor):
         raise ValueError(f"A parametrization must return a tensor. Got {type(x).__name__}.")
     if x.dtype != like.dtype:
@@ -93,7 +93,7 @@ class ParametrizationList(ModuleList):
                 part.requires_grad_(original.requires_grad)
                 _register(self, f"original{i}", part, original)
         if not unsafe:
-            _check_result("right_inverse", self(), original, None)
+            _check_result(self(), original)
 
     def originals(self):
         return [self.original] if self.is_tensor else [getattr(self, f"original{i}") for i in range(self.ntensors)]
@@ -163,14 +163,14 @@ def register_parametrization(module, tensor_name, parametrization, *, unsafe=Fal
         if not unsafe:
             y = getattr(module, tensor_name)
             x = parametrization(y)
-            _check_result("forward", x, y, tensor_name)
+            _check_result(x, y)
             if hasattr(parametrization, "right_inverse"):
                 try:
                     z = parametrization.right_inverse(x)
                 except NotImplementedError:
                     pass
                 else:
-                    _check_result("right_inverse", z, y, tensor_name)
+                    _check_result(z, y)
         plist = module.parametrizations[tensor_name]
         plist.append(parametrization)
         plist.unsafe |= unsafe
