@@ -14,7 +14,6 @@ import sys
 from ...autograd import no_grad
 from ...tensor import Tensor
 from ..container import ModuleDict, ModuleList
-from ..module import Module
 from ..parameter import Parameter
 
 __all__ = ["ParametrizationList", "cached", "is_parametrized", "register_parametrization",
